@@ -1,0 +1,80 @@
+package catalog
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxHitDescription is the longest description in a hit, in runes; longer
+// descriptions are cut and end with "…" (SPEC §4: hits are compact and safe
+// to put back into the prompt; DESIGN "Trust": descriptions shown bounded).
+const MaxHitDescription = 200
+
+// MakeHit builds the compact search hit of one entry (SPEC §4 search()).
+//
+//   - Name is e.Exposed; Source is e.Source(); Score is score.
+//   - Description has its white space collapsed to single spaces and is cut
+//     to MaxHitDescription runes with a trailing "…".
+//   - Input is "unknown" for an untrusted entry (its schema is never walked
+//     here; it is deferred until describe), and for a trusted entry whose
+//     input schema does not render completely within b; otherwise it is
+//     RenderInput's signature. A trusted entry without an input schema
+//     gets "{}".
+//   - Output is set only for a trusted entry whose output schema renders
+//     completely within b (RenderOutput: open schemas get no hint).
+func MakeHit(e *Entry, score float64, b Bounds) Hit {
+	h := Hit{
+		ID:          e.ID,
+		Name:        e.Exposed,
+		Description: ShortDescription(e.Description, MaxHitDescription),
+		Source:      e.Source(),
+		Upstream:    e.Upstream,
+		Input:       "unknown",
+		Score:       score,
+	}
+	if !e.Trusted {
+		return h
+	}
+	if len(strings.TrimSpace(string(e.InputSchema))) == 0 {
+		h.Input = "{}"
+	} else if sig, ok := RenderInput(e.InputSchema, b); ok {
+		h.Input = sig
+	}
+	if len(e.OutputSchema) > 0 {
+		if sig, ok := RenderOutput(e.OutputSchema, b); ok {
+			h.Output = sig
+		}
+	}
+	return h
+}
+
+// ShortDescription collapses runs of white space (and control characters)
+// in s to single spaces, trims it, and cuts it to at most max runes, the
+// last of which is "…" when it was cut. max <= 0 means no cut.
+func ShortDescription(s string, max int) string {
+	out := make([]rune, 0, min(len(s), max+1))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == utf8.RuneError {
+			space = len(out) > 0
+			continue
+		}
+		if space {
+			out = append(out, ' ')
+			space = false
+		}
+		out = append(out, r)
+		if max > 0 && len(out) > max {
+			break // enough to know it must be cut
+		}
+	}
+	if max > 0 && len(out) > max {
+		out = out[:max-1]
+		for len(out) > 0 && out[len(out)-1] == ' ' {
+			out = out[:len(out)-1]
+		}
+		out = append(out, '…')
+	}
+	return string(out)
+}

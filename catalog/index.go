@@ -1,0 +1,664 @@
+package catalog
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+)
+
+// This file is the search index (DESIGN "Search"; SPEC §4 search()).
+//
+// Ranking is BM25F over five fields of each entry:
+//
+//	name        the exposed and the original tool name: whole identifier and
+//	            its parts (split on case, "_", "-", "."), and the title
+//	description the tool description
+//	upstream    the upstream (server) name
+//	param       the names of the input parameters (bounded schema walk)
+//	paramdesc   the descriptions of the input parameters
+//
+// A term's pseudo frequency in a document is Σ_f w_f·tf_f / (1 - b_f +
+// b_f·len_f/avglen_f) and its score idf·tf~/(k1 + tf~), with
+// idf = ln(1 + (N - df + 0.5)/(df + 0.5)). The weights were tuned on the
+// labelled sets of shared/bench (sealtools, bfcl); see DefaultRankParams.
+// A query equal to an entry's id, exposed name or original name
+// (case-insensitive, trimmed) puts that entry first (ExactBoost). Equal
+// scores are ordered by id, so results are deterministic.
+
+// Field numbers of the BM25F fields.
+const (
+	fieldName = iota
+	fieldDesc
+	fieldUpstream
+	fieldParam
+	fieldParamDesc
+	numFields
+)
+
+// Bounds of the parameter walk done for indexing (not for signatures).
+const (
+	// maxIndexSchemaBytes: input schemas larger than this (256 KiB) are not
+	// walked for parameter names; the entry is still indexed by its name
+	// and description.
+	maxIndexSchemaBytes = 256 << 10
+	// maxIndexParamDepth is how deep nested "properties" are followed.
+	maxIndexParamDepth = 3
+	// maxIndexParams caps the parameters taken from one tool.
+	maxIndexParams = 64
+	// maxFieldTokens caps the terms taken from one field of one entry, so a
+	// hostile description cannot make an entry arbitrarily expensive.
+	maxFieldTokens = 4096
+)
+
+// RankParams are the BM25F parameters. Zero values are not defaulted: use
+// DefaultRankParams and change what you need.
+type RankParams struct {
+	K1     float64
+	B      [numFields]float64
+	Weight [numFields]float64
+	// ExactBoost is added to the score of an entry whose id, exposed name
+	// or original name equals the whole query (case-insensitive).
+	ExactBoost float64
+}
+
+// DefaultRankParams returns the parameters tuned on shared/bench
+// (sealtools and bfcl, all queries; see catalog/benchsearch.go).
+func DefaultRankParams() RankParams {
+	return RankParams{
+		K1: 1.2,
+		//               name  desc  upstream param paramdesc
+		B:          [numFields]float64{0.5, 0.75, 0.3, 0.5, 0.75},
+		Weight:     [numFields]float64{3.0, 1.0, 0.5, 0.8, 0.3},
+		ExactBoost: 1000,
+	}
+}
+
+// Scored is one search result: the entry and its score (higher is better;
+// the scale is BM25F and has no fixed upper bound).
+type Scored struct {
+	Entry *Entry
+	Score float64
+}
+
+// posting is one document's BM25F pseudo term frequency for one term:
+// Σ_f w_f·tf_f / (1 - b_f + b_f·len_f/avglen_f), computed when the
+// posting is added, with the average field lengths of Index.normAvg.
+type posting struct {
+	doc int32
+	tf  float32
+}
+
+type termTF struct {
+	term string
+	tf   [numFields]uint16
+}
+
+type idxDoc struct {
+	e     *Entry
+	lens  [numFields]float32
+	terms []termTF // distinct terms, kept for removal and re-weighting
+	keys  []string // exact-match keys (lower-case id, exposed, name)
+}
+
+// Index is a BM25F search index over catalog entries. It is safe for
+// concurrent use: Search and Get take a read lock, Replace a write lock,
+// and the tokenization of new entries happens before the lock is taken.
+//
+// Replace is incremental: the replaced entries are tombstoned, their
+// document frequencies and field lengths subtracted, and the new entries
+// appended, so its cost is O(terms of the old and new entries of that
+// upstream), independent of the rest of the catalog. The posting lists are
+// rebuilt from the kept per-entry term counts (O(total terms), no
+// re-tokenizing) when tombstones outnumber live entries, or when an average
+// field length has drifted more than 15% from the one the stored
+// frequencies were normalized with; both amortize over the changes that
+// cause them.
+type Index struct {
+	mu      sync.RWMutex
+	params  RankParams
+	docs    []idxDoc
+	dead    []bool
+	normAvg [numFields]float64
+	post    map[string][]posting
+	df      map[string]int32 // live document frequency
+	byID    map[string]int32
+	byUp    map[string][]int32
+	exact   map[string][]int32 // lower-case key -> docs (may include dead)
+	live    int
+	ndead   int
+	sumLen  [numFields]float64
+	pool    sync.Pool // *scratch
+}
+
+// NewIndex builds an index over entries (nil entries are skipped). Entries
+// must have ID set; when two entries share an ID the later one wins. The
+// entries are not copied: callers must not mutate an entry after handing
+// it to the index (replace it instead).
+func NewIndex(entries []*Entry) *Index {
+	return NewIndexWithParams(entries, DefaultRankParams())
+}
+
+// NewIndexWithParams is NewIndex with explicit ranking parameters (used by
+// the bench to tune them).
+func NewIndexWithParams(entries []*Entry, p RankParams) *Index {
+	return newIndexFromDocs(analyzeAll(entries), p)
+}
+
+// newIndexFromDocs builds an index from analyzed documents (the tuning
+// harness reuses one analysis for many parameter sets).
+func newIndexFromDocs(docs []idxDoc, p RankParams) *Index {
+	ix := &Index{
+		params: p,
+		post:   map[string][]posting{},
+		df:     map[string]int32{},
+		byID:   map[string]int32{},
+		byUp:   map[string][]int32{},
+		exact:  map[string][]int32{},
+	}
+	var sum [numFields]float64
+	for i := range docs {
+		for f := range sum {
+			sum[f] += float64(docs[i].lens[f])
+		}
+	}
+	for f := range sum {
+		ix.normAvg[f] = sum[f] / float64(max(len(docs), 1))
+	}
+	for i := range docs {
+		ix.addLocked(docs[i])
+	}
+	return ix
+}
+
+// analyzeAll tokenizes entries, in parallel for large inputs.
+func analyzeAll(entries []*Entry) []idxDoc {
+	var es []*Entry
+	for _, e := range entries {
+		if e != nil {
+			es = append(es, e)
+		}
+	}
+	docs := make([]idxDoc, len(es))
+	workers := runtime.GOMAXPROCS(0)
+	if len(es) < 256 || workers < 2 {
+		for i, e := range es {
+			docs[i] = analyze(e)
+		}
+		return docs
+	}
+	var wg sync.WaitGroup
+	chunk := (len(es) + workers - 1) / workers
+	for w := 0; w < workers; w++ {
+		lo, hi := w*chunk, min((w+1)*chunk, len(es))
+		if lo >= hi {
+			break
+		}
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			for i := lo; i < hi; i++ {
+				docs[i] = analyze(es[i])
+			}
+		}(lo, hi)
+	}
+	wg.Wait()
+	return docs
+}
+
+// analyze turns one entry into its per-field term frequencies.
+func analyze(e *Entry) idxDoc {
+	d := idxDoc{e: e}
+	type tokF struct {
+		t string
+		f uint8
+	}
+	toks := make([]tokF, 0, 64)
+	var field uint8
+	var n [numFields]int
+	sink := func(t string) {
+		if n[field] >= maxFieldTokens {
+			return
+		}
+		n[field]++
+		toks = append(toks, tokF{t, field})
+	}
+	field = fieldName
+	nameTokens(e.Name, sink)
+	if e.Exposed != "" && e.Exposed != e.Name {
+		nameTokens(e.Exposed, sink)
+	}
+	if e.Title != "" {
+		tokenizeText(e.Title, sink)
+	}
+	field = fieldDesc
+	tokenizeText(e.Description, sink)
+	field = fieldUpstream
+	nameTokens(e.Upstream, sink)
+	walkParams(e.InputSchema, func(name, desc string) {
+		field = fieldParam
+		nameTokens(name, sink)
+		field = fieldParamDesc
+		tokenizeText(desc, sink)
+	})
+	for f := range n {
+		d.lens[f] = float32(n[f])
+	}
+	slices.SortFunc(toks, func(a, b tokF) int { return strings.Compare(a.t, b.t) })
+	for i := 0; i < len(toks); {
+		j := i
+		var tf [numFields]uint16
+		for j < len(toks) && toks[j].t == toks[i].t {
+			if tf[toks[j].f] < math.MaxUint16 {
+				tf[toks[j].f]++
+			}
+			j++
+		}
+		d.terms = append(d.terms, termTF{term: toks[i].t, tf: tf})
+		i = j
+	}
+	for _, k := range []string{e.ID, e.Exposed, e.Name} {
+		k = strings.ToLower(strings.TrimSpace(k))
+		if k != "" && !slices.Contains(d.keys, k) {
+			d.keys = append(d.keys, k)
+		}
+	}
+	return d
+}
+
+// paramNode is the part of a JSON Schema the indexer reads. Nested
+// properties stay raw so that only the levels actually walked are parsed.
+type paramNode struct {
+	Description string                     `json:"description"`
+	Properties  map[string]json.RawMessage `json:"properties"`
+	Items       json.RawMessage            `json:"items"`
+}
+
+// walkParams calls f for the parameters of an input schema, breadth first
+// in sorted name order, at most maxIndexParams of them, following nested
+// objects (and arrays of objects) to maxIndexParamDepth. Schemas over
+// maxIndexSchemaBytes or that are not JSON objects are skipped. Each level
+// is parsed once; deeper levels stay raw and unparsed.
+func walkParams(schema json.RawMessage, f func(name, desc string)) {
+	if len(schema) == 0 || len(schema) > maxIndexSchemaBytes {
+		return
+	}
+	parse := func(raw json.RawMessage) *paramNode {
+		raw = bytes.TrimSpace(raw)
+		if len(raw) == 0 || raw[0] != '{' {
+			return nil
+		}
+		n := new(paramNode)
+		// A type mismatch (say a non-string description) leaves that field
+		// empty; the rest is still used.
+		if err := json.Unmarshal(raw, n); err != nil {
+			if _, ok := err.(*json.UnmarshalTypeError); !ok {
+				return nil
+			}
+		}
+		return n
+	}
+	type item struct {
+		n     *paramNode
+		depth int
+	}
+	root := parse(schema)
+	if root == nil {
+		return
+	}
+	queue := []item{{root, 1}}
+	count := 0
+	for len(queue) > 0 && count < maxIndexParams {
+		it := queue[0]
+		queue = queue[1:]
+		n := it.n
+		if len(n.Properties) == 0 && len(n.Items) > 0 {
+			if it.depth < maxIndexParamDepth {
+				if c := parse(n.Items); c != nil {
+					queue = append(queue, item{c, it.depth + 1})
+				}
+			}
+			continue
+		}
+		names := make([]string, 0, len(n.Properties))
+		for k := range n.Properties {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			if count >= maxIndexParams {
+				break
+			}
+			count++
+			c := parse(n.Properties[k])
+			if c == nil {
+				f(k, "")
+				continue
+			}
+			f(k, c.Description)
+			if it.depth < maxIndexParamDepth && (len(c.Properties) > 0 || len(c.Items) > 0) {
+				queue = append(queue, item{c, it.depth + 1})
+			}
+		}
+	}
+}
+
+// addLocked appends an analyzed document. The caller holds the write lock
+// (or owns the index exclusively).
+func (ix *Index) addLocked(d idxDoc) {
+	if old, ok := ix.byID[d.e.ID]; ok {
+		ix.removeDocLocked(old)
+	}
+	id := int32(len(ix.docs))
+	ix.docs = append(ix.docs, d)
+	ix.dead = append(ix.dead, false)
+	var norm [numFields]float64
+	for f := range norm {
+		avg := ix.normAvg[f]
+		if avg <= 0 {
+			avg = 1
+		}
+		norm[f] = ix.params.Weight[f] / (1 - ix.params.B[f] + ix.params.B[f]*float64(d.lens[f])/avg)
+	}
+	for _, t := range d.terms {
+		var tf float64
+		for f, c := range t.tf {
+			tf += norm[f] * float64(c)
+		}
+		ix.post[t.term] = append(ix.post[t.term], posting{doc: id, tf: float32(tf)})
+		ix.df[t.term]++
+	}
+	for f := range d.lens {
+		ix.sumLen[f] += float64(d.lens[f])
+	}
+	ix.byID[d.e.ID] = id
+	ix.byUp[d.e.Upstream] = append(ix.byUp[d.e.Upstream], id)
+	for _, k := range d.keys {
+		ix.exact[k] = append(ix.exact[k], id)
+	}
+	ix.live++
+}
+
+// removeDocLocked tombstones one document.
+func (ix *Index) removeDocLocked(id int32) {
+	if ix.dead[id] {
+		return
+	}
+	d := &ix.docs[id]
+	ix.dead[id] = true
+	for _, t := range d.terms {
+		if ix.df[t.term]--; ix.df[t.term] <= 0 {
+			delete(ix.df, t.term)
+		}
+	}
+	for f := range d.lens {
+		ix.sumLen[f] -= float64(d.lens[f])
+	}
+	if ix.byID[d.e.ID] == id {
+		delete(ix.byID, d.e.ID)
+	}
+	ix.live--
+	ix.ndead++
+}
+
+// Replace replaces every entry of one upstream with entries (which may be
+// empty, removing the upstream). Entries whose Upstream field differs from
+// upstream are still indexed, but under their own Upstream. Cost: O(terms
+// of the removed and added entries), plus an occasional compaction (see
+// Index). Concurrent Search calls see either the old or the new state.
+func (ix *Index) Replace(upstream string, entries []*Entry) {
+	docs := analyzeAll(entries) // outside the lock: the expensive part
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, id := range ix.byUp[upstream] {
+		ix.removeDocLocked(id)
+	}
+	delete(ix.byUp, upstream)
+	for i := range docs {
+		ix.addLocked(docs[i])
+	}
+	drift := false
+	for f := range ix.sumLen {
+		avg := ix.sumLen[f] / float64(max(ix.live, 1))
+		if math.Abs(avg-ix.normAvg[f]) > 0.15*max(ix.normAvg[f], 1) {
+			drift = true
+		}
+	}
+	if drift || ix.ndead > 64 && ix.ndead > ix.live {
+		ix.rebuildLocked()
+	}
+}
+
+// rebuildLocked drops tombstones, renumbers documents and recomputes every
+// posting with the current average field lengths.
+func (ix *Index) rebuildLocked() {
+	old, oldDead := ix.docs, ix.dead
+	for f := range ix.normAvg {
+		ix.normAvg[f] = ix.sumLen[f] / float64(max(ix.live, 1))
+	}
+	ix.docs = make([]idxDoc, 0, ix.live)
+	ix.dead = make([]bool, 0, ix.live)
+	ix.post = make(map[string][]posting, len(ix.df))
+	ix.df = make(map[string]int32, len(ix.df))
+	ix.byID = make(map[string]int32, ix.live)
+	ix.byUp = map[string][]int32{}
+	ix.exact = make(map[string][]int32, ix.live)
+	ix.live, ix.ndead = 0, 0
+	ix.sumLen = [numFields]float64{}
+	for i := range old {
+		if !oldDead[i] {
+			ix.addLocked(old[i])
+		}
+	}
+}
+
+// Len returns the number of live entries.
+func (ix *Index) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.live
+}
+
+// Get returns the live entry with this exact id, or nil.
+func (ix *Index) Get(id string) *Entry {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if i, ok := ix.byID[id]; ok {
+		return ix.docs[i].e
+	}
+	return nil
+}
+
+// scratch is per-query working memory, pooled.
+type scratch struct {
+	score   []float32
+	touched []int32
+}
+
+// queryTerm is one distinct query term and its weight.
+type queryTerm struct {
+	term string
+	qw   float64
+}
+
+// queryTerms tokenizes a query: free-text terms plus whole identifiers for
+// words that look like identifiers ("create_issue", "math.factorial"), so
+// they meet the whole-name tokens of the name field. Repeated terms are
+// merged (weight 1 each; repetition does not add weight).
+func queryTerms(q string) []queryTerm {
+	seen := map[string]int{}
+	var out []queryTerm
+	add := func(t string) {
+		if _, ok := seen[t]; ok {
+			return
+		}
+		seen[t] = len(out)
+		out = append(out, queryTerm{term: t, qw: 1})
+	}
+	for _, w := range strings.Fields(q) {
+		w = strings.TrimFunc(w, func(r rune) bool { return !isWordRune(r) })
+		if w == "" {
+			continue
+		}
+		if looksLikeIdentifier(w) {
+			add(strings.ToLower(w))
+		}
+	}
+	tokenizeText(q, add)
+	return out
+}
+
+// looksLikeIdentifier reports whether a query word is written like a tool
+// name: it has "_", "-" or "." inside, or an upper-case letter after its
+// first rune (camelCase), and no CJK.
+func looksLikeIdentifier(w string) bool {
+	if strings.IndexFunc(w, isCJK) >= 0 {
+		return false
+	}
+	if strings.ContainsAny(w, "_.-") {
+		return true
+	}
+	for i, r := range w {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// Search returns up to limit entries ranked for query, best first, ties
+// broken by ascending id. allow, when not nil, is the policy filter (SPEC
+// §6: search never returns a tool outside the effective policy): entries it
+// rejects are never returned. An empty query, a query with no indexable
+// term, or limit <= 0 returns nil. Search never fails.
+func (ix *Index) Search(query string, limit int, allow func(*Entry) bool) []Scored {
+	if limit <= 0 || strings.TrimSpace(query) == "" {
+		return nil
+	}
+	if len(query) > 4096 { // a query is a sentence, not a document
+		query = query[:4096]
+	}
+	qts := queryTerms(query)
+	exactKey := strings.ToLower(strings.TrimSpace(query))
+
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if ix.live == 0 {
+		return nil
+	}
+	sc, _ := ix.pool.Get().(*scratch)
+	if sc == nil || len(sc.score) < len(ix.docs) {
+		sc = &scratch{score: make([]float32, len(ix.docs)+len(ix.docs)/4+16)}
+	}
+	defer func() {
+		for _, d := range sc.touched {
+			sc.score[d] = 0
+		}
+		sc.touched = sc.touched[:0]
+		ix.pool.Put(sc)
+	}()
+
+	p := &ix.params
+	n := float64(ix.live)
+	k1 := float32(p.K1)
+	for _, qt := range qts {
+		df := float64(ix.df[qt.term])
+		if df == 0 {
+			continue
+		}
+		w := float32(qt.qw * math.Log(1+(n-df+0.5)/(df+0.5)))
+		score, dead := sc.score, ix.dead
+		for _, pst := range ix.post[qt.term] {
+			if dead[pst.doc] {
+				continue
+			}
+			if score[pst.doc] == 0 {
+				sc.touched = append(sc.touched, pst.doc)
+			}
+			score[pst.doc] += w * pst.tf / (k1 + pst.tf)
+		}
+	}
+	for _, id := range ix.exact[exactKey] {
+		if ix.dead[id] {
+			continue
+		}
+		if sc.score[id] == 0 {
+			sc.touched = append(sc.touched, id)
+		}
+		sc.score[id] += float32(p.ExactBoost)
+	}
+
+	// Top-k selection with a bounded min-heap; allow is called only for
+	// candidates that would enter the heap.
+	h := make(topHeap, 0, min(limit, len(sc.touched)))
+	for _, id := range sc.touched {
+		s := float64(sc.score[id])
+		if s <= 0 {
+			continue
+		}
+		e := ix.docs[id].e
+		if len(h) == limit && !better(s, e, h[0].Score, h[0].Entry) {
+			continue
+		}
+		if allow != nil && !allow(e) {
+			continue
+		}
+		if len(h) < limit {
+			h.push(Scored{e, s})
+		} else {
+			h[0] = Scored{e, s}
+			h.down(0)
+		}
+	}
+	out := []Scored(h)
+	sort.Slice(out, func(i, j int) bool { return better(out[i].Score, out[i].Entry, out[j].Score, out[j].Entry) })
+	return out
+}
+
+// better reports whether (s1, e1) ranks before (s2, e2): higher score, then
+// smaller id.
+func better(s1 float64, e1 *Entry, s2 float64, e2 *Entry) bool {
+	if s1 != s2 {
+		return s1 > s2
+	}
+	return e1.ID < e2.ID
+}
+
+// topHeap is a min-heap on rank: h[0] is the worst kept result.
+type topHeap []Scored
+
+func (h *topHeap) push(x Scored) {
+	*h = append(*h, x)
+	i := len(*h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better((*h)[p].Score, (*h)[p].Entry, (*h)[i].Score, (*h)[i].Entry) {
+			break
+		}
+		(*h)[p], (*h)[i] = (*h)[i], (*h)[p]
+		i = p
+	}
+}
+
+func (h topHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && better(h[l].Score, h[l].Entry, h[r].Score, h[r].Entry) {
+			m = r
+		}
+		if !better(h[i].Score, h[i].Entry, h[m].Score, h[m].Entry) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}

@@ -1,0 +1,75 @@
+package catalog
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// benchCatalog loads the 8,010 tools of shared/bench/toolsdk_registry and
+// pads them to 10,000 with sealtools tools (ids prefixed "seal:"), or skips
+// when the data is absent.
+func benchCatalog(b *testing.B) ([]*Entry, []BenchQuery) {
+	d := benchDataDir(b)
+	if d == "" {
+		b.Skip("bench data absent (set MCPTS_BENCH_DIR)")
+	}
+	reg, err := LoadBenchTools(filepath.Join(d, "toolsdk_registry", "tools.jsonl"))
+	if err != nil {
+		b.Skipf("bench data absent: %v", err)
+	}
+	seal, err := LoadBenchTools(filepath.Join(d, "sealtools", "tools.jsonl"))
+	if err != nil {
+		b.Skipf("bench data absent: %v", err)
+	}
+	qs, err := LoadBenchQueries(filepath.Join(d, "sealtools", "queries.jsonl"))
+	if err != nil {
+		b.Skipf("bench data absent: %v", err)
+	}
+	es := BenchEntries(reg, "")
+	es = append(es, BenchEntries(seal[:max(0, min(len(seal), 10000-len(es)))], "seal:")...)
+	return es, qs
+}
+
+// BenchmarkIndexBuild builds the index over 10,000 tools (target: <= 200 ms
+// on the 2-core dev machine, issue 3).
+func BenchmarkIndexBuild(b *testing.B) {
+	es, _ := benchCatalog(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ix := NewIndex(es)
+		if ix.Len() != len(es) {
+			b.Fatalf("Len %d, want %d", ix.Len(), len(es))
+		}
+	}
+}
+
+// BenchmarkQuery runs the sealtools queries in turn against the 10,000
+// tool index (target: p99 <= 1 ms, issue 3; ns/op is the mean).
+func BenchmarkQuery(b *testing.B) {
+	es, qs := benchCatalog(b)
+	ix := NewIndex(es)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ix.Search(qs[i%len(qs)].Query, 10, nil)
+	}
+}
+
+// BenchmarkReplace replaces one upstream of the 10,000 tool index.
+func BenchmarkReplace(b *testing.B) {
+	es, _ := benchCatalog(b)
+	ix := NewIndex(es)
+	up := es[0].Upstream
+	var mine []*Entry
+	for _, e := range es {
+		if e.Upstream == up {
+			mine = append(mine, e)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ix.Replace(up, mine)
+	}
+}

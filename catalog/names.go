@@ -1,0 +1,122 @@
+package catalog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// MaxNameLen is the longest exposed name (the common provider rule
+// ^[a-zA-Z0-9_-]{1,64}$, SPEC §2).
+const MaxNameLen = 64
+
+// NameRE is the rule every exposed name satisfies (SPEC §2).
+var NameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// NameInput is one tool to be named: its catalog id, its upstream's prefix
+// and its original name.
+type NameInput struct {
+	ID     string
+	Prefix string
+	Tool   string
+}
+
+// AssignNames gives every input a unique exposed name matching NameRE.
+//
+// The base name is Prefix+sep+Tool (or Tool alone when Prefix is ""),
+// turned into ASCII: letters with diacritics lose them (NFKD), every other
+// character outside [a-zA-Z0-9_-] becomes "_" (runs collapse to one "_").
+// A base longer than 64 bytes, and every base that clashes case-insensitively
+// with another input's base or with a reserved name (e.g. the mode's own
+// tools), is cut and suffixed with "_" and 6 hex digits of SHA-256(ID)
+// (more digits if that still clashes). Names depend only on the set of
+// inputs, never on their order, so they survive restarts and start orders.
+// The result maps ID to exposed name.
+func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]string {
+	type cand struct {
+		id, base string
+	}
+	cands := make([]cand, 0, len(inputs))
+	count := map[string]int{}
+	for _, r := range reserved {
+		count[strings.ToLower(r)] += 2 // a reserved name always clashes
+	}
+	for _, in := range inputs {
+		raw := in.Tool
+		if in.Prefix != "" {
+			raw = in.Prefix + sep + in.Tool
+		}
+		b := asciiName(raw)
+		cands = append(cands, cand{in.ID, b})
+		count[strings.ToLower(b)]++
+	}
+	// Deterministic processing order, independent of input order.
+	sort.Slice(cands, func(i, j int) bool { return cands[i].id < cands[j].id })
+	out := make(map[string]string, len(cands))
+	taken := map[string]bool{}
+	for _, r := range reserved {
+		taken[strings.ToLower(r)] = true
+	}
+	// First the names that keep their base, so a hashed name can never
+	// take a plain name away from another tool.
+	for _, c := range cands {
+		if count[strings.ToLower(c.base)] == 1 && len(c.base) <= MaxNameLen && c.base != "" {
+			out[c.id] = c.base
+			taken[strings.ToLower(c.base)] = true
+		}
+	}
+	for _, c := range cands {
+		if _, ok := out[c.id]; ok {
+			continue
+		}
+		sum := sha256.Sum256([]byte(c.id))
+		h := hex.EncodeToString(sum[:])
+		for n := 6; ; n += 2 {
+			suffix := "_" + h[:n]
+			base := c.base
+			if base == "" {
+				base = "tool"
+			}
+			if len(base)+len(suffix) > MaxNameLen {
+				base = strings.TrimRight(base[:MaxNameLen-len(suffix)], "_-")
+			}
+			name := base + suffix
+			if !taken[strings.ToLower(name)] || n >= len(h) {
+				out[c.id] = name
+				taken[strings.ToLower(name)] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// asciiName turns s into [a-zA-Z0-9_-]* as described in AssignNames,
+// without length limits.
+func asciiName(s string) string {
+	var b strings.Builder
+	lastUnderscore := false
+	for _, r := range norm.NFKD.String(s) {
+		switch {
+		case r < 128 && (r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'):
+			b.WriteRune(r)
+			lastUnderscore = r == '_'
+		case unicode.Is(unicode.Mn, r):
+			// combining mark left by NFKD: dropped (é -> e)
+		default:
+			if !lastUnderscore {
+				b.WriteByte('_')
+				lastUnderscore = true
+			}
+		}
+	}
+	return strings.Trim(b.String(), "_")
+}
+
+// ToolID returns the catalog id "mcp:<upstream>:<tool>" (SPEC §2).
+func ToolID(upstream, tool string) string { return "mcp:" + upstream + ":" + tool }

@@ -1,0 +1,345 @@
+package catalog
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// This file is the tokenizer of the search index (DESIGN "Search"; SPEC §4:
+// "The query may be in any language").
+//
+// Rules, applied the same way to tool text and to queries:
+//   - text is lowercased and split on every rune that is not a letter or a
+//     digit (so `_`, `-`, `.`, `/` and spaces all separate words);
+//   - words are further split on camelCase boundaries ("createIssue" ->
+//     "create", "issue"; "HTTPServer" -> "http", "server");
+//   - runs of CJK characters (Han, Hiragana, Katakana, Hangul) become
+//     overlapping character bigrams ("作成する" -> "作成", "成す", "する");
+//     a run of one character is kept as a unigram. CJK is never stemmed;
+//   - Latin words inside CJK text are kept as words ("GitHub issue を作成する"
+//     -> "github", "issue", "を作", "作成", "成す", "する");
+//   - English words get a light, conservative stemming (plural s/es/ies,
+//     -ing, -ed, a final silent e) and a small stopword list is dropped;
+//   - a small built-in glossary adds English terms for common CJK words
+//     (作成/创建 -> "create", 検索/搜索 -> "search", ...), so that a Japanese or
+//     Chinese query finds a tool described in English and the other way
+//     round. See cjkGlossary.
+//
+// Identifier fields (tool names) additionally keep the whole lowercased
+// identifier as one token ("create_issue"), see nameTokens.
+
+// isCJK reports whether r belongs to a script that is indexed as character
+// bigrams: Han, Hiragana, Katakana (including the prolonged sound mark) or
+// Hangul.
+func isCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
+}
+
+// isWordRune reports whether r is part of a (non-CJK) word.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// tokenSink receives tokens; it lets the index count term frequencies
+// without building intermediate slices.
+type tokenSink func(tok string)
+
+// Tokenize splits free text (a description, a query) into index terms
+// following the rules above. The result may contain repeated terms (term
+// frequency matters); it is empty for text with no letters or digits.
+func Tokenize(s string) []string {
+	var out []string
+	tokenizeText(s, func(t string) { out = append(out, t) })
+	return out
+}
+
+// tokenizeText emits the terms of free text s to sink.
+func tokenizeText(s string, sink tokenSink) {
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case isCJK(r):
+			j := i + size
+			for j < len(s) {
+				r2, sz := utf8.DecodeRuneInString(s[j:])
+				if !isCJK(r2) {
+					break
+				}
+				j += sz
+			}
+			emitCJK(s[i:j], sink)
+			i = j
+		case isWordRune(r):
+			j := i + size
+			for j < len(s) {
+				r2, sz := utf8.DecodeRuneInString(s[j:])
+				if !isWordRune(r2) || isCJK(r2) {
+					break
+				}
+				j += sz
+			}
+			emitWord(s[i:j], sink)
+			i = j
+		default:
+			i += size
+		}
+	}
+}
+
+// emitWord splits one run of letters/digits on camelCase and emits each part
+// lowercased and stemmed, dropping stopwords.
+func emitWord(w string, sink tokenSink) {
+	splitCamel(w, func(part string) {
+		t := normalizeWord(part)
+		if t == "" || isStopword(t) {
+			return
+		}
+		sink(stem(t))
+	})
+}
+
+// splitCamel calls f for each camelCase part of w ("getHTTPResponse2" ->
+// "get", "HTTP", "Response2"). Digits stay attached to the preceding part.
+func splitCamel(w string, f func(string)) {
+	start := 0
+	var prev rune = -1
+	var prevSize int
+	for i, r := range w {
+		if prev >= 0 && i > start {
+			boundary := false
+			if unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
+				boundary = true // fooBar, v2Beta
+			} else if unicode.IsLower(r) && unicode.IsUpper(prev) && i-prevSize > start {
+				// HTTPServer: the boundary is before the last upper-case rune.
+				if p := i - prevSize; p > start {
+					f(w[start:p])
+					start = p
+				}
+			}
+			if boundary {
+				f(w[start:i])
+				start = i
+			}
+		}
+		prev = r
+		prevSize = utf8.RuneLen(r)
+	}
+	if start < len(w) {
+		f(w[start:])
+	}
+}
+
+// normalizeWord lowercases w; ASCII fast path.
+func normalizeWord(w string) string {
+	ascii := true
+	lower := true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+		if c >= 'A' && c <= 'Z' {
+			lower = false
+		}
+	}
+	if ascii && lower {
+		return w
+	}
+	return strings.ToLower(w)
+}
+
+// emitCJK emits the overlapping bigrams of a CJK run (a unigram for a run of
+// one character) plus the glossary terms found in it.
+func emitCJK(run string, sink tokenSink) {
+	n := utf8.RuneCountInString(run)
+	if n == 1 {
+		sink(run)
+	} else {
+		// Byte offsets of each rune.
+		var offs [64]int
+		pos := offs[:0]
+		for i := range run {
+			pos = append(pos, i)
+		}
+		pos = append(pos, len(run))
+		for k := 0; k+2 < len(pos); k++ {
+			sink(run[pos[k]:pos[k+2]])
+		}
+	}
+	for _, g := range cjkGlossary {
+		if strings.Contains(run, g.cjk) {
+			for _, en := range g.en {
+				sink(en)
+			}
+		}
+	}
+}
+
+// nameTokens emits the terms of an identifier (a tool name): the whole
+// lowercased identifier when it has separators or case changes, then its
+// parts as tokenizeText would.
+func nameTokens(name string, sink tokenSink) {
+	whole := strings.ToLower(strings.TrimSpace(name))
+	if whole != "" && utf8.RuneCountInString(whole) <= 128 {
+		// Keep the whole identifier only when it differs from its parts.
+		if strings.IndexFunc(whole, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) >= 0 || whole != name {
+			sink(whole)
+		}
+	}
+	tokenizeText(name, sink)
+}
+
+// stopwords is a deliberately small English list: words that carry no tool
+// meaning in queries such as "Can you please find me the ...".
+var stopwords = map[string]struct{}{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the of to in on for and or is are was were be been
+		with by from at as it its this that these those me my i you your we our us he she
+		they them their please can could would will shall should do does did what which who
+		whom how when where there here some any all also into about than then so if but not
+		no such via using use based given want need like just am has have had let`) {
+		stopwords[w] = struct{}{}
+	}
+	for i := range cjkGlossary {
+		for j, en := range cjkGlossary[i].en {
+			cjkGlossary[i].en[j] = stem(en)
+		}
+	}
+}
+
+func isStopword(w string) bool {
+	_, ok := stopwords[w]
+	return ok
+}
+
+// stem applies a light English stemmer to an ASCII lower-case word: plural
+// s/es/ies, -ing, -ed, -ied, a final silent "e" and a final consonant+"y"
+// (so create, creates, created and creating all become "create"; query and
+// queries become "queri"). Words with non-ASCII letters, words of 3 letters
+// or fewer and words starting with a digit are returned unchanged. It is
+// conservative on purpose: over-stemming merges unrelated tool names.
+func stem(w string) string {
+	if len(w) <= 3 {
+		return w
+	}
+	for i := 0; i < len(w); i++ {
+		if w[i] >= utf8.RuneSelf {
+			return w
+		}
+	}
+	if w[0] >= '0' && w[0] <= '9' {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied"):
+		w = w[:len(w)-2] // queries -> queri, applied -> appli
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "zzes"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "s"):
+		if !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
+			w = w[:len(w)-1]
+		}
+	case strings.HasSuffix(w, "ing") && len(w) >= 6 && hasVowel(w[:len(w)-3]):
+		w = undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ed") && len(w) >= 5 && !strings.HasSuffix(w, "eed") && hasVowel(w[:len(w)-2]):
+		w = undouble(w[:len(w)-2])
+	}
+	if n := len(w); n >= 4 {
+		switch {
+		case w[n-1] == 'e':
+			w = w[:n-1]
+		case w[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(w[n-2])):
+			w = w[:n-1] + "i"
+		}
+	}
+	return w
+}
+
+func hasVowel(s string) bool {
+	return strings.ContainsAny(s, "aeiouy")
+}
+
+// undouble turns "stopp" into "stop" (but keeps "call", "pass", "buzz").
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] {
+		switch w[n-1] {
+		case 'l', 's', 'z', 'a', 'e', 'i', 'o', 'u':
+			return w
+		}
+		return w[:n-1]
+	}
+	return w
+}
+
+// cjkGlossary maps common CJK words (Japanese, Simplified Chinese, Korean)
+// met in tool-search queries to English stems, so that SPEC §4's "the query
+// may be in any language" (the seed's own example query is Japanese:
+// "GitHub issue を作成する") reaches tools described in English. Terms are
+// written as plain English words and stemmed once at start-up. Order is
+// fixed so tokenization is deterministic.
+var cjkGlossary = []struct {
+	cjk string
+	en  []string
+}{
+	// Japanese
+	{"作成", []string{"create"}}, {"新規", []string{"new", "create"}}, {"追加", []string{"add"}},
+	{"削除", []string{"delete", "remove"}}, {"更新", []string{"update"}}, {"編集", []string{"edit"}},
+	{"一覧", []string{"list"}}, {"検索", []string{"search"}}, {"取得", []string{"get", "fetch"}},
+	{"送信", []string{"send"}}, {"送る", []string{"send"}}, {"読み", []string{"read"}},
+	{"書き", []string{"write"}}, {"保存", []string{"save"}}, {"表示", []string{"show"}},
+	{"実行", []string{"run", "execute"}}, {"天気", []string{"weather"}}, {"予報", []string{"forecast"}},
+	{"翻訳", []string{"translate"}}, {"画像", []string{"image"}}, {"ファイル", []string{"file"}},
+	{"メール", []string{"email", "mail"}}, {"メッセージ", []string{"message"}},
+	{"カレンダー", []string{"calendar"}}, {"予定", []string{"event", "schedule"}},
+	{"イベント", []string{"event"}}, {"ユーザー", []string{"user"}}, {"リポジトリ", []string{"repository"}},
+	{"課題", []string{"issue"}}, {"イシュー", []string{"issue"}}, {"コメント", []string{"comment"}},
+	{"プルリク", []string{"pull", "request"}}, {"支払", []string{"payment"}}, {"請求", []string{"invoice"}},
+	{"注文", []string{"order"}}, {"価格", []string{"price"}}, {"株価", []string{"stock", "price"}},
+	{"地図", []string{"map"}}, {"住所", []string{"address"}}, {"場所", []string{"location"}},
+	{"時間", []string{"time"}}, {"時刻", []string{"time"}}, {"日付", []string{"date"}},
+	{"計算", []string{"calculate"}}, {"変換", []string{"convert"}}, {"要約", []string{"summary", "summarize"}},
+	{"分析", []string{"analyze", "analysis"}}, {"ダウンロード", []string{"download"}}, {"アップロード", []string{"upload"}},
+	{"データベース", []string{"database"}}, {"通知", []string{"notification"}}, {"予約", []string{"book", "reservation"}},
+	{"ホテル", []string{"hotel"}}, {"航空券", []string{"flight"}}, {"音楽", []string{"music"}},
+	{"動画", []string{"video"}}, {"ニュース", []string{"news"}}, {"開始", []string{"start"}},
+	{"停止", []string{"stop"}}, {"設定", []string{"set", "config"}}, {"ブラウザ", []string{"browser"}},
+	{"スクリーンショット", []string{"screenshot"}}, {"ページ", []string{"page"}}, {"記事", []string{"article"}},
+	{"文書", []string{"document"}}, {"ドキュメント", []string{"document"}}, {"ログ", []string{"log"}},
+	{"チャンネル", []string{"channel"}}, {"タスク", []string{"task"}}, {"ブランチ", []string{"branch"}},
+	// Simplified Chinese
+	{"创建", []string{"create"}}, {"新建", []string{"create", "new"}}, {"添加", []string{"add"}},
+	{"删除", []string{"delete", "remove"}}, {"修改", []string{"update", "modify"}}, {"编辑", []string{"edit"}},
+	{"列出", []string{"list"}}, {"列表", []string{"list"}}, {"搜索", []string{"search"}},
+	{"查询", []string{"query", "search"}}, {"查找", []string{"find", "search"}}, {"获取", []string{"get", "fetch"}},
+	{"发送", []string{"send"}}, {"读取", []string{"read"}}, {"写入", []string{"write"}},
+	{"显示", []string{"show"}}, {"执行", []string{"execute", "run"}}, {"运行", []string{"run"}},
+	{"天气", []string{"weather"}}, {"预报", []string{"forecast"}}, {"翻译", []string{"translate"}},
+	{"图片", []string{"image"}}, {"图像", []string{"image"}}, {"文件", []string{"file"}},
+	{"邮件", []string{"email", "mail"}}, {"消息", []string{"message"}}, {"日历", []string{"calendar"}},
+	{"事件", []string{"event"}}, {"用户", []string{"user"}}, {"仓库", []string{"repository"}},
+	{"问题", []string{"issue"}}, {"评论", []string{"comment"}}, {"支付", []string{"payment"}},
+	{"订单", []string{"order"}}, {"股票", []string{"stock"}}, {"位置", []string{"location"}},
+	{"日期", []string{"date"}}, {"转换", []string{"convert"}}, {"总结", []string{"summary", "summarize"}},
+	{"摘要", []string{"summary", "summarize"}}, {"下载", []string{"download"}}, {"上传", []string{"upload"}},
+	{"数据库", []string{"database"}}, {"预订", []string{"book"}}, {"酒店", []string{"hotel"}},
+	{"航班", []string{"flight"}}, {"视频", []string{"video"}}, {"新闻", []string{"news"}},
+	{"网页", []string{"web", "page"}}, {"浏览器", []string{"browser"}}, {"截图", []string{"screenshot"}},
+	{"文档", []string{"document"}}, {"日志", []string{"log"}}, {"任务", []string{"task"}},
+	// Shared Han (Japanese and Chinese)
+	{"更新", nil}, {"分析", nil}, {"计算", []string{"calculate"}}, {"地图", nil}, {"地址", []string{"address"}},
+	{"价格", []string{"price"}}, {"音乐", []string{"music"}}, {"通知", nil},
+	// Korean
+	{"생성", []string{"create"}}, {"검색", []string{"search"}}, {"삭제", []string{"delete"}},
+	{"목록", []string{"list"}}, {"날씨", []string{"weather"}}, {"파일", []string{"file"}},
+	{"이메일", []string{"email"}}, {"전송", []string{"send"}}, {"수정", []string{"update"}},
+}

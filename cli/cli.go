@@ -1,0 +1,389 @@
+// Package cli is the command line of mcp-toolsearch: serve (default),
+// list, describe, call, search, check, version, stats, bench, and the
+// hidden sandbox-worker role.
+//
+// Exit codes: 0 success; 1 a runtime failure (an upstream failed in check,
+// a call failed, a tool not found); 2 bad usage or an invalid config;
+// 3 `call` reached the tool and it returned isError.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"mcp-toolsearch/config"
+	"mcp-toolsearch/proxy"
+	"mcp-toolsearch/sandbox"
+)
+
+const (
+	exitOK      = 0
+	exitFail    = 1
+	exitUsage   = 2
+	exitIsError = 3
+)
+
+var usage = `mcp-toolsearch: one MCP server in front of many, with a compact tool surface.
+
+Usage:
+  mcp-toolsearch [serve] [--config FILE]        serve MCP clients (stdio or HTTP, per config)
+  mcp-toolsearch list [--config FILE] [--client NAME] [--endpoint NAME]
+                                                the effective catalog: id, exposed name, upstream, status
+  mcp-toolsearch describe ID [--config FILE]    one tool's hit and exact schemas (JSON)
+  mcp-toolsearch call ID [--args JSON] [--config FILE]
+                                                call a tool through the proxy, print its result (JSON)
+  mcp-toolsearch search QUERY [--limit N] [--config FILE]
+                                                search the catalog, print hits (JSON)
+  mcp-toolsearch check [--config FILE]          validate the config and try each upstream
+  mcp-toolsearch stats LOG                      summarize a session log
+  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl]
+  mcp-toolsearch bench surface [--config FILE]
+  mcp-toolsearch version
+
+--config defaults to ./config.toml. --log-level debug|info|warn|error (default info) on every command.
+Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool returned isError.
+`
+
+// Main runs the command line and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "sandbox-worker": // the code sandbox's worker role (see package sandbox)
+		return sandbox.WorkerMain()
+	case "serve":
+		return runServe(args, stdout, stderr)
+	case "list":
+		return runList(args, stdout, stderr)
+	case "describe":
+		return runDescribe(args, stdout, stderr)
+	case "call":
+		return runCall(args, stdout, stderr)
+	case "search":
+		return runSearch(args, stdout, stderr)
+	case "check":
+		return runCheck(args, stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "mcp-toolsearch", proxy.Version)
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		if h, ok := extraCommands[cmd]; ok {
+			return h(args, stdin, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "mcp-toolsearch: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+// extraCommands are registered by other files of this package (stats,
+// bench, sandbox-worker) to keep Main short.
+var extraCommands = map[string]func(args []string, stdin io.Reader, stdout, stderr io.Writer) int{}
+
+// common holds the flags every command shares.
+type common struct {
+	fs       *flag.FlagSet
+	config   string
+	logLevel string
+}
+
+func newFlags(name, help string, stderr io.Writer) *common {
+	c := &common{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.fs.SetOutput(stderr)
+	c.fs.StringVar(&c.config, "config", "config.toml", "config file (TOML)")
+	c.fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	c.fs.Usage = func() {
+		fmt.Fprintf(stderr, "%s\n\nFlags:\n", help)
+		c.fs.PrintDefaults()
+	}
+	return c
+}
+
+// parse parses flags allowing positional arguments before and after them.
+func (c *common) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := c.fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = c.fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (c *common) level() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.logLevel)); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+// load reads the config, printing errors and warnings. ok is false on error.
+func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
+	cfg, err := config.Load(c.config)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch: invalid config:\n%v\n", err)
+		return nil, nil, false
+	}
+	log := proxy.NewLogger(stderr, c.level(), cfg.Redact)
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	return cfg, log, true
+}
+
+// startProxy builds and starts a proxy; callers must Close it.
+func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger) (*proxy.Proxy, error) {
+	p, err := proxy.New(cfg, proxy.Options{Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Start(ctx); err != nil {
+		_ = p.Close(context.Background())
+		return nil, err
+	}
+	return p, nil
+}
+
+func closeProxy(p *proxy.Proxy) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_ = p.Close(ctx)
+}
+
+func runServe(args []string, stdout, stderr io.Writer) int {
+	c := newFlags("serve", "mcp-toolsearch serve [--config FILE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
+	if _, err := c.parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+	p, err := startProxy(ctx, cfg, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch: %v\n", cfg.Redact(err.Error()))
+		return exitFail
+	}
+	defer closeProxy(p)
+	snap := p.Catalog()
+	log.Info("ready", "mode", p.Mode(), "transport", cfg.Server.Transport, "tools", len(snap.Entries), "unavailable_upstreams", len(snap.Unavailable), "startup_ms", time.Since(start).Milliseconds())
+	if cfg.Server.Transport == "http" {
+		err = p.ServeHTTP(ctx, nil, func(addr string) { log.Info("listening", "mcp", "http://"+addr+"/mcp", "sse", "http://"+addr+"/sse") })
+	} else {
+		err = p.ServeStdio(ctx)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		log.Error("serve failed", "err", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+func runList(args []string, stdout, stderr io.Writer) int {
+	c := newFlags("list", "mcp-toolsearch list [--client NAME] [--endpoint NAME]: the effective catalog a client would get.", stderr)
+	client := c.fs.String("client", "", "clientInfo.name of the client to evaluate policy for")
+	endpoint := c.fs.String("endpoint", "", "HTTP endpoint name ([endpoints.NAME]); empty is the main endpoint")
+	asJSON := c.fs.Bool("json", false, "print JSON instead of a table")
+	if _, err := c.parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	p, err := startProxy(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
+		return exitFail
+	}
+	defer closeProxy(p)
+	rows := p.Explain(*client, *endpoint)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rows)
+		return exitOK
+	}
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tEXPOSED NAME\tUPSTREAM\tSTATUS\tPOLICY")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Exposed, r.Upstream, r.Status, r.Rule)
+	}
+	_ = tw.Flush()
+	for _, st := range p.Statuses() {
+		if st.Err != "" {
+			fmt.Fprintf(stdout, "upstream %s: %s: %s\n", st.Name, st.State, st.Err)
+		}
+	}
+	return exitOK
+}
+
+func runDescribe(args []string, stdout, stderr io.Writer) int {
+	c := newFlags("describe", "mcp-toolsearch describe ID: a tool's hit and exact schemas as JSON.", stderr)
+	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
+	pos, err := c.parse(args)
+	if err != nil || len(pos) != 1 {
+		if err == nil {
+			fmt.Fprintln(stderr, "describe: want exactly one ID")
+		}
+		return exitUsage
+	}
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	p, err := startProxy(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
+		return exitFail
+	}
+	defer closeProxy(p)
+	d, err := p.API().Describe(p.Env(*client, ""), pos[0], "cli")
+	if err != nil {
+		fmt.Fprintln(stderr, "describe:", err)
+		return exitFail
+	}
+	return printJSON(stdout, d)
+}
+
+func runSearch(args []string, stdout, stderr io.Writer) int {
+	c := newFlags("search", "mcp-toolsearch search QUERY [--limit N]: search the catalog, print hits as JSON.", stderr)
+	limit := c.fs.Int("limit", 0, "number of hits (default: search_default_limit)")
+	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
+	pos, err := c.parse(args)
+	if err != nil || len(pos) == 0 {
+		if err == nil {
+			fmt.Fprintln(stderr, "search: want a QUERY")
+		}
+		return exitUsage
+	}
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	p, err := startProxy(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
+		return exitFail
+	}
+	defer closeProxy(p)
+	hits, err := p.API().Search(p.Env(*client, ""), strings.Join(pos, " "), *limit, "cli")
+	if err != nil {
+		fmt.Fprintln(stderr, "search:", err)
+		return exitUsage
+	}
+	return printJSON(stdout, hits)
+}
+
+func runCall(args []string, stdout, stderr io.Writer) int {
+	c := newFlags("call", "mcp-toolsearch call ID [--args JSON]: call a tool through the proxy and print its CallToolResult as JSON.", stderr)
+	argsJSON := c.fs.String("args", "{}", "tool arguments as a JSON object")
+	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
+	pos, err := c.parse(args)
+	if err != nil || len(pos) != 1 {
+		if err == nil {
+			fmt.Fprintln(stderr, "call: want exactly one ID")
+		}
+		return exitUsage
+	}
+	var a map[string]any
+	if err := json.Unmarshal([]byte(*argsJSON), &a); err != nil {
+		fmt.Fprintf(stderr, "call: --args is not a JSON object: %v\n", err)
+		return exitUsage
+	}
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	p, err := startProxy(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
+		return exitFail
+	}
+	defer closeProxy(p)
+	_, res, err := p.CallRef(context.Background(), p.Env(*client, ""), pos[0], json.RawMessage(*argsJSON))
+	if err != nil {
+		fmt.Fprintln(stderr, "call:", err)
+		return exitFail
+	}
+	if code := printJSON(stdout, res); code != exitOK {
+		return code
+	}
+	if res.IsError {
+		return exitIsError
+	}
+	return exitOK
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	c := newFlags("check", "mcp-toolsearch check [--config FILE]: validate the config, then start each upstream and report. Exit 0 all good, 1 an upstream failed or policy fails closed, 2 invalid config.", stderr)
+	if _, err := c.parse(args); err != nil {
+		return exitUsage
+	}
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	fmt.Fprintf(stdout, "config %s: valid\n%s\n", cfg.Path, cfg.Summary())
+	for _, w := range cfg.Warnings {
+		fmt.Fprintln(stdout, "warning:", w)
+	}
+	p, err := startProxy(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stdout, "FAIL:", cfg.Redact(err.Error()))
+		return exitFail
+	}
+	defer closeProxy(p)
+	code := exitOK
+	snap := p.Catalog()
+	count := map[string]int{}
+	for _, e := range snap.Entries {
+		count[e.Upstream]++
+	}
+	for _, st := range p.Statuses() {
+		if st.State == "ready" {
+			fmt.Fprintf(stdout, "upstream %-20s ok      %d tools\n", st.Name, count[st.Name])
+		} else {
+			fmt.Fprintf(stdout, "upstream %-20s FAILED  %s\n", st.Name, cfg.Redact(st.Err))
+			code = exitFail
+		}
+	}
+	if err := p.CheckPolicy(); err != nil {
+		fmt.Fprintln(stdout, "FAIL:", err)
+		code = exitFail
+	}
+	return code
+}
+
+func printJSON(w io.Writer, v any) int {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return exitFail
+	}
+	return exitOK
+}

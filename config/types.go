@@ -1,0 +1,150 @@
+// Package config loads and validates the one TOML file of a deployment.
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Config is one deployment. Load fills defaults, expands ${VAR} and validates.
+type Config struct {
+	// Path is the file the config was read from ("" when parsed from bytes).
+	Path       string               `toml:"-"`
+	Server     Server               `toml:"server"`
+	ToolSearch ToolSearch           `toml:"tool_search"`
+	Upstreams  map[string]*Upstream `toml:"upstreams"`
+	Tools      Tools                `toml:"tools"`
+	Profiles   map[string]*Profile  `toml:"profiles"`
+	Groups     map[string][]string  `toml:"groups"`
+	Endpoints  map[string]*Endpoint `toml:"endpoints"`
+	Telemetry  Telemetry            `toml:"telemetry"`
+
+	// Warnings collects non-fatal findings of Load (clamped values and the like).
+	Warnings []string `toml:"-"`
+	// secrets are the values substituted for ${VAR} references; see Redact.
+	secrets []string
+	// fromEnv holds the dotted keys (toml.Key form) whose value came from a
+	// ${VAR} reference; Summary shows those values as "***".
+	fromEnv map[string]bool
+	// redactor caches the replacer Redact uses; built by Parse.
+	redactor *strings.Replacer
+}
+
+// Server is the [server] table: how clients reach the proxy.
+type Server struct {
+	Transport      string   `toml:"transport"`       // "stdio" (default) | "http"
+	Listen         string   `toml:"listen"`          // default "127.0.0.1:8080"
+	BearerToken    string   `toml:"bearer_token"`    // optional; ${VAR} expanded; secret
+	AllowedOrigins []string `toml:"allowed_origins"` // extra Origins accepted besides loopback ones
+	AllowedHosts   []string `toml:"allowed_hosts"`   // extra Host header values accepted besides loopback ones
+	NameSeparator  string   `toml:"name_separator"`  // default "__"; must match ^[a-zA-Z0-9_-]{1,4}$
+	ShutdownGrace  Duration `toml:"shutdown_grace"`  // default 3s: time a stdio child gets after stdin closes before SIGTERM, and again before SIGKILL
+}
+
+// ToolSearch is the [tool_search] table (SPEC §3, §4).
+type ToolSearch struct {
+	Enabled            bool     `toml:"enabled"`              // default false: direct mode
+	Mode               string   `toml:"mode"`                 // "code" (default) | "tools" | "directory"
+	CodeTimeoutMS      int      `toml:"code_timeout_ms"`      // default 10000, clamped to 1000..60000
+	SearchDefaultLimit int      `toml:"search_default_limit"` // default 8, clamped to 1..MaxSearchLimit
+	MaxSearchLimit     int      `toml:"max_search_limit"`     // default 20, clamped to 1..50
+	Pinned             []string `toml:"pinned"`               // directory mode: tools shown with full schemas
+	DirectoryMaxChars  int      `toml:"directory_max_chars"`  // directory mode: default 6000, clamped to 500..50000
+}
+
+// Upstream is one [upstreams.NAME] table: a stdio child (Command set) or an
+// HTTP server (URL set), never both.
+type Upstream struct {
+	Name string `toml:"-"` // the table key
+
+	Command string            `toml:"command"`
+	Args    []string          `toml:"args"`
+	Env     map[string]string `toml:"env"`
+	Cwd     string            `toml:"cwd"` // relative paths are resolved against the config file's folder
+
+	URL       string            `toml:"url"`
+	Transport string            `toml:"transport"` // "streamable-http" (default with url) | "sse"
+	Headers   map[string]string `toml:"headers"`
+
+	Trusted        bool     `toml:"trusted"`
+	Prefix         *string  `toml:"prefix"` // nil means Name; "" allowed
+	DirectOnly     []string `toml:"direct_only"`
+	Enabled        *bool    `toml:"enabled"`         // nil means true
+	StartupTimeout Duration `toml:"startup_timeout"` // default 30s
+	CallTimeout    Duration `toml:"call_timeout"`    // default 60s
+	Session        string   `toml:"session"`         // "shared" (default) | "per-client"
+}
+
+// IsEnabled reports whether the upstream is enabled (default true).
+func (u *Upstream) IsEnabled() bool { return u.Enabled == nil || *u.Enabled }
+
+// PrefixOrName returns the exposed-name prefix: Prefix if set, else Name.
+func (u *Upstream) PrefixOrName() string {
+	if u.Prefix != nil {
+		return *u.Prefix
+	}
+	return u.Name
+}
+
+// IsHTTP reports whether the upstream is reached over HTTP.
+func (u *Upstream) IsHTTP() bool { return u.URL != "" }
+
+// ToolRules is a set of policy rules (SPEC §6). Entries are exposed names,
+// catalog ids, glob patterns ("github__*", "*__delete_*") and groups
+// ("group:<upstream>", "group:<name from [groups]>").
+type ToolRules struct {
+	Profile   string   `toml:"profile"` // "full" | "minimal" | a [profiles.NAME]; "" inherits
+	Allow     []string `toml:"allow"`   // nil: not set; non-nil: an explicit allow list
+	Deny      []string `toml:"deny"`
+	AlsoAllow []string `toml:"also_allow"`
+}
+
+// Tools is the [tools] table: the deployment's policy.
+type Tools struct {
+	ToolRules
+	RequireApproval []string              `toml:"require_approval"`
+	ApprovalCommand []string              `toml:"approval_command"` // argv; receives the call as JSON on stdin, answers allow|deny on stdout
+	ApprovalTimeout Duration              `toml:"approval_timeout"` // default 60s
+	ByClient        map[string]*ToolRules `toml:"by_client"`        // key: glob on clientInfo.name
+}
+
+// Profile is a [profiles.NAME] table: a named base allow list.
+type Profile struct {
+	Allow []string `toml:"allow"`
+	Deny  []string `toml:"deny"`
+}
+
+// Endpoint is an [endpoints.NAME] table: an extra HTTP path with its own
+// token and tool rules.
+type Endpoint struct {
+	Name  string    `toml:"-"`
+	Path  string    `toml:"path"`  // e.g. "/team-a/mcp"; SSE is served at Path+"/sse"... see docs
+	Token string    `toml:"token"` // optional bearer token; ${VAR} expanded; secret
+	Tools ToolRules `toml:"tools"`
+}
+
+// Telemetry is the [telemetry] table (SPEC §7).
+type Telemetry struct {
+	SessionLog    string `toml:"session_log"`    // JSON Lines file; "" disables
+	LogArguments  bool   `toml:"log_arguments"`  // default false: no argument values in logs
+	MetricsListen string `toml:"metrics_listen"` // for stdio deployments: address of /metrics and /healthz; "" disables
+}
+
+// Duration is a time.Duration written in TOML as a string such as "30s" or "1500ms".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration string ("30s", "1500ms", "1m30s") as
+// accepted by time.ParseDuration. A bare number such as "30" is an error
+// (no unit). Range checks (> 0) are done by Parse, which knows the key.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (write it like \"30s\" or \"1500ms\")", string(b))
+	}
+	d.Duration = v
+	return nil
+}
+
+// MarshalText writes the duration in time.Duration.String form ("1m30s").
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.Duration.String()), nil }

@@ -1,0 +1,462 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Defaults and limits. The tool_search limits are SPEC §4; the rest are
+// this project's choices (docs/config.md).
+const (
+	DefaultTransport          = "stdio"
+	DefaultListen             = "127.0.0.1:8080"
+	DefaultNameSeparator      = "__"
+	DefaultShutdownGrace      = 3 * time.Second
+	DefaultMode               = "code"
+	DefaultCodeTimeoutMS      = 10000
+	MinCodeTimeoutMS          = 1000
+	MaxCodeTimeoutMS          = 60000
+	DefaultMaxSearchLimit     = 20
+	MaxMaxSearchLimit         = 50
+	DefaultSearchDefaultLimit = 8
+	DefaultDirectoryMaxChars  = 6000
+	MinDirectoryMaxChars      = 500
+	MaxDirectoryMaxChars      = 50000
+	DefaultStartupTimeout     = 30 * time.Second
+	DefaultCallTimeout        = 60 * time.Second
+	DefaultSession            = "shared"
+	DefaultApprovalTimeout    = 60 * time.Second
+	MaxPrefixLen              = 32
+)
+
+// Reserved HTTP paths of the proxy; endpoints may not use them.
+var reservedPaths = []string{"/mcp", "/sse", "/metrics", "/healthz"}
+
+var (
+	reUpstreamName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+	rePrefix       = regexp.MustCompile(`^[a-zA-Z0-9_-]*$`)
+	reSeparator    = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,4}$`)
+	reHeaderName   = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+)
+
+// fillNames sets Upstream.Name and Endpoint.Name from their table keys and
+// replaces nil map entries with empty values.
+func (p *parser) fillNames() {
+	c := p.cfg
+	for name, u := range c.Upstreams {
+		if u == nil {
+			u = &Upstream{}
+			c.Upstreams[name] = u
+		}
+		u.Name = name
+	}
+	for name, e := range c.Endpoints {
+		if e == nil {
+			e = &Endpoint{}
+			c.Endpoints[name] = e
+		}
+		e.Name = name
+	}
+	for name, r := range c.Tools.ByClient {
+		if r == nil {
+			c.Tools.ByClient[name] = &ToolRules{}
+		}
+	}
+	for name, pr := range c.Profiles {
+		if pr == nil {
+			c.Profiles[name] = &Profile{}
+		}
+	}
+}
+
+func (p *parser) defaultString(v *string, def string, path ...string) {
+	if !p.defined(path...) {
+		*v = def
+	}
+}
+
+func (p *parser) defaultDuration(v *Duration, def time.Duration, path ...string) {
+	if !p.defined(path...) {
+		v.Duration = def
+		return
+	}
+	if v.Duration <= 0 {
+		p.errf(path, "", "must be greater than 0, got %s", v.Duration)
+	}
+}
+
+// clampInt fills the default when the key is absent and clamps the value to
+// lo..hi, with a warning when the value was given in the file.
+func (p *parser) clampInt(v *int, def, lo, hi int, path ...string) {
+	given := p.defined(path...)
+	if !given {
+		*v = def
+	}
+	c := min(max(*v, lo), hi)
+	if c != *v && given {
+		p.warnf(path, "%d is outside %d..%d; using %d", *v, lo, hi, c)
+	}
+	*v = c
+}
+
+// defaults fills every default of docs/config.md and clamps the
+// tool_search limits (SPEC §4: clamp, not error).
+func (p *parser) defaults() {
+	c := p.cfg
+	p.defaultString(&c.Server.Transport, DefaultTransport, "server", "transport")
+	p.defaultString(&c.Server.Listen, DefaultListen, "server", "listen")
+	p.defaultString(&c.Server.NameSeparator, DefaultNameSeparator, "server", "name_separator")
+	p.defaultDuration(&c.Server.ShutdownGrace, DefaultShutdownGrace, "server", "shutdown_grace")
+
+	ts := &c.ToolSearch
+	p.defaultString(&ts.Mode, DefaultMode, "tool_search", "mode")
+	p.clampInt(&ts.CodeTimeoutMS, DefaultCodeTimeoutMS, MinCodeTimeoutMS, MaxCodeTimeoutMS, "tool_search", "code_timeout_ms")
+	p.clampInt(&ts.MaxSearchLimit, DefaultMaxSearchLimit, 1, MaxMaxSearchLimit, "tool_search", "max_search_limit")
+	p.clampInt(&ts.SearchDefaultLimit, DefaultSearchDefaultLimit, 1, ts.MaxSearchLimit, "tool_search", "search_default_limit")
+	p.clampInt(&ts.DirectoryMaxChars, DefaultDirectoryMaxChars, MinDirectoryMaxChars, MaxDirectoryMaxChars, "tool_search", "directory_max_chars")
+
+	for _, name := range sortedKeys(c.Upstreams) {
+		u := c.Upstreams[name]
+		p.defaultDuration(&u.StartupTimeout, DefaultStartupTimeout, "upstreams", name, "startup_timeout")
+		p.defaultDuration(&u.CallTimeout, DefaultCallTimeout, "upstreams", name, "call_timeout")
+		p.defaultString(&u.Session, DefaultSession, "upstreams", name, "session")
+		switch {
+		case u.URL != "":
+			p.defaultString(&u.Transport, "streamable-http", "upstreams", name, "transport")
+		case u.Command != "":
+			p.defaultString(&u.Transport, "stdio", "upstreams", name, "transport")
+		}
+	}
+	p.defaultDuration(&c.Tools.ApprovalTimeout, DefaultApprovalTimeout, "tools", "approval_timeout")
+}
+
+// resolveFile resolves a relative file path against dir.
+func resolveFile(dir, f string) string {
+	if dir == "" || f == "" || filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(dir, f)
+}
+
+// resolveCommand resolves a relative command path that contains a slash
+// ("./bin/x", "bin/x") against dir; plain names ("node") are left for the
+// PATH lookup at start time.
+func resolveCommand(dir, cmd string) string {
+	if !strings.ContainsRune(cmd, '/') && !strings.ContainsRune(cmd, filepath.Separator) {
+		return cmd
+	}
+	return resolveFile(dir, cmd)
+}
+
+// resolvePaths makes relative paths relative to the config file's folder.
+func (p *parser) resolvePaths(dir string) {
+	c := p.cfg
+	for _, u := range c.Upstreams {
+		u.Cwd = resolveFile(dir, u.Cwd)
+		if u.Command != "" {
+			u.Command = resolveCommand(dir, u.Command)
+		}
+	}
+	if len(c.Tools.ApprovalCommand) > 0 {
+		c.Tools.ApprovalCommand[0] = resolveCommand(dir, c.Tools.ApprovalCommand[0])
+	}
+	c.Telemetry.SessionLog = resolveFile(dir, c.Telemetry.SessionLog)
+}
+
+func oneOf(p *parser, v string, allowed []string, path ...string) {
+	if !slices.Contains(allowed, v) {
+		p.errf(path, "", "invalid value %q: must be one of %s", v, quoteList(allowed))
+	}
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = strconv.Quote(x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// checkListen checks a host:port address ("127.0.0.1:8080", ":8080", "[::1]:0").
+func (p *parser) checkListen(addr string, path ...string) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		p.errf(path, "", "%q is not host:port (e.g. \"127.0.0.1:8080\")", addr)
+		return
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		p.errf(path, "", "%q: port must be a number 0..65535", addr)
+	}
+}
+
+// validate applies every rule of docs/config.md and records all failures.
+func (p *parser) validate() {
+	c := p.cfg
+	oneOf(p, c.Server.Transport, []string{"stdio", "http"}, "server", "transport")
+	p.checkListen(c.Server.Listen, "server", "listen")
+	if !reSeparator.MatchString(c.Server.NameSeparator) {
+		p.errf([]string{"server", "name_separator"}, "", "%q must be 1 to 4 characters of [a-zA-Z0-9_-]", c.Server.NameSeparator)
+	}
+	if c.Server.Transport == "stdio" {
+		if c.Server.BearerToken != "" {
+			p.warnf([]string{"server", "bearer_token"}, "has no effect with server.transport = \"stdio\"")
+		}
+		if len(c.Endpoints) > 0 {
+			p.warnf([]string{"endpoints"}, "endpoints are served only with server.transport = \"http\"")
+		}
+	}
+	oneOf(p, c.ToolSearch.Mode, []string{"code", "tools", "directory"}, "tool_search", "mode")
+	if c.Telemetry.MetricsListen != "" {
+		p.checkListen(c.Telemetry.MetricsListen, "telemetry", "metrics_listen")
+	}
+
+	p.validateUpstreams()
+	p.validatePolicy()
+	p.validateEndpoints()
+}
+
+func (p *parser) validateUpstreams() {
+	c := p.cfg
+	enabled := 0
+	prefixUsers := map[string][]string{}
+	var emptyPrefix []string
+	for _, name := range sortedKeys(c.Upstreams) {
+		u := c.Upstreams[name]
+		base := []string{"upstreams", name}
+		at := func(k string) []string { return appendKey(base, k) }
+		if !reUpstreamName.MatchString(name) {
+			p.errf(base, "", "upstream name must match ^[a-zA-Z0-9_-]{1,64}$ (it appears in tool ids mcp:NAME:tool)")
+		}
+		switch {
+		case u.Command != "" && u.URL != "":
+			p.errf(base, "", "set either command (a stdio server) or url (an HTTP server), not both")
+		case u.Command == "" && u.URL == "":
+			p.errf(base, "", "needs command (a stdio server) or url (an HTTP server)")
+		case u.URL != "":
+			oneOf(p, u.Transport, []string{"streamable-http", "sse"}, at("transport")...)
+			if len(u.Env) > 0 {
+				p.errf(at("env"), "", "only for command upstreams (this one has url)")
+			}
+			if u.Cwd != "" {
+				p.errf(at("cwd"), "", "only for command upstreams (this one has url)")
+			}
+			if len(u.Args) > 0 {
+				p.errf(at("args"), "", "only for command upstreams (this one has url)")
+			}
+			p.checkURL(u.URL, at("url"))
+		default: // command
+			if u.Transport != "stdio" {
+				p.errf(at("transport"), "", "%q needs url; a command upstream always speaks stdio", u.Transport)
+			}
+			if len(u.Headers) > 0 {
+				p.errf(at("headers"), "", "only for url upstreams (this one has command)")
+			}
+		}
+		for _, k := range sortedKeys(u.Headers) {
+			if !reHeaderName.MatchString(k) {
+				p.errf(at("headers"), "", "%q is not a valid HTTP header name", k)
+			}
+			if strings.ContainsAny(u.Headers[k], "\r\n\x00") {
+				p.errf(appendKey(at("headers"), k), "", "value must not contain CR, LF or NUL")
+			}
+		}
+		for _, k := range sortedKeys(u.Env) {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				p.errf(at("env"), "", "%q is not a valid environment variable name", k)
+			}
+		}
+		oneOf(p, u.Session, []string{"shared", "per-client"}, at("session")...)
+		if u.Prefix != nil {
+			if !rePrefix.MatchString(*u.Prefix) || len(*u.Prefix) > MaxPrefixLen {
+				p.errf(at("prefix"), "", "%q must be at most %d characters of [a-zA-Z0-9_-]", *u.Prefix, MaxPrefixLen)
+			}
+		}
+		for i, t := range u.DirectOnly {
+			if t == "" {
+				p.errf(at("direct_only"), fmt.Sprintf("[%d]", i), "empty tool name")
+			}
+		}
+		if !u.IsEnabled() {
+			continue
+		}
+		enabled++
+		pre := u.PrefixOrName()
+		if pre == "" {
+			emptyPrefix = append(emptyPrefix, name)
+			continue
+		}
+		prefixUsers[pre] = append(prefixUsers[pre], name)
+	}
+	for _, pre := range sortedKeys(prefixUsers) {
+		users := prefixUsers[pre]
+		if len(users) < 2 {
+			continue
+		}
+		// Report at every user but the first one in the file.
+		line := func(n string) int { return p.lines.line([]string{"upstreams", n}) }
+		slices.SortStableFunc(users, func(a, b string) int { return line(a) - line(b) })
+		for _, n := range users[1:] {
+			p.errf([]string{"upstreams", n, "prefix"}, "", "upstreams %q and %q both use the prefix %q; exposed tool names would collide", users[0], n, pre)
+		}
+	}
+	if len(emptyPrefix) > 1 {
+		p.warnf([]string{"upstreams", emptyPrefix[1], "prefix"},
+			"upstreams %s all use the empty prefix; tools with the same name get disambiguated names", quoteList(emptyPrefix))
+	}
+	if enabled == 0 {
+		p.errf([]string{"upstreams"}, "", "at least one enabled upstream is required")
+	}
+}
+
+// checkURL checks an upstream url; the message never repeats the url,
+// which may carry an expanded secret.
+func (p *parser) checkURL(raw string, at []string) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		p.errf(at, "", "not a valid URL: %v", err)
+		return
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		p.errf(at, "", "scheme must be http or https")
+		return
+	}
+	if u.Host == "" {
+		p.errf(at, "", "URL has no host")
+	}
+}
+
+// ruleList is one list of policy entries and where it sits.
+type ruleList struct {
+	path    []string
+	entries []string
+}
+
+func (p *parser) validatePolicy() {
+	c := p.cfg
+	builtin := []string{"full", "minimal"}
+	for _, name := range sortedKeys(c.Profiles) {
+		if slices.Contains(builtin, name) {
+			p.errf([]string{"profiles", name}, "", "%q is a built-in profile and cannot be redefined", name)
+		}
+	}
+	checkProfile := func(v string, at []string) {
+		if v == "" || slices.Contains(builtin, v) {
+			return
+		}
+		if _, ok := c.Profiles[v]; ok {
+			return
+		}
+		known := append(append([]string{}, builtin...), sortedKeys(c.Profiles)...)
+		msg := fmt.Sprintf("unknown profile %q (known: %s)", v, quoteList(known))
+		if s := suggest(v, known); s != "" {
+			msg = fmt.Sprintf("unknown profile %q (did you mean %q?)", v, s)
+		}
+		p.errf(at, "", "%s", msg)
+	}
+	checkProfile(c.Tools.Profile, []string{"tools", "profile"})
+	for _, k := range sortedKeys(c.Tools.ByClient) {
+		checkProfile(c.Tools.ByClient[k].Profile, []string{"tools", "by_client", k, "profile"})
+		if _, err := path.Match(k, ""); err != nil {
+			p.errf([]string{"tools", "by_client", k}, "", "client name pattern %q is not a valid glob", k)
+		}
+	}
+	for _, k := range sortedKeys(c.Endpoints) {
+		checkProfile(c.Endpoints[k].Tools.Profile, []string{"endpoints", k, "tools", "profile"})
+	}
+	for _, g := range sortedKeys(c.Groups) {
+		if _, ok := c.Upstreams[g]; ok {
+			p.errf([]string{"groups", g}, "", "group name %q is also an upstream name; group:%s would be ambiguous", g, g)
+		}
+	}
+	if len(c.Tools.ApprovalCommand) > 0 && c.Tools.ApprovalCommand[0] == "" {
+		p.errf([]string{"tools", "approval_command"}, "", "the first element (the program) is empty")
+	}
+
+	var lists []ruleList
+	rules := func(r *ToolRules, base ...string) {
+		lists = append(lists,
+			ruleList{appendKey(base, "allow"), r.Allow},
+			ruleList{appendKey(base, "deny"), r.Deny},
+			ruleList{appendKey(base, "also_allow"), r.AlsoAllow})
+	}
+	rules(&c.Tools.ToolRules, "tools")
+	lists = append(lists, ruleList{[]string{"tools", "require_approval"}, c.Tools.RequireApproval})
+	for _, k := range sortedKeys(c.Tools.ByClient) {
+		rules(c.Tools.ByClient[k], "tools", "by_client", k)
+	}
+	for _, k := range sortedKeys(c.Endpoints) {
+		rules(&c.Endpoints[k].Tools, "endpoints", k, "tools")
+	}
+	for _, k := range sortedKeys(c.Profiles) {
+		pr := c.Profiles[k]
+		lists = append(lists, ruleList{[]string{"profiles", k, "allow"}, pr.Allow}, ruleList{[]string{"profiles", k, "deny"}, pr.Deny})
+	}
+	for _, k := range sortedKeys(c.Groups) {
+		lists = append(lists, ruleList{[]string{"groups", k}, c.Groups[k]})
+	}
+	lists = append(lists, ruleList{[]string{"tool_search", "pinned"}, c.ToolSearch.Pinned})
+
+	groupNames := append(sortedKeys(c.Upstreams), sortedKeys(c.Groups)...)
+	for _, l := range lists {
+		for i, e := range l.entries {
+			idx := fmt.Sprintf("[%d]", i)
+			if e == "" {
+				p.errf(l.path, idx, "empty entry")
+				continue
+			}
+			if g, ok := strings.CutPrefix(e, "group:"); ok {
+				_, isUp := c.Upstreams[g]
+				_, isGroup := c.Groups[g]
+				if !isUp && !isGroup {
+					msg := fmt.Sprintf("%q names no upstream and no [groups] entry", e)
+					if s := suggest(g, groupNames); s != "" {
+						msg += fmt.Sprintf(" (did you mean \"group:%s\"?)", s)
+					}
+					p.errf(l.path, idx, "%s", msg)
+				}
+				continue
+			}
+			if _, err := path.Match(e, ""); err != nil {
+				p.errf(l.path, idx, "%q is not a valid glob pattern", e)
+			}
+		}
+	}
+}
+
+func (p *parser) validateEndpoints() {
+	c := p.cfg
+	owner := map[string]string{}
+	for _, name := range sortedKeys(c.Endpoints) {
+		e := c.Endpoints[name]
+		at := []string{"endpoints", name, "path"}
+		switch {
+		case e.Path == "":
+			p.errf(at, "", "required (e.g. \"/team-a/mcp\")")
+		case !strings.HasPrefix(e.Path, "/"):
+			p.errf(at, "", "%q must start with \"/\"", e.Path)
+		case strings.ContainsAny(e.Path, " \t\r\n?#"):
+			p.errf(at, "", "%q must not contain blanks, \"?\" or \"#\"", e.Path)
+		case slices.Contains(reservedPaths, strings.TrimSuffix(e.Path, "/")) || e.Path == "/":
+			p.errf(at, "", "%q is reserved by the proxy (reserved: \"/\", %s)", e.Path, quoteList(reservedPaths))
+		default:
+			if other, dup := owner[e.Path]; dup {
+				p.errf(at, "", "%q is also the path of endpoints.%s", e.Path, other)
+			} else {
+				owner[e.Path] = name
+			}
+		}
+	}
+}

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// maxToolNameLen is the longest tool name the go-sdk accepts without a
+// warning (mcp/tool.go validateToolName: 1..128 characters of [A-Za-z0-9_.-]).
+const maxToolNameLen = 128
+
+// maxLineBytes bounds one JSON Lines record (16 MiB).
+const maxLineBytes = 16 << 20
+
+// record is one line of a tools.jsonl file in the format of the benchmark
+// data (shared/bench/README.md): {"id", "server", "name", "description",
+// "inputSchema", ...}. Unknown fields are ignored.
+type record struct {
+	ID          string          `json:"id"`
+	Server      string          `json:"server"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Annotations json.RawMessage `json:"annotations"`
+}
+
+// LoadOptions selects which records of a tools.jsonl file are served.
+type LoadOptions struct {
+	// Server keeps only records whose "server" field equals it exactly
+	// ("" keeps all). Applied before Limit.
+	Server string
+	// Limit keeps the first Limit records left after the Server filter
+	// (0 or negative: all).
+	Limit int
+	// KeepNames serves names exactly as in the file (only made unique),
+	// even when they break the go-sdk name rule; the SDK then only logs a
+	// warning. Useful to test a client's or proxy's own name sanitizing.
+	KeepNames bool
+}
+
+// Tool is one tool as served: Name is unique within the served set.
+// Source is the 1-based line number of the record in the input.
+type Tool struct {
+	Tool   *mcp.Tool
+	ID     string // the record's "id" ("" when absent)
+	Server string // the record's "server"
+	Source int
+}
+
+// LoadTools reads JSON Lines records from r and returns the tools to serve,
+// in file order.
+//
+// Each non-blank line must be a JSON object with a non-empty string "name";
+// otherwise LoadTools returns an error naming the line. The tool's input
+// schema is the record's "inputSchema" when that is a JSON object whose
+// "type" is "object"; otherwise (absent, null, not an object, another type)
+// it is {"type":"object"}, because the go-sdk (Server.AddTool) and the MCP
+// spec (2025-11-25, "Tool": inputSchema must be an object schema) require
+// one. "outputSchema" is deliberately dropped: every tool answers with the
+// same echo object, which would not match a record's declared output.
+//
+// Names: unless opts.KeepNames, characters outside [A-Za-z0-9_.-] become
+// '_' and names are cut to 128 bytes (go-sdk rule). Duplicates (after that
+// step) are made unique deterministically: the first occurrence keeps the
+// name, later ones get the first free suffix _2, _3, ... where "free" means
+// not used by any other tool of the served set, original or generated.
+func LoadTools(r io.Reader, opts LoadOptions) ([]Tool, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLineBytes)
+	var out []Tool
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		var rec record
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, fmt.Errorf("line %d: not a JSON object with string fields id/server/name/description: %v", line, err)
+		}
+		if rec.Name == "" {
+			return nil, fmt.Errorf("line %d: missing or empty \"name\"", line)
+		}
+		if opts.Server != "" && rec.Server != opts.Server {
+			continue
+		}
+		t := &mcp.Tool{
+			Name:        rec.Name,
+			Title:       rec.Title,
+			Description: rec.Description,
+			InputSchema: objectSchema(rec.InputSchema),
+		}
+		if len(rec.Annotations) > 0 && string(rec.Annotations) != "null" {
+			var a mcp.ToolAnnotations
+			if err := json.Unmarshal(rec.Annotations, &a); err == nil {
+				t.Annotations = &a
+			}
+		}
+		out = append(out, Tool{Tool: t, ID: rec.ID, Server: rec.Server, Source: line})
+		if opts.Limit > 0 && len(out) >= opts.Limit {
+			break
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("line %d: %w", line+1, err)
+	}
+	uniqueNames(out, !opts.KeepNames)
+	return out, nil
+}
+
+// emptyObjectSchema is served when a record has no usable input schema.
+var emptyObjectSchema = json.RawMessage(`{"type":"object"}`)
+
+// objectSchema returns raw when it is a JSON object with "type": "object",
+// else {"type":"object"}.
+func objectSchema(raw json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil || m == nil {
+		return emptyObjectSchema
+	}
+	if typ, ok := m["type"]; !ok || string(bytes.TrimSpace(typ)) != `"object"` {
+		return emptyObjectSchema
+	}
+	return raw
+}
+
+// SanitizeName maps name onto the go-sdk tool name rule: runes outside
+// [A-Za-z0-9_.-] become '_', and the result is cut to at most 128 bytes.
+func SanitizeName(name string) string {
+	b := make([]byte, 0, len(name))
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '_', r == '-', r == '.':
+			b = append(b, byte(r))
+		default:
+			b = append(b, '_')
+		}
+	}
+	if len(b) > maxToolNameLen {
+		b = b[:maxToolNameLen]
+	}
+	return string(b)
+}
+
+// uniqueNames sanitizes (when sanitize) and de-duplicates the tool names in
+// place; see LoadTools for the rule.
+func uniqueNames(tools []Tool, sanitize bool) {
+	taken := make(map[string]bool, len(tools)) // every base name present
+	for i := range tools {
+		if sanitize {
+			tools[i].Tool.Name = SanitizeName(tools[i].Tool.Name)
+		}
+		taken[tools[i].Tool.Name] = true
+	}
+	assigned := make(map[string]bool, len(tools))
+	for i := range tools {
+		name := tools[i].Tool.Name
+		if !assigned[name] {
+			assigned[name] = true
+			continue
+		}
+		for n := 2; ; n++ {
+			suffix := "_" + strconv.Itoa(n)
+			base := name
+			if len(base)+len(suffix) > maxToolNameLen {
+				base = truncateUTF8(base, maxToolNameLen-len(suffix))
+			}
+			cand := base + suffix
+			if !taken[cand] && !assigned[cand] {
+				assigned[cand] = true
+				tools[i].Tool.Name = cand
+				break
+			}
+		}
+	}
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// NewServer returns an MCP server (go-sdk) that serves tools, each answering
+// with EchoResult. name is the serverInfo.name; logger may be nil. pageSize
+// is the most tools one tools/list page holds (MCP spec 2025-11-25,
+// "Pagination": the rest follow via nextCursor); 0 means the go-sdk default
+// of 1000, negative values are treated as 0. The SDK lists tools sorted by
+// name.
+//
+// A record whose schema the go-sdk still refuses (Server.AddTool panics, e.g.
+// an invalid "x-mcp-header" annotation) is served with {"type":"object"}
+// instead, and the fallback is logged.
+func NewServer(name string, tools []Tool, pageSize int, logger *slog.Logger) *mcp.Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "0.1.0"}, &mcp.ServerOptions{Logger: logger, PageSize: max(pageSize, 0)})
+	for _, t := range tools {
+		addTool(s, t, logger)
+	}
+	return s
+}
+
+func addTool(s *mcp.Server, t Tool, logger *slog.Logger) {
+	name := t.Tool.Name
+	h := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return EchoResult(name, req.Params.Arguments)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			logger.Warn("schema refused by the SDK; serving an empty object schema", "tool", name, "line", t.Source, "error", fmt.Sprint(p))
+			tt := *t.Tool
+			tt.InputSchema = emptyObjectSchema
+			s.AddTool(&tt, h)
+		}
+	}()
+	s.AddTool(t.Tool, h)
+}
+
+// EchoResult is every tool's answer: one text block holding the JSON
+// {"arguments": ARGS, "tool": NAME} (keys sorted at every level, numbers
+// kept exactly as sent) and the same object as structuredContent. Absent or
+// null arguments echo as {}. It fails only when args is not valid JSON.
+func EchoResult(tool string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	var a any = map[string]any{}
+	if len(bytes.TrimSpace(args)) > 0 && string(bytes.TrimSpace(args)) != "null" {
+		dec := json.NewDecoder(bytes.NewReader(args))
+		dec.UseNumber()
+		if err := dec.Decode(&a); err != nil {
+			return nil, fmt.Errorf("arguments of %q are not JSON: %w", tool, err)
+		}
+	}
+	obj := map[string]any{"tool": tool, "arguments": a}
+	text, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+		StructuredContent: obj,
+	}, nil
+}

@@ -1,0 +1,112 @@
+// Command catalogserver is an example MCP server (official go-sdk) that
+// serves any tool catalog in the JSON Lines format of the benchmark data:
+// one {"id", "server", "name", "description", "inputSchema", ...} object a
+// line. Every tool answers with a deterministic echo of its name and
+// arguments (see EchoResult), so it stands in for a large real upstream in
+// tests, benchmarks and demos.
+//
+// Usage:
+//
+//	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N] [-http ADDR]
+//
+// With no -http it speaks MCP over stdio. With -http ADDR (e.g.
+// 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
+// line "catalogserver: N tools on http://HOST:PORT/mcp" to stderr once it
+// listens (the real port when ADDR ends in :0).
+//
+// Exit status: 0 on clean shutdown (stdin EOF, SIGINT/SIGTERM), 2 on bad
+// flags or an unreadable catalog, 1 on a serve error.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stderr))
+}
+
+// run is main with its arguments and error stream; it returns the exit status.
+func run(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("catalogserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	toolsFile := fs.String("tools", "", "tools.jsonl to serve (required)")
+	server := fs.String("server", "", `keep only tools whose "server" field equals NAME`)
+	limit := fs.Int("limit", 0, "serve only the first N tools (after -server); 0 = all")
+	name := fs.String("name", "catalogserver", "serverInfo.name sent in the initialize result")
+	keep := fs.Bool("keep-names", false, "serve names as in the file (made unique only), even if the SDK name rule rejects them")
+	pageSize := fs.Int("page-size", 0, "tools per tools/list page (0 = go-sdk default 1000)")
+	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR at /mcp instead of stdio")
+	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *toolsFile == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "catalogserver: need -tools FILE and no positional arguments")
+		fs.Usage()
+		return 2
+	}
+	f, err := os.Open(*toolsFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "catalogserver: %v\n", err)
+		return 2
+	}
+	tools, err := LoadTools(f, LoadOptions{Server: *server, Limit: *limit, KeepNames: *keep})
+	f.Close()
+	if err != nil {
+		fmt.Fprintf(stderr, "catalogserver: %s: %v\n", *toolsFile, err)
+		return 2
+	}
+	if len(tools) == 0 {
+		fmt.Fprintf(stderr, "catalogserver: %s: no tools selected (server filter %q)\n", *toolsFile, *server)
+		return 2
+	}
+	level := slog.LevelWarn
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	s := NewServer(*name, tools, *pageSize, logger)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if *httpAddr == "" {
+		if err := s.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "catalogserver: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+
+	ln, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		fmt.Fprintf(stderr, "catalogserver: %v\n", err)
+		return 2
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	hs := &http.Server{Handler: mux}
+	fmt.Fprintf(stderr, "catalogserver: %d tools on http://%s/mcp\n", len(tools), ln.Addr())
+	go func() {
+		<-ctx.Done()
+		hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		fmt.Fprintf(stderr, "catalogserver: %v\n", err)
+		return 1
+	}
+	return 0
+}

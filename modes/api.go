@@ -1,0 +1,187 @@
+package modes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+)
+
+// API is search, describe and call with the same semantics for the
+// structured tools and the code bridge (SPEC §4).
+type API struct {
+	Limits Limits
+	Bounds catalog.Bounds
+}
+
+// Description is describe's answer: the hit plus the exact schemas.
+type Description struct {
+	catalog.Hit
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+}
+
+// Envelope is call's answer (SPEC §4): the tool's hit and the upstream's
+// CallToolResult, with result.details holding structuredContent, or the
+// parsed JSON of a lone text block.
+type Envelope struct {
+	Tool   catalog.Hit    `json:"tool"`
+	Result map[string]any `json:"result"`
+}
+
+// Search returns up to limit hits for query from the entries the session
+// may see (direct-only tools are outside the catalog and never hits).
+// limit 0 means Limits.Default; a limit above Limits.Max is clamped; a
+// negative limit is an error (SPEC §4).
+func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit, error) {
+	if limit < 0 {
+		return nil, fmt.Errorf("limit must be at least 1, got %d", limit)
+	}
+	if limit == 0 {
+		limit = a.Limits.Default
+	}
+	if limit > a.Limits.Max {
+		limit = a.Limits.Max
+	}
+	if strings.TrimSpace(query) == "" {
+		return nil, errors.New("query is empty: describe the task, e.g. \"create a GitHub issue\"")
+	}
+	snap := env.Snapshot()
+	scored := snap.Index.Search(query, limit, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
+	hits := make([]catalog.Hit, 0, len(scored))
+	for _, s := range scored {
+		hits = append(hits, catalog.MakeHit(s.Entry, s.Score, a.Bounds))
+	}
+	env.Searched(query, len(hits), via)
+	return hits, nil
+}
+
+// Resolve finds the entry ref names among the catalog entries the session
+// may see: an id, an exposed name or a unique original name. Errors list the
+// candidate ids of an ambiguous name, or up to three suggestions.
+func (a API) Resolve(env Env, ref string) (*catalog.Entry, error) {
+	snap := env.Snapshot()
+	keep := func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) }
+	e, cands := snap.Resolve(ref, keep)
+	if e != nil {
+		return e, nil
+	}
+	if len(cands) > 1 {
+		ids := make([]string, len(cands))
+		for i, c := range cands {
+			ids[i] = c.ID
+		}
+		return nil, fmt.Errorf("tool name %q is ambiguous: use one of the ids %s", ref, strings.Join(ids, ", "))
+	}
+	msg := fmt.Sprintf("unknown tool %q", ref)
+	if sug := snap.Suggest(ref, 3, keep); len(sug) > 0 {
+		ids := make([]string, len(sug))
+		for i, s := range sug {
+			ids[i] = s.ID
+		}
+		msg += "; did you mean " + strings.Join(ids, ", ") + "?"
+	} else {
+		msg += "; use search to find tool ids"
+	}
+	return nil, errors.New(msg)
+}
+
+// Describe returns the hit and exact schemas of the tool ref names.
+func (a API) Describe(env Env, ref string, via string) (*Description, error) {
+	e, err := a.Resolve(env, ref)
+	if err != nil {
+		env.Described(ref, false, via)
+		return nil, err
+	}
+	env.Described(e.ID, true, via)
+	d := &Description{Hit: catalog.MakeHit(e, 0, a.Bounds), InputSchema: e.InputSchema, OutputSchema: e.OutputSchema}
+	if len(d.InputSchema) == 0 {
+		d.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	return d, nil
+}
+
+// Call runs the tool ref names through env.Call and builds the envelope.
+// A resolution error or an upstream JSON-RPC error comes back as err; the
+// upstream's isError results come back as envelopes.
+func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage, via string) (*Envelope, *mcp.CallToolResult, error) {
+	e, err := a.Resolve(env, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := env.Call(ctx, e, args, via)
+	if err != nil {
+		return nil, nil, err
+	}
+	env2, err := MakeEnvelope(catalog.MakeHit(e, 0, a.Bounds), res)
+	return env2, res, err
+}
+
+// MakeEnvelope builds {tool, result} from an upstream result. Non-text
+// content blocks (images, audio, resources) are replaced in the envelope by
+// a stub naming their type and position; the caller returns the blocks
+// themselves next to the envelope.
+func MakeEnvelope(hit catalog.Hit, res *mcp.CallToolResult) (*Envelope, error) {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the upstream result: %w", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, fmt.Errorf("decoding the upstream result: %w", err)
+	}
+	if content, ok := m["content"].([]any); ok {
+		for i, c := range content {
+			if b, ok := c.(map[string]any); ok && b["type"] != "text" {
+				stub := map[string]any{"type": b["type"], "omitted": fmt.Sprintf("returned as content block %d of this result", i+2)}
+				if mt, ok := b["mimeType"]; ok {
+					stub["mimeType"] = mt
+				}
+				content[i] = stub
+			}
+		}
+	}
+	switch {
+	case res.StructuredContent != nil:
+		m["details"] = m["structuredContent"]
+	case len(res.Content) == 1:
+		if t, ok := res.Content[0].(*mcp.TextContent); ok {
+			var v any
+			if json.Unmarshal([]byte(t.Text), &v) == nil {
+				m["details"] = v
+			}
+		}
+	}
+	return &Envelope{Tool: hit, Result: m}, nil
+}
+
+// EnvelopeResult is the tools/call result carrying an envelope: the
+// envelope as JSON text and as structuredContent, followed by the
+// upstream's non-text blocks, which stay blocks.
+func EnvelopeResult(env *Envelope, upstream *mcp.CallToolResult) *mcp.CallToolResult {
+	b, _ := json.Marshal(env)
+	r := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}
+	for _, c := range upstream.Content {
+		if _, ok := c.(*mcp.TextContent); !ok {
+			r.Content = append(r.Content, c)
+		}
+	}
+	r.IsError = upstream.IsError
+	return r
+}
+
+// ErrorText renders an error for a model: a JSON-RPC error from an upstream
+// keeps its code.
+func ErrorText(err error) string {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return fmt.Sprintf("%v (JSON-RPC error %d)", err, je.Code)
+	}
+	return err.Error()
+}

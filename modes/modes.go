@@ -1,0 +1,173 @@
+// Package modes turns the catalog into the surface a model sees (SPEC §3):
+// direct ("off": every allowed tool), "tools" (tool_search, tool_describe,
+// tool_call), "directory" (the three tools plus a bounded directory) and
+// "code" (tool_search_code). Each surface lists its tools and handles calls
+// to them. Modes reach upstreams only through Env.Call, the proxy's single
+// call path, so no mode can bypass policy, approval or telemetry.
+package modes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+)
+
+// Names of the tools the search surfaces expose. Upstream tools never get
+// these names (catalog.AssignNames reserves them).
+const (
+	ToolSearch     = "tool_search"
+	ToolDescribe   = "tool_describe"
+	ToolCall       = "tool_call"
+	ToolSearchCode = "tool_search_code"
+)
+
+// Reserved lists the names of the modes' own tools.
+var Reserved = []string{ToolSearch, ToolDescribe, ToolCall, ToolSearchCode}
+
+// Via says which route a search, describe or call took, for telemetry.
+const (
+	ViaDirect    = "direct"    // a tools/call of an exposed name
+	ViaTool      = "tool"      // tool_search / tool_describe / tool_call
+	ViaBridge    = "bridge"    // openclaw.tools.* inside tool_search_code
+	ViaDirectory = "directory" // a hidden directory name, hydrated
+)
+
+// Env is what a surface gets from the proxy for one client session: the
+// catalog, this session's policy, and the single call path.
+type Env interface {
+	// Snapshot is the current catalog.
+	Snapshot() *catalog.Snapshot
+	// Allowed reports whether this session's policy allows the entry
+	// (SPEC §6). Denied entries are invisible: never listed, searched,
+	// described or named in suggestions.
+	Allowed(e *catalog.Entry) bool
+	// Call runs one tool call through the proxy's single call path (policy
+	// again, approval, upstream call with timeout, output validation,
+	// telemetry). A JSON-RPC error from the upstream comes back as an error
+	// wrapping *jsonrpc.Error.
+	Call(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, error)
+	// Searched and Described record telemetry.
+	Searched(query string, hits int, via string)
+	Described(id string, found bool, via string)
+}
+
+// Limits are the search limits of SPEC §4, already clamped by config.
+type Limits struct {
+	Default int // search_default_limit, 1..Max
+	Max     int // max_search_limit, 1..50
+}
+
+// Surface is one mode.
+type Surface interface {
+	// Mode is "direct", "tools", "directory" or "code".
+	Mode() string
+	// Tools is the tools/list result for the session.
+	Tools(env Env) []*mcp.Tool
+	// Instructions is the server instructions text for the session ("" for none).
+	Instructions(env Env) string
+	// Call handles a tools/call of name. An unknown or denied name gives
+	// ErrUnknownTool (a JSON-RPC invalid-params error), the same for both.
+	Call(ctx context.Context, env Env, name string, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
+// ErrUnknownTool is the answer to a call of a name the session cannot see.
+// A denied tool gets exactly the same answer (SPEC §6: no hint that it exists).
+func ErrUnknownTool(name string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+}
+
+// EntryTool converts a catalog entry to the MCP tool shown under its
+// exposed name, with the upstream's schemas, annotations and _meta as received.
+func EntryTool(e *catalog.Entry) *mcp.Tool {
+	t := &mcp.Tool{Name: e.Exposed, Title: e.Title, Description: e.Description}
+	if len(e.InputSchema) > 0 {
+		t.InputSchema = e.InputSchema
+	} else {
+		t.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	if len(e.OutputSchema) > 0 {
+		t.OutputSchema = e.OutputSchema
+	}
+	if len(e.Annotations) > 0 {
+		var a mcp.ToolAnnotations
+		if json.Unmarshal(e.Annotations, &a) == nil {
+			t.Annotations = &a
+		}
+	}
+	if len(e.Meta) > 0 {
+		var m mcp.Meta
+		if json.Unmarshal(e.Meta, &m) == nil {
+			t.Meta = m
+		}
+	}
+	return t
+}
+
+// allowedEntries returns the entries the session may see, sorted by id.
+func allowedEntries(env Env, keep func(*catalog.Entry) bool) []*catalog.Entry {
+	var out []*catalog.Entry
+	for _, e := range env.Snapshot().Entries {
+		if env.Allowed(e) && (keep == nil || keep(e)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// resolveCallable finds the entry an exact exposed name names, for a direct
+// tools/call: only exact (case-insensitive) exposed names, never ids or
+// original names, and only entries the session may see.
+func resolveCallable(env Env, name string) *catalog.Entry {
+	e := env.Snapshot().ByExposed(name)
+	if e == nil || !env.Allowed(e) {
+		return nil
+	}
+	return e
+}
+
+// summary describes what is behind a search surface: how many tools, which
+// upstreams (models skip a search tool whose description is generic).
+func summary(env Env) string {
+	es := allowedEntries(env, func(e *catalog.Entry) bool { return !e.DirectOnly })
+	count := map[string]int{}
+	for _, e := range es {
+		count[e.Upstream]++
+	}
+	ups := make([]string, 0, len(count))
+	for u := range count {
+		ups = append(ups, u)
+	}
+	sort.Strings(ups)
+	parts := make([]string, 0, len(ups))
+	for i, u := range ups {
+		if i == 12 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ups)-12))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d)", u, count[u]))
+	}
+	if len(es) == 0 {
+		return "The catalog is empty right now."
+	}
+	return fmt.Sprintf("The catalog holds %d tools from %d MCP servers: %s.", len(es), len(ups), strings.Join(parts, ", "))
+}
+
+// textResult is a successful result holding one text block.
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+// errorResult is an isError result holding one text block: errors a model
+// should see and correct (bad arguments, unknown ids) rather than protocol errors.
+func errorResult(format string, a ...any) *mcp.CallToolResult {
+	r := textResult(fmt.Sprintf(format, a...))
+	r.IsError = true
+	return r
+}

@@ -1,0 +1,236 @@
+package modes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+)
+
+// Tools is the "tools" mode (SPEC §3): tool_search, tool_describe and
+// tool_call, plus the direct-only tools. With Directory set it is the
+// "directory" mode: the same three tools, a bounded directory of tool
+// names in the instructions and in tool_search's description, the pinned
+// tools with full schemas, and hidden directory names callable directly.
+type Tools struct {
+	API API
+	// Directory turns on directory mode.
+	Directory bool
+	// DirectoryMaxChars bounds the directory text (characters, not bytes).
+	DirectoryMaxChars int
+	// Pinned are tool references (exposed names or ids) shown with full
+	// schemas in directory mode.
+	Pinned []string
+}
+
+// Mode returns "tools" or "directory".
+func (t *Tools) Mode() string {
+	if t.Directory {
+		return "directory"
+	}
+	return "tools"
+}
+
+type searchArgs struct {
+	Query string `json:"query"`
+	Limit *int   `json:"limit,omitempty"`
+}
+
+type describeArgs struct {
+	ID string `json:"id"`
+}
+
+type callArgs struct {
+	ID   string          `json:"id"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Tools lists the three tools, the direct-only tools and, in directory
+// mode, the pinned tools.
+func (t *Tools) Tools(env Env) []*mcp.Tool {
+	sum := summary(env)
+	searchDesc := "Search the tool catalog behind this server and get compact hits {id, name, description, source, upstream, input, output?}. " + sum +
+		fmt.Sprintf(" Returns up to `limit` hits (default %d, max %d), best first. `input` is a TypeScript-style signature, or \"unknown\" for untrusted servers: then call tool_describe for the exact schema before tool_call.", t.API.Limits.Default, t.API.Limits.Max)
+	if t.Directory {
+		searchDesc += "\n\n" + t.directory(env)
+	}
+	out := []*mcp.Tool{
+		{
+			Name:        ToolSearch,
+			Description: searchDesc,
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, in any language, e.g. \"create a GitHub issue\""},"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"how many hits (default %d)"}},"required":["query"]}`, t.API.Limits.Max, t.API.Limits.Default)),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Search tools"},
+		},
+		{
+			Name:        ToolDescribe,
+			Description: "Get the full description and the exact JSON input schema (and output schema, if any) of one tool found by tool_search. `id` is a hit's id (e.g. \"mcp:github:create_issue\") or its unique name.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"}},"required":["id"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Describe a tool"},
+		},
+		{
+			Name:        ToolCall,
+			Description: "Call one tool of the catalog by id with its arguments. Returns the envelope {tool, result} as JSON; result is the tool's own result, with result.details holding its JSON output. " + sum,
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"},"args":{"type":"object","description":"the tool's arguments, matching its input schema"}},"required":["id"]}`),
+			Annotations: &mcp.ToolAnnotations{Title: "Call a tool"},
+		},
+	}
+	shown := map[string]bool{}
+	for _, e := range allowedEntries(env, func(e *catalog.Entry) bool { return e.DirectOnly }) {
+		out = append(out, EntryTool(e))
+		shown[e.ID] = true
+	}
+	if t.Directory {
+		for _, e := range t.pinned(env) {
+			if !shown[e.ID] {
+				out = append(out, EntryTool(e))
+				shown[e.ID] = true
+			}
+		}
+	}
+	return out
+}
+
+// pinned resolves the pinned references among the entries the session may see.
+func (t *Tools) pinned(env Env) []*catalog.Entry {
+	snap := env.Snapshot()
+	var out []*catalog.Entry
+	for _, ref := range t.Pinned {
+		if e, _ := snap.Resolve(ref, env.Allowed); e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Instructions carries the directory in directory mode; in tools mode a
+// short hint on how to use the three tools.
+func (t *Tools) Instructions(env Env) string {
+	head := "This server fronts a catalog of MCP tools. Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call. " + summary(env)
+	if !t.Directory {
+		return head
+	}
+	return head + "\n\n" + t.directory(env)
+}
+
+// directory renders the bounded, sorted directory of the session's
+// catalog: one line per tool, "name: first sentence of the description".
+// It depends only on the catalog snapshot and policy, never on user text,
+// so the same snapshot always gives the same bytes (prompt caches stay valid).
+func (t *Tools) directory(env Env) string {
+	es := allowedEntries(env, func(e *catalog.Entry) bool { return !e.DirectOnly })
+	sort.Slice(es, func(i, j int) bool { return es[i].Exposed < es[j].Exposed })
+	max := t.DirectoryMaxChars
+	if max <= 0 {
+		max = 6000
+	}
+	var b strings.Builder
+	b.WriteString("Tool directory (call a name directly, or via tool_call; use tool_describe for schemas):\n")
+	used := len([]rune(b.String()))
+	for i, e := range es {
+		line := "- " + e.Exposed
+		if d := oneLine(e.Description, 80); d != "" {
+			line += ": " + d
+		}
+		line += "\n"
+		n := len([]rune(line))
+		tail := fmt.Sprintf("… and %d more tools: use tool_search.\n", len(es)-i)
+		if used+n+len([]rune(tail)) > max {
+			b.WriteString(tail)
+			return b.String()
+		}
+		b.WriteString(line)
+		used += n
+	}
+	return b.String()
+}
+
+// oneLine collapses white space and cuts s to max runes with an ellipsis.
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= max {
+		return s
+	}
+	return strings.TrimSpace(string(r[:max-1])) + "…"
+}
+
+// Call handles the three tools; other names are direct-only tools, or in
+// directory mode pinned or hidden directory names (hydrated from the same
+// authorized catalog and run through the same call path).
+func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	switch name {
+	case ToolSearch:
+		var a searchArgs
+		if err := decodeArgs(args, &a); err != nil {
+			return errorResult("tool_search: %v", err), nil
+		}
+		limit := 0
+		if a.Limit != nil {
+			if *a.Limit <= 0 {
+				return errorResult("tool_search: limit must be at least 1, got %d", *a.Limit), nil
+			}
+			limit = *a.Limit
+		}
+		hits, err := t.API.Search(env, a.Query, limit, ViaTool)
+		if err != nil {
+			return errorResult("tool_search: %v", err), nil
+		}
+		return jsonResult(map[string]any{"hits": hits})
+	case ToolDescribe:
+		var a describeArgs
+		if err := decodeArgs(args, &a); err != nil {
+			return errorResult("tool_describe: %v", err), nil
+		}
+		d, err := t.API.Describe(env, a.ID, ViaTool)
+		if err != nil {
+			return errorResult("tool_describe: %v", err), nil
+		}
+		return jsonResult(d)
+	case ToolCall:
+		var a callArgs
+		if err := decodeArgs(args, &a); err != nil {
+			return errorResult("tool_call: %v", err), nil
+		}
+		envl, res, err := t.API.Call(ctx, env, a.ID, a.Args, ViaTool)
+		if err != nil {
+			return errorResult("tool_call %s: %s", a.ID, ErrorText(err)), nil
+		}
+		return EnvelopeResult(envl, res), nil
+	}
+	e := resolveCallable(env, name)
+	if e == nil {
+		return nil, ErrUnknownTool(name)
+	}
+	if e.DirectOnly {
+		return env.Call(ctx, e, args, ViaDirect)
+	}
+	if t.Directory {
+		return env.Call(ctx, e, args, ViaDirectory)
+	}
+	return nil, ErrUnknownTool(name)
+}
+
+// decodeArgs decodes a tool's arguments; missing or null means {}.
+func decodeArgs(args json.RawMessage, v any) error {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`)
+	}
+	if err := json.Unmarshal(args, v); err != nil {
+		return fmt.Errorf("bad arguments: %v", err)
+	}
+	return nil
+}
+
+// jsonResult returns v as JSON text and as structuredContent.
+func jsonResult(v any) (*mcp.CallToolResult, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
+}

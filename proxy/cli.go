@@ -1,0 +1,32 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/modes"
+)
+
+// Env returns a modes.Env for a client that is not connected over MCP (the
+// CLI's list, describe, call and search): the same policy and the same call
+// path as a session of a client named clientName on endpoint ("" = main).
+func (p *Proxy) Env(clientName, endpoint string) modes.Env {
+	return &session{p: p, client: clientName, endpoint: endpoint}
+}
+
+// API returns the search/describe/call API with this deployment's limits.
+func (p *Proxy) API() modes.API { return p.api }
+
+// CallRef resolves ref (id, exposed name or unique original name) for the
+// CLI and runs it through the call path, returning the upstream's result.
+func (p *Proxy) CallRef(ctx context.Context, env modes.Env, ref string, args json.RawMessage) (*catalog.Entry, *mcp.CallToolResult, error) {
+	e, err := p.api.Resolve(env, ref)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := env.Call(ctx, e, args, "cli")
+	return e, res, err
+}

@@ -1,0 +1,153 @@
+package proxy
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ServeStdio serves one client over stdin/stdout until it disconnects or
+// ctx ends. stdout carries only the protocol (logs go to stderr).
+func (p *Proxy) ServeStdio(ctx context.Context) error {
+	err := p.Server("").Run(ctx, &mcp.StdioTransport{})
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// Handler is the HTTP front: Streamable HTTP at /mcp, SSE at /sse, each
+// [endpoints.NAME] at its path (Streamable HTTP) and path+"/sse" (SSE), and
+// /healthz. extra, if non-nil, is mounted for the paths it claims
+// (telemetry adds /metrics). Every MCP route checks Host and Origin against
+// DNS rebinding (MCP spec, Transports, "Security Warning") and the bearer
+// token when one is configured.
+func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mount := func(path, endpoint, token string) {
+		getServer := func(*http.Request) *mcp.Server { return p.Server(endpoint) }
+		streamable := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true})
+		sse := mcp.NewSSEHandler(getServer, &mcp.SSEOptions{DisableLocalhostProtection: true})
+		mux.Handle(path, p.guard(token, streamable))
+		ssePath := "/sse"
+		if path != "/mcp" {
+			ssePath = strings.TrimSuffix(path, "/") + "/sse"
+		}
+		mux.Handle(ssePath, p.guard(token, sse))
+	}
+	mount("/mcp", "", p.cfg.Server.BearerToken)
+	for name, ep := range p.cfg.Endpoints {
+		tok := ep.Token
+		if tok == "" {
+			tok = p.cfg.Server.BearerToken
+		}
+		mount(ep.Path, name, tok)
+	}
+	for path, h := range extra {
+		mux.Handle(path, h)
+	}
+	if _, ok := extra["/healthz"]; !ok {
+		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte(`{"status":"ok"}`))
+		})
+	}
+	return mux
+}
+
+// guard rejects requests whose Host or Origin is not allowed (403) or
+// that lack the bearer token (401).
+func (p *Proxy) guard(token string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !p.hostAllowed(r.Host) {
+			http.Error(w, "forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowed_hosts", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o) {
+			http.Error(w, "forbidden: Origin not allowed; add it to server.allowed_origins", http.StatusForbidden)
+			return
+		}
+		if token != "" {
+			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-toolsearch"`)
+				http.Error(w, "unauthorized: missing or wrong bearer token", http.StatusUnauthorized)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func isLoopbackHost(h string) bool {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		h = host
+	}
+	h = strings.Trim(h, "[]")
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (p *Proxy) hostAllowed(host string) bool {
+	if isLoopbackHost(host) {
+		return true
+	}
+	hostOnly := host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		hostOnly = h
+	}
+	for _, a := range p.cfg.Server.AllowedHosts {
+		if a == "*" || strings.EqualFold(a, host) || strings.EqualFold(a, hostOnly) {
+			return true
+		}
+	}
+	// Listening on a non-loopback address without allowed_hosts: accept the
+	// listen address itself.
+	if lh, _, err := net.SplitHostPort(p.cfg.Server.Listen); err == nil && lh != "" && strings.EqualFold(lh, hostOnly) {
+		return true
+	}
+	return false
+}
+
+func (p *Proxy) originAllowed(origin string) bool {
+	if slices.ContainsFunc(p.cfg.Server.AllowedOrigins, func(a string) bool { return a == "*" || strings.EqualFold(a, origin) }) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && isLoopbackHost(u.Host)
+}
+
+// ServeHTTP listens on cfg.Server.Listen and serves Handler until ctx ends,
+// then shuts down within 5 s. ready, if non-nil, receives the bound address.
+func (p *Proxy) ServeHTTP(ctx context.Context, extra map[string]http.Handler, ready func(addr string)) error {
+	ln, err := net.Listen("tcp", p.cfg.Server.Listen)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: p.Handler(extra), ReadHeaderTimeout: 10 * time.Second}
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+		return nil
+	}
+}

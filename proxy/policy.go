@@ -1,0 +1,85 @@
+package proxy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"mcp-toolsearch/catalog"
+)
+
+// compilePolicy compiles the config's [tools], [profiles], [groups] and
+// [endpoints] rules (SPEC §6).
+func (p *Proxy) compilePolicy() error {
+	var names []string
+	for _, u := range p.cfg.EnabledUpstreams() {
+		names = append(names, u.Name)
+	}
+	pol, err := catalog.Compile(p.cfg.Tools, p.cfg.Profiles, p.cfg.Groups, p.cfg.Endpoints, names)
+	if err != nil {
+		return fmt.Errorf("policy: %w", err)
+	}
+	p.policy = pol
+	return nil
+}
+
+// view is the policy view of a session's subject.
+func (p *Proxy) view(client, endpoint string) *catalog.View {
+	return p.policy.View(catalog.Subject{ClientName: client, Endpoint: endpoint})
+}
+
+// CheckPolicy runs the fail-closed check (SPEC §6) for every subject the
+// config names (the main endpoint, each endpoint, each by_client pattern)
+// against the current catalog. Warnings (entries matching nothing) are
+// logged; the error names every allow entry of a list that resolves to no
+// callable tool.
+func (p *Proxy) CheckPolicy() error {
+	entries := p.cat.Snapshot().Entries
+	seen := map[string]bool{}
+	var errs []error
+	for _, s := range p.policy.Subjects() {
+		warns, err := p.policy.Check(s, entries)
+		for _, w := range warns {
+			if !seen[w] {
+				seen[w] = true
+				p.log.Warn("policy: " + w)
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("policy fails closed: %w", errors.Join(errs...))
+	}
+	return nil
+}
+
+// ExplainRow is one line of `mcp-toolsearch list`.
+type ExplainRow struct {
+	ID       string `json:"id"`
+	Exposed  string `json:"exposed"`
+	Upstream string `json:"upstream"`
+	Status   string `json:"status"` // "ok" or "unavailable: <reason>"
+	Allowed  bool   `json:"allowed"`
+	Rule     string `json:"rule"` // which rule allowed or denied it
+	Approval string `json:"approval,omitempty"`
+	Direct   bool   `json:"directOnly,omitempty"`
+}
+
+// Explain lists every catalog entry with the policy decision for a client
+// named client on endpoint ("" = main), sorted by id.
+func (p *Proxy) Explain(client, endpoint string) []ExplainRow {
+	snap := p.cat.Snapshot()
+	v := p.view(client, endpoint)
+	rows := make([]ExplainRow, 0, len(snap.Entries))
+	for _, e := range snap.Entries {
+		d := v.Decide(e)
+		st := "ok"
+		if r, down := snap.Unavailable[e.Upstream]; down {
+			st = "unavailable: " + strings.TrimSpace(r)
+		}
+		rows = append(rows, ExplainRow{ID: e.ID, Exposed: e.Exposed, Upstream: e.Upstream, Status: st, Allowed: d.Allowed, Rule: d.Rule, Approval: d.ApprovalRule, Direct: e.DirectOnly})
+	}
+	return rows
+}

@@ -1,0 +1,276 @@
+// Package proxy is the front of mcp-toolsearch: the MCP server clients talk
+// to (stdio, Streamable HTTP, SSE), its sessions, and the single call path
+// every tool call takes, whatever the mode (policy, approval, upstream call
+// with timeout, output validation, telemetry).
+//
+// Dependencies point one way: proxy -> modes, upstream, catalog.
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/config"
+	"mcp-toolsearch/modes"
+	"mcp-toolsearch/sandbox"
+	"mcp-toolsearch/upstream"
+)
+
+// Version is the proxy's version, shown in serverInfo and `version`.
+var Version = "0.1.0"
+
+// Options tune a Proxy beyond its config.
+type Options struct {
+	Logger *slog.Logger
+	// Surface overrides the mode chosen from the config (tests, benchmarks).
+	Surface modes.Surface
+}
+
+// Proxy is one running deployment.
+type Proxy struct {
+	cfg     *config.Config
+	log     *slog.Logger
+	ups     *upstream.Manager
+	cat     *catalog.Catalog
+	surface modes.Surface
+	api     modes.API
+	policy  *catalog.Policy
+	pool    *sandbox.Pool // code mode's workers; nil in other modes
+
+	mu       sync.Mutex
+	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
+	sessions map[*mcp.ServerSession]*session
+	closed   bool
+}
+
+// New builds a proxy from a loaded config. It starts nothing.
+func New(cfg *config.Config, opts Options) (*Proxy, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	p := &Proxy{cfg: cfg, log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}}
+	var infos []catalog.UpstreamInfo
+	for _, u := range cfg.EnabledUpstreams() {
+		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})
+	}
+	p.cat = catalog.New(cfg.Server.NameSeparator, modes.Reserved, infos)
+	p.api = modes.API{
+		Limits: modes.Limits{Default: cfg.ToolSearch.SearchDefaultLimit, Max: cfg.ToolSearch.MaxSearchLimit},
+		Bounds: catalog.DefaultBounds(),
+	}
+	if err := p.compilePolicy(); err != nil {
+		return nil, err
+	}
+	p.surface = opts.Surface
+	if p.surface == nil {
+		p.surface = p.surfaceFor(cfg)
+	}
+	p.ups = upstream.NewManager(cfg.EnabledUpstreams(), upstream.Options{
+		Logger:         log,
+		Grace:          cfg.Server.ShutdownGrace.Duration,
+		ClientInfo:     &mcp.Implementation{Name: "mcp-toolsearch", Version: Version},
+		OnToolsChanged: p.onToolsChanged,
+	})
+	return p, nil
+}
+
+// surfaceFor picks the surface the config asks for (SPEC §3).
+func (p *Proxy) surfaceFor(cfg *config.Config) modes.Surface {
+	ts := cfg.ToolSearch
+	if !ts.Enabled {
+		return modes.Direct{}
+	}
+	switch ts.Mode {
+	case "directory":
+		return &modes.Tools{API: p.api, Directory: true, DirectoryMaxChars: ts.DirectoryMaxChars, Pinned: ts.Pinned}
+	case "tools":
+		return &modes.Tools{API: p.api}
+	}
+	// "code" (the default). If the sandbox cannot start here, fall back to
+	// tools mode before the catalog is compacted, and say why (SPEC §3).
+	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log})
+	if err != nil {
+		p.log.Warn("code mode unavailable: the sandbox worker cannot start; falling back to tools mode", "err", err)
+		return &modes.Tools{API: p.api}
+	}
+	p.pool = pool
+	return &modes.Code{API: p.api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond}
+}
+
+// Mode is the active surface's mode name.
+func (p *Proxy) Mode() string { return p.surface.Mode() }
+
+// Catalog returns the current catalog snapshot.
+func (p *Proxy) Catalog() *catalog.Snapshot { return p.cat.Snapshot() }
+
+// Statuses reports every upstream's state.
+func (p *Proxy) Statuses() []upstream.Status { return p.ups.Statuses() }
+
+// Start connects every enabled upstream concurrently and returns once each
+// is ready, failed, or past its startup_timeout; failed ones keep retrying
+// in the background.
+func (p *Proxy) Start(ctx context.Context) error {
+	p.ups.Start(ctx)
+	for _, st := range p.ups.Statuses() {
+		if st.State != upstream.StateReady {
+			p.cat.SetUnavailable(st.Name, st.Err)
+			p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
+		}
+	}
+	// Fail closed (SPEC §6): an explicit allow list resolving to no
+	// callable tool stops the run.
+	if err := p.CheckPolicy(); err != nil {
+		_ = p.ups.Close(ctx)
+		return err
+	}
+	return nil
+}
+
+// Close ends client sessions and stops every upstream (children are
+// always waited on).
+func (p *Proxy) Close(ctx context.Context) error {
+	p.mu.Lock()
+	p.closed = true
+	sessions := make([]*mcp.ServerSession, 0, len(p.sessions))
+	for ss := range p.sessions {
+		sessions = append(sessions, ss)
+	}
+	p.mu.Unlock()
+	for _, ss := range sessions {
+		_ = ss.Close()
+	}
+	if p.pool != nil {
+		p.pool.Close()
+	}
+	return p.ups.Close(ctx)
+}
+
+// onToolsChanged is the upstream manager's callback: a fresh listing (or
+// nil when the upstream went down) updates that upstream's part of the
+// catalog, and connected clients get notifications/tools/list_changed.
+func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
+	if tools == nil {
+		reason := "down"
+		if st, ok := p.ups.Status(up); ok && st.Err != "" {
+			reason = st.Err
+		}
+		p.cat.SetUnavailable(up, reason)
+		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
+	} else {
+		es := make([]*catalog.Entry, 0, len(tools))
+		for _, t := range tools {
+			es = append(es, entryFromTool(t))
+		}
+		p.cat.SetTools(up, es)
+		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
+	}
+	p.notifyToolsChanged()
+}
+
+// entryFromTool keeps an upstream tool's JSON exactly as received.
+func entryFromTool(t *mcp.Tool) *catalog.Entry {
+	e := &catalog.Entry{Name: t.Name, Title: t.Title, Description: t.Description}
+	e.InputSchema = rawJSON(t.InputSchema)
+	e.OutputSchema = rawJSON(t.OutputSchema)
+	if t.Annotations != nil {
+		e.Annotations = rawJSON(t.Annotations)
+	}
+	if len(t.Meta) > 0 {
+		e.Meta = rawJSON(t.Meta)
+	}
+	return e
+}
+
+func rawJSON(v any) json.RawMessage {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return x
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+// refreshTool is a tool that is added and removed at once on each server
+// to make the SDK send notifications/tools/list_changed to every session
+// (legacy sessions, and subscribed ones on protocol 2026-07-28). It is
+// never listed: tools/list is answered by the proxy's middleware.
+var refreshTool = &mcp.Tool{Name: "mcp-toolsearch-refresh", InputSchema: json.RawMessage(`{"type":"object"}`)}
+
+func (p *Proxy) notifyToolsChanged() {
+	p.mu.Lock()
+	servers := make([]*mcp.Server, 0, len(p.servers))
+	for _, s := range p.servers {
+		servers = append(servers, s)
+	}
+	p.mu.Unlock()
+	for _, s := range servers {
+		s.AddTool(refreshTool, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("not callable")
+		})
+		s.RemoveTools(refreshTool.Name)
+	}
+}
+
+// CallUnavailableError is the error of a call to a tool whose upstream is down.
+type CallUnavailableError struct {
+	Upstream, Reason string
+}
+
+func (e *CallUnavailableError) Error() string {
+	return fmt.Sprintf("upstream %q is unavailable: %s", e.Upstream, e.Reason)
+}
+
+// call is THE call path: every tool call, from every mode and route
+// (direct tools/call, tool_call, the code bridge, a hydrated directory
+// name), runs through here.
+func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, error) {
+	start := time.Now()
+	if !s.allowed(e) {
+		// Same answer as an unknown tool (SPEC §6): no hint it exists.
+		return nil, modes.ErrUnknownTool(e.Exposed)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage(`{}`) // MCP: arguments is an object; missing or null means {}
+	}
+	res, err := p.ups.CallTool(ctx, e.Upstream, &mcp.CallToolParams{Name: e.Name, Arguments: args})
+	outcome := "ok"
+	switch {
+	case err != nil && errors.Is(err, upstream.ErrUnavailable):
+		outcome = "unavailable"
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		outcome = "timeout"
+	case err != nil:
+		outcome = "error"
+	case res.IsError:
+		outcome = "tool_error"
+	}
+	p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", outcome, "ms", float64(time.Since(start).Microseconds())/1000)
+	return res, err
+}
+
+// sortedServers returns endpoint names in order (tests, logs).
+func (p *Proxy) endpointNames() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.servers))
+	for n := range p.servers {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

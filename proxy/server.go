@@ -1,0 +1,86 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Server returns the MCP server for an endpoint ("" is the main one),
+// creating it on first use. tools/list and tools/call are answered by the
+// proxy's middleware from the session's surface and policy; initialize
+// gets the surface's instructions for the session.
+func (p *Proxy) Server(endpoint string) *mcp.Server {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if s, ok := p.servers[endpoint]; ok {
+		return s
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}, &mcp.ServerOptions{
+		Logger: p.log,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{},
+		},
+	})
+	s.AddReceivingMiddleware(p.middleware(endpoint))
+	p.servers[endpoint] = s
+	return s
+}
+
+func (p *Proxy) middleware(endpoint string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "initialize":
+				res, err := next(ctx, method, req)
+				if err != nil {
+					return res, err
+				}
+				if ir, ok := res.(*mcp.InitializeResult); ok {
+					ss, _ := req.GetSession().(*mcp.ServerSession)
+					if ss != nil {
+						s := p.sessionFor(ss, endpoint)
+						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
+							s.client = c.Params.ClientInfo.Name
+						}
+						ir.Instructions = p.surface.Instructions(s)
+					}
+				}
+				return res, err
+			case "tools/list":
+				ss, ok := req.GetSession().(*mcp.ServerSession)
+				if !ok {
+					return next(ctx, method, req)
+				}
+				s := p.sessionFor(ss, endpoint)
+				tools := p.surface.Tools(s)
+				if tools == nil {
+					tools = []*mcp.Tool{}
+				}
+				return &mcp.ListToolsResult{Tools: tools}, nil
+			case "tools/call":
+				ss, ok := req.GetSession().(*mcp.ServerSession)
+				if !ok {
+					return next(ctx, method, req)
+				}
+				s := p.sessionFor(ss, endpoint)
+				cr := req.(*mcp.CallToolRequest)
+				var args json.RawMessage
+				if cr.Params != nil {
+					args = cr.Params.Arguments
+				}
+				res, err := p.surface.Call(ctx, s, cr.Params.Name, args)
+				if err != nil {
+					return nil, err
+				}
+				if res.Content == nil {
+					res.Content = []mcp.Content{}
+				}
+				return res, nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}

@@ -1,0 +1,748 @@
+// Package sandbox runs a JavaScript async-function body in goja inside a
+// separate, short-lived worker process (SPEC §3 "code" mode, §5 runtime
+// boundary; DESIGN.md "Sandbox").
+//
+// It knows nothing of MCP. The script sees only console.log/warn/error and
+// openclaw.tools.search/describe/call; every tools call is sent to the parent
+// over the worker's stdin/stdout (see protocol.go) and served there by a
+// Bridge the caller supplies. The parent owns the wall-clock timeout and
+// kills the worker's whole process group when it expires.
+//
+// The binary must route the worker role to WorkerMain: when os.Args[1] is
+// "sandbox-worker" (Options.Args), main calls os.Exit(sandbox.WorkerMain()).
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Bridge serves one bridge call of a running script. op is "search",
+// "describe" or "call"; args is the JSON array of the JS call's arguments,
+// e.g. ["create issue",{"limit":3}] or ["mcp:gh:create_issue",{...}]
+// (undefined arguments arrive as null). The returned JSON value resolves the
+// script's Promise; an error rejects it with an Error whose message is
+// err.Error(). ctx is cancelled when the run ends (done, timeout, caller
+// cancellation). Calls of one run may be served concurrently.
+type Bridge func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
+
+// Options configures a Pool. Zero fields take the defaults shown.
+type Options struct {
+	// Exe is the binary re-executed as a worker; default os.Executable().
+	Exe string
+	// Args are its arguments; default ["sandbox-worker"].
+	Args []string
+	// PoolSize is the number of pre-started idle workers; default 2.
+	PoolSize int
+	// MemoryLimitBytes is the worker's RLIMIT_DATA in bytes; default 512 MiB.
+	// (RLIMIT_AS is not used: Go reserves address space eagerly.)
+	MemoryLimitBytes int64
+	// CPUSeconds is the worker's RLIMIT_CPU in seconds; default 30.
+	CPUSeconds int
+	// MaxConcurrentCalls caps bridge calls served at once per run; default 4.
+	// Further calls wait for a slot.
+	MaxConcurrentCalls int
+	// MaxTotalCalls caps bridge calls per run; default 64. Calls over the cap
+	// are rejected in the script without reaching the Bridge.
+	MaxTotalCalls int
+	// MaxLogBytes bounds the console text kept per run, in bytes; default 16 KiB.
+	MaxLogBytes int
+	// MaxOutputBytes bounds Result.Value, in bytes; default 64 KiB.
+	MaxOutputBytes int
+	// MaxMessageBytes bounds the JSON arguments of one bridge call and the
+	// JSON result the Bridge returns, in bytes; default 4 MiB.
+	MaxMessageBytes int
+	// MaxCallStackSize is goja's maximum JS call depth; default 2000.
+	MaxCallStackSize int
+	// StartTimeout bounds how long a new worker may take to report ready;
+	// default 10 s.
+	StartTimeout time.Duration
+	// Logger receives worker failures (with bounded stderr); default
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+func (o *Options) defaults() error {
+	if o.Exe == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("sandbox: cannot find own executable: %w", err)
+		}
+		o.Exe = exe
+	}
+	if o.Args == nil {
+		o.Args = []string{"sandbox-worker"}
+	}
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.PoolSize, 2)
+	def(&o.CPUSeconds, 30)
+	def(&o.MaxConcurrentCalls, 4)
+	def(&o.MaxTotalCalls, 64)
+	def(&o.MaxLogBytes, 16<<10)
+	def(&o.MaxOutputBytes, 64<<10)
+	def(&o.MaxMessageBytes, 4<<20)
+	def(&o.MaxCallStackSize, 2000)
+	if o.MemoryLimitBytes <= 0 {
+		o.MemoryLimitBytes = 512 << 20
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return nil
+}
+
+// LogLine is one console line of a script. Level is "log", "warn" or
+// "error" (console.info/debug map to "log").
+type LogLine struct {
+	Level string `json:"level"`
+	Text  string `json:"text"`
+}
+
+// CallRecord is one bridge call a script made. Arg0 is its first argument
+// when that is a string (the query of search, the id of describe/call).
+// Error is the error the script saw ("" on success), including refusals by
+// the call cap and "still running when the run ended" for calls in flight
+// at the end. Ms is the call's duration in milliseconds.
+type CallRecord struct {
+	Op    string  `json:"op"`
+	Arg0  string  `json:"arg0,omitempty"`
+	Error string  `json:"error,omitempty"`
+	Ms    float64 `json:"ms"`
+}
+
+// Result is the outcome of one Run.
+//
+// OK is true when the body returned normally; Value is then the returned
+// value as JSON ("null" for undefined). Otherwise Error says why, with
+// "(line N, col M)" of the user's body when known: a thrown error, a syntax
+// error, "timed out after N ms" (TimedOut set), "sandbox worker died: ..."
+// or a refused start. OutputTruncated marks a Value cut to MaxOutputBytes
+// (Value is then a JSON string ending in a "…[output truncated: N bytes
+// total]" marker). SearchCount, DescribeCount and CallCount count the calls
+// that reached the Bridge; Calls lists every call requested, in order.
+// DurationMs is the wall time of Run in milliseconds.
+type Result struct {
+	OK              bool            `json:"ok"`
+	Value           json.RawMessage `json:"value,omitempty"`
+	Error           string          `json:"error,omitempty"`
+	TimedOut        bool            `json:"timedOut,omitempty"`
+	Logs            []LogLine       `json:"logs,omitempty"`
+	LogsTruncated   bool            `json:"logsTruncated,omitempty"`
+	OutputTruncated bool            `json:"outputTruncated,omitempty"`
+	Calls           []CallRecord    `json:"calls,omitempty"`
+	SearchCount     int             `json:"searchCount"`
+	DescribeCount   int             `json:"describeCount"`
+	CallCount       int             `json:"callCount"`
+	DurationMs      float64         `json:"durationMs"`
+}
+
+// Pool keeps pre-started workers and runs scripts on them; each worker runs
+// one script and exits. A Pool is safe for concurrent use.
+type Pool struct {
+	opts Options
+	idle chan *worker
+
+	mu     sync.Mutex
+	closed bool
+	live   map[*worker]struct{}
+	wg     sync.WaitGroup // background spawns and reapers
+}
+
+// NewPool starts opts.PoolSize workers and waits until each reports ready.
+// It returns an error (and leaves nothing running) when a worker cannot be
+// started, e.g. the binary does not route opts.Args to WorkerMain; the caller
+// then falls back to the "tools" mode (SPEC §3, last bullet).
+func NewPool(opts Options) (*Pool, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	p := &Pool{opts: opts, idle: make(chan *worker, opts.PoolSize), live: map[*worker]struct{}{}}
+	for range opts.PoolSize {
+		w, err := p.spawn()
+		if err != nil {
+			p.Close()
+			return nil, err
+		}
+		p.idle <- w
+	}
+	return p, nil
+}
+
+// Close kills every worker (idle or running) and waits for all of them to be
+// reaped and their temporary directories removed. Runs in progress end with
+// an error. Close is idempotent.
+func (p *Pool) Close() {
+	p.mu.Lock()
+	p.closed = true
+	ws := make([]*worker, 0, len(p.live))
+	for w := range p.live {
+		ws = append(ws, w)
+	}
+	p.mu.Unlock()
+	for _, w := range ws {
+		w.kill()
+	}
+	p.wg.Wait()
+	for _, w := range ws {
+		<-w.exited
+	}
+	for {
+		select {
+		case w := <-p.idle:
+			w.kill()
+			<-w.exited
+		default:
+			return
+		}
+	}
+}
+
+// get returns a ready worker: an idle one when available, else a fresh one.
+func (p *Pool) get() (*worker, error) {
+	for {
+		select {
+		case w := <-p.idle:
+			select {
+			case <-w.exited: // died while idle
+				continue
+			default:
+				return w, nil
+			}
+		default:
+			return p.spawn()
+		}
+	}
+}
+
+// refill starts one worker in the background and parks it in the idle set.
+func (p *Pool) refill() {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	p.wg.Add(1)
+	p.mu.Unlock()
+	go func() {
+		defer p.wg.Done()
+		w, err := p.spawn()
+		if err != nil {
+			p.opts.Logger.Warn("sandbox: cannot start a spare worker", "error", err)
+			return
+		}
+		select {
+		case p.idle <- w:
+		default:
+			w.kill()
+		}
+	}()
+}
+
+// Run runs the async-function body code in a fresh worker with the given
+// wall-clock timeout, serving its bridge calls with bridge. It always
+// returns a Result (never nil); failures are reported in Result.Error.
+// Run returns shortly after the timeout or ctx's cancellation: the worker's
+// process group is killed and bridge calls still in flight are abandoned
+// (their ctx is cancelled) and recorded as such.
+func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, bridge Bridge) *Result {
+	start := time.Now()
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	r := &run{pool: p, bridge: bridge, res: &Result{}}
+	defer func() { r.res.DurationMs = msSince(start) }()
+
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed {
+		r.res.Error = "sandbox unavailable: the pool is closed"
+		return r.res
+	}
+	w, err := p.get()
+	if err != nil {
+		r.res.Error = "sandbox unavailable: " + err.Error()
+		return r.res
+	}
+	p.refill()
+	r.w = w
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r.ctx = runCtx
+	r.sem = make(chan struct{}, p.opts.MaxConcurrentCalls)
+
+	req := message{T: msgRun, Code: code, Limits: &runLimits{
+		MemoryLimitBytes: p.opts.MemoryLimitBytes,
+		CPUSeconds:       p.opts.CPUSeconds,
+		MaxLogBytes:      p.opts.MaxLogBytes,
+		MaxOutputBytes:   p.opts.MaxOutputBytes,
+		MaxMessageBytes:  p.opts.MaxMessageBytes,
+		MaxCallStackSize: p.opts.MaxCallStackSize,
+	}}
+	if err := w.send(req); err != nil {
+		r.res.Error = "sandbox worker died before the run: " + err.Error()
+		w.kill()
+		return r.finish()
+	}
+
+	for {
+		select {
+		case m, ok := <-w.msgs:
+			if !ok {
+				r.workerDied()
+				return r.finish()
+			}
+			if m.T == msgDone {
+				r.done(m)
+				go p.reap(w)
+				return r.finish()
+			}
+			r.handle(m)
+		case <-deadline.C:
+			w.kill()
+			r.res.TimedOut = true
+			r.res.Error = fmt.Sprintf("timed out after %d ms", timeout.Milliseconds())
+			return r.finish()
+		case <-ctx.Done():
+			w.kill()
+			r.res.Error = "cancelled: " + ctx.Err().Error()
+			return r.finish()
+		}
+	}
+}
+
+// reap waits briefly for a worker that reported done to exit by itself.
+func (p *Pool) reap(w *worker) {
+	select {
+	case <-w.exited:
+	case <-time.After(2 * time.Second):
+		w.kill()
+	}
+}
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
+
+// run is the parent-side state of one Run.
+type run struct {
+	pool   *Pool
+	w      *worker
+	bridge Bridge
+	ctx    context.Context
+	sem    chan struct{}
+
+	mu     sync.Mutex // guards res.Calls, inflight and res counts after start
+	res    *Result
+	starts []time.Time
+	open   []bool
+	total  int
+
+	logBytes int
+}
+
+func (r *run) handle(m message) {
+	switch m.T {
+	case msgLog:
+		r.addLog(m)
+	case msgCall:
+		r.call(m)
+	default:
+		// Unknown message types are ignored; the worker is ours.
+	}
+}
+
+func (r *run) addLog(m message) {
+	max := r.pool.opts.MaxLogBytes
+	if r.res.LogsTruncated && r.logBytes >= max {
+		return
+	}
+	text := m.Text
+	if r.logBytes+len(text) > max {
+		text = truncateUTF8(text, max-r.logBytes)
+		r.res.LogsTruncated = true
+	}
+	if m.Truncated {
+		r.res.LogsTruncated = true
+	}
+	r.logBytes += len(text)
+	level := m.Level
+	if level != "warn" && level != "error" {
+		level = "log"
+	}
+	r.res.Logs = append(r.res.Logs, LogLine{Level: level, Text: text})
+}
+
+func (r *run) call(m message) {
+	rec := CallRecord{Op: m.Op}
+	var args []json.RawMessage
+	if json.Unmarshal(m.Args, &args) == nil && len(args) > 0 {
+		var s string
+		if json.Unmarshal(args[0], &s) == nil {
+			rec.Arg0 = truncateUTF8(s, 200)
+		}
+	}
+	refuse := ""
+	switch {
+	case m.Op != "search" && m.Op != "describe" && m.Op != "call":
+		refuse = fmt.Sprintf("unknown bridge operation %q", m.Op)
+	case r.total >= r.pool.opts.MaxTotalCalls:
+		refuse = fmt.Sprintf("openclaw.tools.%s refused: this run reached the limit of %d bridge calls", m.Op, r.pool.opts.MaxTotalCalls)
+	}
+	r.mu.Lock()
+	idx := len(r.res.Calls)
+	if refuse != "" {
+		rec.Error = refuse
+	}
+	r.res.Calls = append(r.res.Calls, rec)
+	r.starts = append(r.starts, time.Now())
+	r.open = append(r.open, refuse == "")
+	if refuse == "" {
+		r.total++
+		switch m.Op {
+		case "search":
+			r.res.SearchCount++
+		case "describe":
+			r.res.DescribeCount++
+		case "call":
+			r.res.CallCount++
+		}
+	}
+	r.mu.Unlock()
+	if refuse != "" {
+		_ = r.w.send(message{T: msgReply, ID: m.ID, Error: refuse})
+		return
+	}
+	go r.serve(idx, m)
+}
+
+// serve runs one bridge call on its own goroutine, bounded by the run's
+// concurrency cap, and sends the reply.
+func (r *run) serve(idx int, m message) {
+	var (
+		out json.RawMessage
+		err error
+	)
+	select {
+	case r.sem <- struct{}{}:
+		func() {
+			defer func() {
+				<-r.sem
+				if x := recover(); x != nil {
+					err = fmt.Errorf("bridge failed: %v", x)
+				}
+			}()
+			out, err = r.bridge(r.ctx, m.Op, m.Args)
+		}()
+	case <-r.ctx.Done():
+		err = r.ctx.Err()
+	}
+	if err == nil {
+		switch {
+		case len(out) == 0:
+			out = json.RawMessage("null")
+		case len(out) > r.pool.opts.MaxMessageBytes:
+			err = fmt.Errorf("openclaw.tools.%s: result is %d bytes, over the %d-byte limit", m.Op, len(out), r.pool.opts.MaxMessageBytes)
+		case !json.Valid(out):
+			err = fmt.Errorf("openclaw.tools.%s: the proxy returned invalid JSON", m.Op)
+		}
+	}
+	reply := message{T: msgReply, ID: m.ID}
+	if err != nil {
+		reply.Error = err.Error()
+		if reply.Error == "" {
+			reply.Error = "bridge call failed"
+		}
+	} else {
+		reply.Value = out
+	}
+	r.mu.Lock()
+	if r.open[idx] {
+		r.open[idx] = false
+		r.res.Calls[idx].Ms = msSince(r.starts[idx])
+		r.res.Calls[idx].Error = reply.Error
+	}
+	r.mu.Unlock()
+	_ = r.w.send(reply)
+}
+
+func (r *run) done(m message) {
+	if m.OK {
+		r.res.OK = true
+		v, cut := cutJSON(m.Value, r.pool.opts.MaxOutputBytes+128)
+		if len(v) == 0 || !json.Valid(v) {
+			r.res.OK = false
+			r.res.Error = "sandbox worker returned an invalid value"
+			return
+		}
+		r.res.Value = v
+		r.res.OutputTruncated = m.Truncated || cut
+		return
+	}
+	r.res.Error = m.Error
+	if r.res.Error == "" {
+		r.res.Error = "the script failed"
+	}
+}
+
+// workerDied explains why the worker's stdout closed before a result.
+func (r *run) workerDied() {
+	w := r.w
+	select {
+	case <-w.exited:
+	case <-time.After(time.Second):
+		w.kill()
+		<-w.exited
+	}
+	select {
+	case <-w.stderrDone:
+	case <-time.After(200 * time.Millisecond):
+	}
+	reason := "exited without a result"
+	stderr := w.stderr.String()
+	st := w.cmd.ProcessState
+	switch {
+	case w.readErr != nil && errors.Is(w.readErr, errLineTooLong):
+		reason = "sent an oversized message"
+	case strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory"):
+		reason = fmt.Sprintf("out of memory (limit %d MiB)", r.pool.opts.MemoryLimitBytes>>20)
+	case strings.Contains(stderr, "stack overflow") || strings.Contains(stderr, "stack exceeds"):
+		reason = "stack overflow"
+	case st != nil:
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			reason = "killed by signal " + ws.Signal().String()
+			if cpu := st.UserTime() + st.SystemTime(); cpu >= time.Duration(r.pool.opts.CPUSeconds)*time.Second-100*time.Millisecond {
+				reason += fmt.Sprintf(" (CPU time limit of %d s)", r.pool.opts.CPUSeconds)
+			}
+		} else {
+			reason = fmt.Sprintf("exited with status %d without a result", st.ExitCode())
+		}
+	}
+	r.res.Error = "sandbox worker died: " + reason
+	r.pool.opts.Logger.Warn("sandbox worker died", "reason", reason, "pid", w.cmd.Process.Pid, "stderr", stderr)
+}
+
+// finish snapshots the result; calls still in flight are marked.
+func (r *run) finish() *Result {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, open := range r.open {
+		if open {
+			r.open[i] = false
+			r.res.Calls[i].Ms = msSince(r.starts[i])
+			r.res.Calls[i].Error = "still running when the run ended"
+		}
+	}
+	if r.res.TimedOut {
+		r.pool.opts.Logger.Info("sandbox run timed out", "error", r.res.Error, "calls", len(r.res.Calls))
+	}
+	// Serving goroutines no longer touch Calls once every entry is closed.
+	return r.res
+}
+
+// worker is the parent's handle on one worker process.
+type worker struct {
+	cmd        *exec.Cmd
+	dir        string
+	stdin      *os.File
+	sendMu     sync.Mutex
+	msgs       chan message
+	readErr    error // set before msgs is closed
+	stderr     *boundedBuffer
+	stderrDone chan struct{}
+	exited     chan struct{}
+}
+
+// spawn starts one worker and waits for its "ready" message.
+func (p *Pool) spawn() (*worker, error) {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil, errors.New("the pool is closed")
+	}
+	p.wg.Add(1) // released when the worker is reaped
+	p.mu.Unlock()
+
+	w, err := p.startWorker()
+	if err != nil {
+		p.wg.Done()
+		return nil, err
+	}
+	p.mu.Lock()
+	p.live[w] = struct{}{}
+	closed := p.closed
+	p.mu.Unlock()
+	go func() {
+		_ = w.cmd.Wait()
+		_ = os.RemoveAll(w.dir)
+		w.sendMu.Lock()
+		_ = w.stdin.Close()
+		w.sendMu.Unlock()
+		p.mu.Lock()
+		delete(p.live, w)
+		p.mu.Unlock()
+		close(w.exited)
+		p.wg.Done()
+	}()
+	if closed {
+		w.kill()
+		return nil, errors.New("the pool is closed")
+	}
+
+	timer := time.NewTimer(p.opts.StartTimeout)
+	defer timer.Stop()
+	select {
+	case m, ok := <-w.msgs:
+		if ok && m.T == msgReady {
+			return w, nil
+		}
+		w.kill()
+		<-w.exited
+		select {
+		case <-w.stderrDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+		return nil, fmt.Errorf("sandbox worker %s %s did not start (%s); stderr: %q", p.opts.Exe, strings.Join(p.opts.Args, " "), w.cmd.ProcessState, truncateUTF8(w.stderr.String(), 500))
+	case <-timer.C:
+		w.kill()
+		return nil, fmt.Errorf("sandbox worker %s did not report ready within %s", p.opts.Exe, p.opts.StartTimeout)
+	}
+}
+
+func (p *Pool) startWorker() (*worker, error) {
+	dir, err := os.MkdirTemp("", "sandbox-worker-")
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: creating the worker's directory: %w", err)
+	}
+	var files []*os.File
+	closeAll := func() {
+		for _, f := range files {
+			_ = f.Close()
+		}
+	}
+	pipe := func() (*os.File, *os.File) {
+		r, w, perr := os.Pipe()
+		if perr != nil && err == nil {
+			err = perr
+		}
+		files = append(files, r, w)
+		return r, w
+	}
+	inR, inW := pipe()
+	outR, outW := pipe()
+	errR, errW := pipe()
+	if err != nil {
+		closeAll()
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("sandbox: creating pipes: %w", err)
+	}
+	cmd := exec.Command(p.opts.Exe, p.opts.Args...)
+	cmd.Env = []string{} // empty environment (SPEC §5)
+	cmd.Dir = dir
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		closeAll()
+		_ = os.RemoveAll(dir)
+		return nil, fmt.Errorf("sandbox: starting worker %s: %w", p.opts.Exe, err)
+	}
+	_ = inR.Close()
+	_ = outW.Close()
+	_ = errW.Close()
+
+	w := &worker{
+		cmd: cmd, dir: dir, stdin: inW,
+		msgs:       make(chan message, 64),
+		stderr:     &boundedBuffer{max: 8 << 10},
+		stderrDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+	}
+	lineMax := p.opts.MaxMessageBytes + 2*p.opts.MaxOutputBytes + 2*p.opts.MaxLogBytes + 64<<10
+	go func() {
+		defer outR.Close()
+		defer close(w.msgs)
+		br := bufio.NewReaderSize(outR, 64<<10)
+		for {
+			line, err := readLine(br, lineMax)
+			if err != nil {
+				if err != io.EOF {
+					w.readErr = err
+					w.kill()
+				}
+				return
+			}
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil {
+				w.readErr = fmt.Errorf("bad message from worker: %w", err)
+				w.kill()
+				return
+			}
+			w.msgs <- m
+		}
+	}()
+	go func() {
+		defer close(w.stderrDone)
+		defer errR.Close()
+		_, _ = io.Copy(w.stderr, errR)
+	}()
+	return w, nil
+}
+
+// send writes one message to the worker's stdin; safe for concurrent use.
+func (w *worker) send(m message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	w.sendMu.Lock()
+	defer w.sendMu.Unlock()
+	_, err = w.stdin.Write(b)
+	return err
+}
+
+// kill sends SIGKILL to the worker's whole process group. It does not wait;
+// <-w.exited does.
+func (w *worker) kill() {
+	if w.cmd.Process != nil {
+		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// boundedBuffer keeps the first max bytes written and discards the rest.
+type boundedBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if room := b.max - len(b.buf); room > 0 {
+		b.buf = append(b.buf, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (b *boundedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}

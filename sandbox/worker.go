@@ -1,0 +1,451 @@
+package sandbox
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/dop251/goja"
+)
+
+// wrapperHead and wrapperTail enclose the user's body so it runs as an async
+// function; wrapperLines is how many lines the head adds before the body,
+// subtracted from line numbers reported to the user.
+const (
+	wrapperHead  = "(async () => {\n"
+	wrapperTail  = "\n})()"
+	wrapperLines = 1
+	scriptName   = "sandbox.js"
+)
+
+// WorkerMain is the worker role of the binary (DESIGN.md "Sandbox"): the
+// lead's main calls it when os.Args[1] == "sandbox-worker" and exits with the
+// returned code.
+//
+// The worker announces itself with a "ready" message on stdout, reads ONE run
+// request from stdin, applies the limits it carries to its own process
+// (RLIMIT_DATA, RLIMIT_CPU, RLIMIT_NOFILE, RLIMIT_FSIZE=0, RLIMIT_CORE=0, Go
+// memory limit, no_new_privs), runs the JavaScript body in goja, speaks the
+// bridge protocol (see protocol.go) and exits. It returns 0 after a run was
+// reported (even one whose script failed), 1 on a protocol error (bad or
+// missing request), and exits at once if stdin closes mid-run (the parent
+// went away).
+func WorkerMain() int {
+	out := &workerOut{w: bufio.NewWriterSize(os.Stdout, 64<<10)}
+	if err := out.send(message{T: msgReady}); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox-worker: cannot write to stdout: %v\n", err)
+		return 1
+	}
+
+	// Build the runtime while idle, before the request arrives, so a run does
+	// not pay for it. Limits are read through w.limits, filled in below.
+	w := &jsWorker{out: out, pending: map[int64]*pendingCall{}}
+	w.setup()
+
+	in := bufio.NewReaderSize(os.Stdin, 64<<10)
+	line, err := readLine(in, 64<<20)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox-worker: reading run request: %v\n", err)
+		return 1
+	}
+	var req message
+	if err := json.Unmarshal(line, &req); err != nil || req.T != msgRun || req.Limits == nil {
+		fmt.Fprintf(os.Stderr, "sandbox-worker: first message must be a run request with limits (got %.80q)\n", line)
+		return 1
+	}
+	w.limits = *req.Limits
+	if err := applyLimits(w.limits); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox-worker: applying limits: %v\n", err)
+		return 1
+	}
+
+	// Replies arrive on a goroutine and are handed to the JS goroutine through
+	// a channel: goja is single-threaded.
+	replies := make(chan message, 256)
+	go func() {
+		for {
+			line, err := readLine(in, 1<<30)
+			if err != nil {
+				// The parent closed our stdin or died: nobody wants the result.
+				if err != io.EOF {
+					fmt.Fprintf(os.Stderr, "sandbox-worker: reading replies: %v\n", err)
+				}
+				os.Exit(3)
+			}
+			var m message
+			if err := json.Unmarshal(line, &m); err != nil || m.T != msgReply {
+				fmt.Fprintf(os.Stderr, "sandbox-worker: bad reply message: %.80q\n", line)
+				os.Exit(3)
+			}
+			replies <- m
+		}
+	}()
+
+	done := w.run(req.Code, replies)
+	if err := out.send(done); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox-worker: writing result: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// applyLimits sets the worker's own resource limits. RLIMIT_NPROC is left
+// alone: it counts threads per user, and Go needs to start threads.
+func applyLimits(l runLimits) error {
+	set := func(name string, res int, v uint64) error {
+		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("%s=%d: %w", name, v, err)
+		}
+		return nil
+	}
+	if l.MemoryLimitBytes > 0 {
+		if err := set("RLIMIT_DATA", syscall.RLIMIT_DATA, uint64(l.MemoryLimitBytes)); err != nil {
+			return err
+		}
+		// Make the GC work hard well before the hard limit.
+		debug.SetMemoryLimit(l.MemoryLimitBytes / 4 * 3)
+		// A runaway Go recursion (deeply nested values) dies early and clearly.
+		debug.SetMaxStack(int(min(l.MemoryLimitBytes/4, 256<<20)))
+	}
+	if l.CPUSeconds > 0 {
+		if err := set("RLIMIT_CPU", syscall.RLIMIT_CPU, uint64(l.CPUSeconds)); err != nil {
+			return err
+		}
+	}
+	if err := set("RLIMIT_NOFILE", syscall.RLIMIT_NOFILE, 16); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, 0); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0); err != nil {
+		return err
+	}
+	const prSetNoNewPrivs = 38
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	return nil
+}
+
+// workerOut serializes protocol messages onto stdout. It is used from the JS
+// goroutine only.
+type workerOut struct{ w *bufio.Writer }
+
+func (o *workerOut) send(m message) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := o.w.Write(b); err != nil {
+		return err
+	}
+	return o.w.Flush()
+}
+
+type pendingCall struct {
+	resolve, reject func(any) error
+}
+
+// jsWorker is the goja side of one run.
+type jsWorker struct {
+	out     *workerOut
+	limits  runLimits
+	vm      *goja.Runtime
+	pending map[int64]*pendingCall
+	nextID  int64
+
+	logBytes     int
+	logTruncated bool
+
+	// Originals captured before user code runs, so a script that replaces
+	// JSON.parse or Error only affects itself, not the bridge.
+	jsonParse     goja.Callable
+	jsonStringify goja.Callable
+	errorCtor     goja.Constructor
+}
+
+func (w *jsWorker) setup() {
+	vm := goja.New()
+	w.vm = vm
+	w.jsonParse, _ = goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
+	w.jsonStringify, _ = goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
+	w.errorCtor, _ = goja.AssertConstructor(vm.Get("Error"))
+
+	console := vm.NewObject()
+	for _, lv := range []struct{ name, level string }{
+		{"log", "log"}, {"info", "log"}, {"debug", "log"}, {"warn", "warn"}, {"error", "error"},
+	} {
+		level := lv.level
+		_ = console.Set(lv.name, func(call goja.FunctionCall) goja.Value {
+			w.log(level, call.Arguments)
+			return goja.Undefined()
+		})
+	}
+	_ = vm.Set("console", console)
+
+	tools := vm.NewObject()
+	for _, op := range []string{"search", "describe", "call"} {
+		op := op
+		_ = tools.Set(op, func(call goja.FunctionCall) goja.Value {
+			return w.bridgeCall(op, call.Arguments)
+		})
+	}
+	openclaw := vm.NewObject()
+	_ = openclaw.Set("tools", tools)
+	_ = vm.Set("openclaw", openclaw)
+}
+
+// stringifyArg renders one console argument: strings as they are, other
+// values as JSON when possible, else via String().
+func (w *jsWorker) stringifyArg(v goja.Value) string {
+	if v == nil || goja.IsUndefined(v) {
+		return "undefined"
+	}
+	if s, ok := v.Export().(string); ok {
+		return s
+	}
+	if obj, ok := v.(*goja.Object); ok {
+		if obj.ClassName() == "Error" {
+			return v.String()
+		}
+		if _, isFn := goja.AssertFunction(v); !isFn {
+			if js, err := w.jsonStringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(js) {
+				return js.String()
+			}
+		}
+	}
+	return v.String()
+}
+
+func (w *jsWorker) log(level string, args []goja.Value) {
+	if w.logTruncated {
+		return
+	}
+	budget := w.limits.MaxLogBytes - w.logBytes
+	var b strings.Builder
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(w.stringifyArg(a))
+		if b.Len() > budget {
+			break
+		}
+	}
+	text := b.String()
+	if len(text) > budget {
+		text = truncateUTF8(text, max(budget, 0))
+		w.logTruncated = true
+	}
+	w.logBytes += len(text)
+	_ = w.out.send(message{T: msgLog, Level: level, Text: text, Truncated: w.logTruncated})
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// bridgeCall sends one call to the parent and returns a pending Promise that
+// the reply settles.
+func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
+	vm := w.vm
+	p, resolve, reject := vm.NewPromise()
+	arr := vm.NewArray()
+	for i, a := range args {
+		_ = arr.Set(strconv.Itoa(i), a)
+	}
+	js, err := w.jsonStringify(goja.Undefined(), arr)
+	if err != nil {
+		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are not JSON-serializable: %v", op, err)))
+		return vm.ToValue(p)
+	}
+	raw := js.String()
+	if len(raw) > w.limits.MaxMessageBytes {
+		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are %d bytes, over the %d-byte limit", op, len(raw), w.limits.MaxMessageBytes)))
+		return vm.ToValue(p)
+	}
+	w.nextID++
+	id := w.nextID
+	if err := w.out.send(message{T: msgCall, ID: id, Op: op, Args: json.RawMessage(raw)}); err != nil {
+		os.Exit(3) // the parent is gone
+	}
+	w.pending[id] = &pendingCall{resolve: resolve, reject: reject}
+	return vm.ToValue(p)
+}
+
+func (w *jsWorker) newError(msg string) goja.Value {
+	if o, err := w.errorCtor(nil, w.vm.ToValue(msg)); err == nil {
+		return o
+	}
+	return w.vm.ToValue(msg)
+}
+
+// run compiles and runs the wrapped body, settles bridge calls as replies
+// arrive, and returns the "done" message.
+func (w *jsWorker) run(code string, replies <-chan message) message {
+	vm := w.vm
+	if w.limits.MaxCallStackSize > 0 {
+		vm.SetMaxCallStackSize(w.limits.MaxCallStackSize)
+	}
+	bodyLines := strings.Count(code, "\n") + 1
+	prg, err := goja.Compile(scriptName, wrapperHead+code+wrapperTail, false)
+	if err != nil {
+		return w.fail(describeCompileError(err, bodyLines))
+	}
+	v, err := vm.RunProgram(prg)
+	if err != nil {
+		return w.fail(describeJSError(err, nil, bodyLines))
+	}
+	p, ok := v.Export().(*goja.Promise)
+	if !ok {
+		return w.fail("internal error: wrapped body did not return a Promise")
+	}
+	for p.State() == goja.PromiseStatePending {
+		if len(w.pending) == 0 {
+			return w.fail("the script awaits a Promise that can never settle (no bridge call is pending)")
+		}
+		m := <-replies
+		pc := w.pending[m.ID]
+		if pc == nil {
+			continue
+		}
+		delete(w.pending, m.ID)
+		var settleErr error
+		if m.Error != "" || len(m.Value) == 0 {
+			msg := m.Error
+			if msg == "" {
+				msg = "bridge returned no value"
+			}
+			settleErr = pc.reject(w.newError(msg))
+		} else {
+			val, perr := w.jsonParse(goja.Undefined(), vm.ToValue(string(m.Value)))
+			if perr != nil {
+				settleErr = pc.reject(w.newError("bridge returned invalid JSON: " + perr.Error()))
+			} else {
+				settleErr = pc.resolve(val)
+			}
+		}
+		if settleErr != nil { // uncatchable (stack overflow in a continuation)
+			return w.fail(describeJSError(settleErr, nil, bodyLines))
+		}
+	}
+	if p.State() == goja.PromiseStateRejected {
+		return w.fail(describeJSError(nil, p.Result(), bodyLines))
+	}
+	res := p.Result()
+	var raw []byte
+	if res == nil || goja.IsUndefined(res) {
+		raw = []byte("null")
+	} else {
+		js, err := w.jsonStringify(goja.Undefined(), res)
+		if err != nil {
+			return w.fail("the returned value is not JSON-serializable: " + describeJSError(err, nil, bodyLines))
+		}
+		if goja.IsUndefined(js) { // a function or symbol
+			raw = []byte("null")
+		} else {
+			raw = []byte(js.String())
+		}
+	}
+	raw, cut := cutJSON(raw, w.limits.MaxOutputBytes)
+	return message{T: msgDone, OK: true, Value: raw, Truncated: cut}
+}
+
+func (w *jsWorker) fail(msg string) message {
+	return message{T: msgDone, Error: msg}
+}
+
+var stackPosRE = regexp.MustCompile(regexp.QuoteMeta(scriptName) + `:(\d+):(\d+)`)
+
+// userPos turns "sandbox.js:L:C" positions in s into the first position that
+// lies inside the user's body, as " (line N, col M)"; "" when none does.
+func userPos(s string, bodyLines int) string {
+	for _, m := range stackPosRE.FindAllStringSubmatch(s, -1) {
+		line, _ := strconv.Atoi(m[1])
+		line -= wrapperLines
+		if line >= 1 && line <= bodyLines {
+			return fmt.Sprintf(" (line %d, col %s)", line, m[2])
+		}
+	}
+	return ""
+}
+
+// describeJSError renders a Go error from goja or a rejected value as
+// "<Name>: <message> (line N, col M)" with the position in the user's body.
+func describeJSError(err error, val goja.Value, bodyLines int) string {
+	var stack string
+	if err != nil {
+		switch e := err.(type) {
+		case *goja.StackOverflowError:
+			return "RangeError: maximum call stack size exceeded" + userPos(e.String(), bodyLines)
+		case *goja.Exception:
+			val = e.Value()
+			stack = e.String()
+		default:
+			return err.Error()
+		}
+	}
+	if val == nil || goja.IsUndefined(val) {
+		return "the script threw undefined" + userPos(stack, bodyLines)
+	}
+	msg := val.String()
+	if obj, ok := val.(*goja.Object); ok {
+		if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
+			stack = s.String() + "\n" + stack
+		}
+		if obj.ClassName() != "Error" {
+			if b, err := json.Marshal(obj.Export()); err == nil {
+				msg = "the script threw " + string(b)
+			}
+		}
+	} else if _, isStr := val.Export().(string); isStr {
+		msg = "the script threw " + strconv.Quote(msg)
+	}
+	return msg + userPos(stack, bodyLines)
+}
+
+// Syntax errors read "SyntaxError: sandbox.js: Line 3:7 Unexpected token = (and 2 more errors)"
+// (parser) or "SyntaxError: <msg> at sandbox.js:3:7" (compiler).
+var (
+	parsePosRE   = regexp.MustCompile(`^SyntaxError: ` + regexp.QuoteMeta(scriptName) + `: Line (\d+):(\d+) (.*)$`)
+	moreErrorsRE = regexp.MustCompile(` \(and \d+ more errors?\)$`)
+	compilePosRE = regexp.MustCompile(`^(.*) at ` + regexp.QuoteMeta(scriptName) + `:(\d+):(\d+)`)
+)
+
+// describeCompileError reports a syntax error with its line in the body.
+func describeCompileError(err error, bodyLines int) string {
+	msg := err.Error()
+	var text, lineS, col string
+	if m := parsePosRE.FindStringSubmatch(msg); m != nil {
+		text, lineS, col = "SyntaxError: "+moreErrorsRE.ReplaceAllString(m[3], ""), m[1], m[2]
+	} else if m := compilePosRE.FindStringSubmatch(msg); m != nil {
+		text, lineS, col = m[1], m[2], m[3]
+	} else {
+		return msg
+	}
+	line, _ := strconv.Atoi(lineS)
+	line -= wrapperLines
+	switch {
+	case line >= 1 && line <= bodyLines:
+		return fmt.Sprintf("%s (line %d, col %s)", text, line, col)
+	case line > bodyLines:
+		return text + " (at the end of the body: an unclosed brace, bracket or string?)"
+	default:
+		return text
+	}
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# install-test-deps.sh — install the real MCP servers and clients that mcp-toolsearch's default
+# config.toml and its end-to-end tests (integration/) start. Run it once after cloning; it is
+# idempotent and quick when nothing changed.
+#
+#   scripts/install-test-deps.sh [--no-npm] [--no-go] [--force] [--quiet]
+#
+# What it installs (nothing global, everything inside the repository):
+#   integration/node_modules   npm packages pinned by integration/package.json + package-lock.json:
+#                              @modelcontextprotocol/sdk (TypeScript SDK, used by integration/client.mjs),
+#                              server-everything, server-filesystem, server-memory,
+#                              server-sequential-thinking. Installed with `npm ci --ignore-scripts`.
+#   integration/.bin           Go MCP servers built from the versions pinned in go.mod:
+#                              gosdk-everything   github.com/modelcontextprotocol/go-sdk examples/server/everything
+#                              mcpgo-everything   github.com/mark3labs/mcp-go examples/everything
+#                              catalogserver      ./examples/catalogserver (serves examples/catalogs/*.jsonl)
+# Each part is skipped when a stamp file shows its inputs (lock file / go.sum, sources, tool
+# versions) are unchanged and its outputs exist; --force reinstalls.
+# Needs: node >= 20 + npm (npm registry reachable on first run), go (Go module proxy reachable
+# when the module cache is cold). Exit status: 0 ok, 1 a step failed, 2 bad usage.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+INT="$ROOT/integration"
+BIN="$INT/.bin"
+WITH_NPM=1 WITH_GO=1 FORCE=0 QUIET=0
+for a in "$@"; do
+  case "$a" in
+    --no-npm) WITH_NPM=0 ;;
+    --no-go) WITH_GO=0 ;;
+    --force) FORCE=1 ;;
+    --quiet|-q) QUIET=1 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    *) echo "install-test-deps: unknown option: $a (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+log() { [ "$QUIET" = 1 ] || echo "[install-test-deps] $*" >&2; }
+die() { echo "[install-test-deps] error: $*" >&2; exit 1; }
+now() { date +%s.%N; }
+elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
+hashof() { cat "$@" | sha256sum | cut -c1-32; }
+T_ALL=$(now)
+
+# ---------------------------------------------------------------- npm packages
+NPM_ENTRIES=(
+  "@modelcontextprotocol/sdk/package.json"
+  "@modelcontextprotocol/server-everything/dist/index.js"
+  "@modelcontextprotocol/server-filesystem/dist/index.js"
+  "@modelcontextprotocol/server-memory/dist/index.js"
+  "@modelcontextprotocol/server-sequential-thinking/dist/index.js"
+)
+if [ "$WITH_NPM" = 1 ]; then
+  command -v node >/dev/null || die "node not found (need Node.js >= 20)"
+  command -v npm >/dev/null || die "npm not found"
+  NODE_VERSION=$(node --version)
+  NODE_MAJOR=${NODE_VERSION#v}; NODE_MAJOR=${NODE_MAJOR%%.*}
+  [ "$NODE_MAJOR" -ge 20 ] || die "node $NODE_VERSION is too old (need >= 20)"
+  NM="$INT/node_modules"
+  STAMP="$NM/.mcp-toolsearch-stamp"
+  WANT="$(hashof "$INT/package.json" "$INT/package-lock.json") node-$NODE_VERSION"
+  ok=1
+  for e in "${NPM_ENTRIES[@]}"; do [ -f "$NM/$e" ] || ok=0; done
+  if [ "$FORCE" = 0 ] && [ "$ok" = 1 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
+    log "npm: integration/node_modules is up to date (lock unchanged), skipped"
+  else
+    T=$(now)
+    NPM_ARGS=(--ignore-scripts --no-audit --no-fund --loglevel=error)
+    log "npm: npm ci ${NPM_ARGS[*]} (in integration/)"
+    if ! (cd "$INT" && npm ci "${NPM_ARGS[@]}"); then
+      # npm ci refuses when the lock misses a platform-specific optional dependency; npm install
+      # still honours the lock for everything it lists.
+      log "npm: npm ci refused; falling back to npm install (honours package-lock.json)"
+      (cd "$INT" && npm install "${NPM_ARGS[@]}") || die "npm install failed"
+    fi
+    for e in "${NPM_ENTRIES[@]}"; do [ -f "$NM/$e" ] || die "npm: missing $NM/$e after install"; done
+    echo "$WANT" > "$STAMP"
+    log "npm: installed in $(elapsed "$T")s"
+  fi
+  if [ "$QUIET" = 0 ]; then
+    for e in "${NPM_ENTRIES[@]}"; do
+      pj="$NM/${e%%/*}/$(echo "$e" | cut -d/ -f2)/package.json"
+      v=$(grep -m1 -o '"version": *"[^"]*"' "$pj" | cut -d'"' -f4)
+      log "  $(echo "$e" | cut -d/ -f1-2)@$v  integration/node_modules/$e"
+    done
+  fi
+fi
+
+# ---------------------------------------------------------------- Go servers
+if [ "$WITH_GO" = 1 ]; then
+  command -v go >/dev/null || die "go not found"
+  mkdir -p "$BIN"
+  STAMP="$BIN/.mcp-toolsearch-stamp"
+  WANT="$(cd "$ROOT" && hashof go.mod go.sum examples/catalogserver/*.go) $(go env GOVERSION)"
+  GO_BINS=(gosdk-everything mcpgo-everything catalogserver)
+  ok=1
+  for b in "${GO_BINS[@]}"; do [ -x "$BIN/$b" ] || ok=0; done
+  if [ "$FORCE" = 0 ] && [ "$ok" = 1 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
+    log "go: integration/.bin is up to date (go.mod, go.sum and sources unchanged), skipped"
+  else
+    T=$(now)
+    cd "$ROOT"
+    # Versions come from go.mod (go-sdk and mcp-go are dependencies), so no @version here.
+    build() { log "go: go build -o integration/.bin/$1 $2"; go build -mod=readonly -o "$BIN/$1" "$2" || die "go build $2 failed"; }
+    build gosdk-everything github.com/modelcontextprotocol/go-sdk/examples/server/everything
+    build mcpgo-everything github.com/mark3labs/mcp-go/examples/everything
+    build catalogserver ./examples/catalogserver
+    echo "$WANT" > "$STAMP"
+    log "go: built ${GO_BINS[*]} in $(elapsed "$T")s"
+  fi
+  log "  go-sdk $(cd "$ROOT" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk), mcp-go $(cd "$ROOT" && go list -m -f '{{.Version}}' github.com/mark3labs/mcp-go), binaries in integration/.bin"
+fi
+
+log "done in $(elapsed "$T_ALL")s"

@@ -1,0 +1,516 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/config"
+)
+
+// conn supervises one upstream: it connects, watches, and reconnects.
+type conn struct {
+	m    *Manager
+	cfg  *config.Upstream
+	name string
+	log  *slog.Logger
+
+	firstDone chan struct{} // closed after the first attempt settled
+	firstOnce sync.Once
+
+	// cbMu serializes state transitions together with their callbacks, so
+	// that OnStatus/OnToolsChanged calls of one upstream are ordered.
+	cbMu sync.Mutex
+
+	mu       sync.Mutex // guards the fields below
+	state    State
+	err      string
+	since    time.Time
+	restarts int
+	tools    []*mcp.Tool
+	cur      *live // the ready connection, nil otherwise
+}
+
+// live is one connection attempt and, once ready, one live connection.
+type live struct {
+	session *mcp.ClientSession
+	child   *child          // stdio only
+	httpTr  *http.Transport // HTTP only
+	ctx     context.Context // connection lifetime; cancelled by teardown
+	cancel  context.CancelFunc
+	down    chan string   // first failure reason (cap 1)
+	relist  chan struct{} // pending re-list request (cap 1)
+	up      time.Time     // when it became ready
+	// initialTools is the listing done by connect.
+	initialTools []*mcp.Tool
+	wg      sync.WaitGroup
+	torn    atomic.Bool
+}
+
+func (l *live) fail(reason string) {
+	select {
+	case l.down <- reason:
+	default:
+	}
+}
+
+func (l *live) requestRelist() {
+	select {
+	case l.relist <- struct{}{}:
+	default:
+	}
+}
+
+func newConn(m *Manager, u *config.Upstream) *conn {
+	return &conn{
+		m:         m,
+		cfg:       u,
+		name:      u.Name,
+		log:       m.log.With("upstream", u.Name),
+		firstDone: make(chan struct{}),
+		state:     StateStopped,
+		since:     time.Now(),
+	}
+}
+
+func (c *conn) status() Status {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.statusLocked()
+}
+
+func (c *conn) statusLocked() Status {
+	return Status{Name: c.name, State: c.state, Err: c.err, Since: c.since, Restarts: c.restarts, Tools: len(c.tools)}
+}
+
+func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }
+
+// transition changes the state under cbMu and runs the callbacks. tools is
+// passed to OnToolsChanged when notify is true.
+func (c *conn) transition(state State, reason string, cur *live, tools []*mcp.Tool) {
+	c.cbMu.Lock()
+	defer c.cbMu.Unlock()
+	c.mu.Lock()
+	prev := c.state
+	c.state, c.err, c.cur, c.tools = state, reason, cur, tools
+	c.since = time.Now()
+	st := c.statusLocked()
+	c.mu.Unlock()
+	if f := c.m.opts.OnStatus; f != nil && (prev != state || state == StateFailed) {
+		f(st)
+	}
+	var notify bool
+	switch state {
+	case StateReady:
+		notify = true
+	case StateFailed:
+		notify = prev != StateFailed
+	case StateStopped:
+		notify = prev == StateReady
+	}
+	if f := c.m.opts.OnToolsChanged; f != nil && notify {
+		f(c.name, tools)
+	}
+}
+
+// run is the supervisor loop; it returns when ctx (the manager's) ends.
+func (c *conn) run(ctx context.Context) {
+	defer c.signalFirst()
+	defer c.transition(StateStopped, "", nil, nil)
+	c.transition(StateStarting, "", nil, nil)
+	attempt := 0
+	for first := true; ; first = false {
+		if ctx.Err() != nil {
+			return
+		}
+		if !first {
+			c.mu.Lock()
+			c.restarts++
+			c.mu.Unlock()
+		}
+		l, err := c.connect(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				if l != nil {
+					l.teardown(c.m.opts.Grace, c.log)
+				}
+				return
+			}
+			c.log.Warn("upstream connection failed", "error", err.Error(), "attempt", attempt+1)
+			c.transition(StateFailed, err.Error(), nil, nil)
+			c.signalFirst()
+			if l != nil {
+				l.teardown(c.m.opts.Grace, c.log)
+			}
+		} else {
+			l.up = time.Now()
+			c.transition(StateReady, "", l, l.firstTools())
+			c.signalFirst()
+			if l.child != nil {
+				l.child.quiet.Store(true)
+			}
+			c.log.Info("upstream ready", "tools", len(l.firstTools()))
+			l.wg.Add(1)
+			go func() {
+				defer l.wg.Done()
+				c.relistLoop(l)
+			}()
+			reason, closing := c.watch(ctx, l)
+			if closing {
+				c.transition(StateStopped, "", nil, nil)
+				l.teardown(c.m.opts.Grace, c.log)
+				return
+			}
+			c.log.Warn("upstream down", "reason", reason)
+			c.transition(StateFailed, reason, nil, nil)
+			l.teardown(c.m.opts.Grace, c.log)
+			if time.Since(l.up) >= c.m.opts.BackoffMax {
+				attempt = 0
+			}
+		}
+		delay := backoff(c.m.opts.BackoffMin, c.m.opts.BackoffMax, attempt)
+		attempt++
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// backoff returns a random delay in [d/2, d], d = min(max, min*2^attempt).
+func backoff(lo, hi time.Duration, attempt int) time.Duration {
+	d := lo
+	for i := 0; i < attempt && d < hi; i++ {
+		d *= 2
+	}
+	if d > hi {
+		d = hi
+	}
+	half := d / 2
+	return half + rand.N(d-half+1)
+}
+
+func (l *live) firstTools() []*mcp.Tool { return l.initialTools }
+
+// watch blocks until the connection fails (returns the reason) or ctx ends
+// (closing = true).
+func (c *conn) watch(ctx context.Context, l *live) (reason string, closing bool) {
+	sess := l.session
+	go func() {
+		err := sess.Wait()
+		if l.torn.Load() {
+			return
+		}
+		if err != nil {
+			l.fail("connection closed: " + err.Error())
+		} else {
+			l.fail("connection closed")
+		}
+	}()
+	var exited <-chan struct{}
+	if l.child != nil {
+		exited = l.child.exited
+	}
+	select {
+	case <-ctx.Done():
+		return "", true
+	case reason = <-l.down:
+	case <-exited:
+		return l.child.reason(), false
+	}
+	if l.child != nil {
+		// The child's exit status says more than "connection closed".
+		t := time.NewTimer(exitReasonWait)
+		defer t.Stop()
+		select {
+		case <-l.child.exited:
+			return l.child.reason(), false
+		case <-t.C:
+		}
+	}
+	return reason, false
+}
+
+// exitReasonWait bounds how long a failure waits for a stdio child's exit
+// status to name the reason.
+const exitReasonWait = time.Second
+
+// relistLoop re-lists tools after notifications/tools/list_changed, one
+// listing at a time; requests arriving during a listing coalesce into one.
+func (c *conn) relistLoop(l *live) {
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-l.relist:
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, c.startupTimeout())
+		tools, err := c.listTools(ctx, l.session)
+		cancel()
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return
+			}
+			c.log.Warn("tools/list after list_changed failed", "error", err.Error())
+			if isConnError(err) {
+				l.fail("tools/list: " + err.Error())
+			}
+			continue
+		}
+		c.cbMu.Lock()
+		c.mu.Lock()
+		ok := c.cur == l && c.state == StateReady
+		if ok {
+			c.tools = tools
+		}
+		c.mu.Unlock()
+		if ok {
+			c.log.Info("tools re-listed", "tools", len(tools))
+			if f := c.m.opts.OnToolsChanged; f != nil {
+				f(c.name, tools)
+			}
+		}
+		c.cbMu.Unlock()
+	}
+}
+
+func (c *conn) startupTimeout() time.Duration {
+	if d := c.cfg.StartupTimeout.Duration; d > 0 {
+		return d
+	}
+	return defaultStartupTimeout
+}
+
+// connectionBroken marks l as failed (if it is still the live connection).
+func (c *conn) connectionBroken(l *live, reason string) { l.fail(reason) }
+
+// connect runs one attempt: transport, initialize, first listing, all
+// bounded by startup_timeout. On error the returned live (if non-nil) still
+// needs teardown.
+func (c *conn) connect(ctx context.Context) (*live, error) {
+	actx, cancel := context.WithTimeout(ctx, c.startupTimeout())
+	defer cancel()
+	lctx, lcancel := context.WithCancel(context.WithoutCancel(ctx))
+	l := &live{
+		ctx:    lctx,
+		cancel: lcancel,
+		down:   make(chan string, 1),
+		relist: make(chan struct{}, 1),
+	}
+	var transport mcp.Transport
+	switch {
+	case c.cfg.URL != "" && c.cfg.Command != "":
+		lcancel()
+		return nil, fmt.Errorf("both command and url are set")
+	case c.cfg.URL != "":
+		t, tr, err := httpTransport(c.cfg)
+		if err != nil {
+			lcancel()
+			return nil, err
+		}
+		transport, l.httpTr = t, tr
+	case c.cfg.Command != "":
+		ch, err := startChild(c.cfg, c.log)
+		if err != nil {
+			lcancel()
+			return nil, err
+		}
+		l.child = ch
+		transport = ch.transport()
+	default:
+		lcancel()
+		return nil, fmt.Errorf("neither command nor url is set")
+	}
+	client := mcp.NewClient(c.m.opts.ClientInfo, c.clientOptions(l))
+	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx}, nil)
+	if err != nil {
+		return l, c.attemptError(l, "initialize", err)
+	}
+	l.session = sess
+	tools, err := c.listTools(actx, sess)
+	if err != nil {
+		return l, c.attemptError(l, "tools/list", err)
+	}
+	l.initialTools = tools
+	return l, nil
+}
+
+// attemptError names the phase, preferring a stdio child's exit reason.
+func (c *conn) attemptError(l *live, phase string, err error) error {
+	if l.child != nil {
+		t := time.NewTimer(exitReasonWait)
+		defer t.Stop()
+		select {
+		case <-l.child.exited:
+			return errors.New(l.child.reason())
+		case <-t.C:
+		}
+	}
+	return fmt.Errorf("%s: %w", phase, err)
+}
+
+// clientOptions merges the proxy's hook with the manager's list_changed
+// handler.
+func (c *conn) clientOptions(l *live) *mcp.ClientOptions {
+	var o mcp.ClientOptions
+	if hook := c.m.opts.ClientOptions; hook != nil {
+		if p := hook(c.name); p != nil {
+			o = *p
+		}
+	}
+	theirs := o.ToolListChangedHandler
+	o.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+		l.requestRelist()
+		if theirs != nil {
+			theirs(ctx, req)
+		}
+	}
+	if o.Logger == nil {
+		o.Logger = c.log
+	}
+	return &o
+}
+
+// listTools reads tools/list page by page with explicit cursors (MCP spec
+// server/utilities/pagination): it stops on an empty nextCursor; on a
+// repeated cursor or after MaxPages pages it stops with a warning and keeps
+// the tools read so far. Tools with a name already seen are dropped with a
+// warning.
+func (c *conn) listTools(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
+	var tools []*mcp.Tool
+	names := make(map[string]bool)
+	seen := make(map[string]bool)
+	cursor := ""
+	for page := 0; ; page++ {
+		if page >= c.m.opts.MaxPages {
+			c.log.Warn("tools/list: page limit reached, keeping the tools read so far", "max_pages", c.m.opts.MaxPages, "tools", len(tools))
+			break
+		}
+		res, err := sess.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range res.Tools {
+			if t == nil {
+				continue
+			}
+			if names[t.Name] {
+				c.log.Warn("tools/list: duplicate tool name dropped", "tool", t.Name, "page", page+1)
+				continue
+			}
+			names[t.Name] = true
+			tools = append(tools, t)
+		}
+		next := res.NextCursor
+		if next == "" {
+			break
+		}
+		if seen[next] {
+			c.log.Warn("tools/list: server repeated a cursor, keeping the tools read so far", "cursor", truncate(next, 64), "tools", len(tools))
+			break
+		}
+		seen[next] = true
+		cursor = next
+	}
+	return tools, nil
+}
+
+// teardown closes the session, stops the child (stdin, Grace, SIGTERM,
+// Grace, SIGKILL of the group, reap) and waits for the connection's
+// goroutines. It is idempotent.
+func (l *live) teardown(grace time.Duration, log *slog.Logger) {
+	if !l.torn.CompareAndSwap(false, true) {
+		return
+	}
+	sessDone := make(chan struct{})
+	go func() {
+		defer close(sessDone)
+		if l.session != nil {
+			_ = l.session.Close()
+		}
+	}()
+	if l.child != nil {
+		l.child.stop(grace)
+	}
+	t := time.NewTimer(grace)
+	select {
+	case <-sessDone:
+	case <-t.C:
+		log.Warn("session close did not finish within the grace period")
+	}
+	t.Stop()
+	l.cancel()
+	l.wg.Wait()
+	if l.httpTr != nil {
+		l.httpTr.CloseIdleConnections()
+	}
+}
+
+// lifeTransport connects the inner transport with the connection-lifetime
+// context (so SSE's hanging GET outlives the startup deadline) while still
+// honouring the attempt's deadline.
+type lifeTransport struct {
+	inner mcp.Transport
+	life  context.Context
+}
+
+func (t *lifeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	type result struct {
+		c   mcp.Connection
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		c, err := t.inner.Connect(t.life)
+		ch <- result{c, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.c, r.err
+	case <-ctx.Done():
+		go func() {
+			if r := <-ch; r.c != nil {
+				_ = r.c.Close()
+			}
+		}()
+		return nil, fmt.Errorf("connect: %w", ctx.Err())
+	}
+}
+
+// isConnError reports whether err means the transport or session is gone
+// (as opposed to a JSON-RPC error answer or a cancelled call).
+func isConnError(err error) bool {
+	var ue *url.Error
+	var ne net.Error
+	return errors.Is(err, mcp.ErrConnectionClosed) ||
+		errors.Is(err, mcp.ErrSessionMissing) ||
+		errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &ue) ||
+		errors.As(err, &ne)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,56 @@
+package upstream
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/config"
+)
+
+// httpTransport builds the go-sdk client transport for an HTTP upstream:
+// Streamable HTTP (transport "" or "streamable-http", MCP spec 2025-11-25
+// basic/transports) or the legacy HTTP+SSE transport ("sse", spec
+// 2024-11-05). Each upstream gets its own http.Transport (closed on
+// teardown) and an http.Client without Timeout: deadlines come from the
+// contexts of connect and calls. The configured headers are set on every
+// request.
+func httpTransport(u *config.Upstream) (mcp.Transport, *http.Transport, error) {
+	parsed, err := url.Parse(u.URL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("url %q: %w", u.URL, err)
+	}
+	if parsed.Scheme != "http" && parsed.Scheme != "https" {
+		return nil, nil, fmt.Errorf("url %q: scheme must be http or https", u.URL)
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers}}
+	switch u.Transport {
+	case "", "streamable-http", "streamable":
+		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client}, base, nil
+	case "sse":
+		return &mcp.SSEClientTransport{Endpoint: u.URL, HTTPClient: client}, base, nil
+	default:
+		return nil, nil, fmt.Errorf("transport %q: want \"streamable-http\" or \"sse\"", u.Transport)
+	}
+}
+
+// headerRoundTripper sets fixed headers on every request (on a clone, as
+// http.RoundTripper must not modify the request).
+type headerRoundTripper struct {
+	base    http.RoundTripper
+	headers map[string]string
+}
+
+func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if len(h.headers) == 0 {
+		return h.base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	for k, v := range h.headers {
+		r.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(r)
+}

@@ -1,0 +1,343 @@
+// Package upstream keeps one MCP client connection per configured upstream
+// server: a stdio child process, a Streamable HTTP endpoint or an SSE
+// endpoint (DESIGN.md "upstream/"). For each upstream it starts the
+// transport, lets the go-sdk client run initialize, lists tools page by page
+// (MCP spec 2025-11-25, server/tools "Pagination"), re-lists on
+// notifications/tools/list_changed, watches the connection, reconnects with
+// jittered exponential backoff when it dies, and on Close stops stdio
+// children following the MCP stdio shutdown sequence (spec
+// basic/lifecycle "Shutdown": close stdin, wait, SIGTERM, wait, SIGKILL),
+// reaping every child so no zombie or orphan is left.
+//
+// The package knows nothing of the catalog, policy or modes: it hands out
+// raw *mcp.Tool lists and forwards tools/call.
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/sourcegraph/conc"
+
+	"mcp-toolsearch/config"
+)
+
+// State is the lifecycle state of one upstream connection.
+type State string
+
+const (
+	// StateStarting: the first connection attempt is running.
+	StateStarting State = "starting"
+	// StateReady: initialized and tools listed; calls are forwarded.
+	StateReady State = "ready"
+	// StateFailed: the last attempt failed or the connection died; a
+	// reconnect is scheduled with backoff. Status.Err holds the reason.
+	StateFailed State = "failed"
+	// StateStopped: the manager was closed (or never started).
+	StateStopped State = "stopped"
+)
+
+// Status is a snapshot of one upstream connection.
+type Status struct {
+	Name  string
+	State State
+	// Err is the reason of the last failure ("" when never failed). It is
+	// kept while the state is failed and cleared when the upstream becomes
+	// ready again.
+	Err string
+	// Since is when State was entered.
+	Since time.Time
+	// Restarts counts connection attempts after the first one (each
+	// reconnect attempt adds one, whether it succeeds or not).
+	Restarts int
+	// Tools is the number of tools of the last successful listing (0 when
+	// not ready).
+	Tools int
+}
+
+// Options tunes a Manager. The zero value is usable.
+type Options struct {
+	// Logger receives connection events; nil means slog.Default(). Every
+	// record carries the attribute upstream=<name>.
+	Logger *slog.Logger
+	// Grace is the shutdown grace for stdio children: after stdin is closed
+	// the child gets Grace to exit, then SIGTERM and another Grace, then
+	// SIGKILL of its process group. Default 3s (config server.shutdown_grace).
+	Grace time.Duration
+	// OnToolsChanged is called after every successful (re)listing, including
+	// the first one and the first one after a reconnect, with the full tool
+	// list; and with nil tools when the upstream goes down (state failed or
+	// stopped). Calls for one upstream are serialized and ordered; calls for
+	// different upstreams may run concurrently. The callback must not call
+	// Close. Tools must be treated as read-only.
+	OnToolsChanged func(upstream string, tools []*mcp.Tool)
+	// OnStatus is called on every state change (serialized per upstream,
+	// ordered with OnToolsChanged).
+	OnStatus func(Status)
+	// ClientInfo is the name/version the proxy presents in initialize.
+	// Default {Name: "mcp-toolsearch", Version: "dev"}.
+	ClientInfo *mcp.Implementation
+	// ClientOptions, when set, is called once per connection attempt and
+	// may return options (handlers for sampling, elicitation, logging,
+	// progress...) for the go-sdk client; nil is allowed. The returned value
+	// is copied. Its ToolListChangedHandler, if any, is called after the
+	// manager's own handler (which schedules the re-list).
+	ClientOptions func(upstream string) *mcp.ClientOptions
+	// MaxPages caps the number of tools/list pages read per listing.
+	// Default 100.
+	MaxPages int
+	// BackoffMin and BackoffMax bound the reconnect delay: attempt n waits a
+	// random duration in [d/2, d] with d = min(BackoffMax, BackoffMin*2^n).
+	// Defaults 500ms and 30s.
+	BackoffMin, BackoffMax time.Duration
+}
+
+// ErrUnavailable is wrapped by CallTool errors when the upstream is not
+// ready or its connection broke during the call.
+var ErrUnavailable = errors.New("upstream unavailable")
+
+// ErrUnknownUpstream is returned (wrapped, naming the upstream) for a name
+// that is not managed. It wraps ErrUnavailable.
+var ErrUnknownUpstream = fmt.Errorf("%w: not configured", ErrUnavailable)
+
+const (
+	defaultGrace          = 3 * time.Second
+	defaultMaxPages       = 100
+	defaultBackoffMin     = 500 * time.Millisecond
+	defaultBackoffMax     = 30 * time.Second
+	defaultStartupTimeout = 30 * time.Second
+	defaultCallTimeout    = 60 * time.Second
+)
+
+// Manager owns the connections to all upstreams. Its methods are safe for
+// concurrent use.
+type Manager struct {
+	opts  Options
+	log   *slog.Logger
+	conns map[string]*conn // immutable after NewManager
+	names []string         // sorted
+
+	ctx    context.Context // lives until Close
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	wg      conc.WaitGroup // supervisors
+}
+
+// NewManager prepares one connection per upstream; nothing is started until
+// Start. Nil entries and upstreams with enabled = false are skipped. Names
+// must be unique (config map keys are); a later duplicate replaces an
+// earlier one. Option defaults are applied here.
+func NewManager(ups []*config.Upstream, opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Grace <= 0 {
+		opts.Grace = defaultGrace
+	}
+	if opts.MaxPages <= 0 {
+		opts.MaxPages = defaultMaxPages
+	}
+	if opts.BackoffMin <= 0 {
+		opts.BackoffMin = defaultBackoffMin
+	}
+	if opts.BackoffMax <= 0 {
+		opts.BackoffMax = defaultBackoffMax
+	}
+	if opts.BackoffMax < opts.BackoffMin {
+		opts.BackoffMax = opts.BackoffMin
+	}
+	if opts.ClientInfo == nil {
+		opts.ClientInfo = &mcp.Implementation{Name: "mcp-toolsearch", Version: "dev"}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	m := &Manager{
+		opts:   opts,
+		log:    opts.Logger,
+		conns:  make(map[string]*conn),
+		ctx:    ctx,
+		cancel: cancel,
+	}
+	for _, u := range ups {
+		if u == nil || !u.IsEnabled() {
+			continue
+		}
+		m.conns[u.Name] = newConn(m, u)
+	}
+	for name := range m.conns {
+		m.names = append(m.names, name)
+	}
+	sort.Strings(m.names)
+	return m
+}
+
+// Start launches every upstream concurrently and returns once each one is
+// ready or failed (its first attempt is bounded by its startup_timeout,
+// default 30s), or when ctx ends. Failed upstreams keep retrying in the
+// background with backoff until Close. ctx only bounds the waiting: the
+// connections live until Close. Start after Start or Close does nothing.
+func (m *Manager) Start(ctx context.Context) {
+	m.mu.Lock()
+	if m.started || m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.started = true
+	for _, name := range m.names {
+		c := m.conns[name]
+		m.wg.Go(func() { c.run(m.ctx) })
+	}
+	m.mu.Unlock()
+
+	var wait conc.WaitGroup
+	for _, name := range m.names {
+		c := m.conns[name]
+		wait.Go(func() {
+			select {
+			case <-c.firstDone:
+			case <-ctx.Done():
+			}
+		})
+	}
+	wait.Wait()
+}
+
+// Names returns the managed upstream names, sorted.
+func (m *Manager) Names() []string { return append([]string(nil), m.names...) }
+
+// Status returns the status of one upstream; false if it is not managed.
+func (m *Manager) Status(name string) (Status, bool) {
+	c, ok := m.conns[name]
+	if !ok {
+		return Status{}, false
+	}
+	return c.status(), true
+}
+
+// Statuses returns the status of every upstream, sorted by name.
+func (m *Manager) Statuses() []Status {
+	out := make([]Status, 0, len(m.names))
+	for _, name := range m.names {
+		out = append(out, m.conns[name].status())
+	}
+	return out
+}
+
+// Tools returns the tools of the last successful listing of upstream name,
+// or nil when it is not ready or not managed. The slice is a copy; the
+// *mcp.Tool values are shared and must not be modified.
+func (m *Manager) Tools(name string) []*mcp.Tool {
+	c, ok := m.conns[name]
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != StateReady {
+		return nil
+	}
+	return append([]*mcp.Tool(nil), c.tools...)
+}
+
+// Session returns the current client session of upstream name, or nil when
+// it is not ready or not managed. The session may be closed at any time by a
+// reconnect; callers must handle errors wrapping mcp.ErrConnectionClosed.
+func (m *Manager) Session(name string) *mcp.ClientSession {
+	c, ok := m.conns[name]
+	if !ok {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != StateReady || c.cur == nil {
+		return nil
+	}
+	return c.cur.session
+}
+
+// CallTool forwards tools/call to upstream, bounded by ctx and by the
+// upstream's call_timeout (default 60s). Errors name the upstream:
+//   - not ready or unknown: wraps ErrUnavailable with the state and reason;
+//   - the connection broke during the call: wraps ErrUnavailable and the
+//     transport error, and the upstream is marked failed and reconnected;
+//   - a JSON-RPC error answer: wraps the *jsonrpc.Error (errors.As works);
+//   - timeout/cancellation: wraps the context error.
+//
+// A tool-level failure is not an error: it is a result with IsError set.
+func (m *Manager) CallTool(ctx context.Context, upstream string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	c, ok := m.conns[upstream]
+	if !ok {
+		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
+	}
+	c.mu.Lock()
+	state, reason, cur := c.state, c.err, c.cur
+	c.mu.Unlock()
+	if state != StateReady || cur == nil {
+		if reason == "" {
+			return nil, fmt.Errorf("%w: %q is %s", ErrUnavailable, upstream, state)
+		}
+		return nil, fmt.Errorf("%w: %q is %s: %s", ErrUnavailable, upstream, state, reason)
+	}
+	timeout := c.cfg.CallTimeout.Duration
+	if timeout <= 0 {
+		timeout = defaultCallTimeout
+	}
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	name := ""
+	if params != nil {
+		name = params.Name
+	}
+	res, err := cur.session.CallTool(cctx, params)
+	if err == nil {
+		return res, nil
+	}
+	var rpcErr *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpcErr):
+		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
+	case cctx.Err() != nil:
+		return nil, fmt.Errorf("upstream %q: tools/call %q: call_timeout %s exceeded: %w", upstream, name, timeout, err)
+	case isConnError(err):
+		c.connectionBroken(cur, "tools/call: "+err.Error())
+		return nil, fmt.Errorf("%w: %q: tools/call %q: %w", ErrUnavailable, upstream, name, err)
+	default:
+		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
+	}
+}
+
+// Close stops every upstream and waits until all are stopped or ctx ends
+// (then it returns ctx.Err(); the shutdown still completes in the
+// background). Stdio children get stdin closed, Grace, SIGTERM, Grace,
+// then SIGKILL of their process group, and are always reaped. HTTP sessions
+// are closed (DELETE for Streamable HTTP). Every upstream ends in state
+// stopped and OnToolsChanged(name, nil) is called for those that were
+// ready. Close is idempotent.
+func (m *Manager) Close(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	m.mu.Unlock()
+	m.cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m.wg.Wait()
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("upstream: close: %w", ctx.Err())
+	}
+	return nil
+}

@@ -1,0 +1,140 @@
+package upstream
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// testServerEnv selects the test MCP server mode when the test binary is
+// re-executed as a stdio upstream. The value is a comma-separated list of
+// flags:
+//
+//	banner       print a non-JSON banner line on stdout before serving
+//	repeatcursor tools/list always answers nextCursor "again" (and treats
+//	             cursor "again" as the first page)
+//	trapterm     ignore SIGTERM and keep running after stdin closes
+//	failstart    write "boom: bad config" to stderr and exit 1
+//	hang         never answer anything
+const testServerEnv = "UPSTREAM_TESTSERVER"
+
+func TestMain(m *testing.M) {
+	if mode := os.Getenv(testServerEnv); mode != "" {
+		runTestServer(mode)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func hasFlag(mode, flag string) bool {
+	for _, f := range strings.Split(mode, ",") {
+		if f == flag {
+			return true
+		}
+	}
+	return false
+}
+
+func runTestServer(mode string) {
+	if hasFlag(mode, "failstart") {
+		fmt.Fprintln(os.Stderr, "loading config")
+		fmt.Fprintln(os.Stderr, "boom: bad config")
+		os.Exit(1)
+	}
+	if hasFlag(mode, "trapterm") {
+		signal.Ignore(syscall.SIGTERM)
+	}
+	if hasFlag(mode, "hang") {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+	if hasFlag(mode, "banner") {
+		fmt.Println("test server v1 starting (this banner is not JSON)")
+	}
+	fmt.Fprintln(os.Stderr, "test server serving on stdio")
+	s := newTestServer(mode, true)
+	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	if hasFlag(mode, "trapterm") {
+		for {
+			time.Sleep(time.Hour)
+		}
+	}
+}
+
+// testToolCount is the number of tools newTestServer starts with.
+const testToolCount = 5
+
+// newTestServer builds the test MCP server: tools echo, crash (stdio only:
+// exits 3 mid-call), add_tool (adds extra_N, which makes the SDK send
+// notifications/tools/list_changed), big (a text of N bytes) and sleep (ms,
+// honours cancellation); tools/list pages hold 2 tools.
+func newTestServer(mode string, stdio bool) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{PageSize: 2, HasTools: true})
+	type echoIn struct {
+		Text string `json:"text"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back."}, func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "crash", Description: "Exit the server process with status 3."}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		if !stdio {
+			return nil, nil, fmt.Errorf("crash is only available over stdio")
+		}
+		fmt.Fprintln(os.Stderr, "crashing on purpose")
+		os.Exit(3)
+		return nil, nil, nil
+	})
+	var added atomic.Int32
+	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Add a tool extra_N."}, func(ctx context.Context, req *mcp.CallToolRequest, in struct{}) (*mcp.CallToolResult, any, error) {
+		n := added.Add(1)
+		name := fmt.Sprintf("extra_%d", n)
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+		})
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil, nil
+	})
+	type bigIn struct {
+		Bytes int `json:"bytes"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "big", Description: "Return a text of N bytes."}, func(ctx context.Context, req *mcp.CallToolRequest, in bigIn) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", in.Bytes)}}}, nil, nil
+	})
+	type sleepIn struct {
+		MS int `json:"ms"`
+	}
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Sleep ms milliseconds."}, func(ctx context.Context, req *mcp.CallToolRequest, in sleepIn) (*mcp.CallToolResult, any, error) {
+		select {
+		case <-time.After(time.Duration(in.MS) * time.Millisecond):
+		case <-ctx.Done():
+			return nil, nil, ctx.Err()
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slept"}}}, nil, nil
+	})
+	if hasFlag(mode, "repeatcursor") {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method != "tools/list" {
+					return next(ctx, method, req)
+				}
+				if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p.Cursor == "again" {
+					p.Cursor = ""
+				}
+				res, err := next(ctx, method, req)
+				if r, ok := res.(*mcp.ListToolsResult); ok {
+					r.NextCursor = "again"
+				}
+				return res, err
+			}
+		})
+	}
+	return s
+}
