@@ -92,20 +92,41 @@ func tokenizeText(s string, sink tokenSink) {
 }
 
 // emitWord splits one run of letters/digits on camelCase and emits each part
-// lowercased and stemmed, dropping stopwords.
+// lowercased and stemmed, dropping stopwords. A word with several parts is
+// also emitted whole ("GitHub" -> "git", "hub", "github"), so brand names
+// written in camelCase still meet their lower-case spelling.
 func emitWord(w string, sink tokenSink) {
+	parts := 0
 	splitCamel(w, func(part string) {
+		parts++
 		t := normalizeWord(part)
 		if t == "" || isStopword(t) {
 			return
 		}
 		sink(stem(t))
 	})
+	if parts > 1 {
+		sink(stem(normalizeWord(w)))
+	}
 }
 
 // splitCamel calls f for each camelCase part of w ("getHTTPResponse2" ->
 // "get", "HTTP", "Response2"). Digits stay attached to the preceding part.
 func splitCamel(w string, f func(string)) {
+	// Fast path: an ASCII word with no upper-case letter after its first
+	// byte has no boundary.
+	simple := true
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf || i > 0 && c >= 'A' && c <= 'Z' {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		f(w)
+		return
+	}
 	start := 0
 	var prev rune = -1
 	var prevSize int

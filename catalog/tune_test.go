@@ -62,15 +62,15 @@ func TestTuneRankParams(t *testing.T) {
 		vals []float64
 	}
 	knobs := []knob{
-		{"k1", func(p *RankParams) *float64 { return &p.K1 }, []float64{0.6, 0.9, 1.2, 1.6, 2.0, 3.0}},
+		{"k1", func(p *RankParams) *float64 { return &p.K1 }, []float64{0.8, 1.2, 1.6, 2.2}},
 	}
 	for f, fname := range []string{"name", "desc", "upstream", "param", "paramdesc"} {
 		f := f
 		knobs = append(knobs,
-			knob{"w_" + fname, func(p *RankParams) *float64 { return &p.Weight[f] }, []float64{0, 0.2, 0.4, 0.7, 1, 1.5, 2, 3, 4, 6}},
-			knob{"b_" + fname, func(p *RankParams) *float64 { return &p.B[f] }, []float64{0, 0.25, 0.5, 0.75, 0.9, 1}})
+			knob{"w_" + fname, func(p *RankParams) *float64 { return &p.Weight[f] }, []float64{0, 0.3, 0.6, 1, 1.5, 2.5, 4}},
+			knob{"b_" + fname, func(p *RankParams) *float64 { return &p.B[f] }, []float64{0.2, 0.5, 0.8, 1}})
 	}
-	for round := 0; round < 2; round++ {
+	for round := 0; round < 1; round++ {
 		for _, k := range knobs {
 			for _, v := range k.vals {
 				p := best

@@ -233,7 +233,8 @@ func TestValidation(t *testing.T) {
 	}{
 		{"server transport", minimal + "[server]\ntransport = \"sse\"\n", 5, `server.transport: invalid value "sse": must be one of "stdio", "http"`},
 		{"empty transport", minimal + "[server]\ntransport = \"\"\n", 5, `server.transport: invalid value ""`},
-		{"mode", minimal + "[tool_search]\nmode = \"off\"\n", 5, `tool_search.mode: invalid value "off": must be one of "code", "tools", "directory"`},
+		{"mode", minimal + "[tool_search]\nmode = \"fast\"\n", 5, `tool_search.mode: invalid value "fast": must be one of "code", "tools", "directory"`},
+		{"mode off", minimal + "[tool_search]\nmode = \"off\"\n", 5, `(for direct mode set tool_search.enabled = false)`},
 		{"both command and url", "[upstreams.x]\ncommand = \"a\"\nurl = \"http://h\"\n", 1, "upstreams.x: set either command (a stdio server) or url (an HTTP server), not both"},
 		{"neither command nor url", "[upstreams.x]\ntrusted = true\n", 1, "upstreams.x: needs command"},
 		{"sse with command", minimal + "transport = \"sse\"\n", 4, `upstreams.fs.transport: "sse" needs url`},
@@ -304,6 +305,17 @@ func TestValidEdgeCases(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { mustParse(t, c.src, nil) })
+	}
+}
+
+func TestAllowListNilVersusEmpty(t *testing.T) {
+	unset := mustParse(t, minimal, nil)
+	if unset.Tools.Allow != nil {
+		t.Errorf("allow not written: got %#v, want nil", unset.Tools.Allow)
+	}
+	empty := mustParse(t, minimal+"[tools]\nallow = []\n", nil)
+	if empty.Tools.Allow == nil || len(empty.Tools.Allow) != 0 {
+		t.Errorf("allow = []: got %#v, want an empty non-nil list", empty.Tools.Allow)
 	}
 }
 
@@ -760,5 +772,21 @@ func BenchmarkParseReference(b *testing.B) {
 		if _, err := Parse(data, "config.reference.toml", getenv); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestConfigDirBuiltin(t *testing.T) {
+	dir := t.TempDir()
+	path := dir + "/c.toml"
+	data := []byte("[upstreams.m]\ncommand = \"node\"\nenv = { F = \"${CONFIG_DIR}/mem.jsonl\" }\n")
+	cfg, err := Parse(data, path, func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Upstreams["m"].Env["F"]; got != dir+"/mem.jsonl" {
+		t.Fatalf("CONFIG_DIR expanded to %q, want %q", got, dir+"/mem.jsonl")
+	}
+	if red := cfg.Redact(dir); red != dir {
+		t.Fatalf("the config folder is not a secret, but Redact gave %q", red)
 	}
 }

@@ -37,7 +37,9 @@ func expandVars(s string, getenv func(string) (string, bool)) (out string, value
 				return "", nil, nil, fmt.Errorf(`invalid variable reference "${%s}": a name is letters, digits and "_" (write "$$" for a literal "$")`, name)
 			}
 			v, ok := getenv(name)
-			if !ok {
+			if pv, public := strings.CutPrefix(v, publicPrefix); public {
+				v = pv
+			} else if !ok {
 				missing = append(missing, name)
 			} else if v != "" {
 				values = append(values, v)
@@ -85,6 +87,28 @@ func (p *parser) expand(s *string, getenv func(string) (string, bool), path []st
 	p.cfg.secrets = append(p.cfg.secrets, values...)
 	*s = out
 }
+
+// ConfigDirVar is the built-in variable ${CONFIG_DIR}: the absolute folder
+// of the config file (the environment wins if it sets the name). It is not
+// a secret and is never redacted.
+const ConfigDirVar = "CONFIG_DIR"
+
+// withBuiltins adds ${CONFIG_DIR} to getenv. The returned lookup marks the
+// built-in's value as public so expand keeps it off the secret list.
+func withBuiltins(getenv func(string) (string, bool), dir string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if v, ok := getenv(name); ok {
+			return v, ok
+		}
+		if name == ConfigDirVar && dir != "" {
+			return publicPrefix + dir, true
+		}
+		return "", false
+	}
+}
+
+// publicPrefix marks a looked-up value as not secret; expandVars strips it.
+const publicPrefix = "\x00public\x00"
 
 // expandAll expands ${VAR} in the keys that allow it: server.bearer_token,
 // endpoints.*.token, and per upstream url, args, env values, header values.

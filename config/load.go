@@ -129,7 +129,7 @@ func Parse(data []byte, path string, getenv func(string) (string, bool)) (*Confi
 	}
 	p.cfg = cfg
 	p.fillNames()
-	p.expandAll(getenv)
+	p.expandAll(withBuiltins(getenv, dir))
 	p.defaults()
 	p.resolvePaths(dir)
 	p.validate()

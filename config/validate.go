@@ -214,7 +214,13 @@ func (p *parser) validate() {
 			p.warnf([]string{"endpoints"}, "endpoints are served only with server.transport = \"http\"")
 		}
 	}
-	oneOf(p, c.ToolSearch.Mode, []string{"code", "tools", "directory"}, "tool_search", "mode")
+	switch m := c.ToolSearch.Mode; m {
+	case "code", "tools", "directory":
+	case "off", "false", "direct":
+		p.errf([]string{"tool_search", "mode"}, "", "invalid value %q: must be one of \"code\", \"tools\", \"directory\" (for direct mode set tool_search.enabled = false)", m)
+	default:
+		oneOf(p, m, []string{"code", "tools", "directory"}, "tool_search", "mode")
+	}
 	if c.Telemetry.MetricsListen != "" {
 		p.checkListen(c.Telemetry.MetricsListen, "telemetry", "metrics_listen")
 	}

@@ -24,7 +24,8 @@
 // wire carried, e.g. structuredContent not matching the tool's outputSchema):
 //   list [cursor]         tools/list; without cursor follows nextCursor and returns
 //                         {"tools": [all raw tools], "pages": N, "bytes": serialized bytes of all pages}
-//   call name args [progress] [timeoutMs]   tools/call; with progress:true also "progress": [params...]
+//   call name args [progress] [timeoutMs]   tools/call; with progress:true the request carries a
+//                         progressToken and the step has "progress": [params of each notification]
 //   listResources, listResourceTemplates, readResource uri, subscribe uri, unsubscribe uri,
 //   listPrompts, getPrompt name args, complete ref argument, setLevel level, ping
 //   request method params  any request (e.g. an unknown method), raw
@@ -170,6 +171,7 @@ if (opt.http) {
 // request we sent, and notifications by method. Steps run one at a time, so "the last request
 // sent by us" is the step's request.
 const rawResponses = new Map();
+const wireProgress = []; // params of every notifications/progress, in arrival order
 const waiters = [];
 let lastRequestId = null;
 let negotiatedVersion = null;
@@ -187,6 +189,7 @@ inner.onmessage = (msg, extra) => {
   if (msg && msg.id !== undefined && !msg.method && ("result" in msg || "error" in msg)) rawResponses.set(msg.id, msg);
   if (msg && msg.method && msg.id === undefined) {
     out.notifications[msg.method] = (out.notifications[msg.method] ?? 0) + 1;
+    if (msg.method === "notifications/progress") wireProgress.push(msg.params);
     for (const w of [...waiters]) w();
   }
   transport.onmessage?.(msg, extra);
@@ -226,10 +229,13 @@ async function step(s) {
       return { result: { tools }, pages, bytes };
     }
     case "call": {
-      const progress = [];
-      const callOpts = s.progress ? { ...o, onprogress: (p) => progress.push(p), resetTimeoutOnProgress: true } : o;
+      // The SDK uses the request id as progressToken; progress is taken from the wire (the SDK's
+      // onprogress callback can miss the last notification, which races the response).
+      const callOpts = s.progress ? { ...o, onprogress: () => {}, resetTimeoutOnProgress: true } : o;
       const r = await run(() => client.callTool({ name: s.name, arguments: s.args ?? {} }, undefined, callOpts));
-      return s.progress ? { ...r, progress } : r;
+      if (!s.progress) return r;
+      const id = lastRequestId;
+      return { ...r, progress: wireProgress.filter(p => p.progressToken === id) };
     }
     case "listResources": return run(() => client.listResources(s.cursor ? { cursor: s.cursor } : {}, o));
     case "listResourceTemplates": return run(() => client.listResourceTemplates(s.cursor ? { cursor: s.cursor } : {}, o));

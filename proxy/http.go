@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/telemetry"
 )
 
 // ServeStdio serves one client over stdin/stdout until it disconnects or
 // ctx ends. stdout carries only the protocol (logs go to stderr).
 func (p *Proxy) ServeStdio(ctx context.Context) error {
-	err := p.Server("").Run(ctx, &mcp.StdioTransport{})
+	err := p.Server("", "stdio").Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -33,9 +35,8 @@ func (p *Proxy) ServeStdio(ctx context.Context) error {
 func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mount := func(path, endpoint, token string) {
-		getServer := func(*http.Request) *mcp.Server { return p.Server(endpoint) }
-		streamable := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true})
-		sse := mcp.NewSSEHandler(getServer, &mcp.SSEOptions{DisableLocalhostProtection: true})
+		streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") }, &mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true})
+		sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})
 		mux.Handle(path, p.guard(token, streamable))
 		ssePath := "/sse"
 		if path != "/mcp" {
@@ -54,11 +55,11 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	for path, h := range extra {
 		mux.Handle(path, h)
 	}
+	if _, ok := extra["/metrics"]; !ok {
+		mux.Handle("/metrics", p.metrics.Handler())
+	}
 	if _, ok := extra["/healthz"]; !ok {
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = w.Write([]byte(`{"status":"ok"}`))
-		})
+		mux.Handle("/healthz", p.HealthHandler())
 	}
 	return mux
 }
@@ -127,6 +128,26 @@ func (p *Proxy) originAllowed(origin string) bool {
 	u, err := url.Parse(origin)
 	return err == nil && isLoopbackHost(u.Host)
 }
+
+// HealthHandler is /healthz: 200 with each upstream's state when at least
+// one upstream is ready (or none is configured), else 503.
+func (p *Proxy) HealthHandler() http.Handler {
+	return telemetry.HealthHandler(func() (bool, any) {
+		sts := p.ups.Statuses()
+		detail := map[string]string{}
+		ready := len(sts) == 0
+		for _, st := range sts {
+			detail[st.Name] = string(st.State)
+			if st.State == "ready" {
+				ready = true
+			}
+		}
+		return ready, map[string]any{"upstreams": detail, "mode": p.surface.Mode()}
+	})
+}
+
+// MetricsHandler is /metrics (Prometheus text format).
+func (p *Proxy) MetricsHandler() http.Handler { return p.metrics.Handler() }
 
 // ServeHTTP listens on cfg.Server.Listen and serves Handler until ctx ends,
 // then shuts down within 5 s. ready, if non-nil, receives the bound address.

@@ -12,8 +12,8 @@ import (
 // [endpoints] rules (SPEC §6).
 func (p *Proxy) compilePolicy() error {
 	var names []string
-	for _, u := range p.cfg.EnabledUpstreams() {
-		names = append(names, u.Name)
+	for name := range p.cfg.Upstreams { // disabled ones too: group:<upstream> stays valid
+		names = append(names, name)
 	}
 	pol, err := catalog.Compile(p.cfg.Tools, p.cfg.Profiles, p.cfg.Groups, p.cfg.Endpoints, names)
 	if err != nil {

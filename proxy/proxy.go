@@ -22,6 +22,7 @@ import (
 	"mcp-toolsearch/config"
 	"mcp-toolsearch/modes"
 	"mcp-toolsearch/sandbox"
+	"mcp-toolsearch/telemetry"
 	"mcp-toolsearch/upstream"
 )
 
@@ -45,6 +46,8 @@ type Proxy struct {
 	api     modes.API
 	policy  *catalog.Policy
 	pool    *sandbox.Pool // code mode's workers; nil in other modes
+	rec     *telemetry.Recorder
+	metrics *telemetry.Metrics
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
@@ -71,6 +74,12 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if err := p.compilePolicy(); err != nil {
 		return nil, err
 	}
+	p.metrics = telemetry.NewMetrics()
+	rec, err := telemetry.NewRecorder(cfg.Telemetry.SessionLog, cfg.Telemetry.LogArguments, p.metrics)
+	if err != nil {
+		return nil, fmt.Errorf("telemetry.session_log: %w", err)
+	}
+	p.rec = rec
 	p.surface = opts.Surface
 	if p.surface == nil {
 		p.surface = p.surfaceFor(cfg)
@@ -152,19 +161,28 @@ func (p *Proxy) Close(ctx context.Context) error {
 	if p.pool != nil {
 		p.pool.Close()
 	}
-	return p.ups.Close(ctx)
+	err := p.ups.Close(ctx)
+	_ = p.rec.Close()
+	return err
 }
 
 // onToolsChanged is the upstream manager's callback: a fresh listing (or
 // nil when the upstream went down) updates that upstream's part of the
 // catalog, and connected clients get notifications/tools/list_changed.
 func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
+	p.mu.Lock()
+	closing := p.closed
+	p.mu.Unlock()
+	if closing {
+		return
+	}
 	if tools == nil {
 		reason := "down"
 		if st, ok := p.ups.Status(up); ok && st.Err != "" {
 			reason = st.Err
 		}
 		p.cat.SetUnavailable(up, reason)
+		p.metrics.SetUpstreamUp(up, false)
 		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
 	} else {
 		es := make([]*catalog.Entry, 0, len(tools))
@@ -172,9 +190,16 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 			es = append(es, entryFromTool(t))
 		}
 		p.cat.SetTools(up, es)
+		p.metrics.SetUpstreamUp(up, true)
+		p.metrics.SetCatalogSize(up, p.trusted(up), len(tools))
 		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
 	}
 	p.notifyToolsChanged()
+}
+
+func (p *Proxy) trusted(up string) bool {
+	u, ok := p.cfg.Upstreams[up]
+	return ok && u.Trusted
 }
 
 // entryFromTool keeps an upstream tool's JSON exactly as received.
@@ -240,8 +265,15 @@ func (e *CallUnavailableError) Error() string {
 // name), runs through here.
 func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, error) {
 	start := time.Now()
+	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surface.Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
+	if p.cfg.Telemetry.LogArguments {
+		rec.Args = args
+	}
 	if !s.allowed(e) {
 		// Same answer as an unknown tool (SPEC §6): no hint it exists.
+		rec.Outcome = telemetry.OutcomeBlockedPolicy
+		rec.DurationMs = msSince(start)
+		s.ts.Call(rec)
 		return nil, modes.ErrUnknownTool(e.Exposed)
 	}
 	if len(args) == 0 || string(args) == "null" {
@@ -259,9 +291,19 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	case res.IsError:
 		outcome = "tool_error"
 	}
-	p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", outcome, "ms", float64(time.Since(start).Microseconds())/1000)
+	rec.Outcome = outcome
+	rec.DurationMs = msSince(start)
+	if res != nil {
+		if b, err := json.Marshal(res); err == nil {
+			rec.BytesOut = len(b)
+		}
+	}
+	s.ts.Call(rec)
+	p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", outcome, "ms", rec.DurationMs)
 	return res, err
 }
+
+func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 
 // sortedServers returns endpoint names in order (tests, logs).
 func (p *Proxy) endpointNames() []string {

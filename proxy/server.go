@@ -11,10 +11,13 @@ import (
 // creating it on first use. tools/list and tools/call are answered by the
 // proxy's middleware from the session's surface and policy; initialize
 // gets the surface's instructions for the session.
-func (p *Proxy) Server(endpoint string) *mcp.Server {
+//
+// transport ("stdio", "streamable-http" or "sse") is recorded in telemetry.
+func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
+	key := endpoint + "\x00" + transport
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if s, ok := p.servers[endpoint]; ok {
+	if s, ok := p.servers[key]; ok {
 		return s
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}, &mcp.ServerOptions{
@@ -24,12 +27,12 @@ func (p *Proxy) Server(endpoint string) *mcp.Server {
 			Logging: &mcp.LoggingCapabilities{},
 		},
 	})
-	s.AddReceivingMiddleware(p.middleware(endpoint))
-	p.servers[endpoint] = s
+	s.AddReceivingMiddleware(p.middleware(endpoint, transport))
+	p.servers[key] = s
 	return s
 }
 
-func (p *Proxy) middleware(endpoint string) mcp.Middleware {
+func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
@@ -41,11 +44,12 @@ func (p *Proxy) middleware(endpoint string) mcp.Middleware {
 				if ir, ok := res.(*mcp.InitializeResult); ok {
 					ss, _ := req.GetSession().(*mcp.ServerSession)
 					if ss != nil {
-						s := p.sessionFor(ss, endpoint)
+						s := p.sessionFor(ss, endpoint, transport)
 						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
 							s.client = c.Params.ClientInfo.Name
 						}
 						ir.Instructions = p.surface.Instructions(s)
+						s.ts.Instructions(len(ir.Instructions))
 					}
 				}
 				return res, err
@@ -54,18 +58,22 @@ func (p *Proxy) middleware(endpoint string) mcp.Middleware {
 				if !ok {
 					return next(ctx, method, req)
 				}
-				s := p.sessionFor(ss, endpoint)
+				s := p.sessionFor(ss, endpoint, transport)
 				tools := p.surface.Tools(s)
 				if tools == nil {
 					tools = []*mcp.Tool{}
 				}
-				return &mcp.ListToolsResult{Tools: tools}, nil
+				res := &mcp.ListToolsResult{Tools: tools}
+				if b, err := json.Marshal(res); err == nil {
+					s.ts.ToolsListed(len(b), len(tools), len(tools))
+				}
+				return res, nil
 			case "tools/call":
 				ss, ok := req.GetSession().(*mcp.ServerSession)
 				if !ok {
 					return next(ctx, method, req)
 				}
-				s := p.sessionFor(ss, endpoint)
+				s := p.sessionFor(ss, endpoint, transport)
 				cr := req.(*mcp.CallToolRequest)
 				var args json.RawMessage
 				if cr.Params != nil {

@@ -7,6 +7,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/modes"
+	"mcp-toolsearch/telemetry"
 )
 
 // session is the proxy's state for one client session: who the client is
@@ -17,6 +19,7 @@ type session struct {
 	ss       *mcp.ServerSession
 	endpoint string
 	client   string
+	ts       *telemetry.Session // nil for CLI use (methods are nil-safe)
 }
 
 // Snapshot implements modes.Env.
@@ -35,25 +38,54 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 }
 
 // Searched implements modes.Env.
-func (s *session) Searched(query string, hits int, via string) {}
+func (s *session) Searched(query string, hits int, via string) {
+	s.ts.Search(s.p.surface.Mode(), query, hits, via == modes.ViaBridge)
+}
 
 // Described implements modes.Env.
-func (s *session) Described(id string, found bool, via string) {}
+func (s *session) Described(id string, found bool, via string) {
+	s.ts.Describe(s.p.surface.Mode(), id, found, via == modes.ViaBridge)
+}
+
+// CodeRan implements modes.CodeRunRecorder.
+func (s *session) CodeRan(out *modes.CodeOutput) {
+	t := out.Telemetry
+	s.ts.CodeRun(t.DurationMs, out.OK, out.TimedOut, t.SearchCount, t.DescribeCount, t.CallCount)
+}
 
 // sessionFor returns the proxy's state for ss, creating it on first use.
-func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint string) *session {
+// The telemetry session starts here, with the client's name and the
+// catalog it can see.
+func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *session {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	if s, ok := p.sessions[ss]; ok {
+		p.mu.Unlock()
 		return s
 	}
 	s := &session{p: p, ss: ss, endpoint: endpoint}
+	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surface.Mode()}
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 		s.client = ip.ClientInfo.Name
+		info.ClientName, info.ClientVersion = ip.ClientInfo.Name, ip.ClientInfo.Version
 	}
 	p.sessions[ss] = s
+	p.mu.Unlock()
+	s.ts = p.rec.StartSession(info)
+	byUp := map[string]int{}
+	total, trusted := 0, 0
+	for _, e := range p.cat.Snapshot().Entries {
+		if s.allowed(e) {
+			total++
+			byUp[e.Upstream]++
+			if e.Trusted {
+				trusted++
+			}
+		}
+	}
+	s.ts.Catalog(total, byUp, trusted, total-trusted)
 	go func() {
 		_ = ss.Wait()
+		s.ts.End()
 		p.mu.Lock()
 		delete(p.sessions, ss)
 		p.mu.Unlock()
