@@ -108,7 +108,9 @@ func TestCatalogServerOverHTTPWithThreeClients(t *testing.T) {
 	srv := catalogServer(t)
 	port := freePort(t)
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
-	p := startHTTPServer(t, []string{srv, "-tools", catalogFile(t, "github-like.jsonl"), "-http", fmt.Sprintf("127.0.0.1:%d", port)}, nil, url)
+	// Without 2026-07-28 in the list, see TestMCPGoDefaultAgainstStatefulGoSDKHTTP.
+	p := startHTTPServer(t, []string{srv, "-tools", catalogFile(t, "github-like.jsonl"),
+		"-protocol-versions", legacyVersions, "-http", fmt.Sprintf("127.0.0.1:%d", port)}, nil, url)
 
 	// go-sdk
 	cs := gosdkClientHTTP(t, url, map[string]string{"X-Test": "1"})
@@ -124,8 +126,11 @@ func TestCatalogServerOverHTTPWithThreeClients(t *testing.T) {
 	// mcp-go
 	mc := mcpgoClientHTTP(t, url, nil)
 	lr, err := mc.ListTools(ctx, mcpgo.ListToolsRequest{})
-	if err != nil || len(lr.Tools) != 12 {
-		t.Fatalf("mcp-go over HTTP: %v tools, err %v; want 12", len(lr.Tools), err)
+	if err != nil {
+		t.Fatalf("mcp-go over HTTP: list: %v", err)
+	}
+	if len(lr.Tools) != 12 {
+		t.Errorf("mcp-go over HTTP: %d tools, want 12", len(lr.Tools))
 	}
 	// TypeScript SDK
 	doc := nodeClient(t, "--http", url, "--call", "get_forecast", "--args", `{"city":"北京"}`)
@@ -134,6 +139,50 @@ func TestCatalogServerOverHTTPWithThreeClients(t *testing.T) {
 	}
 	if !strings.Contains(p.Output(), "12 tools on http://127.0.0.1:") {
 		t.Errorf("server did not announce its address; output: %s", p.Output())
+	}
+}
+
+// legacyVersions are the go-sdk v1.8.0 protocol versions before 2026-07-28.
+const legacyVersions = "2025-11-25,2025-06-18,2025-03-26,2024-11-05"
+
+// TestMCPGoDefaultAgainstStatefulGoSDKHTTP pins down an interop gap that any
+// go-sdk v1.8.0 Streamable HTTP server with sessions (such as the proxy's
+// front) meets: mcp-go v1.2.1's client first tries the 2026-07-28
+// server/discover flow, the go-sdk server answers it, and the first request
+// after that is refused because the stateful transport only accepts
+// 2026-07-28 when stateless (go-sdk mcp/streamable.go,
+// SupportsProtocolVersion). A server that leaves 2026-07-28 out of
+// ServerOptions.SupportedProtocolVersions makes mcp-go fall back to the
+// initialize handshake (2025-11-25), and everything works.
+func TestMCPGoDefaultAgainstStatefulGoSDKHTTP(t *testing.T) {
+	srv := catalogServer(t)
+	for _, tc := range []struct {
+		versions    string
+		wantVersion string
+		wantListErr bool
+	}{
+		{"", "2026-07-28", true},
+		{legacyVersions, "2025-11-25", false},
+	} {
+		t.Run("versions="+tc.versions, func(t *testing.T) {
+			port := freePort(t)
+			url := fmt.Sprintf("http://127.0.0.1:%d/mcp", port)
+			args := []string{srv, "-tools", catalogFile(t, "github-like.jsonl"), "-http", fmt.Sprintf("127.0.0.1:%d", port)}
+			if tc.versions != "" {
+				args = append(args, "-protocol-versions", tc.versions)
+			}
+			startHTTPServer(t, args, nil, url)
+			c := mcpgoClientHTTP(t, url, nil)
+			if got := c.ProtocolVersion(); got != tc.wantVersion {
+				t.Errorf("negotiated %q, want %q", got, tc.wantVersion)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			_, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
+			if (err != nil) != tc.wantListErr {
+				t.Errorf("tools/list error = %v, want error: %v", err, tc.wantListErr)
+			}
+		})
 	}
 }
 

@@ -476,7 +476,10 @@ func mcpgoStartStdio(t testing.TB, cmd []string, env ...string) *mcpgoclient.Cli
 }
 
 // mcpgoClientHTTP connects a mark3labs/mcp-go Streamable HTTP client to url
-// with extra headers (may be nil), initializes it and closes it at cleanup.
+// with extra headers (may be nil), initializes it (default negotiation) and
+// closes it at cleanup. Against a stateful go-sdk v1.8.0 HTTP server that
+// accepts 2026-07-28 the first request after initialize fails; see
+// TestMCPGoDefaultAgainstStatefulGoSDKHTTP.
 func mcpgoClientHTTP(t testing.TB, url string, headers map[string]string) *mcpgoclient.Client {
 	t.Helper()
 	c, err := mcpgoclient.NewStreamableHttpClient(url, mcpgotransport.WithHTTPHeaders(headers))

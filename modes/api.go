@@ -136,6 +136,7 @@ func MakeEnvelope(hit catalog.Hit, res *mcp.CallToolResult) (*Envelope, error) {
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, fmt.Errorf("decoding the upstream result: %w", err)
 	}
+	delete(m, "resultType") // protocol bookkeeping of 2026-07-28, not the tool's result
 	if content, ok := m["content"].([]any); ok {
 		for i, c := range content {
 			if b, ok := c.(map[string]any); ok && b["type"] != "text" {

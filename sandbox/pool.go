@@ -245,7 +245,9 @@ func (p *Pool) refill() {
 		defer p.wg.Done()
 		w, err := p.spawn()
 		if err != nil {
-			p.opts.Logger.Warn("sandbox: cannot start a spare worker", "error", err)
+			if !errors.Is(err, errPoolClosed) {
+				p.opts.Logger.Warn("sandbox: cannot start a spare worker", "error", err)
+			}
 			return
 		}
 		select {
@@ -281,7 +283,9 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 		r.res.Error = "sandbox unavailable: " + err.Error()
 		return r.res
 	}
-	p.refill()
+	// Start the replacement after the run: on a small machine a starting
+	// worker competes with the running one for CPU.
+	defer p.refill()
 	r.w = w
 
 	runCtx, cancel := context.WithCancel(ctx)
@@ -516,13 +520,15 @@ func (r *run) workerDied() {
 	}
 	reason := "exited without a result"
 	stderr := w.stderr.String()
+	lstderr := strings.ToLower(stderr)
 	st := w.cmd.ProcessState
 	switch {
 	case w.readErr != nil && errors.Is(w.readErr, errLineTooLong):
 		reason = "sent an oversized message"
-	case strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory"):
+	case strings.Contains(lstderr, "out of memory") || strings.Contains(lstderr, "cannot allocate memory") ||
+		strings.Contains(lstderr, "failed to allocate"):
 		reason = fmt.Sprintf("out of memory (limit %d MiB)", r.pool.opts.MemoryLimitBytes>>20)
-	case strings.Contains(stderr, "stack overflow") || strings.Contains(stderr, "stack exceeds"):
+	case strings.Contains(lstderr, "stack overflow") || strings.Contains(lstderr, "stack exceeds"):
 		reason = "stack overflow"
 	case st != nil:
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -556,6 +562,8 @@ func (r *run) finish() *Result {
 	return r.res
 }
 
+var errPoolClosed = errors.New("the pool is closed")
+
 // worker is the parent's handle on one worker process.
 type worker struct {
 	cmd        *exec.Cmd
@@ -574,7 +582,7 @@ func (p *Pool) spawn() (*worker, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
-		return nil, errors.New("the pool is closed")
+		return nil, errPoolClosed
 	}
 	p.wg.Add(1) // released when the worker is reaped
 	p.mu.Unlock()
@@ -602,7 +610,7 @@ func (p *Pool) spawn() (*worker, error) {
 	}()
 	if closed {
 		w.kill()
-		return nil, errors.New("the pool is closed")
+		return nil, errPoolClosed
 	}
 
 	timer := time.NewTimer(p.opts.StartTimeout)

@@ -39,15 +39,17 @@ const (
 // went away).
 func WorkerMain() int {
 	out := &workerOut{w: bufio.NewWriterSize(os.Stdout, 64<<10)}
+
+	// Build the runtime and warm the code paths while idle, before reporting
+	// ready, so a run pays neither. Limits are read through w.limits, filled
+	// in below.
+	w := &jsWorker{out: out, pending: map[int64]*pendingCall{}}
+	w.setup()
+	warmUp()
 	if err := out.send(message{T: msgReady}); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox-worker: cannot write to stdout: %v\n", err)
 		return 1
 	}
-
-	// Build the runtime while idle, before the request arrives, so a run does
-	// not pay for it. Limits are read through w.limits, filled in below.
-	w := &jsWorker{out: out, pending: map[int64]*pendingCall{}}
-	w.setup()
 
 	in := bufio.NewReaderSize(os.Stdin, 64<<10)
 	line, err := readLine(in, 64<<20)
@@ -94,6 +96,20 @@ func WorkerMain() int {
 		return 1
 	}
 	return 0
+}
+
+// warmUp compiles and runs a small representative script in a throwaway
+// runtime, so the first real run does not page in the parser, compiler and
+// interpreter from a cold binary.
+func warmUp() {
+	vm := goja.New()
+	prg, err := goja.Compile("warmup.js", wrapperHead+`const o = JSON.parse('{"a":[1,{"b":"c"}]}');
+const r = await Promise.all([Promise.resolve(o), 2]);
+try { null.x } catch (e) { String(e) }
+return JSON.stringify({r, s: "x".repeat(3), m: [1, 2, 3].map(x => x * 2)});`+wrapperTail, false)
+	if err == nil {
+		_, _ = vm.RunProgram(prg)
+	}
 }
 
 // applyLimits sets the worker's own resource limits. RLIMIT_NPROC is left
@@ -308,6 +324,7 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 		return w.fail(describeCompileError(err, bodyLines))
 	}
 	v, err := vm.RunProgram(prg)
+
 	if err != nil {
 		return w.fail(describeJSError(err, nil, bodyLines))
 	}

@@ -197,21 +197,38 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
+// Options tunes NewServer. The zero value is the go-sdk's defaults.
+type Options struct {
+	// PageSize is the most tools one tools/list page holds (MCP spec
+	// 2025-11-25, "Pagination": the rest follow via nextCursor); 0 means
+	// the go-sdk default of 1000, negative values are treated as 0. The SDK
+	// lists tools sorted by name.
+	PageSize int
+	// ProtocolVersions restricts the MCP protocol versions the server
+	// accepts (go-sdk ServerOptions.SupportedProtocolVersions); nil means
+	// all the SDK supports. NewServer panics on a version the SDK does not
+	// know; check against mcp.SupportedProtocolVersions first.
+	ProtocolVersions []string
+	// Logger receives the SDK's and the server's logs; nil discards them.
+	Logger *slog.Logger
+}
+
 // NewServer returns an MCP server (go-sdk) that serves tools, each answering
-// with EchoResult. name is the serverInfo.name; logger may be nil. pageSize
-// is the most tools one tools/list page holds (MCP spec 2025-11-25,
-// "Pagination": the rest follow via nextCursor); 0 means the go-sdk default
-// of 1000, negative values are treated as 0. The SDK lists tools sorted by
-// name.
+// with EchoResult. name is the serverInfo.name.
 //
 // A record whose schema the go-sdk still refuses (Server.AddTool panics, e.g.
 // an invalid "x-mcp-header" annotation) is served with {"type":"object"}
 // instead, and the fallback is logged.
-func NewServer(name string, tools []Tool, pageSize int, logger *slog.Logger) *mcp.Server {
+func NewServer(name string, tools []Tool, opts Options) *mcp.Server {
+	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "0.1.0"}, &mcp.ServerOptions{Logger: logger, PageSize: max(pageSize, 0)})
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "0.1.0"}, &mcp.ServerOptions{
+		Logger:                    logger,
+		PageSize:                  max(opts.PageSize, 0),
+		SupportedProtocolVersions: opts.ProtocolVersions,
+	})
 	for _, t := range tools {
 		addTool(s, t, logger)
 	}

@@ -127,7 +127,7 @@ func connect(t *testing.T, tools []Tool, pageSize int) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	srv := NewServer("catalogserver-test", tools, pageSize, nil)
+	srv := NewServer("catalogserver-test", tools, Options{PageSize: pageSize})
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -255,6 +255,7 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		{"-tools", "/nonexistent/tools.jsonl"},
 		{"-tools", "../catalogs/github-like.jsonl", "-server", "no-such-server"},
 		{"-tools", "../catalogs/github-like.jsonl", "extra"},
+		{"-tools", "../catalogs/github-like.jsonl", "-protocol-versions", "2025-11-25,1999-01-01"},
 	} {
 		var stderr strings.Builder
 		if code := run(args, &stderr); code != 2 || !strings.Contains(stderr.String(), "catalogserver") {

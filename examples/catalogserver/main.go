@@ -7,7 +7,8 @@
 //
 // Usage:
 //
-//	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N] [-http ADDR]
+//	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N]
+//	              [-protocol-versions V1,V2] [-http ADDR] [-v]
 //
 // With no -http it speaks MCP over stdio. With -http ADDR (e.g.
 // 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
@@ -29,6 +30,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,6 +51,7 @@ func run(args []string, stderr io.Writer) int {
 	name := fs.String("name", "catalogserver", "serverInfo.name sent in the initialize result")
 	keep := fs.Bool("keep-names", false, "serve names as in the file (made unique only), even if the SDK name rule rejects them")
 	pageSize := fs.Int("page-size", 0, "tools per tools/list page (0 = go-sdk default 1000)")
+	versions := fs.String("protocol-versions", "", "comma list of MCP protocol versions to support (default: all the go-sdk supports)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR at /mcp instead of stdio")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	if err := fs.Parse(args); err != nil {
@@ -78,7 +82,17 @@ func run(args []string, stderr io.Writer) int {
 		level = slog.LevelDebug
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	s := NewServer(*name, tools, *pageSize, logger)
+	var pv []string
+	if *versions != "" {
+		pv = strings.Split(*versions, ",")
+		for _, v := range pv {
+			if !slices.Contains(mcp.SupportedProtocolVersions(), v) {
+				fmt.Fprintf(stderr, "catalogserver: -protocol-versions: %q is not one of %v\n", v, mcp.SupportedProtocolVersions())
+				return 2
+			}
+		}
+	}
+	s := NewServer(*name, tools, Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger})
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
