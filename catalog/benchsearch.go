@@ -244,8 +244,10 @@ func evalQueries(ix *Index, queries []BenchQuery, k int, rep *BenchReport) {
 		rep.Recall10 += recallAt(10)
 		rep.RecallK += recallAt(k)
 		var dcg, idcg float64
+		seen := map[string]bool{}
 		for i := 0; i < k && i < len(res); i++ {
-			if rel[res[i].Entry.ID] {
+			if id := res[i].Entry.ID; rel[id] && !seen[id] {
+				seen[id] = true
 				dcg += 1 / math.Log2(float64(i)+2)
 			}
 		}

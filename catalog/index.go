@@ -576,6 +576,9 @@ func (ix *Index) Search(query string, limit int, allow func(*Entry) bool) []Scor
 			for f := 0; f < numFields; f++ {
 				tf += nm[f] * float32(pst.tf[f])
 			}
+			if tf <= 0 {
+				continue // a zero-weight field: no contribution, not touched
+			}
 			if score[pst.doc] == 0 {
 				sc.touched = append(sc.touched, pst.doc)
 			}
@@ -583,7 +586,7 @@ func (ix *Index) Search(query string, limit int, allow func(*Entry) bool) []Scor
 		}
 	}
 	for _, id := range ix.exact[exactKey] {
-		if ix.dead[id] {
+		if ix.dead[id] || p.ExactBoost <= 0 {
 			continue
 		}
 		if sc.score[id] == 0 {

@@ -257,3 +257,21 @@ func TestConcurrentSearchAndReplace(t *testing.T) {
 		t.Errorf("Len = %d, want 6", ix.Len())
 	}
 }
+
+// A zero field weight must not make an entry appear twice.
+func TestSearchNoDuplicatesWithZeroWeight(t *testing.T) {
+	p := DefaultRankParams()
+	p.Weight[fieldName] = 0
+	ix := NewIndexWithParams(issueCatalog(), p)
+	res := ix.Search("create_issue list github new issue", 10, nil)
+	seen := map[string]bool{}
+	for _, r := range res {
+		if seen[r.Entry.ID] {
+			t.Fatalf("duplicate %s in %v", r.Entry.ID, ids(res))
+		}
+		seen[r.Entry.ID] = true
+	}
+	if len(res) == 0 {
+		t.Fatal("no results")
+	}
+}

@@ -37,7 +37,8 @@ const (
 var usage = `mcp-toolsearch: one MCP server in front of many, with a compact tool surface.
 
 Usage:
-  mcp-toolsearch [serve] [--config FILE]        serve MCP clients (stdio or HTTP, per config)
+  mcp-toolsearch [serve] [--config FILE] [--transport stdio|http] [--listen ADDR]
+                                                serve MCP clients (stdio or HTTP, per config)
   mcp-toolsearch list [--config FILE] [--client NAME] [--endpoint NAME]
                                                 the effective catalog: id, exposed name, upstream, status
   mcp-toolsearch describe ID [--config FILE]    one tool's hit and exact schemas (JSON)
@@ -51,7 +52,8 @@ Usage:
   mcp-toolsearch bench surface [--config FILE]
   mcp-toolsearch version
 
---config defaults to ./config.toml. --log-level debug|info|warn|error (default info) on every command.
+--config defaults to ./config.toml. On every command: --log-level debug|info|warn|error (default info),
+--mode off|code|tools|directory (overrides [tool_search]).
 Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool returned isError.
 `
 
@@ -100,6 +102,7 @@ type common struct {
 	fs       *flag.FlagSet
 	config   string
 	logLevel string
+	mode     string
 }
 
 func newFlags(name, help string, stderr io.Writer) *common {
@@ -107,6 +110,7 @@ func newFlags(name, help string, stderr io.Writer) *common {
 	c.fs.SetOutput(stderr)
 	c.fs.StringVar(&c.config, "config", "config.toml", "config file (TOML)")
 	c.fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	c.fs.StringVar(&c.mode, "mode", "", "override [tool_search]: off | code | tools | directory")
 	c.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s\n\nFlags:\n", help)
 		c.fs.PrintDefaults()
@@ -145,6 +149,16 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 		fmt.Fprintf(stderr, "mcp-toolsearch: invalid config:\n%v\n", err)
 		return nil, nil, false
 	}
+	switch c.mode {
+	case "":
+	case "off", "direct":
+		cfg.ToolSearch.Enabled = false
+	case "code", "tools", "directory":
+		cfg.ToolSearch.Enabled, cfg.ToolSearch.Mode = true, c.mode
+	default:
+		fmt.Fprintf(stderr, "mcp-toolsearch: --mode %q: want off, code, tools or directory\n", c.mode)
+		return nil, nil, false
+	}
 	log := proxy.NewLogger(stderr, c.level(), cfg.Redact)
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
@@ -172,13 +186,26 @@ func closeProxy(p *proxy.Proxy) {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("serve", "mcp-toolsearch serve [--config FILE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
+	c := newFlags("serve", "mcp-toolsearch serve [--config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
+	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
+	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
 	if _, err := c.parse(args); err != nil {
 		return exitUsage
 	}
 	cfg, log, ok := c.load(stderr)
 	if !ok {
 		return exitUsage
+	}
+	switch *transport {
+	case "":
+	case "stdio", "http":
+		cfg.Server.Transport = *transport
+	default:
+		fmt.Fprintf(stderr, "mcp-toolsearch: --transport %q: want stdio or http\n", *transport)
+		return exitUsage
+	}
+	if *listen != "" {
+		cfg.Server.Listen = *listen
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -118,9 +118,9 @@ type LogLine struct {
 
 // CallRecord is one bridge call a script made. Arg0 is its first argument
 // when that is a string (the query of search, the id of describe/call).
-// Error is the error the script saw ("" on success), including refusals by
-// the call cap and "still running when the run ended" for calls in flight
-// at the end. Ms is the call's duration in milliseconds.
+// Error is the error the script saw ("" on success), or "still running when
+// the run ended" for calls in flight at the end. Ms is the call's duration in
+// milliseconds.
 type CallRecord struct {
 	Op    string  `json:"op"`
 	Arg0  string  `json:"arg0,omitempty"`
@@ -137,7 +137,9 @@ type CallRecord struct {
 // or a refused start. OutputTruncated marks a Value cut to MaxOutputBytes
 // (Value is then a JSON string ending in a "…[output truncated: N bytes
 // total]" marker). SearchCount, DescribeCount and CallCount count the calls
-// that reached the Bridge; Calls lists every call requested, in order.
+// that reached the Bridge and Calls lists them in order; RefusedCalls counts
+// calls refused by the MaxTotalCalls cap (exact when the run completes, at
+// least 1 after a timeout if any was refused).
 // DurationMs is the wall time of Run in milliseconds.
 type Result struct {
 	OK              bool            `json:"ok"`
@@ -151,6 +153,7 @@ type Result struct {
 	SearchCount     int             `json:"searchCount"`
 	DescribeCount   int             `json:"describeCount"`
 	CallCount       int             `json:"callCount"`
+	RefusedCalls    int             `json:"refusedCalls,omitempty"`
 	DurationMs      float64         `json:"durationMs"`
 }
 
@@ -299,6 +302,7 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 		MaxLogBytes:      p.opts.MaxLogBytes,
 		MaxOutputBytes:   p.opts.MaxOutputBytes,
 		MaxMessageBytes:  p.opts.MaxMessageBytes,
+		MaxTotalCalls:    p.opts.MaxTotalCalls,
 		MaxCallStackSize: p.opts.MaxCallStackSize,
 	}}
 	if err := w.send(req); err != nil {
@@ -367,25 +371,31 @@ func (r *run) handle(m message) {
 		r.addLog(m)
 	case msgCall:
 		r.call(m)
+	case msgRefused:
+		r.mu.Lock()
+		r.res.RefusedCalls = max(r.res.RefusedCalls, 1)
+		r.mu.Unlock()
 	default:
 		// Unknown message types are ignored; the worker is ours.
 	}
 }
 
 func (r *run) addLog(m message) {
-	max := r.pool.opts.MaxLogBytes
-	if r.res.LogsTruncated && r.logBytes >= max {
-		return
-	}
-	text := m.Text
-	if r.logBytes+len(text) > max {
-		text = truncateUTF8(text, max-r.logBytes)
-		r.res.LogsTruncated = true
-	}
+	// Each line costs its text plus one byte, so empty lines are bounded too.
+	budget := r.pool.opts.MaxLogBytes - r.logBytes - 1
 	if m.Truncated {
 		r.res.LogsTruncated = true
 	}
-	r.logBytes += len(text)
+	if budget < 0 {
+		r.res.LogsTruncated = true
+		return
+	}
+	text := m.Text
+	if len(text) > budget {
+		text = truncateUTF8(text, budget)
+		r.res.LogsTruncated = true
+	}
+	r.logBytes += len(text) + 1
 	level := m.Level
 	if level != "warn" && level != "error" {
 		level = "log"
@@ -407,32 +417,32 @@ func (r *run) call(m message) {
 	case m.Op != "search" && m.Op != "describe" && m.Op != "call":
 		refuse = fmt.Sprintf("unknown bridge operation %q", m.Op)
 	case r.total >= r.pool.opts.MaxTotalCalls:
-		refuse = fmt.Sprintf("openclaw.tools.%s refused: this run reached the limit of %d bridge calls", m.Op, r.pool.opts.MaxTotalCalls)
+		refuse = callCapMessage(m.Op, r.pool.opts.MaxTotalCalls)
 	}
-	r.mu.Lock()
-	idx := len(r.res.Calls)
 	if refuse != "" {
-		rec.Error = refuse
-	}
-	r.res.Calls = append(r.res.Calls, rec)
-	r.starts = append(r.starts, time.Now())
-	r.open = append(r.open, refuse == "")
-	if refuse == "" {
-		r.total++
-		switch m.Op {
-		case "search":
-			r.res.SearchCount++
-		case "describe":
-			r.res.DescribeCount++
-		case "call":
-			r.res.CallCount++
-		}
-	}
-	r.mu.Unlock()
-	if refuse != "" {
+		// Only a misbehaving worker gets here (it enforces the cap itself);
+		// refusals are counted, not recorded, so they cannot grow without bound.
+		r.mu.Lock()
+		r.res.RefusedCalls++
+		r.mu.Unlock()
 		_ = r.w.send(message{T: msgReply, ID: m.ID, Error: refuse})
 		return
 	}
+	r.mu.Lock()
+	idx := len(r.res.Calls)
+	r.res.Calls = append(r.res.Calls, rec)
+	r.starts = append(r.starts, time.Now())
+	r.open = append(r.open, true)
+	r.total++
+	switch m.Op {
+	case "search":
+		r.res.SearchCount++
+	case "describe":
+		r.res.DescribeCount++
+	case "call":
+		r.res.CallCount++
+	}
+	r.mu.Unlock()
 	go r.serve(idx, m)
 }
 
@@ -487,6 +497,9 @@ func (r *run) serve(idx int, m message) {
 }
 
 func (r *run) done(m message) {
+	r.mu.Lock()
+	r.res.RefusedCalls = max(r.res.RefusedCalls, int(m.ID))
+	r.mu.Unlock()
 	if m.OK {
 		r.res.OK = true
 		v, cut := cutJSON(m.Value, r.pool.opts.MaxOutputBytes+128)

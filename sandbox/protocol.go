@@ -22,6 +22,8 @@ import (
 //	{"t":"log","level":"log","text":"..."}          one console line (already bounded)
 //	{"t":"done","ok":true,"value":<json>}           the run finished; value is the returned JSON
 //	{"t":"done","ok":false,"error":"..."}           the run failed (thrown error, bad syntax, ...)
+//	{"t":"refused","id":1}                         the first bridge call the worker refused
+//	                                               locally (call cap); done carries the total in id
 //
 // Parent -> worker:
 //
@@ -29,12 +31,13 @@ import (
 //	{"t":"reply","id":7,"value":<json>}      a bridge call succeeded
 //	{"t":"reply","id":7,"error":"..."}       a bridge call failed (rejects the JS Promise)
 const (
-	msgReady = "ready"
-	msgRun   = "run"
-	msgCall  = "call"
-	msgReply = "reply"
-	msgLog   = "log"
-	msgDone  = "done"
+	msgReady   = "ready"
+	msgRun     = "run"
+	msgCall    = "call"
+	msgReply   = "reply"
+	msgLog     = "log"
+	msgDone    = "done"
+	msgRefused = "refused"
 )
 
 // message is the single wire shape of every protocol message; fields not
@@ -62,6 +65,7 @@ type runLimits struct {
 	MaxLogBytes      int   `json:"maxLogBytes"`
 	MaxOutputBytes   int   `json:"maxOutputBytes"`
 	MaxMessageBytes  int   `json:"maxMessageBytes"`
+	MaxTotalCalls    int   `json:"maxTotalCalls"`
 	MaxCallStackSize int   `json:"maxCallStackSize"`
 }
 

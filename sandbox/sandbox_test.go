@@ -225,7 +225,9 @@ func TestTotalCallCap(t *testing.T) {
 for (let i = 0; i < 5; i++) {
   try { await openclaw.tools.search("q" + i); out.push("ok"); } catch (e) { out.push(e.message); }
 }
-return out;`, 5*time.Second, fb.serve)
+// A runaway loop is refused in the worker without flooding the parent.
+for (let i = 0; i < 100000; i++) openclaw.tools.call("x", {}).catch(() => {});
+return out;`, 10*time.Second, fb.serve)
 	if !res.OK {
 		t.Fatalf("run failed: %s", res.Error)
 	}
@@ -241,8 +243,11 @@ return out;`, 5*time.Second, fb.serve)
 			t.Errorf("call %d = %q; want the cap error", i, s)
 		}
 	}
-	if res.SearchCount != 3 || len(res.Calls) != 5 || len(fb.ops) != 3 {
-		t.Fatalf("SearchCount=%d calls=%d bridge saw %d", res.SearchCount, len(res.Calls), len(fb.ops))
+	if res.SearchCount != 3 || res.CallCount != 0 || len(res.Calls) != 3 || len(fb.ops) != 3 {
+		t.Fatalf("SearchCount=%d CallCount=%d calls=%d bridge saw %d", res.SearchCount, res.CallCount, len(res.Calls), len(fb.ops))
+	}
+	if res.RefusedCalls != 2+100000 {
+		t.Fatalf("RefusedCalls = %d; want %d", res.RefusedCalls, 2+100000)
 	}
 }
 
@@ -256,6 +261,10 @@ return "done";`, 5*time.Second, (&fakeBridge{}).serve)
 	if !res.OK || string(res.Value) != `"done"` {
 		t.Fatalf("result: %+v", res)
 	}
+	res2 := p.Run(context.Background(), `for (let i = 0; i < 1e5; i++) console.log(""); return 1;`, 10*time.Second, nil)
+	if !res2.OK || len(res2.Logs) > 100 || !res2.LogsTruncated {
+		t.Fatalf("empty lines: ok=%v %d lines truncated=%v", res2.OK, len(res2.Logs), res2.LogsTruncated)
+	}
 	want := []LogLine{{"log", `hello 1 {"a":[1,2]} undefined`}, {"warn", "careful"}, {"error", "TypeError: bad"}}
 	if len(res.Logs) < 3 {
 		t.Fatalf("logs = %+v", res.Logs)
@@ -267,7 +276,7 @@ return "done";`, 5*time.Second, (&fakeBridge{}).serve)
 	}
 	total := 0
 	for _, l := range res.Logs {
-		total += len(l.Text)
+		total += len(l.Text) + 1
 	}
 	if total > 100 || !res.LogsTruncated {
 		t.Fatalf("log bytes = %d truncated=%v; want <= 100 and truncated", total, res.LogsTruncated)

@@ -91,6 +91,7 @@ func WorkerMain() int {
 	}()
 
 	done := w.run(req.Code, replies)
+	done.ID = int64(w.refused)
 	if err := out.send(done); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox-worker: writing result: %v\n", err)
 		return 1
@@ -177,7 +178,8 @@ type jsWorker struct {
 	limits  runLimits
 	vm      *goja.Runtime
 	pending map[int64]*pendingCall
-	nextID  int64
+	nextID  int64 // bridge calls sent so far
+	refused int   // bridge calls refused by the call cap
 
 	logBytes     int
 	logTruncated bool
@@ -246,7 +248,13 @@ func (w *jsWorker) log(level string, args []goja.Value) {
 	if w.logTruncated {
 		return
 	}
-	budget := w.limits.MaxLogBytes - w.logBytes
+	// Each line costs its text plus one byte, so empty lines are bounded too.
+	budget := w.limits.MaxLogBytes - w.logBytes - 1
+	if budget < 0 {
+		w.logTruncated = true
+		_ = w.out.send(message{T: msgLog, Level: level, Truncated: true})
+		return
+	}
 	var b strings.Builder
 	for i, a := range args {
 		if i > 0 {
@@ -259,10 +267,10 @@ func (w *jsWorker) log(level string, args []goja.Value) {
 	}
 	text := b.String()
 	if len(text) > budget {
-		text = truncateUTF8(text, max(budget, 0))
+		text = truncateUTF8(text, budget)
 		w.logTruncated = true
 	}
-	w.logBytes += len(text)
+	w.logBytes += len(text) + 1
 	_ = w.out.send(message{T: msgLog, Level: level, Text: text, Truncated: w.logTruncated})
 }
 
@@ -291,6 +299,15 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 		return vm.ToValue(p)
 	}
 	raw := js.String()
+	if w.limits.MaxTotalCalls > 0 && w.nextID >= int64(w.limits.MaxTotalCalls) {
+		// Refused here, so a runaway loop cannot flood the parent.
+		w.refused++
+		if w.refused == 1 {
+			_ = w.out.send(message{T: msgRefused, ID: 1})
+		}
+		_ = reject(w.newError(callCapMessage(op, w.limits.MaxTotalCalls)))
+		return vm.ToValue(p)
+	}
 	if len(raw) > w.limits.MaxMessageBytes {
 		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are %d bytes, over the %d-byte limit", op, len(raw), w.limits.MaxMessageBytes)))
 		return vm.ToValue(p)
@@ -302,6 +319,11 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 	}
 	w.pending[id] = &pendingCall{resolve: resolve, reject: reject}
 	return vm.ToValue(p)
+}
+
+// callCapMessage is the error a script sees for a call over the cap.
+func callCapMessage(op string, limit int) string {
+	return fmt.Sprintf("openclaw.tools.%s refused: this run reached the limit of %d bridge calls", op, limit)
 }
 
 func (w *jsWorker) newError(msg string) goja.Value {

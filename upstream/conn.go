@@ -97,8 +97,9 @@ func (c *conn) statusLocked() Status {
 
 func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }
 
-// transition changes the state under cbMu and runs the callbacks. tools is
-// passed to OnToolsChanged when notify is true.
+// transition changes the state under cbMu and runs the callbacks:
+// OnToolsChanged first (tools on ready; nil when leaving ready, or entering
+// failed from another state), then OnStatus.
 func (c *conn) transition(state State, reason string, cur *live, tools []*mcp.Tool) {
 	c.cbMu.Lock()
 	defer c.cbMu.Unlock()
@@ -108,9 +109,6 @@ func (c *conn) transition(state State, reason string, cur *live, tools []*mcp.To
 	c.since = time.Now()
 	st := c.statusLocked()
 	c.mu.Unlock()
-	if f := c.m.opts.OnStatus; f != nil && (prev != state || state == StateFailed) {
-		f(st)
-	}
 	var notify bool
 	switch state {
 	case StateReady:
@@ -122,6 +120,9 @@ func (c *conn) transition(state State, reason string, cur *live, tools []*mcp.To
 	}
 	if f := c.m.opts.OnToolsChanged; f != nil && notify {
 		f(c.name, tools)
+	}
+	if f := c.m.opts.OnStatus; f != nil && (prev != state || state == StateFailed) {
+		f(st)
 	}
 }
 

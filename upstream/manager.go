@@ -73,13 +73,15 @@ type Options struct {
 	Grace time.Duration
 	// OnToolsChanged is called after every successful (re)listing, including
 	// the first one and the first one after a reconnect, with the full tool
-	// list; and with nil tools when the upstream goes down (state failed or
-	// stopped). Calls for one upstream are serialized and ordered; calls for
+	// list; and with nil tools when the upstream goes down (ready -> failed
+	// or stopped) or its first attempt fails (starting -> failed); not again
+	// on failed retries. Calls for one upstream are serialized and ordered; calls for
 	// different upstreams may run concurrently. The callback must not call
 	// Close. Tools must be treated as read-only.
 	OnToolsChanged func(upstream string, tools []*mcp.Tool)
-	// OnStatus is called on every state change (serialized per upstream,
-	// ordered with OnToolsChanged).
+	// OnStatus is called on every state change, and on every failed retry
+	// (the reason may differ), serialized per upstream and after the
+	// OnToolsChanged call of the same transition.
 	OnStatus func(Status)
 	// ClientInfo is the name/version the proxy presents in initialize.
 	// Default {Name: "mcp-toolsearch", Version: "dev"}.

@@ -205,7 +205,7 @@ func TestStdioStartListCallBanner(t *testing.T) {
 }
 
 func TestStdioLargeMessage(t *testing.T) {
-	m, _ := startManager(t, []*config.Upstream{stdioUpstream("alpha", "")}, Options{})
+	m, _ := startManager(t, []*config.Upstream{stdioUpstream("alpha", "plain")}, Options{})
 	const size = 12 << 20
 	res, err := m.CallTool(context.Background(), "alpha", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{"bytes": size}})
 	if err != nil {
@@ -221,7 +221,7 @@ func TestListChangedRefresh(t *testing.T) {
 	o := Options{ClientOptions: func(up string) *mcp.ClientOptions {
 		return &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { theirs.Add(1) }}
 	}}
-	m, rec := startManager(t, []*config.Upstream{stdioUpstream("alpha", "")}, o)
+	m, rec := startManager(t, []*config.Upstream{stdioUpstream("alpha", "plain")}, o)
 	res, err := m.CallTool(context.Background(), "alpha", &mcp.CallToolParams{Name: "add_tool"})
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func TestCrashFailsThenRecovers(t *testing.T) {
 			})
 		}
 	}
-	m := NewManager([]*config.Upstream{stdioUpstream("alpha", "")}, rec.options(Options{}))
+	m := NewManager([]*config.Upstream{stdioUpstream("alpha", "plain")}, rec.options(Options{}))
 	defer m.Close(context.Background())
 	m.Start(context.Background())
 	pid := childPid(t, m, "alpha")
@@ -303,7 +303,7 @@ func TestStartupFailuresDoNotBlockOthers(t *testing.T) {
 	hang := stdioUpstream("hang", "hang")
 	hang.StartupTimeout.Duration = 200 * time.Millisecond
 	ups := []*config.Upstream{
-		stdioUpstream("good", ""),
+		stdioUpstream("good", "plain"),
 		missing,
 		stdioUpstream("failing", "failstart"),
 		hang,
@@ -352,7 +352,7 @@ func TestStartupFailuresDoNotBlockOthers(t *testing.T) {
 
 func TestCloseKillsChildren(t *testing.T) {
 	rec := newRecorder()
-	ups := []*config.Upstream{stdioUpstream("polite", ""), stdioUpstream("stubborn", "trapterm")}
+	ups := []*config.Upstream{stdioUpstream("polite", "plain"), stdioUpstream("stubborn", "trapterm")}
 	m := NewManager(ups, rec.options(Options{Grace: 100 * time.Millisecond}))
 	m.Start(context.Background())
 	polite, stubborn := childPid(t, m, "polite"), childPid(t, m, "stubborn")
@@ -398,7 +398,7 @@ func TestPaginationLimits(t *testing.T) {
 		}
 	})
 	t.Run("max pages", func(t *testing.T) {
-		m, rec := startManager(t, []*config.Upstream{stdioUpstream("capped", "")}, Options{MaxPages: 2})
+		m, rec := startManager(t, []*config.Upstream{stdioUpstream("capped", "plain")}, Options{MaxPages: 2})
 		if got := len(m.Tools("capped")); got != 4 {
 			t.Errorf("tools = %d, want 4 (2 pages of 2)", got)
 		}
@@ -409,7 +409,7 @@ func TestPaginationLimits(t *testing.T) {
 }
 
 func TestCallErrors(t *testing.T) {
-	u := stdioUpstream("alpha", "")
+	u := stdioUpstream("alpha", "plain")
 	u.CallTimeout.Duration = 100 * time.Millisecond
 	m, _ := startManager(t, []*config.Upstream{u}, Options{})
 

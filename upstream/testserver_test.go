@@ -18,6 +18,7 @@ import (
 // re-executed as a stdio upstream. The value is a comma-separated list of
 // flags:
 //
+//	plain        no special behaviour
 //	banner       print a non-JSON banner line on stdout before serving
 //	repeatcursor tools/list always answers nextCursor "again" (and treats
 //	             cursor "again" as the first page)

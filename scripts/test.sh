@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# test.sh — the project's test command (README "Quick start", step 2; .ci/run calls it).
+# Installs what the tests need (pinned npm packages, Go example servers), then runs
+# gofmt, go vet and every test with the race detector: unit tests and the end-to-end
+# tests in integration/ (real upstream servers, real clients).
+#
+#   scripts/test.sh [extra go test flags, e.g. -run TestDirect -v]
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+"$ROOT/scripts/install-test-deps.sh" --quiet
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './integration/node_modules/*'))
+if [ -n "$unformatted" ]; then
+  echo "gofmt would change: $unformatted" >&2
+  exit 1
+fi
+go vet ./...
+go test -race -timeout 30m "$@" ./...
