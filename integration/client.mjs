@@ -35,7 +35,7 @@
 //                          method have arrived in total; error {code:-1} on timeout
 // Output: ONE JSON document on stdout:
 //   {client, transport, initialize: {protocolVersion, serverInfo, capabilities, instructions},
-//    steps: [{op, ..., result|error}], notifications: {method: count} (counted on the wire),
+//    steps: [{op, ..., result|error}], timings: {connectMs, stepsMs, closeMs}, notifications: {method: count} (counted on the wire),
 //    serverRequests: [{method, params}], error?: {code, message} (connect failure)}
 // Exit status: 0 connected and every step ran (step errors are in the JSON), 1 usage or connect
 // error (the JSON still has "error" when it got that far).
@@ -115,6 +115,7 @@ const out = {
   transport: null,
   initialize: null,
   steps: [],
+  timings: {},
   notifications: {},
   serverRequests: [],
 };
@@ -267,6 +268,8 @@ async function step(s) {
 }
 
 let exitCode = 0;
+const t0 = performance.now();
+const ms = () => Math.round(performance.now() - t0);
 try {
   lastRequestId = null;
   await client.connect(transport, reqOpts);
@@ -278,12 +281,16 @@ try {
     instructions: init?.instructions ?? client.getInstructions() ?? null,
   };
   if (inner.sessionId) out.initialize.sessionId = inner.sessionId;
+  out.timings.connectMs = ms();
   for (const s of steps) out.steps.push({ ...s, ...(await step(s)) });
+  out.timings.stepsMs = ms() - out.timings.connectMs;
 } catch (e) {
   out.error = errObj(e);
   exitCode = 1;
 } finally {
+  const tc = ms();
   try { await client.close(); } catch {}
+  out.timings.closeMs = ms() - tc;
 }
 process.stdout.write(JSON.stringify(out) + "\n");
 process.exit(exitCode);

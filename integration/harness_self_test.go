@@ -290,3 +290,23 @@ func TestConfigHelpers(t *testing.T) {
 		t.Errorf("tomlString round trip = %q, %v", back, err)
 	}
 }
+
+func TestClientMJSAnswersElicitation(t *testing.T) {
+	cmd := npmServer(t, "everything")
+	for mode, want := range map[string]string{"decline": "declined", "accept": "Name: from-test"} {
+		t.Run(mode, func(t *testing.T) {
+			doc := nodeClient(t, "--quiet", "--caps", "all", "--elicit", mode, "--elicit-content", `{"name":"from-test"}`,
+				"--script", scriptArg(t,
+					map[string]any{"op": "wait", "notification": "notifications/tools/list_changed"},
+					map[string]any{"op": "call", "name": "trigger-elicitation-request", "args": map[string]any{}},
+				), "--", cmd[0], cmd[1])
+			text := fmt.Sprint(jpath(t, doc, "steps", 1, "result", "content"))
+			if !strings.Contains(text, want) {
+				t.Errorf("elicitation %s: result %s, want it to contain %q", mode, tail(text, 500), want)
+			}
+			if got := jpath(t, doc, "serverRequests", 0, "method"); got != "elicitation/create" {
+				t.Errorf("first server request = %v, want elicitation/create", got)
+			}
+		})
+	}
+}

@@ -27,6 +27,9 @@ type Code struct {
 	MaxBlocks int
 }
 
+// MaxCodeBytes bounds the `code` argument of tool_search_code, in bytes.
+const MaxCodeBytes = 64 << 10
+
 // Mode returns "code".
 func (c *Code) Mode() string { return "code" }
 
@@ -103,6 +106,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	var a codeArgs
 	if err := decodeArgs(args, &a); err != nil {
 		return errorResult("tool_search_code: %v", err), nil
+	}
+	if len(a.Code) > MaxCodeBytes {
+		return errorResult("tool_search_code: `code` is %d bytes; the limit is %d bytes", len(a.Code), MaxCodeBytes), nil
 	}
 	if strings.TrimSpace(a.Code) == "" {
 		return errorResult("tool_search_code: `code` is empty: pass the body of an async function"), nil

@@ -22,6 +22,12 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}, &mcp.ServerOptions{
 		Logger: p.log,
+		// Clients are offered the initialize-era versions only (up to
+		// 2025-11-25): go-sdk v1.8.0's stateful Streamable HTTP server
+		// answers 2026-07-28's server/discover and then refuses the next
+		// request of such a client (seen with mcp-go v1.2.1), which then
+		// falls back to initialize.
+		SupportedProtocolVersions: frontVersions(),
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 			Logging: &mcp.LoggingCapabilities{},
@@ -91,4 +97,16 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// frontVersions are the protocol versions offered to clients: every
+// version the SDK supports up to 2025-11-25.
+func frontVersions() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v <= "2025-11-25" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

@@ -262,7 +262,8 @@ func (p *Pool) refill() {
 }
 
 // Run runs the async-function body code in a fresh worker with the given
-// wall-clock timeout, serving its bridge calls with bridge. It always
+// wall-clock timeout (> 0; callers clamp it, SPEC §4 code_timeout_ms),
+// serving its bridge calls with bridge. It always
 // returns a Result (never nil); failures are reported in Result.Error.
 // Run returns shortly after the timeout or ctx's cancellation: the worker's
 // process group is killed and bridge calls still in flight are abandoned
@@ -274,6 +275,10 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 	r := &run{pool: p, bridge: bridge, res: &Result{}}
 	defer func() { r.res.DurationMs = msSince(start) }()
 
+	if timeout <= 0 {
+		r.res.Error = fmt.Sprintf("sandbox: timeout must be positive, got %v", timeout)
+		return r.res
+	}
 	p.mu.Lock()
 	closed := p.closed
 	p.mu.Unlock()
@@ -325,12 +330,12 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 			}
 			r.handle(m)
 		case <-deadline.C:
-			w.kill()
+			w.killAndWait()
 			r.res.TimedOut = true
 			r.res.Error = fmt.Sprintf("timed out after %d ms", timeout.Milliseconds())
 			return r.finish()
 		case <-ctx.Done():
-			w.kill()
+			w.killAndWait()
 			r.res.Error = "cancelled: " + ctx.Err().Error()
 			return r.finish()
 		}
@@ -462,6 +467,10 @@ func (r *run) serve(idx int, m message) {
 					err = fmt.Errorf("bridge failed: %v", x)
 				}
 			}()
+			if r.bridge == nil {
+				err = errors.New("no bridge is configured for this run")
+				return
+			}
 			out, err = r.bridge(r.ctx, m.Op, m.Args)
 		}()
 	case <-r.ctx.Done():
@@ -552,6 +561,13 @@ func (r *run) workerDied() {
 		} else {
 			reason = fmt.Sprintf("exited with status %d without a result", st.ExitCode())
 		}
+	}
+	r.pool.mu.Lock()
+	closed := r.pool.closed
+	r.pool.mu.Unlock()
+	if closed {
+		r.res.Error = "sandbox stopped: the pool was closed during the run"
+		return
 	}
 	r.res.Error = "sandbox worker died: " + reason
 	r.pool.opts.Logger.Warn("sandbox worker died", "reason", reason, "pid", w.cmd.Process.Pid, "stderr", stderr)
@@ -743,6 +759,17 @@ func (w *worker) send(m message) error {
 func (w *worker) kill() {
 	if w.cmd.Process != nil {
 		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// killAndWait kills the worker's process group and waits for it to be
+// reaped, at most 150 ms (a SIGKILLed process normally goes in well under
+// 1 ms; the background waiter reaps it in any case).
+func (w *worker) killAndWait() {
+	w.kill()
+	select {
+	case <-w.exited:
+	case <-time.After(150 * time.Millisecond):
 	}
 }
 

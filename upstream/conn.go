@@ -55,8 +55,8 @@ type live struct {
 	up      time.Time     // when it became ready
 	// initialTools is the listing done by connect.
 	initialTools []*mcp.Tool
-	wg      sync.WaitGroup
-	torn    atomic.Bool
+	wg           sync.WaitGroup
+	torn         atomic.Bool
 }
 
 func (l *live) fail(reason string) {
@@ -106,7 +106,9 @@ func (c *conn) transition(state State, reason string, cur *live, tools []*mcp.To
 	c.mu.Lock()
 	prev := c.state
 	c.state, c.err, c.cur, c.tools = state, reason, cur, tools
-	c.since = time.Now()
+	if prev != state {
+		c.since = time.Now()
+	}
 	st := c.statusLocked()
 	c.mu.Unlock()
 	var notify bool
@@ -338,7 +340,7 @@ func (c *conn) connect(ctx context.Context) (*live, error) {
 		return nil, fmt.Errorf("neither command nor url is set")
 	}
 	client := mcp.NewClient(c.m.opts.ClientInfo, c.clientOptions(l))
-	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx}, nil)
+	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return l, c.attemptError(l, "initialize", err)
 	}

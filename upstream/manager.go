@@ -101,6 +101,16 @@ type Options struct {
 	BackoffMin, BackoffMax time.Duration
 }
 
+// ProtocolVersion is the MCP version the proxy offers each upstream in
+// initialize: 2025-11-25, the newest version of the initialize handshake
+// (MCP spec, "Lifecycle"). The server may answer with an older one; each
+// upstream leg negotiates on its own. The proxy does not offer 2026-07-28
+// upstream: in that version every result carries the answering server's
+// identity in _meta and a resultType, which a proxy would have to strip to
+// pass results through unchanged, and ping and the list_changed stream work
+// differently.
+const ProtocolVersion = "2025-11-25"
+
 // ErrUnavailable is wrapped by CallTool errors when the upstream is not
 // ready or its connection broke during the call.
 var ErrUnavailable = errors.New("upstream unavailable")

@@ -259,8 +259,8 @@ func TestCrashFailsThenRecovers(t *testing.T) {
 	pid := childPid(t, m, "alpha")
 
 	_, err := m.CallTool(context.Background(), "alpha", &mcp.CallToolParams{Name: "crash"})
-	if err == nil {
-		t.Fatal("crash call returned no error")
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), `"alpha"`) {
+		t.Fatalf("crash call: %v; want ErrUnavailable naming alpha", err)
 	}
 	st := <-failed
 	if !strings.Contains(st.Err, "exited with status 3") || !strings.Contains(st.Err, "crashing on purpose") {
@@ -351,14 +351,20 @@ func TestStartupFailuresDoNotBlockOthers(t *testing.T) {
 }
 
 func TestCloseKillsChildren(t *testing.T) {
+	// The polite child exits when its stdin closes (a long grace proves it
+	// needed no signal); the stubborn one ignores stdin EOF and SIGTERM.
+	politeM := NewManager([]*config.Upstream{stdioUpstream("polite", "plain")}, newRecorder().options(Options{Grace: 20 * time.Second}))
+	politeM.Start(context.Background())
 	rec := newRecorder()
-	ups := []*config.Upstream{stdioUpstream("polite", "plain"), stdioUpstream("stubborn", "trapterm")}
-	m := NewManager(ups, rec.options(Options{Grace: 100 * time.Millisecond}))
+	m := NewManager([]*config.Upstream{stdioUpstream("stubborn", "trapterm")}, rec.options(Options{Grace: 100 * time.Millisecond}))
 	m.Start(context.Background())
-	polite, stubborn := childPid(t, m, "polite"), childPid(t, m, "stubborn")
+	polite, stubborn := childPid(t, politeM, "polite"), childPid(t, m, "stubborn")
 	stubbornChild := m.conns["stubborn"].cur.child
-	politeChild := m.conns["polite"].cur.child
+	politeChild := politeM.conns["polite"].cur.child
 	if err := m.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := politeM.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{polite, stubborn} {

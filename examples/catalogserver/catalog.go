@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -211,6 +214,14 @@ type Options struct {
 	ProtocolVersions []string
 	// Logger receives the SDK's and the server's logs; nil discards them.
 	Logger *slog.Logger
+	// RPCErrorTools answer every call with the JSON-RPC error -32603
+	// (internal error) instead of the echo: a misbehaving upstream for tests.
+	RPCErrorTools []string
+	// IsErrorTools answer every call with the echo marked isError: true.
+	IsErrorTools []string
+	// SlowTools answer after the given time, or earlier with an isError
+	// result when the call is cancelled (MCP notifications/cancelled).
+	SlowTools map[string]time.Duration
 }
 
 // NewServer returns an MCP server (go-sdk) that serves tools, each answering
@@ -230,15 +241,32 @@ func NewServer(name string, tools []Tool, opts Options) *mcp.Server {
 		SupportedProtocolVersions: opts.ProtocolVersions,
 	})
 	for _, t := range tools {
-		addTool(s, t, logger)
+		addTool(s, t, logger, opts)
 	}
 	return s
 }
 
-func addTool(s *mcp.Server, t Tool, logger *slog.Logger) {
+func addTool(s *mcp.Server, t Tool, logger *slog.Logger, opts Options) {
 	name := t.Tool.Name
-	h := func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return EchoResult(name, req.Params.Arguments)
+	rpcErr, isErr := slices.Contains(opts.RPCErrorTools, name), slices.Contains(opts.IsErrorTools, name)
+	slow := opts.SlowTools[name]
+	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if rpcErr {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "simulated internal error in " + name}
+		}
+		if slow > 0 {
+			select {
+			case <-time.After(slow):
+			case <-ctx.Done():
+				logger.Warn("call cancelled", "tool", name)
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "cancelled"}}}, nil
+			}
+		}
+		res, err := EchoResult(name, req.Params.Arguments)
+		if res != nil && isErr {
+			res.IsError = true
+		}
+		return res, err
 	}
 	defer func() {
 		if p := recover(); p != nil {

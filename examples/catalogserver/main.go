@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,6 +55,9 @@ func run(args []string, stderr io.Writer) int {
 	versions := fs.String("protocol-versions", "", "comma list of MCP protocol versions to support (default: all the go-sdk supports)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR at /mcp instead of stdio")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
+	rpcErr := fs.String("rpc-error-tool", "", "comma list of tools that answer with the JSON-RPC error -32603 (tests)")
+	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
+	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -92,7 +96,25 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	s := NewServer(*name, tools, Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger})
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}}
+	if *rpcErr != "" {
+		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
+	}
+	if *isErr != "" {
+		opts.IsErrorTools = strings.Split(*isErr, ",")
+	}
+	if *slow != "" {
+		for _, kv := range strings.Split(*slow, ",") {
+			k, v, ok := strings.Cut(kv, "=")
+			d, err := time.ParseDuration(v)
+			if !ok || err != nil {
+				fmt.Fprintf(stderr, "catalogserver: -slow-tool %q: want NAME=DURATION\n", kv)
+				return 2
+			}
+			opts.SlowTools[k] = d
+		}
+	}
+	s := NewServer(*name, tools, opts)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
