@@ -262,46 +262,93 @@ func (e *CallUnavailableError) Error() string {
 
 // call is THE call path: every tool call, from every mode and route
 // (direct tools/call, tool_call, the code bridge, a hydrated directory
-// name), runs through here.
-func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, error) {
+// name, the CLI), runs through here, in this order:
+//
+//  1. policy (SPEC §6): a denied tool gets the same answer as an unknown one;
+//  2. approval (approval.go): require_approval tools ask the person first;
+//  3. output schema compiled for trusted tools (validate.go), before any side effect;
+//  4. forward (forward.go): the upstream call, with call_timeout, progress
+//     and cancellation, and the calling client's context for requests the
+//     upstream sends back;
+//  5. output validated for trusted tools (validate.go);
+//  6. telemetry: one call record with outcome, duration and bytes.
+func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, err error) {
 	start := time.Now()
 	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surface.Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
 	if p.cfg.Telemetry.LogArguments {
 		rec.Args = args
 	}
-	if !s.allowed(e) {
-		// Same answer as an unknown tool (SPEC §6): no hint it exists.
-		rec.Outcome = telemetry.OutcomeBlockedPolicy
+	defer func() {
+		rec.Outcome = outcomeOf(res, err)
 		rec.DurationMs = msSince(start)
+		if res != nil {
+			if b, err := json.Marshal(res); err == nil {
+				rec.BytesOut = len(b)
+			}
+		}
 		s.ts.Call(rec)
-		return nil, modes.ErrUnknownTool(e.Exposed)
+		p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", rec.Outcome, "ms", rec.DurationMs)
+	}()
+	d := s.decide(e)
+	if !d.Allowed {
+		// Same answer as an unknown tool (SPEC §6): no hint it exists.
+		return nil, &blockedError{outcome: telemetry.OutcomeBlockedPolicy, err: modes.ErrUnknownTool(e.Exposed)}
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`) // MCP: arguments is an object; missing or null means {}
 	}
-	res, err := p.ups.CallTool(ctx, e.Upstream, &mcp.CallToolParams{Name: e.Name, Arguments: args})
-	outcome := "ok"
-	switch {
-	case err != nil && errors.Is(err, upstream.ErrUnavailable):
-		outcome = "unavailable"
-	case err != nil && errors.Is(err, context.DeadlineExceeded):
-		outcome = "timeout"
-	case err != nil:
-		outcome = "error"
-	case res.IsError:
-		outcome = "tool_error"
-	}
-	rec.Outcome = outcome
-	rec.DurationMs = msSince(start)
-	if res != nil {
-		if b, err := json.Marshal(res); err == nil {
-			rec.BytesOut = len(b)
+	if d.NeedsApproval {
+		if res, err := p.approve(ctx, s, e, args, d.ApprovalRule); res != nil || err != nil {
+			return res, err // blocked: the upstream never sees the call
 		}
 	}
-	s.ts.Call(rec)
-	p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", outcome, "ms", rec.DurationMs)
+	check, err := p.outputCheck(e)
+	if err != nil {
+		return nil, err
+	}
+	res, err = p.forward(ctx, s, e, args)
+	if err == nil && check != nil {
+		res = check(res)
+	}
 	return res, err
 }
+
+// blockedError is a call stopped by policy or approval; outcome is its
+// telemetry outcome.
+type blockedError struct {
+	outcome string
+	err     error
+}
+
+func (b *blockedError) Error() string { return b.err.Error() }
+func (b *blockedError) Unwrap() error { return b.err }
+
+// outcomeOf classifies a call's result for telemetry.
+func outcomeOf(res *mcp.CallToolResult, err error) string {
+	var be *blockedError
+	switch {
+	case errors.As(err, &be):
+		return be.outcome
+	case err != nil && errors.Is(err, upstream.ErrUnavailable):
+		return telemetry.OutcomeUnavailable
+	case err != nil && errors.Is(err, context.DeadlineExceeded):
+		return telemetry.OutcomeTimeout
+	case err != nil:
+		return telemetry.OutcomeError
+	case res != nil && res.IsError:
+		if res.Meta != nil {
+			if _, blocked := res.Meta[MetaKeyBlocked]; blocked {
+				return telemetry.OutcomeBlockedApproval
+			}
+		}
+		return telemetry.OutcomeToolError
+	}
+	return telemetry.OutcomeOK
+}
+
+// MetaKeyBlocked marks (in _meta) a result the proxy made for a call it
+// blocked, e.g. by approval: {"io.github.mcp-toolsearch/blocked": "approval"}.
+const MetaKeyBlocked = "io.github.mcp-toolsearch/blocked"
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
 

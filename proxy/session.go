@@ -32,6 +32,10 @@ func (s *session) allowed(e *catalog.Entry) bool {
 	return s.p.view(s.client, s.endpoint).Allowed(e)
 }
 
+func (s *session) decide(e *catalog.Entry) catalog.Decision {
+	return s.p.view(s.client, s.endpoint).Decide(e)
+}
+
 // Call implements modes.Env: the single call path.
 func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, error) {
 	return s.p.call(ctx, s, e, args, via)
