@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"strings"
 	"sync"
@@ -273,5 +274,25 @@ func TestSearchNoDuplicatesWithZeroWeight(t *testing.T) {
 	}
 	if len(res) == 0 {
 		t.Fatal("no results")
+	}
+}
+
+// Empty fields (no description, an upstream name that is a stopword) with
+// full length normalization (b = 1) must give finite scores.
+func TestSearchScoresFiniteWithEmptyFields(t *testing.T) {
+	p := DefaultRankParams()
+	for f := range p.B {
+		p.B[f] = 1
+	}
+	es := []*Entry{ent("a", "send", ""), ent("b", "send_email", "Send an email."), ent("the", "send_sms", "")}
+	ix := NewIndexWithParams(es, p)
+	res := ix.Search("send", 10, nil)
+	if len(res) != 3 {
+		t.Fatalf("got %v, want 3 results", ids(res))
+	}
+	for _, r := range res {
+		if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) || r.Score <= 0 {
+			t.Errorf("%s: score %v", r.Entry.ID, r.Score)
+		}
 	}
 }
