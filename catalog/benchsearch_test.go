@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -66,6 +68,79 @@ func TestBenchQualityAboveBaseline(t *testing.T) {
 			if base := benchBaselines[set][0]; rep.NDCG <= base {
 				t.Errorf("%s (distractors %q): nDCG@10 %.3f is not above the baseline %.3f", set, d, rep.NDCG, base)
 			}
+		}
+	}
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// The metrics on a tiny data set, checked by hand.
+func TestRunBenchMetrics(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tools := writeFile(t, dir, "tools.jsonl", `{"id":"w","server":"s","name":"get_weather","description":"Get the weather forecast for a city","inputSchema":{"type":"object","properties":{"city":{"type":"string"}}}}
+{"id":"m","server":"s","name":"send_mail","description":"Send an email message","inputSchema":{}}
+
+{"id":"t","server":"s","name":"translate","description":"Translate text between languages"}
+`)
+	queries := writeFile(t, dir, "queries.jsonl", `{"qid":"1","query":"weather forecast","relevant":["w"]}
+{"qid":"2","query":"send an email and translate it","relevant":["m","t"]}
+{"qid":"3","query":"zzz nothing matches","relevant":["w"]}
+`)
+	rep, err := RunBench(tools, queries, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dataset != "tiny" || rep.Tools != 3 || rep.Queries != 3 || rep.K != 10 {
+		t.Fatalf("report header: %+v", rep)
+	}
+	// q1: w first. q2: m and t in the top 2 (either order). q3: nothing.
+	if want := (1 + 0.5 + 0) / 3.0; math.Abs(rep.Recall1-want) > 1e-9 {
+		t.Errorf("recall@1 %.4f, want %.4f", rep.Recall1, want)
+	}
+	if want := 2 / 3.0; math.Abs(rep.Recall5-want) > 1e-9 || math.Abs(rep.Recall10-want) > 1e-9 {
+		t.Errorf("recall@5/10 %.4f/%.4f, want %.4f", rep.Recall5, rep.Recall10, want)
+	}
+	if want := 2 / 3.0; math.Abs(rep.NDCG-want) > 1e-9 || math.Abs(rep.MRR-want) > 1e-9 {
+		t.Errorf("nDCG %.4f MRR %.4f, want %.4f", rep.NDCG, rep.MRR, want)
+	}
+	var buf bytes.Buffer
+	rep.Print(&buf)
+	if !strings.Contains(buf.String(), "nDCG@10      0.667") || strings.Contains(buf.String(), "baseline") {
+		t.Errorf("Print:\n%s", buf.String())
+	}
+	// With distractors, ids are kept apart.
+	rep, err = RunBench(tools, queries, tools, 5)
+	if err != nil || rep.Distractors != 3 {
+		t.Fatalf("distractors: %v %+v", err, rep)
+	}
+}
+
+func TestRunBenchErrors(t *testing.T) {
+	dir := t.TempDir()
+	tools := writeFile(t, dir, "tools.jsonl", `{"id":"a","server":"s","name":"a","description":"x"}`+"\n")
+	bad := writeFile(t, dir, "bad.jsonl", `{"id":"a"}`+"\n"+`{oops`+"\n")
+	missing := writeFile(t, dir, "q.jsonl", `{"qid":"1","query":"x","relevant":["nope"]}`+"\n")
+	norel := writeFile(t, dir, "q2.jsonl", `{"qid":"1","query":"x","relevant":[]}`+"\n")
+	cases := []struct{ tools, queries, want string }{
+		{bad, missing, "bad.jsonl:2"},
+		{tools, missing, `relevant id "nope"`},
+		{tools, norel, `q2.jsonl:1: query "1" has no "relevant"`},
+		{filepath.Join(dir, "absent.jsonl"), missing, "absent.jsonl"},
+	}
+	for _, c := range cases {
+		_, err := RunBench(c.tools, c.queries, "", 10)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("RunBench(%s, %s): error %v, want it to mention %q", filepath.Base(c.tools), filepath.Base(c.queries), err, c.want)
 		}
 	}
 }

@@ -30,6 +30,7 @@ type Entry struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"`
 }
 
 // Source is the hit's source field: "mcp/trusted" or "mcp/untrusted".

@@ -73,10 +73,10 @@ type RankParams struct {
 // alone and with the 8,010 toolsdk_registry tools as distractors.
 func DefaultRankParams() RankParams {
 	return RankParams{
-		K1: 2.2,
+		K1: 1.6,
 		//               name desc upstream param paramdesc
-		B:          [numFields]float64{1, 1, 1, 0.2, 0.75},
-		Weight:     [numFields]float64{1.5, 0.6, 0.3, 0.6, 0.6},
+		B:          [numFields]float64{0.8, 1, 1, 0.5, 0.5},
+		Weight:     [numFields]float64{1.5, 0.6, 0.3, 0.3, 0.6},
 		ExactBoost: 1000,
 	}
 }
@@ -92,6 +92,13 @@ type Scored struct {
 type posting struct {
 	doc int32
 	tf  [numFields]uint16
+}
+
+// termInfo is one term's postings (live and tombstoned) and its live
+// document frequency.
+type termInfo struct {
+	df   int32
+	post []posting
 }
 
 type termTF struct {
@@ -113,10 +120,10 @@ type idxDoc struct {
 // Replace is incremental: the replaced entries are tombstoned, their
 // document frequencies and field lengths subtracted, and the new entries
 // appended, so its cost is O(terms of the old and new entries of that
-// upstream), plus O(N·fields) float operations to refresh the per-entry
-// length normalization w_f/(1 - b_f + b_f·len_f/avglen_f) of all N live
-// entries (tens of microseconds for 10,000 entries), so results equal a
-// full rebuild's. The posting lists are rebuilt from the kept per-entry
+// upstream), plus, when the average field lengths changed, O(N·fields)
+// float operations to refresh the per-entry length normalization
+// w_f/(1 - b_f + b_f·len_f/avglen_f) of all N live entries (about 0.1 ms
+// for 10,000 entries), so results always equal a full rebuild's. The posting lists are rebuilt from the kept per-entry
 // term counts (O(total terms), no re-tokenizing) when tombstones outnumber
 // live entries, which amortizes to O(1) per replaced entry.
 type Index struct {
@@ -125,15 +132,16 @@ type Index struct {
 	docs   []idxDoc
 	dead   []bool
 	norm   [][numFields]float32 // per doc: w_f/(1 - b_f + b_f·len_f/avglen_f)
-	post   map[string][]posting
-	df     map[string]int32 // live document frequency
-	byID   map[string]int32
-	byUp   map[string][]int32
-	exact  map[string][]int32 // lower-case key -> docs (may include dead)
-	live   int
-	ndead  int
-	sumLen [numFields]float64
-	pool   sync.Pool // *scratch
+	// normAvg holds the average field lengths norm was computed with.
+	normAvg [numFields]float64
+	terms   map[string]*termInfo
+	byID    map[string]int32
+	byUp    map[string][]int32
+	exact   map[string][]int32 // lower-case key -> docs (may include dead)
+	live    int
+	ndead   int
+	sumLen  [numFields]float64
+	pool    sync.Pool // *scratch
 }
 
 // NewIndex builds an index over entries (nil entries are skipped). Entries
@@ -153,19 +161,65 @@ func NewIndexWithParams(entries []*Entry, p RankParams) *Index {
 // newIndexFromDocs builds an index from analyzed documents (the tuning
 // harness reuses one analysis for many parameter sets).
 func newIndexFromDocs(docs []idxDoc, p RankParams) *Index {
-	ix := &Index{
-		params: p,
-		post:   map[string][]posting{},
-		df:     map[string]int32{},
-		byID:   map[string]int32{},
-		byUp:   map[string][]int32{},
-		exact:  map[string][]int32{},
-	}
-	for i := range docs {
-		ix.addLocked(docs[i])
-	}
-	ix.renormLocked()
+	ix := &Index{params: p}
+	ix.bulkAddLocked(docs, nil)
+	ix.renormLocked(0)
 	return ix
+}
+
+// bulkAddLocked resets the index to the given documents (those with
+// skip[i] set are left out). It sizes every posting list first, so each
+// term costs one map operation.
+func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
+	n := 0
+	for i := range docs {
+		if skip == nil || !skip[i] {
+			n++
+		}
+	}
+	ix.docs = make([]idxDoc, 0, n)
+	ix.dead = make([]bool, 0, n)
+	ix.norm = make([][numFields]float32, 0, n)
+	ix.terms = make(map[string]*termInfo, len(ix.terms)+n)
+	ix.byID = make(map[string]int32, n)
+	ix.byUp = map[string][]int32{}
+	ix.exact = make(map[string][]int32, n)
+	ix.live, ix.ndead = 0, 0
+	ix.sumLen = [numFields]float64{}
+	total := 0
+	for i := range docs {
+		if skip == nil || !skip[i] {
+			total += len(docs[i].terms)
+		}
+	}
+	tis := make([]*termInfo, 0, total)
+	for i := range docs {
+		if skip != nil && skip[i] {
+			continue
+		}
+		for _, t := range docs[i].terms {
+			ti := ix.terms[t.term]
+			if ti == nil {
+				ti = &termInfo{}
+				ix.terms[t.term] = ti
+			}
+			ti.df++ // a count for sizing; reset below
+			tis = append(tis, ti)
+		}
+	}
+	for _, ti := range ix.terms {
+		ti.post = make([]posting, 0, ti.df)
+		ti.df = 0
+	}
+	k := 0
+	for i := range docs {
+		if skip != nil && skip[i] {
+			continue
+		}
+		nt := len(docs[i].terms)
+		ix.addLocked(docs[i], tis[k:k+nt])
+		k += nt
+	}
 }
 
 // analyzeAll tokenizes entries, in parallel for large inputs.
@@ -265,86 +319,107 @@ func analyze(e *Entry) idxDoc {
 	return d
 }
 
-// paramNode is the part of a JSON Schema the indexer reads. Nested
-// properties stay raw so that only the levels actually walked are parsed.
-type paramNode struct {
-	Description string                     `json:"description"`
-	Properties  map[string]json.RawMessage `json:"properties"`
-	Items       json.RawMessage            `json:"items"`
-}
+// The parameter walk decodes a schema once into these typed levels
+// (maxIndexParamDepth = 3 of them); anything deeper is skipped by the
+// decoder without being built. A type mismatch (a non-string description,
+// a tuple "items") leaves that field empty and the rest is still used.
+type (
+	paramLeaf struct {
+		Description string `json:"description"`
+	}
+	paramL2 struct {
+		Description string               `json:"description"`
+		Properties  map[string]paramLeaf `json:"properties"`
+		Items       *struct {
+			Properties map[string]paramLeaf `json:"properties"`
+		} `json:"items"`
+	}
+	paramL1 struct {
+		Description string             `json:"description"`
+		Properties  map[string]paramL2 `json:"properties"`
+		Items       *struct {
+			Properties map[string]paramL2 `json:"properties"`
+		} `json:"items"`
+	}
+	paramRoot struct {
+		Properties map[string]paramL1 `json:"properties"`
+	}
+)
 
 // walkParams calls f for the parameters of an input schema, breadth first
-// in sorted name order, at most maxIndexParams of them, following nested
-// objects (and arrays of objects) to maxIndexParamDepth. Schemas over
-// maxIndexSchemaBytes or that are not JSON objects are skipped. Each level
-// is parsed once; deeper levels stay raw and unparsed.
+// (level by level, names sorted within each object), at most
+// maxIndexParams of them, following nested objects and arrays of objects
+// to maxIndexParamDepth levels. Schemas over maxIndexSchemaBytes or that
+// are not JSON objects are skipped.
 func walkParams(schema json.RawMessage, f func(name, desc string)) {
-	if len(schema) == 0 || len(schema) > maxIndexSchemaBytes {
+	raw := bytes.TrimSpace(schema)
+	if len(raw) == 0 || len(raw) > maxIndexSchemaBytes || raw[0] != '{' {
 		return
 	}
-	parse := func(raw json.RawMessage) *paramNode {
-		raw = bytes.TrimSpace(raw)
-		if len(raw) == 0 || raw[0] != '{' {
-			return nil
+	var root paramRoot
+	if err := json.Unmarshal(raw, &root); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); !ok {
+			return
 		}
-		n := new(paramNode)
-		// A type mismatch (say a non-string description) leaves that field
-		// empty; the rest is still used.
-		if err := json.Unmarshal(raw, n); err != nil {
-			if _, ok := err.(*json.UnmarshalTypeError); !ok {
-				return nil
-			}
-		}
-		return n
 	}
-	type item struct {
-		n     *paramNode
-		depth int
-	}
-	root := parse(schema)
-	if root == nil {
-		return
-	}
-	queue := []item{{root, 1}}
 	count := 0
-	for len(queue) > 0 && count < maxIndexParams {
-		it := queue[0]
-		queue = queue[1:]
-		n := it.n
-		if len(n.Properties) == 0 && len(n.Items) > 0 {
-			if it.depth < maxIndexParamDepth {
-				if c := parse(n.Items); c != nil {
-					queue = append(queue, item{c, it.depth + 1})
-				}
-			}
-			continue
+	emit := func(name, desc string) bool {
+		if count >= maxIndexParams {
+			return false
 		}
-		names := make([]string, 0, len(n.Properties))
-		for k := range n.Properties {
-			names = append(names, k)
+		count++
+		f(name, desc)
+		return true
+	}
+	var level2 []map[string]paramL2
+	for _, k := range sortedKeys(root.Properties) {
+		p := root.Properties[k]
+		if !emit(k, p.Description) {
+			return
 		}
-		sort.Strings(names)
-		for _, k := range names {
-			if count >= maxIndexParams {
-				break
+		if len(p.Properties) > 0 {
+			level2 = append(level2, p.Properties)
+		} else if p.Items != nil && len(p.Items.Properties) > 0 {
+			level2 = append(level2, p.Items.Properties)
+		}
+	}
+	var level3 []map[string]paramLeaf
+	for _, m := range level2 {
+		for _, k := range sortedKeys(m) {
+			p := m[k]
+			if !emit(k, p.Description) {
+				return
 			}
-			count++
-			c := parse(n.Properties[k])
-			if c == nil {
-				f(k, "")
-				continue
+			if len(p.Properties) > 0 {
+				level3 = append(level3, p.Properties)
+			} else if p.Items != nil && len(p.Items.Properties) > 0 {
+				level3 = append(level3, p.Items.Properties)
 			}
-			f(k, c.Description)
-			if it.depth < maxIndexParamDepth && (len(c.Properties) > 0 || len(c.Items) > 0) {
-				queue = append(queue, item{c, it.depth + 1})
+		}
+	}
+	for _, m := range level3 {
+		for _, k := range sortedKeys(m) {
+			if !emit(k, m[k].Description) {
+				return
 			}
 		}
 	}
 }
 
-// addLocked appends an analyzed document. The caller holds the write lock
-// (or owns the index exclusively).
-func (ix *Index) addLocked(d idxDoc) {
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// addLocked appends an analyzed document. tis, when not nil, holds the
+// termInfo of each of d.terms. The caller holds the write lock (or owns the
+// index exclusively).
+func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 	if old, ok := ix.byID[d.e.ID]; ok {
 		ix.removeDocLocked(old)
 	}
@@ -352,9 +427,21 @@ func (ix *Index) addLocked(d idxDoc) {
 	ix.docs = append(ix.docs, d)
 	ix.dead = append(ix.dead, false)
 	ix.norm = append(ix.norm, [numFields]float32{})
-	for _, t := range d.terms {
-		ix.post[t.term] = append(ix.post[t.term], posting{doc: id, tf: t.tf})
-		ix.df[t.term]++
+	for i, t := range d.terms {
+		var ti *termInfo
+		if tis != nil {
+			ti = tis[i]
+			if ti.df == 0 {
+				// Re-attach: a duplicate id removed earlier in this bulk
+				// add may have dropped the term from the map.
+				ix.terms[t.term] = ti
+			}
+		} else if ti = ix.terms[t.term]; ti == nil {
+			ti = &termInfo{}
+			ix.terms[t.term] = ti
+		}
+		ti.post = append(ti.post, posting{doc: id, tf: t.tf})
+		ti.df++
 	}
 	for f := range d.lens {
 		ix.sumLen[f] += float64(d.lens[f])
@@ -375,8 +462,11 @@ func (ix *Index) removeDocLocked(id int32) {
 	d := &ix.docs[id]
 	ix.dead[id] = true
 	for _, t := range d.terms {
-		if ix.df[t.term]--; ix.df[t.term] <= 0 {
-			delete(ix.df, t.term)
+		if ti := ix.terms[t.term]; ti != nil {
+			if ti.df--; ti.df <= 0 {
+				// Only tombstoned postings are left.
+				delete(ix.terms, t.term)
+			}
 		}
 	}
 	for f := range d.lens {
@@ -402,18 +492,21 @@ func (ix *Index) Replace(upstream string, entries []*Entry) {
 		ix.removeDocLocked(id)
 	}
 	delete(ix.byUp, upstream)
+	from := len(ix.docs)
 	for i := range docs {
-		ix.addLocked(docs[i])
+		ix.addLocked(docs[i], nil)
 	}
 	if ix.ndead > 64 && ix.ndead > ix.live {
 		ix.compactLocked()
+		from = 0
 	}
-	ix.renormLocked()
+	ix.renormLocked(from)
 }
 
-// renormLocked recomputes the length normalization of every live entry
-// with the current average field lengths (O(N·fields)).
-func (ix *Index) renormLocked() {
+// renormLocked computes the length normalization of the entries from
+// index from on, or of every live entry (O(N·fields)) when the average
+// field lengths changed since the last call.
+func (ix *Index) renormLocked(from int) {
 	p := &ix.params
 	var avg [numFields]float64
 	for f := range avg {
@@ -422,7 +515,11 @@ func (ix *Index) renormLocked() {
 			avg[f] = 1
 		}
 	}
-	for i := range ix.docs {
+	if avg != ix.normAvg {
+		ix.normAvg = avg
+		from = 0
+	}
+	for i := from; i < len(ix.docs); i++ {
 		if ix.dead[i] {
 			continue
 		}
@@ -442,22 +539,7 @@ func (ix *Index) renormLocked() {
 // compactLocked drops tombstones and renumbers documents; the caller then
 // calls renormLocked.
 func (ix *Index) compactLocked() {
-	old, oldDead := ix.docs, ix.dead
-	ix.docs = make([]idxDoc, 0, ix.live)
-	ix.dead = make([]bool, 0, ix.live)
-	ix.norm = make([][numFields]float32, 0, ix.live)
-	ix.post = make(map[string][]posting, len(ix.df))
-	ix.df = make(map[string]int32, len(ix.df))
-	ix.byID = make(map[string]int32, ix.live)
-	ix.byUp = map[string][]int32{}
-	ix.exact = make(map[string][]int32, ix.live)
-	ix.live, ix.ndead = 0, 0
-	ix.sumLen = [numFields]float64{}
-	for i := range old {
-		if !oldDead[i] {
-			ix.addLocked(old[i])
-		}
-	}
+	ix.bulkAddLocked(ix.docs, ix.dead)
 }
 
 // Len returns the number of live entries.
@@ -537,8 +619,10 @@ func looksLikeIdentifier(w string) bool {
 // Search returns up to limit entries ranked for query, best first, ties
 // broken by ascending id. allow, when not nil, is the policy filter (SPEC
 // §6: search never returns a tool outside the effective policy): entries it
-// rejects are never returned. An empty query, a query with no indexable
-// term, or limit <= 0 returns nil. Search never fails.
+// rejects are never returned. allow is called with the index read-locked,
+// so it must not call back into this Index. An empty query, a query with
+// no indexable term, or limit <= 0 returns nil. Queries longer than 4096
+// bytes are cut. Search never fails.
 func (ix *Index) Search(query string, limit int, allow func(*Entry) bool) []Scored {
 	if limit <= 0 || strings.TrimSpace(query) == "" {
 		return nil
@@ -570,13 +654,14 @@ func (ix *Index) Search(query string, limit int, allow func(*Entry) bool) []Scor
 	n := float64(ix.live)
 	k1 := float32(p.K1)
 	for _, qt := range qts {
-		df := float64(ix.df[qt.term])
-		if df == 0 {
+		ti := ix.terms[qt.term]
+		if ti == nil || ti.df <= 0 {
 			continue
 		}
+		df := float64(ti.df)
 		w := float32(qt.qw * math.Log(1+(n-df+0.5)/(df+0.5)))
 		score, dead, norm := sc.score, ix.dead, ix.norm
-		for _, pst := range ix.post[qt.term] {
+		for _, pst := range ti.post {
 			if dead[pst.doc] {
 				continue
 			}

@@ -83,8 +83,8 @@ func TestSearchExactNamePromotion(t *testing.T) {
 			t.Errorf("Search(%q) = %v, want %s first", q, ids(res), want)
 		}
 	}
-	// Without an exact match, term frequency decides: "send" ranks a__send,
-	// which is also an exact name match, first.
+	// "send" is the exact original name of a's tool: it wins although the
+	// other two tools mention "send" too.
 	if res := ix.Search("send", 3, nil); res[0].Entry.ID != "mcp:a:send" {
 		t.Errorf("Search(send) = %v", ids(res))
 	}
@@ -293,6 +293,21 @@ func TestSearchScoresFiniteWithEmptyFields(t *testing.T) {
 	for _, r := range res {
 		if math.IsNaN(r.Score) || math.IsInf(r.Score, 0) || r.Score <= 0 {
 			t.Errorf("%s: score %v", r.Entry.ID, r.Score)
+		}
+	}
+}
+
+// Duplicate ids: the later entry wins, and its terms stay searchable.
+func TestDuplicateIDLaterWins(t *testing.T) {
+	a := &Entry{ID: "mcp:x:t", Name: "t", Upstream: "x", Description: "zebra"}
+	b := &Entry{ID: "mcp:x:t", Name: "t", Upstream: "x", Description: "zebra giraffe"}
+	ix := NewIndex([]*Entry{a, b})
+	if ix.Len() != 1 || ix.Get("mcp:x:t") != b {
+		t.Fatalf("Len %d, Get %v", ix.Len(), ix.Get("mcp:x:t"))
+	}
+	for _, q := range []string{"zebra", "giraffe"} {
+		if res := ix.Search(q, 5, nil); len(res) != 1 || res[0].Entry != b {
+			t.Errorf("Search(%q) = %v", q, ids(res))
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 	"strconv"
 	"strings"
 )
@@ -130,85 +129,227 @@ var errNotJSON = errors.New("schema: invalid JSON")
 
 // parseOrdered decodes JSON into *jobj, []any, string, json.Number, bool
 // and nil, keeping at most maxDepth levels of nesting (deeper values are
-// skipped iteratively and replaced by tooDeep{}), so parse cost is linear
-// in the input and recursion is bounded.
+// validated and skipped iteratively and replaced by tooDeep{}), so parse
+// cost is linear in the input and recursion is bounded. It is a small
+// hand-written parser: encoding/json's token API costs several times more
+// per schema.
 func parseOrdered(data []byte, maxDepth int) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	v, err := parseValue(dec, 0, maxDepth)
+	p := &jparser{data: data, maxDepth: maxDepth}
+	v, err := p.value(0)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
+	p.ws()
+	if p.i != len(p.data) {
 		return nil, errNotJSON
 	}
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder, depth, maxDepth int) (any, error) {
-	tok, err := dec.Token()
-	if err != nil {
+type jparser struct {
+	data     []byte
+	i        int
+	maxDepth int
+}
+
+func (p *jparser) ws() {
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
+		}
+	}
+}
+
+func (p *jparser) value(depth int) (any, error) {
+	p.ws()
+	if p.i >= len(p.data) {
 		return nil, errNotJSON
 	}
-	d, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil
-	}
-	if depth >= maxDepth {
-		// Skip the whole value without recursion.
-		level := 1
-		for level > 0 {
-			t, err := dec.Token()
-			if err != nil {
-				return nil, errNotJSON
-			}
-			if dd, ok := t.(json.Delim); ok {
-				if dd == '{' || dd == '[' {
-					level++
-				} else {
-					level--
-				}
-			}
-		}
-		return tooDeep{}, nil
-	}
-	switch d {
-	case '{':
-		o := &jobj{m: map[string]any{}}
-		for dec.More() {
-			kt, err := dec.Token()
-			if err != nil {
-				return nil, errNotJSON
-			}
-			k, _ := kt.(string)
-			v, err := parseValue(dec, depth+1, maxDepth)
-			if err != nil {
+	switch c := p.data[p.i]; {
+	case c == '{' || c == '[':
+		if depth >= p.maxDepth {
+			if err := p.skip(); err != nil {
 				return nil, err
 			}
-			if _, dup := o.m[k]; !dup {
-				o.keys = append(o.keys, k)
-			}
-			o.m[k] = v
+			return tooDeep{}, nil
 		}
-		if _, err := dec.Token(); err != nil {
-			return nil, errNotJSON
+		if c == '{' {
+			return p.object(depth)
 		}
-		return o, nil
-	case '[':
-		var a []any
-		for dec.More() {
-			v, err := parseValue(dec, depth+1, maxDepth)
-			if err != nil {
-				return nil, err
-			}
-			a = append(a, v)
-		}
-		if _, err := dec.Token(); err != nil {
-			return nil, errNotJSON
-		}
-		return a, nil
+		return p.array(depth)
+	case c == '"':
+		return p.str()
+	case c == 't':
+		return true, p.lit("true")
+	case c == 'f':
+		return false, p.lit("false")
+	case c == 'n':
+		return nil, p.lit("null")
+	case c == '-' || c >= '0' && c <= '9':
+		return p.num()
 	}
 	return nil, errNotJSON
+}
+
+func (p *jparser) lit(w string) error {
+	if !bytes.HasPrefix(p.data[p.i:], []byte(w)) {
+		return errNotJSON
+	}
+	p.i += len(w)
+	return nil
+}
+
+func (p *jparser) num() (any, error) {
+	start := p.i
+	for p.i < len(p.data) {
+		c := p.data[p.i]
+		if c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E' {
+			p.i++
+			continue
+		}
+		break
+	}
+	n := json.Number(p.data[start:p.i])
+	if _, err := n.Float64(); err != nil {
+		return nil, errNotJSON
+	}
+	return n, nil
+}
+
+// str parses a JSON string starting at its opening quote.
+func (p *jparser) str() (string, error) {
+	start := p.i
+	p.i++
+	escaped := false
+	for p.i < len(p.data) {
+		c := p.data[p.i]
+		switch {
+		case c == '\\':
+			escaped = true
+			p.i += 2
+			continue
+		case c == '"':
+			p.i++
+			if !escaped {
+				return string(p.data[start+1 : p.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(p.data[start:p.i], &s); err != nil {
+				return "", errNotJSON
+			}
+			return s, nil
+		case c < 0x20:
+			return "", errNotJSON
+		}
+		p.i++
+	}
+	return "", errNotJSON
+}
+
+func (p *jparser) object(depth int) (any, error) {
+	p.i++ // {
+	o := &jobj{m: map[string]any{}}
+	p.ws()
+	if p.i < len(p.data) && p.data[p.i] == '}' {
+		p.i++
+		return o, nil
+	}
+	for {
+		p.ws()
+		if p.i >= len(p.data) || p.data[p.i] != '"' {
+			return nil, errNotJSON
+		}
+		k, err := p.str()
+		if err != nil {
+			return nil, err
+		}
+		p.ws()
+		if p.i >= len(p.data) || p.data[p.i] != ':' {
+			return nil, errNotJSON
+		}
+		p.i++
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := o.m[k]; !dup {
+			o.keys = append(o.keys, k)
+		}
+		o.m[k] = v
+		p.ws()
+		if p.i >= len(p.data) {
+			return nil, errNotJSON
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case '}':
+			p.i++
+			return o, nil
+		default:
+			return nil, errNotJSON
+		}
+	}
+}
+
+func (p *jparser) array(depth int) (any, error) {
+	p.i++ // [
+	a := []any{}
+	p.ws()
+	if p.i < len(p.data) && p.data[p.i] == ']' {
+		p.i++
+		return a, nil
+	}
+	for {
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		p.ws()
+		if p.i >= len(p.data) {
+			return nil, errNotJSON
+		}
+		switch p.data[p.i] {
+		case ',':
+			p.i++
+		case ']':
+			p.i++
+			return a, nil
+		default:
+			return nil, errNotJSON
+		}
+	}
+}
+
+// skip passes over one object or array without building it and without
+// recursion: brackets are counted, strings skipped. (Structure inside is
+// only checked for balance, which is enough for a value that is never
+// rendered.)
+func (p *jparser) skip() error {
+	level := 0
+	for p.i < len(p.data) {
+		switch p.data[p.i] {
+		case '{', '[':
+			level++
+		case '}', ']':
+			level--
+			if level == 0 {
+				p.i++
+				return nil
+			}
+		case '"':
+			if _, err := p.str(); err != nil {
+				return err
+			}
+			continue
+		}
+		p.i++
+	}
+	return errNotJSON
 }
 
 type renderer struct {
@@ -304,7 +445,9 @@ func (r *renderer) schema(s *jobj, depth int) {
 				if kw == "allOf" && len(vs) > 1 && !r.failed && strings.Contains(string(r.buf[start:]), " | ") {
 					elem := string(r.buf[start:])
 					r.buf = r.buf[:start]
-					r.w("(" + elem + ")")
+					r.w("(")
+					r.w(elem)
+					r.w(")")
 				}
 			}
 			r.nullable(s)
@@ -382,6 +525,19 @@ func (r *renderer) nullable(s *jobj) {
 func (r *renderer) literal(v any) {
 	switch x := v.(type) {
 	case string:
+		plain := true
+		for i := 0; i < len(x); i++ {
+			if c := x[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			r.w(`"`)
+			r.w(x)
+			r.w(`"`)
+			return
+		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)

@@ -155,3 +155,33 @@ func BenchmarkRenderInputTypical(b *testing.B) {
 		RenderInput(s, Bounds{})
 	}
 }
+
+// FuzzRenderInput: any bytes render without panicking, a complete
+// signature respects MaxLen, and the index's parameter walk stays bounded.
+func FuzzRenderInput(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`,
+		`{"$ref":"#/$defs/a","$defs":{"a":{"$ref":"#/$defs/a"}}}`,
+		`{"anyOf":[{"type":"string"},{"type":"null"}]}`,
+		`{"type":"array","items":[{"type":"string"}]}`,
+		`[[[[`, `true`, `{"enum":[{"a":1}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, render := range []func(json.RawMessage, Bounds) (string, bool){RenderInput, RenderOutput} {
+			sig, ok := render(data, Bounds{})
+			if ok && len(sig) > DefaultBounds().MaxLen {
+				t.Fatalf("complete signature of %d bytes", len(sig))
+			}
+			if !ok && sig != "" {
+				t.Fatalf("incomplete with signature %q", sig)
+			}
+		}
+		n := 0
+		walkParams(data, func(string, string) { n++ })
+		if n > maxIndexParams {
+			t.Fatalf("%d params", n)
+		}
+	})
+}

@@ -218,6 +218,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	defer closeProxy(p)
 	snap := p.Catalog()
 	log.Info("ready", "mode", p.Mode(), "transport", cfg.Server.Transport, "tools", len(snap.Entries), "unavailable_upstreams", len(snap.Unavailable), "startup_ms", time.Since(start).Milliseconds())
+	if ml := cfg.Telemetry.MetricsListen; ml != "" && cfg.Server.Transport != "http" {
+		ms, err := p.StartMetrics(ml) // stdio: /metrics and /healthz on their own listener
+		if err != nil {
+			log.Error("cannot serve metrics", "err", err)
+			return exitFail
+		}
+		defer ms.Close()
+		log.Info("metrics listening", "metrics", "http://"+ms.Addr()+"/metrics", "healthz", "http://"+ms.Addr()+"/healthz")
+	} else if ml != "" {
+		log.Warn("telemetry.metrics_listen is for stdio deployments; over http /metrics and /healthz are on server.listen", "metrics_listen", ml)
+	}
 	if cfg.Server.Transport == "http" {
 		err = p.ServeHTTP(ctx, nil, func(addr string) { log.Info("listening", "mcp", "http://"+addr+"/mcp", "sse", "http://"+addr+"/sse") })
 	} else {

@@ -292,5 +292,6 @@ try {
   try { await client.close(); } catch {}
   out.timings.closeMs = ms() - tc;
 }
-process.stdout.write(JSON.stringify(out) + "\n");
-process.exit(exitCode);
+// Exit only once stdout is flushed: process.exit right after write truncates a large
+// document (e.g. 1,000 tools) when stdout is a pipe.
+process.stdout.write(JSON.stringify(out) + "\n", () => process.exit(exitCode));

@@ -107,6 +107,9 @@ func EntryTool(e *catalog.Entry) *mcp.Tool {
 			t.Meta = m
 		}
 	}
+	if len(e.Icons) > 0 {
+		_ = json.Unmarshal(e.Icons, &t.Icons)
+	}
 	return t
 }
 

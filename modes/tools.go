@@ -68,7 +68,7 @@ func (t *Tools) Tools(env Env) []*mcp.Tool {
 		},
 		{
 			Name:        ToolDescribe,
-			Description: "Get the full description and the exact JSON input schema (and output schema, if any) of one tool found by tool_search. `id` is a hit's id (e.g. \"mcp:github:create_issue\") or its unique name.",
+			Description: "Get the full description and the exact JSON input schema (and output schema, if any) of one tool found by tool_search. `id` is a hit's id (e.g. \"mcp:github:create_issue\") or its unique name. " + sum,
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Describe a tool"},
 		},

@@ -3,15 +3,77 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/upstream"
 )
 
 // forward sends one tools/call to the entry's upstream under its exact
 // original name and returns the upstream's result unchanged. call_timeout
-// applies through ctx (upstream.Manager.CallTool).
+// applies through ctx (upstream.Manager.CallToolWith), restarted by
+// progress up to a ceiling.
+//
+// When the client called this very tool with tools/call (not from inside
+// tool_search_code or tool_call):
+//   - its params._meta is passed on (MCP spec basic "_meta");
+//   - its progress token is replaced upstream by a proxy token unique on
+//     the upstream session, and each upstream notifications/progress is
+//     relayed to the calling client session with the client's own token
+//     and the upstream's progress, total and message: as many
+//     notifications reach the client as the upstream sent
+//     (spec basic/utilities/progress).
+//
+// Cancellation: when the client sends notifications/cancelled the go-sdk
+// server cancels ctx; the go-sdk client then sends notifications/cancelled
+// upstream with the upstream's request id and CallToolWith returns at once.
+//
+// The call runs on the client's per-client upstream session when the
+// upstream has session = "per-client"; otherwise on the shared session,
+// registered as in flight so that sampling, elicitation and roots requests
+// of the upstream reach this client (passthrough_relay.go).
 func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage) (*mcp.CallToolResult, error) {
-	return p.ups.CallTool(ctx, e.Upstream, &mcp.CallToolParams{Name: e.Name, Arguments: args})
+	params := &mcp.CallToolParams{Name: e.Name, Arguments: args}
+	var opts upstream.CallOptions
+	if req := callRequest(ctx, e.Exposed); req != nil {
+		token := req.Params.GetProgressToken()
+		if len(req.Params.Meta) > 0 {
+			meta := mcp.Meta{}
+			for k, v := range req.Params.Meta {
+				if k != "progressToken" {
+					meta[k] = v
+				}
+			}
+			if len(meta) > 0 {
+				params.Meta = meta
+			}
+		}
+		if token != nil && s.ss != nil {
+			ss := s.ss
+			opts.OnProgress = func(n *mcp.ProgressNotificationParams) {
+				out := *n
+				out.ProgressToken = token
+				if err := ss.NotifyProgress(context.WithoutCancel(ctx), &out); err != nil {
+					p.log.Debug("progress relay failed", "upstream", e.Upstream, "err", err)
+				}
+			}
+		}
+	}
+	if s.ss != nil && p.pt.perClient(e.Upstream) {
+		cc := p.pt.conn(s, e.Upstream)
+		if cc == nil {
+			reason := p.pt.perClientErr(s, e.Upstream)
+			if reason == "" {
+				reason = "no per-client session"
+			}
+			return nil, fmt.Errorf("%w: %q: %s", upstream.ErrUnavailable, e.Upstream, reason)
+		}
+		opts.Conn = cc
+	} else {
+		done := p.pt.startCall(e.Upstream, s)
+		defer done()
+	}
+	return p.ups.CallToolWith(ctx, e.Upstream, params, opts)
 }

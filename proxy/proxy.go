@@ -48,6 +48,7 @@ type Proxy struct {
 	pool    *sandbox.Pool // code mode's workers; nil in other modes
 	rec     *telemetry.Recorder
 	metrics *telemetry.Metrics
+	pt      *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
@@ -84,11 +85,16 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if p.surface == nil {
 		p.surface = p.surfaceFor(cfg)
 	}
+	p.pt = newPassthrough(p)
 	p.ups = upstream.NewManager(cfg.EnabledUpstreams(), upstream.Options{
 		Logger:         log,
 		Grace:          cfg.Server.ShutdownGrace.Duration,
 		ClientInfo:     &mcp.Implementation{Name: "mcp-toolsearch", Version: Version},
 		OnToolsChanged: p.onToolsChanged,
+		// Issue 7 passthrough: notification handlers and the relay of
+		// sampling/elicitation/roots (proxy/passthrough_relay.go).
+		ClientOptions:    p.pt.clientOptions,
+		ClientMiddleware: p.pt.clientMiddleware,
 	})
 	return p, nil
 }
@@ -213,6 +219,9 @@ func entryFromTool(t *mcp.Tool) *catalog.Entry {
 	if len(t.Meta) > 0 {
 		e.Meta = rawJSON(t.Meta)
 	}
+	if len(t.Icons) > 0 {
+		e.Icons = rawJSON(t.Icons)
+	}
 	return e
 }
 
@@ -302,9 +311,9 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 			return res, err // blocked: the upstream never sees the call
 		}
 	}
-	check, err := p.outputCheck(e)
-	if err != nil {
-		return nil, err
+	check, stop := p.outputCheck(e)
+	if stop != nil {
+		return stop, nil // the outputSchema does not compile: no side effect
 	}
 	res, err = p.forward(ctx, s, e, args)
 	if err == nil && check != nil {

@@ -32,6 +32,10 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 			Logging: &mcp.LoggingCapabilities{},
 		},
+		// Issue 7: subscriptions go to the owning upstream; the SDK keeps
+		// the client's subscription for ResourceUpdated (passthrough.go).
+		SubscribeHandler:   p.pt.subscribe,
+		UnsubscribeHandler: p.pt.unsubscribe,
 	})
 	s.AddReceivingMiddleware(p.middleware(endpoint, transport))
 	p.servers[key] = s
@@ -57,7 +61,31 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 						ir.Instructions = p.surface.Instructions(s)
 						s.ts.Instructions(len(ir.Instructions))
 					}
+					// Issue 7: announce only what some upstream offers (passthrough.go).
+					ir.Capabilities = p.pt.capabilities()
 				}
+				return res, err
+			case "notifications/initialized":
+				// Issue 7: open this client's per-client upstream sessions.
+				res, err := next(ctx, method, req)
+				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+					p.pt.clientInitialized(p.sessionFor(ss, endpoint, transport))
+				}
+				return res, err
+			case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel":
+				// Issue 7: passed on to the owning upstreams (passthrough.go).
+				ss, ok := req.GetSession().(*mcp.ServerSession)
+				if !ok {
+					return next(ctx, method, req)
+				}
+				s := p.sessionFor(ss, endpoint, transport)
+				if method == "logging/setLevel" {
+					if lp, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
+						p.pt.setLevel(ctx, s, lp)
+					}
+					return next(ctx, method, req)
+				}
+				res, err, _ := p.pt.handle(ctx, s, method, req)
 				return res, err
 			case "tools/list":
 				ss, ok := req.GetSession().(*mcp.ServerSession)
@@ -85,6 +113,8 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if cr.Params != nil {
 					args = cr.Params.Arguments
 				}
+				// Issue 7: forward reads the client's progress token and _meta.
+				ctx = withCallRequest(ctx, cr)
 				res, err := p.surface.Call(ctx, s, cr.Params.Name, args)
 				if err != nil {
 					return nil, err

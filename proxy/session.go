@@ -23,7 +23,13 @@ type session struct {
 }
 
 // Snapshot implements modes.Env.
-func (s *session) Snapshot() *catalog.Snapshot { return s.p.cat.Snapshot() }
+func (s *session) Snapshot() *catalog.Snapshot {
+	// Per-client upstream sessions extend the shared catalog (passthrough_relay.go).
+	if snap := s.p.pt.sessionSnapshot(s); snap != nil {
+		return snap
+	}
+	return s.p.cat.Snapshot()
+}
 
 // Allowed implements modes.Env: this session's policy (SPEC §6).
 func (s *session) Allowed(e *catalog.Entry) bool { return s.allowed(e) }

@@ -143,7 +143,7 @@ func (c *conn) run(ctx context.Context) {
 			c.restarts++
 			c.mu.Unlock()
 		}
-		l, err := c.connect(ctx)
+		l, err := c.connect(ctx, nil, nil)
 		if err != nil {
 			if ctx.Err() != nil {
 				if l != nil {
@@ -304,8 +304,10 @@ func (c *conn) connectionBroken(l *live, reason string) { l.fail(reason) }
 
 // connect runs one attempt: transport, initialize, first listing, all
 // bounded by startup_timeout. On error the returned live (if non-nil) still
-// needs teardown.
-func (c *conn) connect(ctx context.Context) (*live, error) {
+// needs teardown. own and ownMW, when non-nil, replace the
+// Options.ClientOptions and Options.ClientMiddleware hooks (a per-client
+// session's options).
+func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Middleware) (*live, error) {
 	actx, cancel := context.WithTimeout(ctx, c.startupTimeout())
 	defer cancel()
 	lctx, lcancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -339,7 +341,14 @@ func (c *conn) connect(ctx context.Context) (*live, error) {
 		lcancel()
 		return nil, fmt.Errorf("neither command nor url is set")
 	}
-	client := mcp.NewClient(c.m.opts.ClientInfo, c.clientOptions(l))
+	client := mcp.NewClient(c.m.opts.ClientInfo, c.clientOptions(l, own))
+	if ownMW != nil {
+		client.AddReceivingMiddleware(ownMW)
+	} else if hook := c.m.opts.ClientMiddleware; hook != nil && own == nil {
+		if mw := hook(c.name); mw != nil {
+			client.AddReceivingMiddleware(mw)
+		}
+	}
 	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return l, c.attemptError(l, "initialize", err)
@@ -367,13 +376,24 @@ func (c *conn) attemptError(l *live, phase string, err error) error {
 	return fmt.Errorf("%s: %w", phase, err)
 }
 
-// clientOptions merges the proxy's hook with the manager's list_changed
-// handler.
-func (c *conn) clientOptions(l *live) *mcp.ClientOptions {
+// clientOptions merges the proxy's hook (or own, for a per-client
+// session) with the manager's list_changed and progress handlers.
+func (c *conn) clientOptions(l *live, own *mcp.ClientOptions) *mcp.ClientOptions {
 	var o mcp.ClientOptions
-	if hook := c.m.opts.ClientOptions; hook != nil {
+	if own != nil {
+		o = *own
+	} else if hook := c.m.opts.ClientOptions; hook != nil {
 		if p := hook(c.name); p != nil {
 			o = *p
+		}
+	}
+	theirProgress := o.ProgressNotificationHandler
+	o.ProgressNotificationHandler = func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+		if c.m.progress(req.Params) {
+			return
+		}
+		if theirProgress != nil {
+			theirProgress(ctx, req)
 		}
 	}
 	theirs := o.ToolListChangedHandler

@@ -92,6 +92,13 @@ type Options struct {
 	// is copied. Its ToolListChangedHandler, if any, is called after the
 	// manager's own handler (which schedules the re-list).
 	ClientOptions func(upstream string) *mcp.ClientOptions
+	// ClientMiddleware, when set, is called once per connection (shared or
+	// per-client) and may return a receiving middleware for the go-sdk
+	// client: it sees every request and notification the upstream sends
+	// (e.g. to relay sampling/createMessage, elicitation/create and
+	// roots/list to a client; the go-sdk has no roots handler). nil is
+	// allowed.
+	ClientMiddleware func(upstream string) mcp.Middleware
 	// MaxPages caps the number of tools/list pages read per listing.
 	// Default 100.
 	MaxPages int
@@ -126,6 +133,10 @@ const (
 	defaultBackoffMax     = 30 * time.Second
 	defaultStartupTimeout = 30 * time.Second
 	defaultCallTimeout    = 60 * time.Second
+	// CallCeilingFactor bounds how far progress can stretch a call: each
+	// progress notification restarts the call's call_timeout, but the call
+	// never runs longer than CallCeilingFactor * call_timeout in total.
+	CallCeilingFactor = 10
 )
 
 // Manager owns the connections to all upstreams. Its methods are safe for
@@ -139,10 +150,15 @@ type Manager struct {
 	ctx    context.Context // lives until Close
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	started bool
-	closed  bool
-	wg      conc.WaitGroup // supervisors
+	mu        sync.Mutex
+	started   bool
+	closed    bool
+	wg        conc.WaitGroup // supervisors
+	perClient map[*ClientConn]bool
+
+	progMu   sync.Mutex
+	progSeq  uint64
+	progSubs map[string]func(*mcp.ProgressNotificationParams) // upstream progress token -> subscriber
 }
 
 // NewManager prepares one connection per upstream; nothing is started until
@@ -276,40 +292,110 @@ func (m *Manager) Session(name string) *mcp.ClientSession {
 	return c.cur.session
 }
 
-// CallTool forwards tools/call to upstream, bounded by ctx and by the
-// upstream's call_timeout (default 60s). Errors name the upstream:
+// CallOptions tune one CallToolWith.
+type CallOptions struct {
+	// Conn, when non-nil, is the per-client session (OpenSession) to call
+	// through instead of the upstream's shared session.
+	Conn *ClientConn
+	// OnProgress, when non-nil, asks the upstream for progress (MCP spec
+	// basic/utilities/progress): the request carries a fresh progress token
+	// of the form "mcp-toolsearch/<n>" in params._meta.progressToken (any
+	// other _meta keys of params are kept), and each notifications/progress
+	// the upstream sends with that token is passed to OnProgress, in
+	// arrival order, with the upstream's token still in it. Each one also
+	// restarts the call's call_timeout, up to CallCeilingFactor *
+	// call_timeout in total.
+	OnProgress func(*mcp.ProgressNotificationParams)
+}
+
+// CallTool is CallToolWith with zero CallOptions.
+func (m *Manager) CallTool(ctx context.Context, upstream string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	return m.CallToolWith(ctx, upstream, params, CallOptions{})
+}
+
+// errCallTimeout and errCallCeiling are the causes of a call's context
+// when call_timeout (without progress) or its ceiling ran out.
+var (
+	errCallTimeout = errors.New("call_timeout exceeded")
+	errCallCeiling = errors.New("call time ceiling exceeded")
+)
+
+// CallToolWith forwards tools/call to upstream, bounded by ctx and by the
+// upstream's call_timeout (default 60s; restarted by progress, see
+// CallOptions.OnProgress). When ctx is cancelled the go-sdk client sends
+// notifications/cancelled with the upstream's request id and the call
+// returns at once. Errors name the upstream:
 //   - not ready or unknown: wraps ErrUnavailable with the state and reason;
 //   - the connection broke during the call: wraps ErrUnavailable and the
 //     transport error, and the upstream is marked failed and reconnected;
+//   - an HTTP upstream that forgot the session (HTTP 404,
+//     mcp.ErrSessionMissing): the shared connection is initialized again
+//     and the call is sent once more on the new session (the upstream never
+//     processed the first one);
 //   - a JSON-RPC error answer: wraps the *jsonrpc.Error (errors.As works);
 //   - timeout/cancellation: wraps the context error.
 //
 // A tool-level failure is not an error: it is a result with IsError set.
-func (m *Manager) CallTool(ctx context.Context, upstream string, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp.CallToolParams, o CallOptions) (*mcp.CallToolResult, error) {
 	c, ok := m.conns[upstream]
 	if !ok {
 		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
 	}
-	c.mu.Lock()
-	state, reason, cur := c.state, c.err, c.cur
-	c.mu.Unlock()
-	if state != StateReady || cur == nil {
-		if reason == "" {
-			return nil, fmt.Errorf("%w: %q is %s", ErrUnavailable, upstream, state)
+	var cur *live
+	if o.Conn != nil {
+		cur = o.Conn.l
+		if o.Conn.closed.Load() {
+			return nil, fmt.Errorf("%w: %q: per-client session closed", ErrUnavailable, upstream)
 		}
-		return nil, fmt.Errorf("%w: %q is %s: %s", ErrUnavailable, upstream, state, reason)
+	} else {
+		var err error
+		if cur, err = c.ready(); err != nil {
+			return nil, err
+		}
 	}
 	timeout := c.cfg.CallTimeout.Duration
 	if timeout <= 0 {
 		timeout = defaultCallTimeout
 	}
-	cctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	name := ""
 	if params != nil {
 		name = params.Name
 	}
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	cctx, cancelCeil := context.WithTimeoutCause(cctx, CallCeilingFactor*timeout, errCallCeiling)
+	defer cancelCeil()
+	timer := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
+	defer timer.Stop()
+	if o.OnProgress != nil {
+		p := &mcp.CallToolParams{}
+		if params != nil {
+			*p = *params
+		}
+		meta := mcp.Meta{}
+		for k, v := range p.Meta {
+			meta[k] = v
+		}
+		p.Meta = meta
+		token := m.subscribeProgress(func(n *mcp.ProgressNotificationParams) {
+			timer.Reset(timeout)
+			o.OnProgress(n)
+		})
+		defer m.unsubscribeProgress(token)
+		p.SetProgressToken(token)
+		params = p
+	}
 	res, err := cur.session.CallTool(cctx, params)
+	if err != nil && o.Conn == nil && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
+		// The HTTP upstream restarted and forgot our session: initialize
+		// again and resend once.
+		c.log.Warn("upstream forgot the session; initializing again", "tool", name)
+		c.connectionBroken(cur, "session forgotten by the server (HTTP 404)")
+		if next, werr := c.waitReady(cctx, cur); werr == nil {
+			cur = next
+			res, err = cur.session.CallTool(cctx, params)
+		}
+	}
 	if err == nil {
 		return res, nil
 	}
@@ -320,13 +406,114 @@ func (m *Manager) CallTool(ctx context.Context, upstream string, params *mcp.Cal
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	case cctx.Err() != nil:
-		return nil, fmt.Errorf("upstream %q: tools/call %q: call_timeout %s exceeded: %w", upstream, name, timeout, err)
+		what := fmt.Sprintf("call_timeout %s exceeded", timeout)
+		if errors.Is(context.Cause(cctx), errCallCeiling) {
+			what = fmt.Sprintf("ceiling of %d x call_timeout (%s) exceeded despite progress", CallCeilingFactor, CallCeilingFactor*timeout)
+		}
+		return nil, fmt.Errorf("upstream %q: tools/call %q: %s: %w", upstream, name, what, context.DeadlineExceeded)
 	case isConnError(err):
-		c.connectionBroken(cur, "tools/call: "+err.Error())
+		if o.Conn == nil {
+			c.connectionBroken(cur, "tools/call: "+err.Error())
+		}
 		return nil, fmt.Errorf("%w: %q: tools/call %q: %w", ErrUnavailable, upstream, name, err)
 	default:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	}
+}
+
+// ready returns the live connection of c, or an error wrapping
+// ErrUnavailable naming the state and reason.
+func (c *conn) ready() (*live, error) {
+	c.mu.Lock()
+	state, reason, cur := c.state, c.err, c.cur
+	c.mu.Unlock()
+	if state != StateReady || cur == nil {
+		if reason == "" {
+			return nil, fmt.Errorf("%w: %q is %s", ErrUnavailable, c.name, state)
+		}
+		return nil, fmt.Errorf("%w: %q is %s: %s", ErrUnavailable, c.name, state, reason)
+	}
+	return cur, nil
+}
+
+// waitReady waits until c has a ready connection other than old, or ctx
+// ends.
+func (c *conn) waitReady(ctx context.Context, old *live) (*live, error) {
+	t := time.NewTicker(50 * time.Millisecond)
+	defer t.Stop()
+	for {
+		if l, err := c.ready(); err == nil && l != old {
+			return l, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// subscribeProgress registers fn under a fresh upstream progress token.
+func (m *Manager) subscribeProgress(fn func(*mcp.ProgressNotificationParams)) string {
+	m.progMu.Lock()
+	defer m.progMu.Unlock()
+	m.progSeq++
+	token := fmt.Sprintf("mcp-toolsearch/%d", m.progSeq)
+	if m.progSubs == nil {
+		m.progSubs = map[string]func(*mcp.ProgressNotificationParams){}
+	}
+	m.progSubs[token] = fn
+	return token
+}
+
+func (m *Manager) unsubscribeProgress(token string) {
+	m.progMu.Lock()
+	defer m.progMu.Unlock()
+	delete(m.progSubs, token)
+}
+
+// progress hands an upstream progress notification to the call that owns
+// its token; false when no call of this manager does.
+func (m *Manager) progress(p *mcp.ProgressNotificationParams) bool {
+	if p == nil {
+		return false
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return false
+	}
+	m.progMu.Lock()
+	fn := m.progSubs[token]
+	m.progMu.Unlock()
+	if fn == nil {
+		return false
+	}
+	fn(p)
+	return true
+}
+
+// Ping sends ping to upstream's shared session. An answer of -32601
+// (method not found) counts as alive: the server answered, it just does
+// not implement ping (MCP spec basic/utilities/ping says it SHOULD).
+func (m *Manager) Ping(ctx context.Context, upstream string) error {
+	c, ok := m.conns[upstream]
+	if !ok {
+		return fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
+	}
+	cur, err := c.ready()
+	if err != nil {
+		return err
+	}
+	return pingAlive(ctx, cur.session)
+}
+
+func pingAlive(ctx context.Context, cs *mcp.ClientSession) error {
+	err := cs.Ping(ctx, nil)
+	var rpcErr *jsonrpc.Error
+	if errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeMethodNotFound {
+		return nil
+	}
+	return err
 }
 
 // Close stops every upstream and waits until all are stopped or ctx ends
@@ -351,5 +538,16 @@ func (m *Manager) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("upstream: close: %w", ctx.Err())
 	}
+	m.mu.Lock()
+	pcs := make([]*ClientConn, 0, len(m.perClient))
+	for cc := range m.perClient {
+		pcs = append(pcs, cc)
+	}
+	m.mu.Unlock()
+	var wg conc.WaitGroup
+	for _, cc := range pcs {
+		wg.Go(cc.Close)
+	}
+	wg.Wait()
 	return nil
 }

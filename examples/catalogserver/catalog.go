@@ -222,6 +222,10 @@ type Options struct {
 	// SlowTools answer after the given time, or earlier with an isError
 	// result when the call is cancelled (MCP notifications/cancelled).
 	SlowTools map[string]time.Duration
+	// OutputSchemas declares an outputSchema (JSON) for the named tools; the
+	// echo is not changed to match it, so tests can serve output that
+	// breaks its schema.
+	OutputSchemas map[string]json.RawMessage
 }
 
 // NewServer returns an MCP server (go-sdk) that serves tools, each answering
@@ -267,6 +271,11 @@ func addTool(s *mcp.Server, t Tool, logger *slog.Logger, opts Options) {
 			res.IsError = true
 		}
 		return res, err
+	}
+	if schema, ok := opts.OutputSchemas[name]; ok {
+		tt := *t.Tool
+		tt.OutputSchema = schema
+		t.Tool = &tt
 	}
 	defer func() {
 		if p := recover(); p != nil {

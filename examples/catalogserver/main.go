@@ -8,7 +8,7 @@
 // Usage:
 //
 //	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N]
-//	              [-protocol-versions V1,V2] [-http ADDR] [-v]
+//	              [-protocol-versions V1,V2] [-http ADDR] [-v] [-output-schema NAME=JSON ...]
 //
 // With no -http it speaks MCP over stdio. With -http ADDR (e.g.
 // 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
@@ -21,6 +21,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -58,6 +59,15 @@ func run(args []string, stderr io.Writer) int {
 	rpcErr := fs.String("rpc-error-tool", "", "comma list of tools that answer with the JSON-RPC error -32603 (tests)")
 	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
 	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
+	outSchemas := map[string]json.RawMessage{}
+	fs.Func("output-schema", "NAME=JSON: declare JSON as the outputSchema of tool NAME (repeatable; the echo is not made to match it: tests)", func(v string) error {
+		k, schema, ok := strings.Cut(v, "=")
+		if !ok || k == "" || !json.Valid([]byte(schema)) {
+			return fmt.Errorf("want NAME=JSON, got %q", v)
+		}
+		outSchemas[k] = json.RawMessage(schema)
+		return nil
+	})
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -96,7 +106,7 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}}
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas}
 	if *rpcErr != "" {
 		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
 	}

@@ -1,0 +1,90 @@
+package proxy
+
+// In-process variant of integration's BenchmarkOverhead, for profiling the
+// proxy's share of a tools/call (issue 6, item 5): the go-sdk client talks
+// to the proxy's MCP server over in-memory transports (no stdio front),
+// and the proxy talks to a real examples/catalogserver child over stdio, as
+// deployed. The client runs in this process too, so a CPU profile shows
+// both; the proxy's part is under (*Proxy).middleware and (*Proxy).call.
+//
+//	go test ./proxy -run XXX -bench CallInProcess -benchtime 3000x -cpuprofile /tmp/proxy.cpu
+//	go tool pprof -top -cum proxy.test /tmp/proxy.cpu
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/config"
+)
+
+// benchCatalogServer builds examples/catalogserver into a temp dir.
+func benchCatalogServer(b *testing.B) string {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), "catalogserver")
+	cmd := exec.Command("go", "build", "-mod=readonly", "-o", out, "./examples/catalogserver")
+	cmd.Dir = ".."
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build ./examples/catalogserver: %v\n%s", err, msg)
+	}
+	return out
+}
+
+// BenchmarkCallInProcess: b.N tools/call of gh__list_issues through an
+// in-process proxy in direct mode whose upstream is catalogserver serving
+// examples/catalogs/github-like.jsonl.
+func BenchmarkCallInProcess(b *testing.B) {
+	cs := benchCatalogServer(b)
+	cat, err := filepath.Abs("../examples/catalogs/github-like.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfgPath := filepath.Join(b.TempDir(), "config.toml")
+	toml := fmt.Sprintf("[tool_search]\nenabled = false\n\n[upstreams.gh]\ncommand = %q\nargs = [\"-tools\", %q]\n", cs, cat)
+	if err := os.WriteFile(cfgPath, []byte(toml), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	cfg, err := config.Load(cfgPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := p.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close(ctx)
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := p.Server("", "stdio").Connect(ctx, st, nil); err != nil {
+		b.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
+	sess, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sess.Close()
+	params := &mcp.CallToolParams{Name: "gh__list_issues", Arguments: map[string]any{"owner": "octo", "repo": "hello", "state": "open"}}
+	for i := 0; i < 200; i++ { // warm-up
+		if _, err := sess.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := sess.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatalf("call %d: %v %v", i, err, res)
+		}
+	}
+}

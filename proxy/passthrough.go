@@ -1,0 +1,706 @@
+package proxy
+
+// Passthrough of the MCP features beyond tools (issue 7): resources,
+// resource templates, subscriptions, prompts, completions and logging,
+// routed to the upstream that owns them by tables built from the upstreams'
+// own listings, never by splitting a name.
+//
+// Routing rules:
+//   - Resource URIs and URI templates pass UNCHANGED when only one upstream
+//     lists them. When several upstreams list the same URI (or template),
+//     the first upstream in name order keeps it and each later one's copy
+//     is rewritten to "mcp-toolsearch://<upstream>/<original URI>"; reads,
+//     subscriptions and completions of such a URI go to that upstream with
+//     the original URI, and the URIs inside its answers are mapped back.
+//     A URI in no table (e.g. one expanded from a template) goes to the
+//     only upstream with resources, else to the upstream whose template's
+//     literal prefix matches it, else it is an error -32002 naming it.
+//   - Prompt names get the same exposed names as tools (catalog.AssignNames
+//     with the upstream's prefix: "<prefix>__<name>", or the bare name with
+//     prefix ""), so transparent mode shows the upstream's own names.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/config"
+)
+
+// proxyURIScheme prefixes a resource URI rewritten because of a clash:
+// mcp-toolsearch://<upstream>/<original URI>.
+const proxyURIScheme = "mcp-toolsearch://"
+
+// maxListPages bounds the pages read from one upstream per listing.
+const maxListPages = 100
+
+// codeResourceNotFound is the MCP spec's error for an unknown resource
+// (server/resources "Error Handling").
+const codeResourceNotFound = -32002
+
+// passthrough is the proxy's state for everything but tools.
+type passthrough struct {
+	p *Proxy
+
+	mu        sync.Mutex
+	resources map[string]route // exposed URI -> owner
+	templates map[string]route // exposed URI template -> owner
+	revURI    map[route]string // owner -> exposed URI (rewritten ones only)
+	prompts   map[string]route // exposed prompt name -> owner
+	subs      map[route]int    // upstream subscriptions -> number of client sessions
+
+	inflight []*inflight // tools/call in flight on shared upstream sessions, oldest first
+	clients  map[*session]*clientState
+}
+
+// route is one upstream's name for something: (upstream, original).
+type route struct{ up, orig string }
+
+func newPassthrough(p *Proxy) *passthrough {
+	return &passthrough{
+		p:         p,
+		resources: map[string]route{},
+		templates: map[string]route{},
+		revURI:    map[route]string{},
+		prompts:   map[string]route{},
+		subs:      map[route]int{},
+		clients:   map[*session]*clientState{},
+	}
+}
+
+// perClient reports whether upstream up has session = "per-client".
+func (pt *passthrough) perClient(up string) bool {
+	u, ok := pt.p.cfg.Upstreams[up]
+	return ok && u.Session == "per-client"
+}
+
+// sessionOf is the upstream session that serves client session s for
+// upstream up: its per-client session when it has one, else the shared one.
+func (pt *passthrough) sessionOf(s *session, up string) (*mcp.ClientSession, error) {
+	if cc := pt.conn(s, up); cc != nil {
+		return cc.Session(), nil
+	}
+	return pt.p.ups.SessionFor(up)
+}
+
+// upstreamCaps returns the capabilities each ready upstream announced in
+// its initialize result, by upstream name.
+func (pt *passthrough) upstreamCaps() map[string]*mcp.ServerCapabilities {
+	out := map[string]*mcp.ServerCapabilities{}
+	for _, up := range pt.p.ups.Names() {
+		cs, err := pt.p.ups.SessionFor(up)
+		if err != nil || cs.InitializeResult() == nil || cs.InitializeResult().Capabilities == nil {
+			continue
+		}
+		out[up] = cs.InitializeResult().Capabilities
+	}
+	return out
+}
+
+// capabilities is what the proxy announces in initialize: tools always
+// (with listChanged); resources, prompts, completions and logging only when
+// at least one ready upstream offers them, with subscribe and listChanged
+// set when any of those upstreams sets them (MCP spec basic/lifecycle
+// "Capability Negotiation").
+func (pt *passthrough) capabilities() *mcp.ServerCapabilities {
+	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
+	for _, c := range pt.upstreamCaps() {
+		if c.Resources != nil {
+			if caps.Resources == nil {
+				caps.Resources = &mcp.ResourceCapabilities{}
+			}
+			caps.Resources.Subscribe = caps.Resources.Subscribe || c.Resources.Subscribe
+			caps.Resources.ListChanged = caps.Resources.ListChanged || c.Resources.ListChanged
+		}
+		if c.Prompts != nil {
+			if caps.Prompts == nil {
+				caps.Prompts = &mcp.PromptCapabilities{}
+			}
+			caps.Prompts.ListChanged = caps.Prompts.ListChanged || c.Prompts.ListChanged
+		}
+		if c.Completions != nil {
+			caps.Completions = &mcp.CompletionCapabilities{}
+		}
+		if c.Logging != nil {
+			caps.Logging = &mcp.LoggingCapabilities{}
+		}
+	}
+	return caps
+}
+
+// withCap lists, in name order, the ready upstreams whose capabilities
+// satisfy has.
+func (pt *passthrough) withCap(has func(*mcp.ServerCapabilities) bool) []string {
+	caps := pt.upstreamCaps()
+	var out []string
+	for _, up := range pt.p.ups.Names() {
+		if c, ok := caps[up]; ok && has(c) {
+			out = append(out, up)
+		}
+	}
+	return out
+}
+
+func hasResources(c *mcp.ServerCapabilities) bool { return c.Resources != nil }
+func hasPrompts(c *mcp.ServerCapabilities) bool   { return c.Prompts != nil }
+func hasLogging(c *mcp.ServerCapabilities) bool   { return c.Logging != nil }
+func hasCompletions(c *mcp.ServerCapabilities) bool {
+	return c.Completions != nil
+}
+
+// upstreamError turns an upstream's error into the client's answer: a
+// JSON-RPC error keeps its code and data, its message prefixed with
+// `upstream "NAME": ` (README "Results pass through unchanged").
+func upstreamError(up, method string, err error) error {
+	var rpc *jsonrpc.Error
+	if errors.As(err, &rpc) {
+		return &jsonrpc.Error{Code: rpc.Code, Message: fmt.Sprintf("upstream %q: %s", up, rpc.Message), Data: rpc.Data}
+	}
+	return fmt.Errorf("upstream %q: %s: %w", up, method, err)
+}
+
+// handlePassthrough answers the non-tool methods the proxy relays; ok is
+// false for any other method.
+func (pt *passthrough) handle(ctx context.Context, s *session, method string, req mcp.Request) (res mcp.Result, err error, ok bool) {
+	switch method {
+	case "resources/list":
+		res, err = pt.listResources(ctx, s)
+	case "resources/templates/list":
+		res, err = pt.listTemplates(ctx, s)
+	case "resources/read":
+		res, err = pt.readResource(ctx, s, req.(*mcp.ReadResourceRequest).Params)
+	case "prompts/list":
+		res, err = pt.listPrompts(ctx, s)
+	case "prompts/get":
+		res, err = pt.getPrompt(ctx, s, req.(*mcp.GetPromptRequest).Params)
+	case "completion/complete":
+		res, err = pt.complete(ctx, s, req.(*mcp.CompleteRequest).Params)
+	default:
+		return nil, nil, false
+	}
+	return res, err, true
+}
+
+// listResources merges every upstream's resources (all pages) into one
+// page and rebuilds the URI table.
+func (pt *passthrough) listResources(ctx context.Context, s *session) (*mcp.ListResourcesResult, error) {
+	out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
+	table := map[string]route{}
+	for _, up := range pt.withCap(hasResources) {
+		cs, err := pt.sessionOf(s, up)
+		if err != nil {
+			pt.p.log.Warn("resources/list: upstream skipped", "upstream", up, "err", err)
+			continue
+		}
+		cursor := ""
+		for page := 0; page < maxListPages; page++ {
+			r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				pt.p.log.Warn("resources/list: upstream failed", "upstream", up, "err", err)
+				break
+			}
+			for _, res := range r.Resources {
+				if res == nil {
+					continue
+				}
+				c := *res
+				c.URI = pt.exposeURI(table, up, res.URI)
+				out.Resources = append(out.Resources, &c)
+			}
+			if r.NextCursor == "" || r.NextCursor == cursor {
+				break
+			}
+			cursor = r.NextCursor
+		}
+	}
+	pt.mu.Lock()
+	pt.resources = table
+	pt.mu.Unlock()
+	return out, nil
+}
+
+// exposeURI gives (up, uri) its exposed URI in table: unchanged unless an
+// earlier upstream took it.
+func (pt *passthrough) exposeURI(table map[string]route, up, uri string) string {
+	exposed := uri
+	if r, taken := table[uri]; taken && r.up != up {
+		exposed = proxyURIScheme + up + "/" + uri
+		pt.mu.Lock()
+		pt.revURI[route{up, uri}] = exposed
+		pt.mu.Unlock()
+	}
+	table[exposed] = route{up, uri}
+	return exposed
+}
+
+func (pt *passthrough) listTemplates(ctx context.Context, s *session) (*mcp.ListResourceTemplatesResult, error) {
+	out := &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}
+	table := map[string]route{}
+	for _, up := range pt.withCap(hasResources) {
+		cs, err := pt.sessionOf(s, up)
+		if err != nil {
+			continue
+		}
+		cursor := ""
+		for page := 0; page < maxListPages; page++ {
+			r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				pt.p.log.Warn("resources/templates/list: upstream failed", "upstream", up, "err", err)
+				break
+			}
+			for _, t := range r.ResourceTemplates {
+				if t == nil {
+					continue
+				}
+				c := *t
+				if _, taken := table[t.URITemplate]; taken {
+					c.URITemplate = proxyURIScheme + up + "/" + t.URITemplate
+				}
+				table[c.URITemplate] = route{up, t.URITemplate}
+				out.ResourceTemplates = append(out.ResourceTemplates, &c)
+			}
+			if r.NextCursor == "" || r.NextCursor == cursor {
+				break
+			}
+			cursor = r.NextCursor
+		}
+	}
+	pt.mu.Lock()
+	pt.templates = table
+	pt.mu.Unlock()
+	return out, nil
+}
+
+// routeURI finds the upstream and original URI of an exposed URI (see the
+// rules at the top of this file).
+func (pt *passthrough) routeURI(uri string) (route, error) {
+	pt.mu.Lock()
+	r, ok := pt.resources[uri]
+	templates := make(map[string]route, len(pt.templates))
+	for k, v := range pt.templates {
+		templates[k] = v
+	}
+	pt.mu.Unlock()
+	if ok {
+		return r, nil
+	}
+	if rest, ok := strings.CutPrefix(uri, proxyURIScheme); ok {
+		for _, up := range pt.p.ups.Names() {
+			if orig, ok := strings.CutPrefix(rest, up+"/"); ok {
+				return route{up, orig}, nil
+			}
+		}
+	}
+	ups := pt.withCap(hasResources)
+	if len(ups) == 1 {
+		return route{ups[0], uri}, nil
+	}
+	// The longest literal template prefix wins.
+	best, bestLen := "", 0
+	for tmpl, r := range templates {
+		lit := r.orig
+		if i := strings.IndexByte(lit, '{'); i >= 0 {
+			lit = lit[:i]
+		}
+		if lit != "" && strings.HasPrefix(uri, lit) && len(lit) > bestLen && !strings.HasPrefix(tmpl, proxyURIScheme) {
+			best, bestLen = r.up, len(lit)
+		}
+	}
+	if best != "" {
+		return route{best, uri}, nil
+	}
+	return route{}, &jsonrpc.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %q: no upstream lists it (list resources first)", uri)}
+}
+
+func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
+	if params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resources/read: missing params"}
+	}
+	r, err := pt.routeURI(params.URI)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := pt.sessionOf(s, r.up)
+	if err != nil {
+		return nil, err
+	}
+	p := *params
+	p.URI = r.orig
+	res, err := cs.ReadResource(ctx, &p)
+	if err != nil {
+		return nil, upstreamError(r.up, "resources/read", err)
+	}
+	if r.orig != params.URI {
+		for i, c := range res.Contents {
+			if c != nil && c.URI == r.orig {
+				cc := *c
+				cc.URI = params.URI
+				res.Contents[i] = &cc
+			}
+		}
+	}
+	return res, nil
+}
+
+// subscribe is the front server's SubscribeHandler: the owning upstream
+// is subscribed once however many client sessions subscribe (counted), and
+// the go-sdk server records the client's subscription for ResourceUpdated.
+func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	r, err := pt.routeURI(req.Params.URI)
+	if err != nil {
+		return err
+	}
+	s := pt.p.sessionOf(req.Session)
+	cs, err := pt.sessionOf(s, r.up)
+	if err != nil {
+		return err
+	}
+	perClient := pt.conn(s, r.up) != nil
+	pt.mu.Lock()
+	n := pt.subs[r]
+	pt.mu.Unlock()
+	if n == 0 || perClient {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
+			return upstreamError(r.up, "resources/subscribe", err)
+		}
+	}
+	if !perClient {
+		pt.mu.Lock()
+		pt.subs[r]++
+		pt.mu.Unlock()
+	}
+	return nil
+}
+
+// unsubscribe is the front server's UnsubscribeHandler; the shared
+// upstream is unsubscribed when its last client session unsubscribes.
+func (pt *passthrough) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	r, err := pt.routeURI(req.Params.URI)
+	if err != nil {
+		return err
+	}
+	s := pt.p.sessionOf(req.Session)
+	cs, err := pt.sessionOf(s, r.up)
+	if err != nil {
+		return err
+	}
+	if pt.conn(s, r.up) == nil {
+		pt.mu.Lock()
+		n := pt.subs[r] - 1
+		if n <= 0 {
+			delete(pt.subs, r)
+		} else {
+			pt.subs[r] = n
+		}
+		pt.mu.Unlock()
+		if n > 0 {
+			return nil
+		}
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
+		return upstreamError(r.up, "resources/unsubscribe", err)
+	}
+	return nil
+}
+
+// resourceUpdated relays an upstream's notifications/resources/updated to
+// the client sessions subscribed to the exposed URI (the go-sdk server
+// keeps the subscriptions).
+func (pt *passthrough) resourceUpdated(ctx context.Context, up string, params *mcp.ResourceUpdatedNotificationParams) {
+	if params == nil {
+		return
+	}
+	pt.mu.Lock()
+	exposed, ok := pt.revURI[route{up, params.URI}]
+	pt.mu.Unlock()
+	if !ok {
+		exposed = params.URI
+	}
+	p := *params
+	p.URI = exposed
+	for _, srv := range pt.p.frontServers() {
+		if err := srv.ResourceUpdated(ctx, &p); err != nil {
+			pt.p.log.Debug("resources/updated relay failed", "upstream", up, "err", err)
+		}
+	}
+}
+
+func (pt *passthrough) listPrompts(ctx context.Context, s *session) (*mcp.ListPromptsResult, error) {
+	type item struct {
+		up string
+		p  *mcp.Prompt
+	}
+	var items []item
+	for _, up := range pt.withCap(hasPrompts) {
+		cs, err := pt.sessionOf(s, up)
+		if err != nil {
+			continue
+		}
+		cursor := ""
+		for page := 0; page < maxListPages; page++ {
+			r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+			if err != nil {
+				pt.p.log.Warn("prompts/list: upstream failed", "upstream", up, "err", err)
+				break
+			}
+			for _, p := range r.Prompts {
+				if p != nil {
+					items = append(items, item{up, p})
+				}
+			}
+			if r.NextCursor == "" || r.NextCursor == cursor {
+				break
+			}
+			cursor = r.NextCursor
+		}
+	}
+	inputs := make([]catalog.NameInput, 0, len(items))
+	for _, it := range items {
+		inputs = append(inputs, catalog.NameInput{ID: it.up + "\x00" + it.p.Name, Prefix: pt.prefix(it.up), Tool: it.p.Name})
+	}
+	names := catalog.AssignNames(inputs, pt.sep(), nil)
+	table := map[string]route{}
+	out := &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}
+	for _, it := range items {
+		exposed := names[it.up+"\x00"+it.p.Name]
+		if _, dup := table[exposed]; dup || exposed == "" {
+			continue
+		}
+		table[exposed] = route{it.up, it.p.Name}
+		c := *it.p
+		c.Name = exposed
+		out.Prompts = append(out.Prompts, &c)
+	}
+	pt.mu.Lock()
+	pt.prompts = table
+	pt.mu.Unlock()
+	return out, nil
+}
+
+func (pt *passthrough) prefix(up string) string {
+	if u, ok := pt.p.cfg.Upstreams[up]; ok {
+		return u.PrefixOrName()
+	}
+	return up
+}
+
+func (pt *passthrough) sep() string {
+	if pt.p.cfg.Server.NameSeparator != "" {
+		return pt.p.cfg.Server.NameSeparator
+	}
+	return "__"
+}
+
+// routePrompt finds a prompt's owner, listing prompts once when the table
+// does not know the name yet.
+func (pt *passthrough) routePrompt(ctx context.Context, s *session, name string) (route, error) {
+	for attempt := 0; attempt < 2; attempt++ {
+		pt.mu.Lock()
+		r, ok := pt.prompts[name]
+		pt.mu.Unlock()
+		if ok {
+			return r, nil
+		}
+		if attempt == 0 {
+			if _, err := pt.listPrompts(ctx, s); err != nil {
+				return route{}, err
+			}
+		}
+	}
+	return route{}, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown prompt %q", name)}
+}
+
+func (pt *passthrough) getPrompt(ctx context.Context, s *session, params *mcp.GetPromptParams) (*mcp.GetPromptResult, error) {
+	if params == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "prompts/get: missing params"}
+	}
+	r, err := pt.routePrompt(ctx, s, params.Name)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := pt.sessionOf(s, r.up)
+	if err != nil {
+		return nil, err
+	}
+	p := *params
+	p.Name = r.orig
+	res, err := cs.GetPrompt(ctx, &p)
+	if err != nil {
+		return nil, upstreamError(r.up, "prompts/get", err)
+	}
+	return res, nil
+}
+
+// complete routes completion/complete by its ref: a prompt name through
+// the prompt table, a resource template URI through the template table.
+func (pt *passthrough) complete(ctx context.Context, s *session, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	if params == nil || params.Ref == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete: missing ref"}
+	}
+	p := *params
+	ref := *params.Ref
+	p.Ref = &ref
+	var up string
+	switch ref.Type {
+	case "ref/prompt":
+		r, err := pt.routePrompt(ctx, s, ref.Name)
+		if err != nil {
+			return nil, err
+		}
+		up, ref.Name = r.up, r.orig
+	case "ref/resource":
+		pt.mu.Lock()
+		r, ok := pt.templates[ref.URI]
+		pt.mu.Unlock()
+		if !ok {
+			if _, err := pt.listTemplates(ctx, s); err == nil {
+				pt.mu.Lock()
+				r, ok = pt.templates[ref.URI]
+				pt.mu.Unlock()
+			}
+		}
+		if !ok {
+			rr, err := pt.routeURI(ref.URI)
+			if err != nil {
+				return nil, err
+			}
+			r = rr
+		}
+		up, ref.URI = r.up, r.orig
+	default:
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("completion/complete: unknown ref type %q", ref.Type)}
+	}
+	cs, err := pt.sessionOf(s, up)
+	if err != nil {
+		return nil, err
+	}
+	if c := cs.InitializeResult(); c == nil || c.Capabilities == nil || c.Capabilities.Completions == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("upstream %q does not offer completions", up)}
+	}
+	res, err := cs.Complete(ctx, &p)
+	if err != nil {
+		return nil, upstreamError(up, "completion/complete", err)
+	}
+	return res, nil
+}
+
+// setLevel passes logging/setLevel on to every upstream with logging that
+// serves s. On a shared upstream session the last level set by any client
+// wins; each client session still only receives messages at or above its
+// own level (the go-sdk server filters per session).
+func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.SetLoggingLevelParams) {
+	if params == nil {
+		return
+	}
+	for _, up := range pt.withCap(hasLogging) {
+		cs, err := pt.sessionOf(s, up)
+		if err != nil {
+			continue
+		}
+		if err := cs.SetLoggingLevel(ctx, params); err != nil {
+			pt.p.log.Warn("logging/setLevel: upstream failed", "upstream", up, "err", err)
+		}
+	}
+}
+
+// logMessage relays an upstream's notifications/message to client
+// sessions: to the owner of a per-client session (owner != nil), else to
+// every client session. Each session filters by its own level.
+func (pt *passthrough) logMessage(ctx context.Context, owner *session, params *mcp.LoggingMessageParams) {
+	if params == nil {
+		return
+	}
+	targets := pt.p.clientSessions()
+	if owner != nil {
+		targets = []*session{owner}
+	}
+	for _, s := range targets {
+		if s.ss != nil {
+			_ = s.ss.Log(ctx, params)
+		}
+	}
+}
+
+// listChanged sends notifications/resources/list_changed or
+// notifications/prompts/list_changed to every client session (the go-sdk
+// server sends them when its own list changes, so one placeholder is
+// added and removed at once; it is never listed, as the middleware answers
+// the lists).
+func (pt *passthrough) listChanged(kind string) {
+	for _, srv := range pt.p.frontServers() {
+		switch kind {
+		case "resources":
+			srv.AddResource(&mcp.Resource{URI: proxyURIScheme + "refresh", Name: "refresh"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return nil, fmt.Errorf("not readable")
+			})
+			srv.RemoveResources(proxyURIScheme + "refresh")
+		case "prompts":
+			srv.AddPrompt(&mcp.Prompt{Name: "mcp-toolsearch-refresh"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+				return nil, fmt.Errorf("not a prompt")
+			})
+			srv.RemovePrompts("mcp-toolsearch-refresh")
+		}
+	}
+}
+
+// frontServers returns the proxy's MCP servers (one per endpoint and
+// transport).
+func (p *Proxy) frontServers() []*mcp.Server {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*mcp.Server, 0, len(p.servers))
+	for _, s := range p.servers {
+		out = append(out, s)
+	}
+	return out
+}
+
+// clientSessions returns the connected client sessions.
+func (p *Proxy) clientSessions() []*session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]*session, 0, len(p.sessions))
+	for _, s := range p.sessions {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ss.ID() < out[j].ss.ID() })
+	return out
+}
+
+// sessionOf returns the proxy session of a go-sdk server session (nil when
+// unknown).
+func (p *Proxy) sessionOf(ss *mcp.ServerSession) *session {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sessions[ss]
+}
+
+// enabledInfos are the catalog's upstream infos (as in New).
+func enabledInfos(cfg *config.Config) []catalog.UpstreamInfo {
+	var infos []catalog.UpstreamInfo
+	for _, u := range cfg.EnabledUpstreams() {
+		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})
+	}
+	return infos
+}
+
+// rawParams is a request's params as JSON (logs).
+func rawParams(v any) string {
+	b, _ := json.Marshal(v)
+	return truncateStr(string(b), 200)
+}
+
+func truncateStr(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

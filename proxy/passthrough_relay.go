@@ -1,0 +1,387 @@
+package proxy
+
+// Requests an upstream sends to the client (sampling/createMessage,
+// elicitation/create, roots/list), notifications an upstream sends
+// (progress, logging, resources/updated, list_changed), and per-client
+// upstream sessions (config `session = "per-client"`).
+//
+// Which client gets an upstream's request (DESIGN.md "Upstream sessions"):
+//   - per-client upstream session: the client session it was opened for;
+//   - shared upstream session: the most recent tools/call still in flight on
+//     that upstream whose client advertised the capability. MCP gives a
+//     stdio request no link to the call that caused it, so with several
+//     concurrent calls on one shared session from different clients the
+//     choice can be wrong; use session = "per-client" where that matters.
+//
+// When no such client exists the upstream gets an error at once (-32601,
+// naming the upstream and the capability) and the proxy logs a warning.
+//
+// Capabilities offered to upstreams: a shared session offers sampling,
+// elicitation (form and url) and roots, which the proxy can relay during a
+// call; the shared ("probe") session of a per-client upstream offers none,
+// so the catalog lists the tools any client gets; a per-client session
+// offers exactly what its client offered of those three.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/modes"
+	"mcp-toolsearch/upstream"
+)
+
+// inflight is one tools/call running on a shared upstream session.
+type inflight struct {
+	up string
+	s  *session
+}
+
+// clientState is the per-client upstream sessions of one client session.
+type clientState struct {
+	done  chan struct{} // closed once every per-client session was opened (or failed)
+	mu    sync.Mutex
+	conns map[string]*upstream.ClientConn
+	errs  map[string]string // upstream -> why its per-client session failed
+	dirty bool              // per-client tools changed since cat was built
+	base  *catalog.Snapshot // shared snapshot cat was built from
+	cat   *catalog.Catalog
+}
+
+// Capability names used in relays and logs.
+const (
+	capSampling    = "sampling"
+	capElicitation = "elicitation"
+	capRoots       = "roots"
+)
+
+// clientHas reports whether client session s advertised capability c.
+func clientHas(s *session, c string) bool {
+	if s == nil || s.ss == nil {
+		return false
+	}
+	ip := s.ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil {
+		return false
+	}
+	switch c {
+	case capSampling:
+		return ip.Capabilities.Sampling != nil
+	case capElicitation:
+		return ip.Capabilities.Elicitation != nil
+	case capRoots:
+		return ip.Capabilities.RootsV2 != nil
+	}
+	return false
+}
+
+func methodCap(method string) string {
+	switch method {
+	case "sampling/createMessage":
+		return capSampling
+	case "elicitation/create":
+		return capElicitation
+	case "roots/list":
+		return capRoots
+	}
+	return ""
+}
+
+// startCall records a call on a shared upstream session; the returned
+// func removes it.
+func (pt *passthrough) startCall(up string, s *session) func() {
+	f := &inflight{up: up, s: s}
+	pt.mu.Lock()
+	pt.inflight = append(pt.inflight, f)
+	pt.mu.Unlock()
+	return func() {
+		pt.mu.Lock()
+		defer pt.mu.Unlock()
+		if i := slices.Index(pt.inflight, f); i >= 0 {
+			pt.inflight = slices.Delete(pt.inflight, i, i+1)
+		}
+	}
+}
+
+// callerFor picks the client session for a request of a shared upstream
+// session: the most recent in-flight call of up whose client has c.
+func (pt *passthrough) callerFor(up, c string) *session {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	for i := len(pt.inflight) - 1; i >= 0; i-- {
+		f := pt.inflight[i]
+		if f.up == up && clientHas(f.s, c) {
+			return f.s
+		}
+	}
+	return nil
+}
+
+// relayMiddleware intercepts the upstream's client-directed requests.
+// owner is the client of a per-client session, nil for a shared one.
+func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			c := methodCap(method)
+			if c == "" {
+				return next(ctx, method, req)
+			}
+			target := owner
+			if target == nil {
+				target = pt.callerFor(up, c)
+			}
+			if !clientHas(target, c) {
+				why := "no tools/call of a client with that capability is in flight on it"
+				if owner != nil {
+					why = "its client did not advertise that capability"
+				}
+				pt.p.log.Warn("upstream request refused", "upstream", up, "method", method, "reason", why)
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
+			}
+			var res mcp.Result
+			var err error
+			switch r := req.(type) {
+			case *mcp.CreateMessageWithToolsRequest:
+				res, err = target.ss.CreateMessageWithTools(ctx, r.Params)
+			case *mcp.ElicitRequest:
+				res, err = target.ss.Elicit(ctx, r.Params)
+			case *mcp.ListRootsRequest:
+				res, err = target.ss.ListRoots(ctx, r.Params)
+			default:
+				return next(ctx, method, req)
+			}
+			if err != nil {
+				pt.p.log.Info("relayed request failed", "upstream", up, "method", method, "err", err)
+				var rpc *jsonrpc.Error
+				if errors.As(err, &rpc) {
+					return nil, rpc
+				}
+				return nil, err
+			}
+			return res, nil
+		}
+	}
+}
+
+// clientOptions is the upstream manager's ClientOptions hook for the
+// shared session of up.
+func (pt *passthrough) clientOptions(up string) *mcp.ClientOptions {
+	o := pt.handlers(up, nil)
+	if pt.perClient(up) {
+		o.Capabilities = &mcp.ClientCapabilities{} // the probe offers nothing
+	} else {
+		o.Capabilities = &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{},
+			Sampling:    &mcp.SamplingCapabilities{},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		}
+	}
+	return o
+}
+
+// handlers are the notification handlers for a session of up (owner nil:
+// shared).
+func (pt *passthrough) handlers(up string, owner *session) *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		LoggingMessageHandler: func(ctx context.Context, r *mcp.LoggingMessageRequest) {
+			pt.logMessage(context.WithoutCancel(ctx), owner, r.Params)
+		},
+		ResourceUpdatedHandler: func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			pt.resourceUpdated(context.WithoutCancel(ctx), up, r.Params)
+		},
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { pt.listChanged("resources") },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { pt.listChanged("prompts") },
+	}
+}
+
+// clientMiddleware is the upstream manager's ClientMiddleware hook.
+func (pt *passthrough) clientMiddleware(up string) mcp.Middleware {
+	return pt.relayMiddleware(up, nil)
+}
+
+// clientInitialized opens the per-client upstream sessions of s (on
+// notifications/initialized, so each upstream sees the client's
+// capabilities and lists the tools that client gets). It returns at once;
+// surfaces wait for it (waitOpen).
+func (pt *passthrough) clientInitialized(s *session) {
+	var ups []string
+	for _, up := range pt.p.ups.Names() {
+		if pt.perClient(up) {
+			ups = append(ups, up)
+		}
+	}
+	if len(ups) == 0 || s.ss == nil {
+		return
+	}
+	pt.mu.Lock()
+	if _, ok := pt.clients[s]; ok {
+		pt.mu.Unlock()
+		return
+	}
+	st := &clientState{done: make(chan struct{}), conns: map[string]*upstream.ClientConn{}, errs: map[string]string{}}
+	pt.clients[s] = st
+	pt.mu.Unlock()
+	go func() {
+		defer close(st.done)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		for _, up := range ups {
+			o := pt.handlers(up, s)
+			caps := &mcp.ClientCapabilities{}
+			ip := s.ss.InitializeParams()
+			if ip != nil && ip.Capabilities != nil {
+				caps.Sampling = ip.Capabilities.Sampling
+				caps.Elicitation = ip.Capabilities.Elicitation
+				if ip.Capabilities.RootsV2 != nil {
+					caps.RootsV2 = &mcp.RootCapabilities{ListChanged: ip.Capabilities.RootsV2.ListChanged}
+				}
+			}
+			o.Capabilities = caps
+			cc, err := pt.p.ups.OpenSession(ctx, up, o, pt.relayMiddleware(up, s), func([]*mcp.Tool) {
+				st.mu.Lock()
+				st.dirty = true
+				st.mu.Unlock()
+				pt.p.notifyToolsChanged()
+			})
+			st.mu.Lock()
+			if err != nil {
+				st.errs[up] = err.Error()
+				pt.p.log.Warn("per-client upstream session failed", "upstream", up, "client", s.client, "err", err)
+			} else {
+				st.conns[up] = cc
+				st.dirty = true
+			}
+			st.mu.Unlock()
+		}
+		go func() {
+			_ = s.ss.Wait()
+			pt.mu.Lock()
+			delete(pt.clients, s)
+			pt.mu.Unlock()
+			st.mu.Lock()
+			conns := st.conns
+			st.conns = map[string]*upstream.ClientConn{}
+			st.mu.Unlock()
+			for _, cc := range conns {
+				cc.Close()
+			}
+		}()
+	}()
+}
+
+// state returns s's per-client state after waiting (bounded) for its
+// sessions to open; nil when it has none.
+func (pt *passthrough) state(s *session) *clientState {
+	if s == nil {
+		return nil
+	}
+	pt.mu.Lock()
+	st := pt.clients[s]
+	pt.mu.Unlock()
+	if st == nil {
+		return nil
+	}
+	select {
+	case <-st.done:
+	case <-time.After(2 * time.Minute):
+	}
+	return st
+}
+
+// conn is s's per-client session for up, or nil.
+func (pt *passthrough) conn(s *session, up string) *upstream.ClientConn {
+	if !pt.perClient(up) {
+		return nil
+	}
+	st := pt.state(s)
+	if st == nil {
+		return nil
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.conns[up]
+}
+
+// perClientErr is why s has no per-client session for up ("" when it has
+// one or up is shared).
+func (pt *passthrough) perClientErr(s *session, up string) string {
+	st := pt.state(s)
+	if st == nil {
+		return ""
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.errs[up]
+}
+
+// sessionSnapshot is s's catalog when it has per-client upstream
+// sessions: the shared catalog with each per-client upstream's tools
+// replaced by the ones its session lists. nil means "use the shared one".
+func (pt *passthrough) sessionSnapshot(s *session) *catalog.Snapshot {
+	st := pt.state(s)
+	if st == nil {
+		return nil
+	}
+	base := pt.p.cat.Snapshot()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.conns) == 0 {
+		return nil
+	}
+	if st.cat != nil && !st.dirty && st.base == base {
+		return st.cat.Snapshot()
+	}
+	cat := catalog.New(pt.p.cfg.Server.NameSeparator, modes.Reserved, enabledInfos(pt.p.cfg))
+	byUp := map[string][]*catalog.Entry{}
+	for _, e := range base.Entries {
+		byUp[e.Upstream] = append(byUp[e.Upstream], e)
+	}
+	for _, info := range enabledInfos(pt.p.cfg) {
+		up := info.Name
+		if cc, ok := st.conns[up]; ok {
+			tools := cc.Tools()
+			es := make([]*catalog.Entry, 0, len(tools))
+			for _, t := range tools {
+				es = append(es, entryFromTool(t))
+			}
+			cat.SetTools(up, es)
+			continue
+		}
+		if len(byUp[up]) > 0 {
+			cat.SetTools(up, byUp[up])
+		}
+		if reason, down := base.Unavailable[up]; down {
+			cat.SetUnavailable(up, reason)
+		}
+	}
+	st.cat, st.base, st.dirty = cat, base, false
+	return cat.Snapshot()
+}
+
+// callContext carries the client's tools/call request (progress token,
+// _meta) from the front middleware to forward.
+type callContext struct{}
+
+// withCallRequest returns ctx carrying the client's tools/call request.
+func withCallRequest(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	return context.WithValue(ctx, callContext{}, req)
+}
+
+// callRequest is the client's tools/call request that ctx serves, when the
+// call being forwarded is that very tool (not a tool called from inside
+// tool_search_code or tool_call).
+func callRequest(ctx context.Context, exposed string) *mcp.CallToolRequest {
+	req, _ := ctx.Value(callContext{}).(*mcp.CallToolRequest)
+	if req == nil || req.Params == nil || !strings.EqualFold(req.Params.Name, exposed) {
+		return nil
+	}
+	return req
+}

@@ -1,0 +1,172 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ClientConn is an upstream session opened for ONE client session
+// (config `session = "per-client"`): its own stdio child or its own HTTP
+// session, initialized with that client's capabilities. It is not
+// reconnected when it dies (the client session it belongs to keeps getting
+// errors naming the upstream); Close ends it, and Manager.Close ends every
+// one still open.
+type ClientConn struct {
+	c      *conn
+	l      *live
+	closed atomic.Bool
+
+	mu    sync.Mutex
+	tools []*mcp.Tool
+}
+
+// OpenSession connects a new session to upstream with opts (copied; the
+// manager adds its own list_changed and progress handlers) and the
+// receiving middleware mw (may be nil; used instead of
+// Options.ClientMiddleware, so it can know the client it serves), bounded by ctx and the upstream's
+// startup_timeout, and lists its tools. onTools (may be nil) is called with
+// the full list after every re-listing caused by
+// notifications/tools/list_changed, serialized. Errors name the upstream and
+// the phase (initialize, tools/list).
+func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.ClientOptions, mw mcp.Middleware, onTools func([]*mcp.Tool)) (*ClientConn, error) {
+	c, ok := m.conns[upstream]
+	if !ok {
+		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
+	}
+	m.mu.Lock()
+	closed := m.closed
+	m.mu.Unlock()
+	if closed {
+		return nil, fmt.Errorf("%w: %q: manager closed", ErrUnavailable, upstream)
+	}
+	if opts == nil {
+		opts = &mcp.ClientOptions{}
+	}
+	l, err := c.connect(ctx, opts, mw)
+	if err != nil {
+		if l != nil {
+			l.teardown(m.opts.Grace, c.log)
+		}
+		return nil, fmt.Errorf("upstream %q: per-client session: %w", upstream, err)
+	}
+	if l.child != nil {
+		l.child.quiet.Store(true)
+	}
+	cc := &ClientConn{c: c, l: l, tools: l.initialTools}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		l.teardown(m.opts.Grace, c.log)
+		return nil, fmt.Errorf("%w: %q: manager closed", ErrUnavailable, upstream)
+	}
+	if m.perClient == nil {
+		m.perClient = map[*ClientConn]bool{}
+	}
+	m.perClient[cc] = true
+	m.mu.Unlock()
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		cc.relistLoop(onTools)
+	}()
+	c.log.Debug("per-client session opened", "tools", len(l.initialTools))
+	return cc, nil
+}
+
+// relistLoop re-lists after notifications/tools/list_changed until the
+// session is closed.
+func (cc *ClientConn) relistLoop(onTools func([]*mcp.Tool)) {
+	l, c := cc.l, cc.c
+	for {
+		select {
+		case <-l.ctx.Done():
+			return
+		case <-l.relist:
+		}
+		ctx, cancel := context.WithTimeout(l.ctx, c.startupTimeout())
+		tools, err := c.listTools(ctx, l.session)
+		cancel()
+		if err != nil {
+			if l.ctx.Err() != nil {
+				return
+			}
+			c.log.Warn("per-client session: tools/list after list_changed failed", "error", err.Error())
+			continue
+		}
+		cc.mu.Lock()
+		cc.tools = tools
+		cc.mu.Unlock()
+		if onTools != nil {
+			onTools(tools)
+		}
+	}
+}
+
+// Upstream is the name of the upstream this session belongs to.
+func (cc *ClientConn) Upstream() string { return cc.c.name }
+
+// Session is the go-sdk client session (for resources, prompts, ...).
+func (cc *ClientConn) Session() *mcp.ClientSession { return cc.l.session }
+
+// Tools is the session's last tool listing (shared, read-only values).
+func (cc *ClientConn) Tools() []*mcp.Tool {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return append([]*mcp.Tool(nil), cc.tools...)
+}
+
+// Close ends the session: the HTTP session is deleted, a stdio child gets
+// the shutdown sequence (stdin closed, grace, SIGTERM, grace, SIGKILL) and
+// is reaped. Idempotent.
+func (cc *ClientConn) Close() {
+	if !cc.closed.CompareAndSwap(false, true) {
+		return
+	}
+	m := cc.c.m
+	cc.l.teardown(m.opts.Grace, cc.c.log)
+	m.mu.Lock()
+	delete(m.perClient, cc)
+	m.mu.Unlock()
+}
+
+// Ping pings this session; -32601 counts as alive (see Manager.Ping).
+func (cc *ClientConn) Ping(ctx context.Context) error {
+	if cc.closed.Load() {
+		return errors.New("per-client session closed")
+	}
+	return pingAlive(ctx, cc.l.session)
+}
+
+// SessionFor returns the shared session of upstream for requests other
+// than tools/call (resources, prompts, completion, logging), or an error
+// wrapping ErrUnavailable naming the state.
+func (m *Manager) SessionFor(upstream string) (*mcp.ClientSession, error) {
+	c, ok := m.conns[upstream]
+	if !ok {
+		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
+	}
+	l, err := c.ready()
+	if err != nil {
+		return nil, err
+	}
+	return l.session, nil
+}
+
+// CallTimeout is upstream's call_timeout (default 60s); 0 for an unknown
+// upstream.
+func (m *Manager) CallTimeout(upstream string) time.Duration {
+	c, ok := m.conns[upstream]
+	if !ok {
+		return 0
+	}
+	if t := c.cfg.CallTimeout.Duration; t > 0 {
+		return t
+	}
+	return defaultCallTimeout
+}
