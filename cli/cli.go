@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"text/tabwriter"
@@ -207,6 +208,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if *listen != "" {
 		cfg.Server.Listen = *listen
 	}
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
@@ -424,4 +426,20 @@ func printJSON(w io.Writer, v any) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// tuneGC trades memory for latency while serving, unless GOGC or GOMEMLIMIT
+// are set: every message the go-sdk decodes allocates a fresh 32 KiB buffer
+// (about 440 KB of garbage per proxied tools/call), so with the default
+// GOGC=100 garbage collection takes about a quarter of the CPU. GOGC=400
+// halves the in-process cost of a proxied call (proxy BenchmarkCallInProcess:
+// 1.02 ms -> 0.53 ms per call); a 1 GiB soft memory limit makes the
+// collector work harder before the heap grows past it.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(1 << 30)
+	}
 }

@@ -431,8 +431,8 @@ func directoryOf(t testing.TB, text string) string {
 
 // TestDirectoryMode: the directory sits in the instructions and in the
 // tool_search description, sorted, within directory_max_chars, and
-// byte-identical across two runs of the proxy with two different clients
-// (TypeScript SDK and go-sdk); pinned tools are listed with their full
+// byte-identical across three runs of the proxy with three different clients
+// (TypeScript SDK, go-sdk, mcp-go); pinned tools are listed with their full
 // schemas; a hidden directory name called directly is hydrated and returns
 // the upstream's result.
 func TestDirectoryMode(t *testing.T) {
@@ -524,6 +524,12 @@ func TestDirectoryMode(t *testing.T) {
 	r, err := cs.CallTool(t.Context(), &gosdk.CallToolParams{Name: "everything__echo", Arguments: map[string]any{"message": "again"}})
 	if err != nil || r.IsError || r.Content[0].(*gosdk.TextContent).Text != "Echo: again" {
 		t.Errorf("go-sdk: hidden everything__echo = %v, %v", r, err)
+	}
+
+	// A third run, a third client SDK (mark3labs/mcp-go): the same bytes.
+	mc := mcpgoStartStdio(t, proxyCmd(t, cfg))
+	if ins3 := mcpgoInitialize(t, mc, "").Instructions; ins3 != ins {
+		t.Errorf("instructions differ for the mcp-go client:\n%s\n---\n%s", ins, ins3)
 	}
 }
 

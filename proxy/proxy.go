@@ -290,7 +290,7 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	defer func() {
 		rec.Outcome = outcomeOf(res, err)
 		rec.DurationMs = msSince(start)
-		if res != nil {
+		if res != nil && p.cfg.Telemetry.SessionLog != "" { // bytes go only to the session log
 			if b, err := json.Marshal(res); err == nil {
 				rec.BytesOut = len(b)
 			}
