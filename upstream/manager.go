@@ -118,6 +118,13 @@ type Options struct {
 // differently.
 const ProtocolVersion = "2025-11-25"
 
+// progressSettle and progressDrain bound the wait, after a call that
+// asked for progress, for progress notifications still queued in the SDK.
+const (
+	progressSettle = 10 * time.Millisecond
+	progressDrain  = 200 * time.Millisecond
+)
+
 // ErrUnavailable is wrapped by CallTool errors when the upstream is not
 // ready or its connection broke during the call.
 var ErrUnavailable = errors.New("upstream unavailable")
@@ -377,11 +384,33 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 			meta[k] = v
 		}
 		p.Meta = meta
+		var lastMu sync.Mutex
+		last := time.Now()
 		token := m.subscribeProgress(func(n *mcp.ProgressNotificationParams) {
 			timer.Reset(timeout)
+			lastMu.Lock()
+			last = time.Now()
+			lastMu.Unlock()
 			o.OnProgress(n)
 		})
 		defer m.unsubscribeProgress(token)
+		// The go-sdk retires a response on its reader goroutine but hands
+		// notifications read BEFORE it to a separate handler goroutine, so
+		// the last progress notifications may still be queued when
+		// CallTool returns. Before returning (and unsubscribing), wait until
+		// no progress has come for progressSettle, at most progressDrain, so
+		// that every upstream notification is relayed before the result.
+		defer func() {
+			for deadline := time.Now().Add(progressDrain); time.Now().Before(deadline); {
+				time.Sleep(progressSettle)
+				lastMu.Lock()
+				quiet := time.Since(last) >= progressSettle
+				lastMu.Unlock()
+				if quiet {
+					return
+				}
+			}
+		}()
 		p.SetProgressToken(token)
 		params = p
 	}
