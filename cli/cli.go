@@ -61,7 +61,9 @@ Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool 
 // Main runs the command line and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		cmd = "help"
+	} else if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -191,7 +193,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
 	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
 	if _, err := c.parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	cfg, log, ok := c.load(stderr)
 	if !ok {
@@ -249,7 +251,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	endpoint := c.fs.String("endpoint", "", "HTTP endpoint name ([endpoints.NAME]); empty is the main endpoint")
 	asJSON := c.fs.Bool("json", false, "print JSON instead of a table")
 	if _, err := c.parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	cfg, log, ok := c.load(stderr)
 	if !ok {
@@ -286,10 +288,11 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 	c := newFlags("describe", "mcp-toolsearch describe ID: a tool's hit and exact schemas as JSON.", stderr)
 	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
 	pos, err := c.parse(args)
-	if err != nil || len(pos) != 1 {
-		if err == nil {
-			fmt.Fprintln(stderr, "describe: want exactly one ID")
-		}
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "describe: want exactly one ID")
 		return exitUsage
 	}
 	cfg, log, ok := c.load(stderr)
@@ -315,10 +318,11 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	limit := c.fs.Int("limit", 0, "number of hits (default: search_default_limit)")
 	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
 	pos, err := c.parse(args)
-	if err != nil || len(pos) == 0 {
-		if err == nil {
-			fmt.Fprintln(stderr, "search: want a QUERY")
-		}
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) == 0 {
+		fmt.Fprintln(stderr, "search: want a QUERY")
 		return exitUsage
 	}
 	cfg, log, ok := c.load(stderr)
@@ -344,10 +348,11 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	argsJSON := c.fs.String("args", "{}", "tool arguments as a JSON object")
 	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
 	pos, err := c.parse(args)
-	if err != nil || len(pos) != 1 {
-		if err == nil {
-			fmt.Fprintln(stderr, "call: want exactly one ID")
-		}
+	if err != nil {
+		return parseExit(err)
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "call: want exactly one ID")
 		return exitUsage
 	}
 	var a map[string]any
@@ -382,7 +387,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 func runCheck(args []string, stdout, stderr io.Writer) int {
 	c := newFlags("check", "mcp-toolsearch check [--config FILE]: validate the config, then start each upstream and report. Exit 0 all good, 1 an upstream failed or policy fails closed, 2 invalid config.", stderr)
 	if _, err := c.parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	cfg, log, ok := c.load(stderr)
 	if !ok {
@@ -412,10 +417,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			code = exitFail
 		}
 	}
-	if err := p.CheckPolicy(); err != nil {
-		fmt.Fprintln(stdout, "FAIL:", err)
-		code = exitFail
-	}
+	// The fail-closed policy check already ran in Start (startProxy).
 	return code
 }
 
@@ -442,4 +444,13 @@ func tuneGC() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(1 << 30)
 	}
+}
+
+// parseExit is the exit code after a flag parse error: 0 for an explicit
+// -h/--help (the usage was printed), 2 otherwise.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	return exitUsage
 }

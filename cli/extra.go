@@ -60,7 +60,7 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	distractors := fs.String("distractors", "", "extra unlabelled tools added to the index, JSON Lines")
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if *tools == "" || *queries == "" {
 		fmt.Fprintln(stderr, "bench search: --tools and --queries are required")
@@ -81,7 +81,7 @@ func runBenchSurface(args []string, stdout, stderr io.Writer) int {
 	limit := c.fs.Int("limit", 0, "with --tools: use only the first N tools")
 	trusted := c.fs.Bool("trusted", false, "with --tools: treat the tools as trusted")
 	if _, err := c.parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	var rows []modes.SurfaceSize
 	if *toolsFile != "" {
