@@ -73,6 +73,7 @@ type Upstream struct {
 	Enabled        *bool    `toml:"enabled"`         // nil means true
 	StartupTimeout Duration `toml:"startup_timeout"` // default 30s
 	CallTimeout    Duration `toml:"call_timeout"`    // default 60s
+	PingInterval   Duration `toml:"ping_interval"`   // default 30s: health ping of a ready upstream; two failed pings in a row reconnect it
 	Session        string   `toml:"session"`         // "shared" (default) | "per-client"
 }
 

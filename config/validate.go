@@ -33,6 +33,7 @@ const (
 	MaxDirectoryMaxChars      = 50000
 	DefaultStartupTimeout     = 30 * time.Second
 	DefaultCallTimeout        = 60 * time.Second
+	DefaultPingInterval       = 30 * time.Second
 	DefaultSession            = "shared"
 	DefaultApprovalTimeout    = 60 * time.Second
 	MaxPrefixLen              = 32
@@ -128,6 +129,7 @@ func (p *parser) defaults() {
 		u := c.Upstreams[name]
 		p.defaultDuration(&u.StartupTimeout, DefaultStartupTimeout, "upstreams", name, "startup_timeout")
 		p.defaultDuration(&u.CallTimeout, DefaultCallTimeout, "upstreams", name, "call_timeout")
+		p.defaultDuration(&u.PingInterval, DefaultPingInterval, "upstreams", name, "ping_interval")
 		p.defaultString(&u.Session, DefaultSession, "upstreams", name, "session")
 		switch {
 		case u.URL != "":

@@ -14,12 +14,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcp-toolsearch/telemetry"
+	"mcp-toolsearch/upstream"
 )
 
 // ServeStdio serves one client over stdin/stdout until it disconnects or
-// ctx ends. stdout carries only the protocol (logs go to stderr).
+// ctx ends. stdout carries only the protocol (logs go to stderr). One
+// message may be up to upstream.MaxMessageBytes (32 MiB), as on the
+// upstream legs.
 func (p *Proxy) ServeStdio(ctx context.Context) error {
-	err := p.Server("", "stdio").Run(ctx, &mcp.StdioTransport{})
+	err := p.Server("", "stdio").Run(ctx, &mcp.StdioTransport{MaxLineLength: upstream.MaxMessageBytes})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

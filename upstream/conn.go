@@ -229,12 +229,39 @@ func (c *conn) watch(ctx context.Context, l *live) (reason string, closing bool)
 	if l.child != nil {
 		exited = l.child.exited
 	}
-	select {
-	case <-ctx.Done():
-		return "", true
-	case reason = <-l.down:
-	case <-exited:
-		return l.child.reason(), false
+	// Health ping (MCP spec basic/utilities/ping): a hung upstream is
+	// found even when no call is running; -32601 counts as alive.
+	interval := c.cfg.PingInterval.Duration
+	var tick <-chan time.Time
+	if interval > 0 {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		tick = t.C
+	}
+	failures := 0
+wait:
+	for {
+		select {
+		case <-ctx.Done():
+			return "", true
+		case reason = <-l.down:
+			break wait
+		case <-exited:
+			return l.child.reason(), false
+		case <-tick:
+			pctx, cancel := context.WithTimeout(ctx, min(interval, maxPingTimeout))
+			err := pingAlive(pctx, sess)
+			cancel()
+			if err == nil || ctx.Err() != nil {
+				failures = 0
+				continue
+			}
+			failures++
+			c.log.Warn("upstream did not answer ping", "failures", failures, "err", err)
+			if failures >= pingFailuresDown {
+				l.fail(fmt.Sprintf("no answer to %d pings in a row: %v", failures, err))
+			}
+		}
 	}
 	if l.child != nil {
 		// The child's exit status says more than "connection closed".
@@ -248,6 +275,13 @@ func (c *conn) watch(ctx context.Context, l *live) (reason string, closing bool)
 	}
 	return reason, false
 }
+
+// pingFailuresDown consecutive failed health pings mark an upstream down;
+// each ping waits at most min(ping_interval, maxPingTimeout).
+const (
+	pingFailuresDown = 2
+	maxPingTimeout   = 10 * time.Second
+)
 
 // exitReasonWait bounds how long a failure waits for a stdio child's exit
 // status to name the reason.

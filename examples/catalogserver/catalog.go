@@ -219,6 +219,9 @@ type Options struct {
 	RPCErrorTools []string
 	// IsErrorTools answer every call with the echo marked isError: true.
 	IsErrorTools []string
+	// NoPing answers ping with -32601 (method not found), like servers
+	// that do not implement it (the MCP spec says SHOULD).
+	NoPing bool
 	// SlowTools answer after the given time, or earlier with an isError
 	// result when the call is cancelled (MCP notifications/cancelled).
 	SlowTools map[string]time.Duration
@@ -244,6 +247,16 @@ func NewServer(name string, tools []Tool, opts Options) *mcp.Server {
 		PageSize:                  max(opts.PageSize, 0),
 		SupportedProtocolVersions: opts.ProtocolVersions,
 	})
+	if opts.NoPing {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "ping" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: ping"}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	for _, t := range tools {
 		addTool(s, t, logger, opts)
 	}

@@ -58,6 +58,7 @@ func run(args []string, stderr io.Writer) int {
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	rpcErr := fs.String("rpc-error-tool", "", "comma list of tools that answer with the JSON-RPC error -32603 (tests)")
 	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
+	noPing := fs.Bool("no-ping", false, "answer ping with -32601 method not found (tests)")
 	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
 	outSchemas := map[string]json.RawMessage{}
 	fs.Func("output-schema", "NAME=JSON: declare JSON as the outputSchema of tool NAME (repeatable; the echo is not made to match it: tests)", func(v string) error {
@@ -106,7 +107,7 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas}
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing}
 	if *rpcErr != "" {
 		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
 	}
