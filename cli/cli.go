@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -53,7 +54,8 @@ Usage:
   mcp-toolsearch bench surface [--config FILE]
   mcp-toolsearch version
 
---config defaults to ./config.toml. On every command: --log-level debug|info|warn|error (default info),
+--config defaults to ./config.toml. On every command: --log-level debug|info|warn|error (default info
+for serve, warn for the others),
 --mode off|code|tools|directory (overrides [tool_search]).
 Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool returned isError.
 `
@@ -112,7 +114,11 @@ func newFlags(name, help string, stderr io.Writer) *common {
 	c := &common{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
 	c.fs.SetOutput(stderr)
 	c.fs.StringVar(&c.config, "config", "config.toml", "config file (TOML)")
-	c.fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	level := "warn" // one-shot commands: only what needs attention
+	if name == "serve" {
+		level = "info"
+	}
+	c.fs.StringVar(&c.logLevel, "log-level", level, "log level: debug, info, warn, error")
 	c.fs.StringVar(&c.mode, "mode", "", "override [tool_search]: off | code | tools | directory")
 	c.fs.Usage = func() {
 		fmt.Fprintf(stderr, "%s\n\nFlags:\n", help)
@@ -211,6 +217,15 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		cfg.Server.Listen = *listen
 	}
 	tuneGC()
+	var ln net.Listener
+	if cfg.Server.Transport == "http" { // bind first: a busy or bad address fails before any upstream starts
+		var err error
+		if ln, err = net.Listen("tcp", cfg.Server.Listen); err != nil {
+			fmt.Fprintf(stderr, "mcp-toolsearch: server.listen %q: %v\n", cfg.Server.Listen, err)
+			return exitUsage
+		}
+		defer ln.Close()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
@@ -234,7 +249,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		log.Warn("telemetry.metrics_listen is for stdio deployments; over http /metrics and /healthz are on server.listen", "metrics_listen", ml)
 	}
 	if cfg.Server.Transport == "http" {
-		err = p.ServeHTTP(ctx, nil, func(addr string) { log.Info("listening", "mcp", "http://"+addr+"/mcp", "sse", "http://"+addr+"/sse") })
+		addr := ln.Addr().String()
+		log.Info("listening", "mcp", "http://"+addr+"/mcp", "sse", "http://"+addr+"/sse")
+		err = p.ServeHTTP(ctx, ln, nil)
 	} else {
 		err = p.ServeStdio(ctx)
 	}
@@ -393,10 +410,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return exitUsage
 	}
-	fmt.Fprintf(stdout, "config %s: valid\n%s\n", cfg.Path, cfg.Summary())
-	for _, w := range cfg.Warnings {
-		fmt.Fprintln(stdout, "warning:", w)
-	}
+	fmt.Fprintf(stdout, "config %s: valid\n%s\n", cfg.Path, cfg.Summary()) // warnings were logged by load
 	p, err := startProxy(context.Background(), cfg, log)
 	if err != nil {
 		fmt.Fprintln(stdout, "FAIL:", cfg.Redact(err.Error()))
@@ -411,7 +425,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, st := range p.Statuses() {
 		if st.State == "ready" {
-			fmt.Fprintf(stdout, "upstream %-20s ok      %d tools\n", st.Name, count[st.Name])
+			fmt.Fprintf(stdout, "upstream %-20s ok      %d tool%s\n", st.Name, count[st.Name], plural(count[st.Name]))
 		} else {
 			fmt.Fprintf(stdout, "upstream %-20s FAILED  %s\n", st.Name, cfg.Redact(st.Err))
 			code = exitFail
@@ -453,4 +467,11 @@ func parseExit(err error) int {
 		return exitOK
 	}
 	return exitUsage
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

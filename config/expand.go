@@ -78,7 +78,7 @@ func (p *parser) expand(s *string, getenv func(string) (string, bool), path []st
 	for _, name := range missing {
 		p.errf(path, suffix, "environment variable %q is not set", name)
 	}
-	if strings.Contains(*s, "${") {
+	if len(values) > 0 { // a secret was substituted (not only ${CONFIG_DIR})
 		if p.cfg.fromEnv == nil {
 			p.cfg.fromEnv = map[string]bool{}
 		}
@@ -111,7 +111,8 @@ func withBuiltins(getenv func(string) (string, bool), dir string) func(string) (
 const publicPrefix = "\x00public\x00"
 
 // expandAll expands ${VAR} in the keys that allow it: server.bearer_token,
-// endpoints.*.token, and per upstream url, args, env values, header values.
+// endpoints.*.token, and per upstream command, cwd, url, args, env values,
+// header values.
 func (p *parser) expandAll(getenv func(string) (string, bool)) {
 	c := p.cfg
 	p.expand(&c.Server.BearerToken, getenv, []string{"server", "bearer_token"}, "")
@@ -122,6 +123,8 @@ func (p *parser) expandAll(getenv func(string) (string, bool)) {
 		u := c.Upstreams[name]
 		base := []string{"upstreams", name}
 		p.expand(&u.URL, getenv, appendKey(base, "url"), "")
+		p.expand(&u.Command, getenv, appendKey(base, "command"), "")
+		p.expand(&u.Cwd, getenv, appendKey(base, "cwd"), "")
 		for i := range u.Args {
 			p.expand(&u.Args[i], getenv, appendKey(base, "args"), fmt.Sprintf("[%d]", i))
 		}

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -368,8 +370,12 @@ args = ["-tools", %s]
 	for time.Now().Before(deadline) {
 		_, err := call("victim__list_issues")
 		if err != nil {
-			if !strings.Contains(err.Error(), "victim") {
+			if !strings.Contains(err.Error(), `upstream "victim" is unavailable`) {
 				t.Fatalf("the error must name the upstream: %v", err)
+			}
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInternalError {
+				t.Fatalf("want JSON-RPC error -32603, got %#v", err)
 			}
 			sawDown = true
 			if _, err := call("other__list_issues"); err != nil {

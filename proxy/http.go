@@ -31,7 +31,7 @@ func (p *Proxy) ServeStdio(ctx context.Context) error {
 
 // Handler is the HTTP front: Streamable HTTP at /mcp, SSE at /sse, each
 // [endpoints.NAME] at its path (Streamable HTTP) and path+"/sse" (SSE), and
-// /healthz. extra, if non-nil, is mounted for the paths it claims
+// /healthz and /metrics. extra, if non-nil, is mounted for the paths it claims
 // (telemetry adds /metrics). Every MCP route checks Host and Origin against
 // DNS rebinding (MCP spec, Transports, "Security Warning") and the bearer
 // token when one is configured.
@@ -58,11 +58,14 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	for path, h := range extra {
 		mux.Handle(path, h)
 	}
+	// /metrics names upstreams and counts calls: same Host/Origin check and
+	// bearer token as /mcp. /healthz gets the Host/Origin check only, so
+	// that probes need no token.
 	if _, ok := extra["/metrics"]; !ok {
-		mux.Handle("/metrics", p.metrics.Handler())
+		mux.Handle("/metrics", p.guard(p.cfg.Server.BearerToken, p.metrics.Handler()))
 	}
 	if _, ok := extra["/healthz"]; !ok {
-		mux.Handle("/healthz", p.HealthHandler())
+		mux.Handle("/healthz", p.guard("", p.HealthHandler()))
 	}
 	return mux
 }
@@ -152,26 +155,30 @@ func (p *Proxy) HealthHandler() http.Handler {
 // MetricsHandler is /metrics (Prometheus text format).
 func (p *Proxy) MetricsHandler() http.Handler { return p.metrics.Handler() }
 
-// ServeHTTP listens on cfg.Server.Listen and serves Handler until ctx ends,
-// then shuts down within 5 s. ready, if non-nil, receives the bound address.
-func (p *Proxy) ServeHTTP(ctx context.Context, extra map[string]http.Handler, ready func(addr string)) error {
-	ln, err := net.Listen("tcp", p.cfg.Server.Listen)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: p.Handler(extra), ReadHeaderTimeout: 10 * time.Second}
-	if ready != nil {
-		ready(ln.Addr().String())
-	}
+// ServeHTTP serves Handler on ln (bound by the caller before the upstreams
+// start, so that a bad or busy server.listen fails at once) until ctx ends.
+// Then it closes every client session, cancels every request (an open SSE
+// stream would otherwise hold the shutdown), and shuts the server down
+// within 2 s.
+func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string]http.Handler) error {
+	// Request contexts derive from base, cancelled at shutdown: long-lived
+	// SSE and Streamable HTTP GET streams then end instead of holding it.
+	base, cancelBase := context.WithCancel(context.Background())
+	defer cancelBase()
+	srv := &http.Server{Handler: p.Handler(extra), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		p.closeSessions()
+		cancelBase()
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		_ = srv.Shutdown(sctx)
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
 		return nil
 	}
 }

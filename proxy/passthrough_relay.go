@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -143,7 +144,13 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 				if owner != nil {
 					why = "its client did not advertise that capability"
 				}
-				pt.p.log.Warn("upstream request refused", "upstream", up, "method", method, "reason", why)
+				// roots/list outside a call is routine (servers ask right
+				// after initialize); sampling and elicitation refused is news.
+				level := slog.LevelWarn
+				if method == "roots/list" {
+					level = slog.LevelDebug
+				}
+				pt.p.log.Log(ctx, level, "upstream request refused", "upstream", up, "method", method, "reason", why)
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
 			}
 			var res mcp.Result

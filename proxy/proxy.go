@@ -156,6 +156,19 @@ func (p *Proxy) Start(ctx context.Context) error {
 func (p *Proxy) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.closed = true
+	p.mu.Unlock()
+	p.closeSessions()
+	if p.pool != nil {
+		p.pool.Close()
+	}
+	err := p.ups.Close(ctx)
+	_ = p.rec.Close()
+	return err
+}
+
+// closeSessions closes every connected client session.
+func (p *Proxy) closeSessions() {
+	p.mu.Lock()
 	sessions := make([]*mcp.ServerSession, 0, len(p.sessions))
 	for ss := range p.sessions {
 		sessions = append(sessions, ss)
@@ -164,12 +177,6 @@ func (p *Proxy) Close(ctx context.Context) error {
 	for _, ss := range sessions {
 		_ = ss.Close()
 	}
-	if p.pool != nil {
-		p.pool.Close()
-	}
-	err := p.ups.Close(ctx)
-	_ = p.rec.Close()
-	return err
 }
 
 // onToolsChanged is the upstream manager's callback: a fresh listing (or

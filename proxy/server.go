@@ -3,7 +3,9 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -117,7 +119,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				ctx = withCallRequest(ctx, cr)
 				res, err := p.surface.Call(ctx, s, cr.Params.Name, args)
 				if err != nil {
-					return nil, err
+					return nil, wireError(err)
 				}
 				if res.Content == nil {
 					res.Content = []mcp.Content{}
@@ -139,4 +141,16 @@ func frontVersions() []string {
 		}
 	}
 	return out
+}
+
+// wireError is the JSON-RPC error a client gets for a failed tools/call: an
+// upstream's JSON-RPC error keeps its code and data, with the full message
+// naming the upstream; any other failure (an upstream that is down, a
+// timeout) is -32603 internal error (JSON-RPC 2.0 section 5.1).
+func wireError(err error) error {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return &jsonrpc.Error{Code: je.Code, Message: err.Error(), Data: je.Data}
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 )
@@ -61,7 +62,7 @@ type Recorder struct {
 const maxEnded = 64
 
 // NewRecorder opens the session log at path (created with mode 0600 if
-// missing, opened O_APPEND so several processes may share it; an existing
+// missing, its folder with 0700; opened O_APPEND so several processes may share it; an existing
 // file keeps its mode). path "" keeps records only in memory: Session
 // summaries and metrics still work. logArguments allows argument values and
 // query text in the log. m may be nil (no metrics).
@@ -71,6 +72,9 @@ const maxEnded = 64
 func NewRecorder(path string, logArguments bool, m *Metrics) (*Recorder, error) {
 	r := &Recorder{logArgs: logArguments, metrics: m, now: time.Now, active: map[*Session]struct{}{}}
 	if path != "" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("telemetry: session log folder %q: %w", filepath.Dir(path), err)
+		}
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: open session log %q: %w", path, err)

@@ -411,9 +411,20 @@ func TestSummaryBounds(t *testing.T) {
 
 func TestNewRecorderErrorsAndMode(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "missing", "log.jsonl")
-	if _, err := NewRecorder(bad, false, nil); err == nil || !strings.Contains(err.Error(), bad) {
-		t.Fatalf("err = %v, want one naming %s", err, bad)
+	// A missing folder is created; a folder that cannot be (a file is in
+	// the way) is an error naming it.
+	nested := filepath.Join(dir, "missing", "log.jsonl")
+	r0, err := NewRecorder(nested, false, nil)
+	if err != nil {
+		t.Fatalf("missing folder not created: %v", err)
+	}
+	r0.Close()
+	if err := os.WriteFile(filepath.Join(dir, "afile"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "afile", "log.jsonl")
+	if _, err := NewRecorder(bad, false, nil); err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "afile")) {
+		t.Fatalf("err = %v, want one naming %s", err, filepath.Join(dir, "afile"))
 	}
 	path := filepath.Join(dir, "log.jsonl")
 	r, err := NewRecorder(path, false, nil)

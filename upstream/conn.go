@@ -407,6 +407,9 @@ func (c *conn) attemptError(l *live, phase string, err error) error {
 		case <-t.C:
 		}
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: startup_timeout (%s) exceeded", phase, c.startupTimeout())
+	}
 	return fmt.Errorf("%s: %w", phase, err)
 }
 

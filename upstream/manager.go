@@ -129,6 +129,25 @@ const (
 // ready or its connection broke during the call.
 var ErrUnavailable = errors.New("upstream unavailable")
 
+// unavailableError is an ErrUnavailable with its own full message,
+// `upstream "NAME" is unavailable (WHY)[: CAUSE]`; it also wraps the cause.
+type unavailableError struct {
+	msg   string
+	cause error
+}
+
+func (e *unavailableError) Error() string   { return e.msg }
+func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.cause} }
+
+// unavailable builds an unavailableError; cause may be nil.
+func unavailable(upstream, why string, cause error) error {
+	msg := fmt.Sprintf("upstream %q is unavailable (%s)", upstream, why)
+	if cause != nil {
+		msg += ": " + cause.Error()
+	}
+	return &unavailableError{msg: msg, cause: cause}
+}
+
 // ErrUnknownUpstream is returned (wrapped, naming the upstream) for a name
 // that is not managed. It wraps ErrUnavailable.
 var ErrUnknownUpstream = fmt.Errorf("%w: not configured", ErrUnavailable)
@@ -352,7 +371,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if o.Conn != nil {
 		cur = o.Conn.l
 		if o.Conn.closed.Load() {
-			return nil, fmt.Errorf("%w: %q: per-client session closed", ErrUnavailable, upstream)
+			return nil, unavailable(upstream, "per-client session closed", nil)
 		}
 	} else {
 		var err error
@@ -444,7 +463,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		if o.Conn == nil {
 			c.connectionBroken(cur, "tools/call: "+err.Error())
 		}
-		return nil, fmt.Errorf("%w: %q: tools/call %q: %w", ErrUnavailable, upstream, name, err)
+		return nil, unavailable(upstream, fmt.Sprintf("connection lost during tools/call %q", name), err)
 	default:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	}
@@ -458,9 +477,9 @@ func (c *conn) ready() (*live, error) {
 	c.mu.Unlock()
 	if state != StateReady || cur == nil {
 		if reason == "" {
-			return nil, fmt.Errorf("%w: %q is %s", ErrUnavailable, c.name, state)
+			return nil, unavailable(c.name, string(state), nil)
 		}
-		return nil, fmt.Errorf("%w: %q is %s: %s", ErrUnavailable, c.name, state, reason)
+		return nil, unavailable(c.name, string(state), errors.New(reason))
 	}
 	return cur, nil
 }

@@ -43,7 +43,7 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 	closed := m.closed
 	m.mu.Unlock()
 	if closed {
-		return nil, fmt.Errorf("%w: %q: manager closed", ErrUnavailable, upstream)
+		return nil, unavailable(upstream, "manager closed", nil)
 	}
 	if opts == nil {
 		opts = &mcp.ClientOptions{}
@@ -63,7 +63,7 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 	if m.closed {
 		m.mu.Unlock()
 		l.teardown(m.opts.Grace, c.log)
-		return nil, fmt.Errorf("%w: %q: manager closed", ErrUnavailable, upstream)
+		return nil, unavailable(upstream, "manager closed", nil)
 	}
 	if m.perClient == nil {
 		m.perClient = map[*ClientConn]bool{}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -236,7 +237,12 @@ func (c *child) readStderr(f *os.File) {
 			}
 			c.log.Log(context.Background(), level, "upstream stderr", "line", s)
 			c.lastMu.Lock()
-			c.last = truncate(s, 512)
+			// Keep the line that best explains an exit: the last one that
+			// looks like an error, else the last one (a usage text printed
+			// after "flag provided but not defined" must not hide it).
+			if looksLikeError(s) || !looksLikeError(c.last) {
+				c.last = truncate(s, 512)
+			}
 			c.lastMu.Unlock()
 		}
 		line, truncated = line[:0], false
@@ -347,3 +353,16 @@ func (f *jsonLineFilter) Read(p []byte) (int, error) {
 }
 
 func (f *jsonLineFilter) Close() error { return f.closer.Close() }
+
+// errorWords mark a stderr line as an error message for exit reasons.
+var errorWords = []string{"error", "fatal", "panic", "not defined", "cannot", "can't", "failed", "no such", "not found", "denied", "invalid", "exception"}
+
+func looksLikeError(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range errorWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
