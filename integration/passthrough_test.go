@@ -255,3 +255,31 @@ args = ["-c", %s]
 	}
 	t.Logf("cancel error as seen by the client: %v", stepByOp(t, doc, 1)["error"])
 }
+
+// TestPassthroughRootsListChanged: a client's notifications/roots/list_changed
+// reaches its per-client upstream session, which asks roots/list again
+// (relayed back to the client): the client sees as many roots/list
+// requests through the proxy as straight from server-everything.
+func TestPassthroughRootsListChanged(t *testing.T) {
+	cfg := everythingTransparent(t, "per-client")
+	notify := map[string]any{"op": "notify", "method": "notifications/roots/list_changed", "params": map[string]any{}}
+	steps := scriptArg(t,
+		map[string]any{"op": "sleep", "ms": 1500}, notify,
+		map[string]any{"op": "sleep", "ms": 1000}, notify,
+		map[string]any{"op": "sleep", "ms": 1000},
+	)
+	countRoots := func(doc map[string]any) int {
+		n := 0
+		for _, r := range jpath(t, doc, "serverRequests").([]any) {
+			if jpath(t, r, "method") == "roots/list" {
+				n++
+			}
+		}
+		return n
+	}
+	direct := countRoots(nodeClient(t, append([]string{"--quiet", "--caps", "all", "--script", steps, "--"}, npmServer(t, "everything")...)...))
+	via := countRoots(nodeClient(t, append([]string{"--quiet", "--caps", "all", "--script", steps, "--"}, proxyCmd(t, cfg)...)...))
+	if direct < 3 || via != direct {
+		t.Fatalf("roots/list requests: %d through the proxy, %d directly (want equal, at least 3)", via, direct)
+	}
+}

@@ -392,3 +392,14 @@ func callRequest(ctx context.Context, exposed string) *mcp.CallToolRequest {
 	}
 	return req
 }
+
+// rootsChanged passes a client's notifications/roots/list_changed on to its
+// per-client upstream sessions (the only ones offered roots.listChanged;
+// shared sessions are offered roots without listChanged).
+func (pt *passthrough) rootsChanged(s *session) {
+	for _, u := range pt.p.cfg.EnabledUpstreams() {
+		if cc := pt.conn(s, u.Name); cc != nil {
+			cc.NotifyRootsChanged()
+		}
+	}
+}

@@ -38,6 +38,11 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		// the client's subscription for ResourceUpdated (passthrough.go).
 		SubscribeHandler:   p.pt.subscribe,
 		UnsubscribeHandler: p.pt.unsubscribe,
+		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				p.pt.rootsChanged(p.sessionFor(ss, endpoint, transport))
+			}
+		},
 	})
 	s.AddReceivingMiddleware(p.middleware(endpoint, transport))
 	p.servers[key] = s

@@ -45,6 +45,7 @@ type conn struct {
 
 // live is one connection attempt and, once ready, one live connection.
 type live struct {
+	client  *mcp.Client
 	session *mcp.ClientSession
 	child   *child          // stdio only
 	httpTr  *http.Transport // HTTP only
@@ -376,6 +377,7 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 		return nil, fmt.Errorf("neither command nor url is set")
 	}
 	client := mcp.NewClient(c.m.opts.ClientInfo, c.clientOptions(l, own))
+	l.client = client
 	if ownMW != nil {
 		client.AddReceivingMiddleware(ownMW)
 	} else if hook := c.m.opts.ClientMiddleware; hook != nil && own == nil {

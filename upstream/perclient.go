@@ -22,8 +22,9 @@ type ClientConn struct {
 	l      *live
 	closed atomic.Bool
 
-	mu    sync.Mutex
-	tools []*mcp.Tool
+	mu        sync.Mutex
+	tools     []*mcp.Tool
+	rootsFlip bool // rootsSentinel is in the client's own roots
 }
 
 // OpenSession connects a new session to upstream with opts (copied; the
@@ -169,4 +170,26 @@ func (m *Manager) CallTimeout(upstream string) time.Duration {
 		return t
 	}
 	return defaultCallTimeout
+}
+
+// rootsSentinel is added to or removed from the go-sdk client's own roots,
+// alternately, to make it send one notifications/roots/list_changed; the
+// upstream never sees it: roots/list is relayed to the proxy's client.
+const rootsSentinel = "mcp-toolsearch:roots-changed"
+
+// NotifyRootsChanged sends notifications/roots/list_changed to the upstream
+// (MCP spec client/roots), when this session advertised roots.listChanged:
+// the proxy's client said its roots changed.
+func (cc *ClientConn) NotifyRootsChanged() {
+	if cc == nil || cc.closed.Load() || cc.l.client == nil {
+		return
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	if cc.rootsFlip {
+		cc.l.client.RemoveRoots(rootsSentinel)
+	} else {
+		cc.l.client.AddRoots(&mcp.Root{URI: rootsSentinel})
+	}
+	cc.rootsFlip = !cc.rootsFlip
 }
