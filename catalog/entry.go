@@ -55,4 +55,8 @@ type Hit struct {
 	Input       string  `json:"input"`
 	Output      string  `json:"output,omitempty"`
 	Score       float64 `json:"score,omitempty"`
+	// Unavailable, when set, is why the tool's upstream is down right now:
+	// the tool stays listed (never silently gone) but calls fail until the
+	// upstream is back.
+	Unavailable string `json:"unavailable,omitempty"`
 }

@@ -56,10 +56,17 @@ func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit
 	scored := snap.Index.Search(query, limit, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	hits := make([]catalog.Hit, 0, len(scored))
 	for _, s := range scored {
-		hits = append(hits, catalog.MakeHit(s.Entry, s.Score, a.Bounds))
+		hits = append(hits, a.hit(snap, s.Entry, s.Score))
 	}
 	env.Searched(query, len(hits), via)
 	return hits, nil
+}
+
+// hit is the entry's hit, marked unavailable while its upstream is down.
+func (a API) hit(snap *catalog.Snapshot, e *catalog.Entry, score float64) catalog.Hit {
+	h := catalog.MakeHit(e, score, a.Bounds)
+	h.Unavailable = snap.Unavailable[e.Upstream]
+	return h
 }
 
 // Resolve finds the entry ref names among the catalog entries the session
@@ -100,7 +107,7 @@ func (a API) Describe(env Env, ref string, via string) (*Description, error) {
 		return nil, err
 	}
 	env.Described(e.ID, true, via)
-	d := &Description{Hit: catalog.MakeHit(e, 0, a.Bounds), InputSchema: e.InputSchema, OutputSchema: e.OutputSchema}
+	d := &Description{Hit: a.hit(env.Snapshot(), e, 0), InputSchema: e.InputSchema, OutputSchema: e.OutputSchema}
 	if len(d.InputSchema) == 0 {
 		d.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

@@ -363,3 +363,40 @@ func TestHostileSchemasBounded(t *testing.T) {
 		t.Errorf("search: %v %v", hits, err)
 	}
 }
+
+// TestHitsOfADownUpstream: while an upstream is down its tools stay
+// searchable and describable, and their hits say why they are unavailable.
+func TestHitsOfADownUpstream(t *testing.T) {
+	env := newTestEnv(t)
+	api := testAPI()
+	env.cat.SetUnavailable("github", "exited with status 1: boom")
+	hits, err := api.Search(env, "create a GitHub issue", 5, ViaTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := false
+	for _, h := range hits {
+		switch h.Upstream {
+		case "github":
+			seen = true
+			if h.Unavailable != "exited with status 1: boom" {
+				t.Errorf("hit %s: unavailable = %q", h.ID, h.Unavailable)
+			}
+		default:
+			if h.Unavailable != "" {
+				t.Errorf("hit %s of a ready upstream marked unavailable: %q", h.ID, h.Unavailable)
+			}
+		}
+	}
+	if !seen {
+		t.Fatalf("no github hit among %v", hits)
+	}
+	d, err := api.Describe(env, "mcp:github:create_issue", ViaTool)
+	if err != nil || d.Unavailable == "" {
+		t.Fatalf("describe of a down upstream's tool: %v %+v", err, d)
+	}
+	env.cat.SetUnavailable("github", "")
+	if d, _ := api.Describe(env, "mcp:github:create_issue", ViaTool); d.Unavailable != "" {
+		t.Fatalf("still unavailable after it came back: %q", d.Unavailable)
+	}
+}
