@@ -188,6 +188,22 @@ func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger) (*pro
 	return p, nil
 }
 
+// open loads the config and starts a proxy for a one-shot command. On
+// failure (printed to stderr) it returns nil and the exit code: 2 for an
+// invalid config, 1 when the proxy cannot start (e.g. policy fails closed).
+func (c *common) open(stderr io.Writer) (*proxy.Proxy, int) {
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return nil, exitUsage
+	}
+	p, err := startProxy(context.Background(), cfg, log)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
+		return nil, exitFail
+	}
+	return p, exitOK
+}
+
 func closeProxy(p *proxy.Proxy) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
@@ -270,14 +286,9 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	if _, err := c.parse(args); err != nil {
 		return parseExit(err)
 	}
-	cfg, log, ok := c.load(stderr)
-	if !ok {
-		return exitUsage
-	}
-	p, err := startProxy(context.Background(), cfg, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
-		return exitFail
+	p, code := c.open(stderr)
+	if p == nil {
+		return code
 	}
 	defer closeProxy(p)
 	rows := p.Explain(*client, *endpoint)
@@ -312,14 +323,9 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "describe: want exactly one ID")
 		return exitUsage
 	}
-	cfg, log, ok := c.load(stderr)
-	if !ok {
-		return exitUsage
-	}
-	p, err := startProxy(context.Background(), cfg, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
-		return exitFail
+	p, code := c.open(stderr)
+	if p == nil {
+		return code
 	}
 	defer closeProxy(p)
 	d, err := p.API().Describe(p.Env(*client, ""), pos[0], "cli")
@@ -342,14 +348,9 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "search: want a QUERY")
 		return exitUsage
 	}
-	cfg, log, ok := c.load(stderr)
-	if !ok {
-		return exitUsage
-	}
-	p, err := startProxy(context.Background(), cfg, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
-		return exitFail
+	p, code := c.open(stderr)
+	if p == nil {
+		return code
 	}
 	defer closeProxy(p)
 	hits, err := p.API().Search(p.Env(*client, ""), strings.Join(pos, " "), *limit, "cli")
@@ -377,14 +378,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "call: --args is not a JSON object: %v\n", err)
 		return exitUsage
 	}
-	cfg, log, ok := c.load(stderr)
-	if !ok {
-		return exitUsage
-	}
-	p, err := startProxy(context.Background(), cfg, log)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
-		return exitFail
+	p, code := c.open(stderr)
+	if p == nil {
+		return code
 	}
 	defer closeProxy(p)
 	_, res, err := p.CallRef(context.Background(), p.Env(*client, ""), pos[0], json.RawMessage(*argsJSON))

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -108,17 +107,12 @@ func runBenchSurface(args []string, stdout, stderr io.Writer) int {
 		api := modes.API{Limits: modes.Limits{Default: 8, Max: 20}, Bounds: catalog.DefaultBounds()}
 		rows = modes.MeasureSurfaces(benchEnv{snap: cat.Snapshot()}, api, nil, 6000, 10*time.Second)
 	} else {
-		cfg, log, ok := c.load(stderr)
-		if !ok {
-			return exitUsage
-		}
-		p, err := startProxy(context.Background(), cfg, log)
-		if err != nil {
-			fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
-			return exitFail
+		p, code := c.open(stderr)
+		if p == nil {
+			return code
 		}
 		defer closeProxy(p)
-		ts := cfg.ToolSearch
+		ts := p.Config().ToolSearch
 		rows = modes.MeasureSurfaces(p.Env("", ""), p.API(), ts.Pinned, ts.DirectoryMaxChars, time.Duration(ts.CodeTimeoutMS)*time.Millisecond)
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)

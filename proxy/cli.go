@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcp-toolsearch/catalog"
+	"mcp-toolsearch/config"
 	"mcp-toolsearch/modes"
 )
 
@@ -16,6 +17,9 @@ import (
 func (p *Proxy) Env(clientName, endpoint string) modes.Env {
 	return &session{p: p, client: clientName, endpoint: endpoint}
 }
+
+// Config returns the deployment's config.
+func (p *Proxy) Config() *config.Config { return p.cfg }
 
 // API returns the search/describe/call API with this deployment's limits.
 func (p *Proxy) API() modes.API { return p.api }

@@ -42,6 +42,33 @@ const proxyURIScheme = "mcp-toolsearch://"
 // maxListPages bounds the pages read from one upstream per listing.
 const maxListPages = 100
 
+// readPages reads one upstream's paginated list (MCP spec
+// server/utilities/pagination): fetch(cursor) returns a page and the next
+// cursor. It stops on an empty or repeated cursor or after maxListPages;
+// an error ends the listing with what was read so far, logged naming the
+// method and the upstream. nil items are dropped.
+func readPages[T any](pt *passthrough, method, up string, fetch func(cursor string) ([]*T, string, error)) []*T {
+	var out []*T
+	cursor := ""
+	for page := 0; page < maxListPages; page++ {
+		items, next, err := fetch(cursor)
+		if err != nil {
+			pt.p.log.Warn(method+": upstream failed", "upstream", up, "err", err)
+			break
+		}
+		for _, it := range items {
+			if it != nil {
+				out = append(out, it)
+			}
+		}
+		if next == "" || next == cursor {
+			break
+		}
+		cursor = next
+	}
+	return out
+}
+
 // codeResourceNotFound is the MCP spec's error for an unknown resource
 // (server/resources "Error Handling").
 const codeResourceNotFound = -32002
@@ -200,25 +227,17 @@ func (pt *passthrough) listResources(ctx context.Context, s *session) (*mcp.List
 			pt.p.log.Warn("resources/list: upstream skipped", "upstream", up, "err", err)
 			continue
 		}
-		cursor := ""
-		for page := 0; page < maxListPages; page++ {
+		items := readPages(pt, "resources/list", up, func(cursor string) ([]*mcp.Resource, string, error) {
 			r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 			if err != nil {
-				pt.p.log.Warn("resources/list: upstream failed", "upstream", up, "err", err)
-				break
+				return nil, "", err
 			}
-			for _, res := range r.Resources {
-				if res == nil {
-					continue
-				}
-				c := *res
-				c.URI = pt.exposeURI(table, up, res.URI)
-				out.Resources = append(out.Resources, &c)
-			}
-			if r.NextCursor == "" || r.NextCursor == cursor {
-				break
-			}
-			cursor = r.NextCursor
+			return r.Resources, r.NextCursor, nil
+		})
+		for _, res := range items {
+			c := *res
+			c.URI = pt.exposeURI(table, up, res.URI)
+			out.Resources = append(out.Resources, &c)
 		}
 	}
 	pt.mu.Lock()
@@ -249,28 +268,20 @@ func (pt *passthrough) listTemplates(ctx context.Context, s *session) (*mcp.List
 		if err != nil {
 			continue
 		}
-		cursor := ""
-		for page := 0; page < maxListPages; page++ {
+		items := readPages(pt, "resources/templates/list", up, func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
 			r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 			if err != nil {
-				pt.p.log.Warn("resources/templates/list: upstream failed", "upstream", up, "err", err)
-				break
+				return nil, "", err
 			}
-			for _, t := range r.ResourceTemplates {
-				if t == nil {
-					continue
-				}
-				c := *t
-				if _, taken := table[t.URITemplate]; taken {
-					c.URITemplate = proxyURIScheme + up + "/" + t.URITemplate
-				}
-				table[c.URITemplate] = route{up, t.URITemplate}
-				out.ResourceTemplates = append(out.ResourceTemplates, &c)
+			return r.ResourceTemplates, r.NextCursor, nil
+		})
+		for _, t := range items {
+			c := *t
+			if _, taken := table[t.URITemplate]; taken {
+				c.URITemplate = proxyURIScheme + up + "/" + t.URITemplate
 			}
-			if r.NextCursor == "" || r.NextCursor == cursor {
-				break
-			}
-			cursor = r.NextCursor
+			table[c.URITemplate] = route{up, t.URITemplate}
+			out.ResourceTemplates = append(out.ResourceTemplates, &c)
 		}
 	}
 	pt.mu.Lock()
@@ -444,22 +455,15 @@ func (pt *passthrough) listPrompts(ctx context.Context, s *session) (*mcp.ListPr
 		if err != nil {
 			continue
 		}
-		cursor := ""
-		for page := 0; page < maxListPages; page++ {
+		ps := readPages(pt, "prompts/list", up, func(cursor string) ([]*mcp.Prompt, string, error) {
 			r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
-				pt.p.log.Warn("prompts/list: upstream failed", "upstream", up, "err", err)
-				break
+				return nil, "", err
 			}
-			for _, p := range r.Prompts {
-				if p != nil {
-					items = append(items, item{up, p})
-				}
-			}
-			if r.NextCursor == "" || r.NextCursor == cursor {
-				break
-			}
-			cursor = r.NextCursor
+			return r.Prompts, r.NextCursor, nil
+		})
+		for _, p := range ps {
+			items = append(items, item{up, p})
 		}
 	}
 	inputs := make([]catalog.NameInput, 0, len(items))
