@@ -290,7 +290,31 @@ const exitReasonWait = time.Second
 
 // relistLoop re-lists tools after notifications/tools/list_changed, one
 // listing at a time; requests arriving during a listing coalesce into one.
+// A connection error ends the connection (it is reconnected).
 func (c *conn) relistLoop(l *live) {
+	c.relistEach(l, "", func(tools []*mcp.Tool) {
+		c.cbMu.Lock()
+		defer c.cbMu.Unlock()
+		c.mu.Lock()
+		ok := c.cur == l && c.state == StateReady
+		if ok {
+			c.tools = tools
+		}
+		c.mu.Unlock()
+		if ok {
+			c.log.Info("tools re-listed", "tools", len(tools))
+			if f := c.m.opts.OnToolsChanged; f != nil {
+				f(c.name, tools)
+			}
+		}
+	})
+}
+
+// relistEach runs until l ends: after each re-list request it lists the
+// tools (bounded by startup_timeout) and hands them to got. A failed
+// listing is logged (what names the session kind) and, for a connection
+// error, fails l.
+func (c *conn) relistEach(l *live, what string, got func([]*mcp.Tool)) {
 	for {
 		select {
 		case <-l.ctx.Done():
@@ -304,26 +328,13 @@ func (c *conn) relistLoop(l *live) {
 			if l.ctx.Err() != nil {
 				return
 			}
-			c.log.Warn("tools/list after list_changed failed", "error", err.Error())
+			c.log.Warn(what+"tools/list after list_changed failed", "error", err.Error())
 			if isConnError(err) {
 				l.fail("tools/list: " + err.Error())
 			}
 			continue
 		}
-		c.cbMu.Lock()
-		c.mu.Lock()
-		ok := c.cur == l && c.state == StateReady
-		if ok {
-			c.tools = tools
-		}
-		c.mu.Unlock()
-		if ok {
-			c.log.Info("tools re-listed", "tools", len(tools))
-			if f := c.m.opts.OnToolsChanged; f != nil {
-				f(c.name, tools)
-			}
-		}
-		c.cbMu.Unlock()
+		got(tools)
 	}
 }
 

@@ -83,30 +83,14 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 // relistLoop re-lists after notifications/tools/list_changed until the
 // session is closed.
 func (cc *ClientConn) relistLoop(onTools func([]*mcp.Tool)) {
-	l, c := cc.l, cc.c
-	for {
-		select {
-		case <-l.ctx.Done():
-			return
-		case <-l.relist:
-		}
-		ctx, cancel := context.WithTimeout(l.ctx, c.startupTimeout())
-		tools, err := c.listTools(ctx, l.session)
-		cancel()
-		if err != nil {
-			if l.ctx.Err() != nil {
-				return
-			}
-			c.log.Warn("per-client session: tools/list after list_changed failed", "error", err.Error())
-			continue
-		}
+	cc.c.relistEach(cc.l, "per-client session: ", func(tools []*mcp.Tool) {
 		cc.mu.Lock()
 		cc.tools = tools
 		cc.mu.Unlock()
 		if onTools != nil {
 			onTools(tools)
 		}
-	}
+	})
 }
 
 // Upstream is the name of the upstream this session belongs to.
