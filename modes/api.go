@@ -53,7 +53,11 @@ func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit
 		return nil, errors.New("query is empty: describe the task, e.g. \"create a GitHub issue\"")
 	}
 	snap := env.Snapshot()
-	scored := snap.Index.Search(query, limit, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
+	ix := snap.Index
+	if si, ok := env.(SearchIndexer); ok {
+		ix = si.SearchIndex(snap)
+	}
+	scored := ix.Search(query, limit, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	hits := make([]catalog.Hit, 0, len(scored))
 	for _, s := range scored {
 		hits = append(hits, a.hit(snap, s.Entry, s.Score))

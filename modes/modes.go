@@ -58,6 +58,14 @@ type Env interface {
 	Described(id string, found bool, via string)
 }
 
+// SearchIndexer is implemented by Envs that search an index of their own
+// for a snapshot (the proxy: one built over only the entries the session's
+// policy allows, so denied tools do not shift scores). Otherwise the
+// snapshot's index is searched, filtered by Allowed.
+type SearchIndexer interface {
+	SearchIndex(snap *catalog.Snapshot) *catalog.Index
+}
+
 // Limits are the search limits of SPEC §4, already clamped by config.
 type Limits struct {
 	Default int // search_default_limit, 1..Max

@@ -46,6 +46,7 @@ type Proxy struct {
 	api     modes.API
 	policy  *catalog.Policy
 	pool    *sandbox.Pool // code mode's workers; nil in other modes
+	viewIx  viewIndexes   // search indexes per policy view (searchindex.go)
 	rec     *telemetry.Recorder
 	metrics *telemetry.Metrics
 	pt      *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)

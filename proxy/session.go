@@ -31,6 +31,12 @@ func (s *session) Snapshot() *catalog.Snapshot {
 	return s.p.cat.Snapshot()
 }
 
+// SearchIndex implements modes.SearchIndexer: an index over only what this
+// session's policy allows (see viewIndexes).
+func (s *session) SearchIndex(snap *catalog.Snapshot) *catalog.Index {
+	return s.p.viewIx.index(s.p.view(s.client, s.endpoint), snap)
+}
+
 // Allowed implements modes.Env: this session's policy (SPEC §6).
 func (s *session) Allowed(e *catalog.Entry) bool { return s.allowed(e) }
 
