@@ -105,8 +105,10 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					tools = []*mcp.Tool{}
 				}
 				res := &mcp.ListToolsResult{Tools: tools}
-				if b, err := json.Marshal(res); err == nil {
-					s.ts.ToolsListed(len(b), len(tools), len(tools))
+				if p.cfg.Telemetry.SessionLog != "" { // the bytes go only to the session log
+					if b, err := json.Marshal(res); err == nil {
+						s.ts.ToolsListed(len(b), len(tools), len(tools))
+					}
 				}
 				return res, nil
 			case "tools/call":
