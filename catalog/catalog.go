@@ -42,6 +42,7 @@ type Snapshot struct {
 	// Index is the search index over Entries.
 	Index *Index
 
+	hits      sync.Map // hitKey -> Hit without score (Snapshot.Hit)
 	byID      map[string]*Entry
 	byExposed map[string]*Entry   // lower-case exposed name
 	byName    map[string][]*Entry // lower-case original name

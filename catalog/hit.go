@@ -49,6 +49,28 @@ func MakeHit(e *Entry, score float64, b Bounds) Hit {
 	return h
 }
 
+// Hit is MakeHit with the result cached in the snapshot, per entry and
+// bounds: rendering a trusted schema costs about 12 µs, and a search
+// returns up to 50 hits. The cache lives as long as the snapshot, which is
+// replaced on every catalog change.
+func (s *Snapshot) Hit(e *Entry, score float64, b Bounds) Hit {
+	key := hitKey{e, b}
+	if h, ok := s.hits.Load(key); ok {
+		hit := h.(Hit)
+		hit.Score = score
+		return hit
+	}
+	hit := MakeHit(e, 0, b)
+	s.hits.Store(key, hit)
+	hit.Score = score
+	return hit
+}
+
+type hitKey struct {
+	e *Entry
+	b Bounds
+}
+
 // ShortDescription collapses runs of white space (and control characters)
 // in s to single spaces, trims it, and cuts it to at most max runes, the
 // last of which is "…" when it was cut. max <= 0 means no cut.

@@ -55,3 +55,20 @@ func TestShortDescription(t *testing.T) {
 		t.Errorf("collapse: %q", got)
 	}
 }
+
+// TestSnapshotHitCaches: Snapshot.Hit equals MakeHit with the given score,
+// also when the hit is served from the snapshot's cache.
+func TestSnapshotHitCaches(t *testing.T) {
+	c := New("__", nil, []UpstreamInfo{{Name: "gh", Prefix: "gh", Trusted: true}})
+	c.SetTools("gh", []*Entry{{Name: "create_issue", Description: "Create an issue",
+		InputSchema: []byte(`{"type":"object","properties":{"title":{"type":"string"}},"required":["title"]}`)}})
+	snap := c.Snapshot()
+	e := snap.Entries[0]
+	want := MakeHit(e, 2.5, DefaultBounds())
+	if got := snap.Hit(e, 2.5, DefaultBounds()); got != want {
+		t.Fatalf("Hit = %+v, want %+v", got, want)
+	}
+	if got := snap.Hit(e, 7, DefaultBounds()); got.Score != 7 || got.Input != want.Input {
+		t.Fatalf("cached hit = %+v", got)
+	}
+}

@@ -68,7 +68,7 @@ func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit
 
 // hit is the entry's hit, marked unavailable while its upstream is down.
 func (a API) hit(snap *catalog.Snapshot, e *catalog.Entry, score float64) catalog.Hit {
-	h := catalog.MakeHit(e, score, a.Bounds)
+	h := snap.Hit(e, score, a.Bounds)
 	h.Unavailable = snap.Unavailable[e.Upstream]
 	return h
 }
@@ -130,7 +130,7 @@ func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage
 	if err != nil {
 		return nil, nil, err
 	}
-	env2, err := MakeEnvelope(catalog.MakeHit(e, 0, a.Bounds), res)
+	env2, err := MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res)
 	return env2, res, err
 }
 
