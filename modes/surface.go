@@ -1,6 +1,7 @@
 package modes
 
 import (
+	"bytes"
 	"encoding/json"
 	"time"
 
@@ -31,7 +32,7 @@ func MeasureSurfaces(env Env, api API, pinned []string, dirMax int, codeTimeout 
 	var out []SurfaceSize
 	for _, s := range surfaces {
 		tools := s.Tools(env)
-		b, _ := json.Marshal(&mcp.ListToolsResult{Tools: tools})
+		b := wireJSON(&mcp.ListToolsResult{Tools: tools})
 		ins := len(s.Instructions(env))
 		out = append(out, SurfaceSize{Mode: s.Mode(), Tools: len(tools), ToolsListBytes: len(b), InstructionsBytes: ins, TotalBytes: len(b) + ins})
 	}
@@ -41,4 +42,14 @@ func MeasureSurfaces(env Env, api API, pinned []string, dirMax int, codeTimeout 
 		}
 	}
 	return out
+}
+
+// wireJSON encodes v as a client receives it: without Go's HTML escaping
+// of <, > and & (the SDK's encoder does not escape them), no trailing newline.
+func wireJSON(v any) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
