@@ -139,6 +139,7 @@ func (c *Catalog) rebuildLocked(changed []string) {
 			if n := names[e.ID]; e.Exposed != n {
 				ne := *e // entries are shared with old snapshots: copy on write
 				ne.Exposed = n
+				ne.Base = BaseName(c.ups[up].Prefix, c.sep, e.Name)
 				es[i] = &ne
 				dirty[up] = true
 			}

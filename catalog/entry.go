@@ -16,9 +16,13 @@ import "encoding/json"
 // catalog snapshot. Name is the tool's exact original name, which is what the
 // upstream always receives.
 type Entry struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Exposed     string `json:"exposed"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Exposed string `json:"exposed"`
+	// Base is the exposed name before any clash or length suffix
+	// (BaseName). Policy patterns match it too, so a rule written for
+	// "gh__delete_repo" keeps holding when a clash renames the tool.
+	Base        string `json:"base,omitempty"`
 	Upstream    string `json:"upstream"`
 	Trusted     bool   `json:"trusted"`
 	DirectOnly  bool   `json:"directOnly,omitempty"`

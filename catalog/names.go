@@ -118,5 +118,15 @@ func asciiName(s string) string {
 	return strings.Trim(b.String(), "_")
 }
 
+// BaseName is the exposed name of a tool before clash and length
+// suffixes: prefix+sep+tool (tool alone when prefix is ""), folded to ASCII
+// as AssignNames does.
+func BaseName(prefix, sep, tool string) string {
+	if prefix != "" {
+		return asciiName(prefix + sep + tool)
+	}
+	return asciiName(tool)
+}
+
 // ToolID returns the catalog id "mcp:<upstream>:<tool>" (SPEC §2).
 func ToolID(upstream, tool string) string { return "mcp:" + upstream + ":" + tool }

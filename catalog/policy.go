@@ -203,13 +203,14 @@ type polMatcher struct {
 
 // polCand is an entry prepared for matching: lower-cased once per decision.
 type polCand struct {
-	exposed, id, upstream string
-	directOnly            bool
+	exposed, base, id, upstream string
+	directOnly                  bool
 }
 
 func newPolCand(e *Entry) *polCand {
 	return &polCand{
 		exposed:    strings.ToLower(e.Exposed),
+		base:       strings.ToLower(e.Base),
 		id:         strings.ToLower(e.ID),
 		upstream:   strings.ToLower(e.Upstream),
 		directOnly: e.DirectOnly,
@@ -221,9 +222,9 @@ func newPolCand(e *Entry) *polCand {
 func (m *polMatcher) match(c *polCand) (bool, string) {
 	switch m.kind {
 	case polLiteral:
-		return c.exposed == m.pat || c.id == m.pat, ""
+		return c.exposed == m.pat || c.id == m.pat || c.base != "" && c.base == m.pat, ""
 	case polGlob:
-		return globMatchLower(m.pat, c.exposed) || globMatchLower(m.pat, c.id), ""
+		return globMatchLower(m.pat, c.exposed) || globMatchLower(m.pat, c.id) || c.base != "" && globMatchLower(m.pat, c.base), ""
 	case polUpstream:
 		return c.upstream == m.pat, ""
 	}

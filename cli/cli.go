@@ -306,7 +306,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	_ = tw.Flush()
 	for _, st := range p.Statuses() {
 		if st.Err != "" {
-			fmt.Fprintf(stdout, "upstream %s: %s: %s\n", st.Name, st.State, st.Err)
+			fmt.Fprintf(stdout, "upstream %s: %s: %s\n", st.Name, st.State, p.Config().Redact(st.Err))
 		}
 	}
 	return exitOK

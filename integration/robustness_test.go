@@ -2,7 +2,9 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -150,4 +152,77 @@ args = ["-tools", %s]
 	if len(txt) < len(body) || !strings.Contains(txt, body) {
 		t.Fatalf("the 10 MiB echo came back with %d bytes", len(txt))
 	}
+}
+
+// TestDeadHTTPUpstreamNoSecret: an HTTP upstream whose URL carries a
+// ${VAR} secret goes away: the call fails as unavailable (-32603, not the
+// transport's -32005), the upstream is marked down (hits say why), and the
+// secret appears in no answer a client gets.
+func TestDeadHTTPUpstreamNoSecret(t *testing.T) {
+	const secret = "SuperSecret-4711-key"
+	port := freePort(t)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	srv := startProcess(t, []string{catalogServer(t), "-tools", catalogFile(t, "github-like.jsonl"), "-http", addr}, nil)
+	deadline := time.Now().Add(20 * time.Second)
+	for !tcpOpen(addr) {
+		if time.Now().After(deadline) {
+			t.Fatal("catalogserver -http did not start")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	cfg := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = "tools"
+
+[upstreams.remote]
+url = "http://%s/mcp?apikey=${MCPTS_TEST_KEY}"
+ping_interval = "300ms"
+`, addr))
+	pc := proxyCmd(t, cfg)
+	cmd := exec.Command(pc[0], pc[1:]...)
+	cmd.Env = append(os.Environ(), "MCPTS_TEST_KEY="+secret)
+	c := gosdkConnect(t, &gosdk.CommandTransport{Command: cmd})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	call := func(name string, args map[string]any) string {
+		res, err := c.CallTool(ctx, &gosdk.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		b, _ := json.Marshal(res)
+		return string(b)
+	}
+	if out := call("tool_call", map[string]any{"id": "mcp:remote:list_issues"}); strings.Contains(out, `"isError":true`) {
+		t.Fatalf("call while up: %s", out)
+	}
+	srv.Stop()
+	out := call("tool_call", map[string]any{"id": "mcp:remote:list_issues"})
+	if !strings.Contains(out, `upstream \"remote\" is unavailable`) {
+		t.Errorf("call after the upstream died: want it reported unavailable, got %s", out)
+	}
+	var hits string
+	for time.Now().Before(deadline.Add(20 * time.Second)) {
+		hits = call("tool_search", map[string]any{"query": "list issues"})
+		if strings.Contains(hits, `"unavailable"`) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(hits, `"unavailable"`) {
+		t.Errorf("hits of the dead upstream do not say it is unavailable: %s", hits)
+	}
+	for _, s := range []string{out, hits} {
+		if strings.Contains(s, secret) {
+			t.Fatalf("a client got the secret: %s", s)
+		}
+	}
+}
+
+func tcpOpen(addr string) bool {
+	c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
+	if err == nil {
+		c.Close()
+	}
+	return err == nil
 }

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,11 +79,11 @@ type passthrough struct {
 	p *Proxy
 
 	mu        sync.Mutex
-	resources map[string]route // exposed URI -> owner
-	templates map[string]route // exposed URI template -> owner
-	revURI    map[route]string // owner -> exposed URI (rewritten ones only)
-	prompts   map[string]route // exposed prompt name -> owner
-	subs      map[route]int    // upstream subscriptions -> number of client sessions
+	resources map[string]route            // exposed URI -> owner
+	templates map[string]route            // exposed URI template -> owner
+	revURI    map[route]string            // owner -> exposed URI (rewritten ones only)
+	prompts   map[string]route            // exposed prompt name -> owner
+	subs      map[route]map[*session]bool // shared upstream subscriptions -> subscribed client sessions
 
 	inflight []*inflight // tools/call in flight on shared upstream sessions, oldest first
 	clients  map[*session]*clientState
@@ -98,7 +99,7 @@ func newPassthrough(p *Proxy) *passthrough {
 		templates: map[string]route{},
 		revURI:    map[route]string{},
 		prompts:   map[string]route{},
-		subs:      map[route]int{},
+		subs:      map[route]map[*session]bool{},
 		clients:   map[*session]*clientState{},
 	}
 }
@@ -361,9 +362,12 @@ func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp
 	return res, nil
 }
 
-// subscribe is the front server's SubscribeHandler: the owning upstream
-// is subscribed once however many client sessions subscribe (counted), and
-// the go-sdk server records the client's subscription for ResourceUpdated.
+// subscribe is the front server's SubscribeHandler: on a shared upstream
+// session the upstream is subscribed once, when the first client session
+// subscribes; the set of subscribed sessions is kept per resource (a
+// session subscribing twice counts once). On a per-client session every
+// subscribe goes through. The go-sdk server records the client's
+// subscription for ResourceUpdated.
 func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	r, err := pt.routeURI(req.Params.URI)
 	if err != nil {
@@ -374,25 +378,33 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 	if err != nil {
 		return err
 	}
-	perClient := pt.conn(s, r.up) != nil
+	if pt.conn(s, r.up) != nil {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
+			return upstreamError(r.up, "resources/subscribe", err)
+		}
+		return nil
+	}
 	pt.mu.Lock()
-	n := pt.subs[r]
+	first := len(pt.subs[r]) == 0
 	pt.mu.Unlock()
-	if n == 0 || perClient {
+	if first {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
 			return upstreamError(r.up, "resources/subscribe", err)
 		}
 	}
-	if !perClient {
-		pt.mu.Lock()
-		pt.subs[r]++
-		pt.mu.Unlock()
+	pt.mu.Lock()
+	if pt.subs[r] == nil {
+		pt.subs[r] = map[*session]bool{}
 	}
+	pt.subs[r][s] = true
+	pt.mu.Unlock()
 	return nil
 }
 
-// unsubscribe is the front server's UnsubscribeHandler; the shared
-// upstream is unsubscribed when its last client session unsubscribes.
+// unsubscribe is the front server's UnsubscribeHandler. On a shared
+// upstream session only a session that subscribed counts, and the upstream
+// is unsubscribed when the last one leaves; an unsubscribe from a session
+// that never subscribed changes nothing.
 func (pt *passthrough) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	r, err := pt.routeURI(req.Params.URI)
 	if err != nil {
@@ -403,23 +415,57 @@ func (pt *passthrough) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequ
 	if err != nil {
 		return err
 	}
-	if pt.conn(s, r.up) == nil {
-		pt.mu.Lock()
-		n := pt.subs[r] - 1
-		if n <= 0 {
-			delete(pt.subs, r)
-		} else {
-			pt.subs[r] = n
-		}
-		pt.mu.Unlock()
-		if n > 0 {
-			return nil
-		}
+	if pt.conn(s, r.up) == nil && !pt.dropSub(r, s) {
+		return nil
 	}
 	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
 		return upstreamError(r.up, "resources/unsubscribe", err)
 	}
 	return nil
+}
+
+// dropSub removes s from r's subscribers and reports whether that left
+// none (the shared upstream is to be unsubscribed).
+func (pt *passthrough) dropSub(r route, s *session) bool {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	set := pt.subs[r]
+	if !set[s] {
+		return false
+	}
+	delete(set, s)
+	if len(set) > 0 {
+		return false
+	}
+	delete(pt.subs, r)
+	return true
+}
+
+// sessionEnded releases the shared subscriptions of a client session that
+// went away without unsubscribing.
+func (pt *passthrough) sessionEnded(s *session) {
+	pt.mu.Lock()
+	var routes []route
+	for r, set := range pt.subs {
+		if set[s] {
+			routes = append(routes, r)
+		}
+	}
+	pt.mu.Unlock()
+	for _, r := range routes {
+		if !pt.dropSub(r, s) {
+			continue
+		}
+		cs, err := pt.p.ups.SessionFor(r.up)
+		if err != nil {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig}); err != nil {
+			pt.p.log.Debug("unsubscribe after the client left failed", "upstream", r.up, "err", err)
+		}
+		cancel()
+	}
 }
 
 // resourceUpdated relays an upstream's notifications/resources/updated to

@@ -139,7 +139,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	p.ups.Start(ctx)
 	for _, st := range p.ups.Statuses() {
 		if st.State != upstream.StateReady {
-			p.cat.SetUnavailable(st.Name, st.Err)
+			p.cat.SetUnavailable(st.Name, p.cfg.Redact(st.Err))
 			p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
 		}
 	}
@@ -195,7 +195,7 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		if st, ok := p.ups.Status(up); ok && st.Err != "" {
 			reason = st.Err
 		}
-		p.cat.SetUnavailable(up, reason)
+		p.cat.SetUnavailable(up, p.cfg.Redact(reason)) // reasons reach clients in hits
 		p.metrics.SetUpstreamUp(up, false)
 		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
 	} else {
@@ -327,8 +327,29 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if err == nil && check != nil {
 		res = check(res)
 	}
-	return res, err
+	return res, p.redactErr(err)
 }
+
+// redactErr hides secret values (${VAR} substitutions, tokens) in an
+// error's message, e.g. an HTTP upstream's URL with an API key in a
+// transport error; errors.As/Is still see the original.
+func (p *Proxy) redactErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	if msg := p.cfg.Redact(err.Error()); msg != err.Error() {
+		return &redactedError{msg: msg, err: err}
+	}
+	return err
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (r *redactedError) Error() string { return r.msg }
+func (r *redactedError) Unwrap() error { return r.err }
 
 // blockedError is a call stopped by policy or approval; outcome is its
 // telemetry outcome.

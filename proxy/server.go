@@ -44,7 +44,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			}
 		},
 	})
-	s.AddReceivingMiddleware(p.middleware(endpoint, transport))
+	s.AddReceivingMiddleware(p.redactMiddleware, p.middleware(endpoint, transport))
 	p.servers[key] = s
 	return s
 }
@@ -160,4 +160,25 @@ func wireError(err error) error {
 		return &jsonrpc.Error{Code: je.Code, Message: err.Error(), Data: je.Data}
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+}
+
+// redactMiddleware hides secret values in the message of every error the
+// proxy answers with (whatever the method), keeping its JSON-RPC code.
+func (p *Proxy) redactMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err == nil {
+			return res, nil
+		}
+		msg := p.cfg.Redact(err.Error())
+		if msg == err.Error() {
+			return res, err
+		}
+		code := int64(jsonrpc.CodeInternalError)
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			code = je.Code
+		}
+		return res, &jsonrpc.Error{Code: code, Message: msg}
+	}
 }

@@ -102,6 +102,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	go func() {
 		_ = ss.Wait()
 		s.ts.End()
+		p.pt.sessionEnded(s)
 		p.mu.Lock()
 		delete(p.sessions, ss)
 		p.mu.Unlock()

@@ -449,8 +449,6 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	}
 	var rpcErr *jsonrpc.Error
 	switch {
-	case errors.As(err, &rpcErr):
-		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	case cctx.Err() != nil:
@@ -464,6 +462,10 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 			c.connectionBroken(cur, "tools/call: "+err.Error())
 		}
 		return nil, unavailable(upstream, fmt.Sprintf("connection lost during tools/call %q", name), err)
+	// A transport failure comes wrapped in a *jsonrpc.Error (go-sdk
+	// ErrRejected, -32005): it is tested as a connection error first.
+	case errors.As(err, &rpcErr):
+		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	default:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
 	}

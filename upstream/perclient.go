@@ -18,9 +18,10 @@ import (
 // errors naming the upstream); Close ends it, and Manager.Close ends every
 // one still open.
 type ClientConn struct {
-	c      *conn
-	l      *live
-	closed atomic.Bool
+	c         *conn
+	l         *live
+	closed    atomic.Bool
+	closeOnce sync.Once // Close's teardown; concurrent callers wait for it
 
 	mu        sync.Mutex
 	tools     []*mcp.Tool
@@ -109,15 +110,19 @@ func (cc *ClientConn) Tools() []*mcp.Tool {
 // Close ends the session: the HTTP session is deleted, a stdio child gets
 // the shutdown sequence (stdin closed, grace, SIGTERM, grace, SIGKILL) and
 // is reaped. Idempotent.
+//
+// Every caller returns only once the session is torn down and its child
+// reaped: Manager.Close, racing the closing of a client session, must not
+// return while a per-client child still runs.
 func (cc *ClientConn) Close() {
-	if !cc.closed.CompareAndSwap(false, true) {
-		return
-	}
-	m := cc.c.m
-	cc.l.teardown(m.opts.Grace, cc.c.log)
-	m.mu.Lock()
-	delete(m.perClient, cc)
-	m.mu.Unlock()
+	cc.closeOnce.Do(func() {
+		cc.closed.Store(true)
+		m := cc.c.m
+		cc.l.teardown(m.opts.Grace, cc.c.log)
+		m.mu.Lock()
+		delete(m.perClient, cc)
+		m.mu.Unlock()
+	})
 }
 
 // Ping pings this session; -32601 counts as alive (see Manager.Ping).

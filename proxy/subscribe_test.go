@@ -1,0 +1,90 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcp-toolsearch/config"
+)
+
+// TestSubscriptionsPerSession: on a shared upstream session the upstream
+// is subscribed once for all client sessions; an unsubscribe from a session
+// that never subscribed changes nothing; the upstream is unsubscribed when
+// the last subscribed session unsubscribes or goes away.
+func TestSubscriptionsPerSession(t *testing.T) {
+	var subs, unsubs atomic.Int32
+	s := mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { unsubs.Add(1); return nil },
+	})
+	s.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://a", Text: "x"}}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	defer hs.Close()
+	text := fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.r]\nurl = %s\n", tomlQuote(hs.URL))
+	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "c.toml"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	a := connect(t, p, "A", nil)
+	b := connect(t, p, "B", nil)
+	if _, err := a.ListResources(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	// B never subscribed; its unsubscribe must not end A's subscription upstream.
+	if err := b.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	if unsubs.Load() != 0 {
+		t.Fatalf("upstream was unsubscribed although client A is still subscribed")
+	}
+	// A second subscriber and a repeated subscribe: still one upstream subscription.
+	for _, c := range []*mcp.ClientSession{b, a} {
+		if err := c.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if subs.Load() != 1 {
+		t.Fatalf("upstream subscribes = %d, want 1", subs.Load())
+	}
+	if err := a.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	if unsubs.Load() != 0 {
+		t.Fatalf("unsubscribed upstream while B is subscribed")
+	}
+	// B goes away without unsubscribing: the upstream subscription is released.
+	_ = b.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for unsubs.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if unsubs.Load() != 1 {
+		t.Fatalf("upstream unsubscribes = %d after the last subscriber left, want 1", unsubs.Load())
+	}
+}
