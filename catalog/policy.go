@@ -90,10 +90,12 @@ type Decision struct {
 //   - "group:<name>": a group defined under [groups]; its members are entries
 //     of the same kinds and may name other groups. A cycle is an error.
 //
-// Matching is case-insensitive and looks only at Entry.Exposed and Entry.ID
-// (never at the original tool name, which may collide across upstreams), so
-// patterns follow the exposed names the catalog assigned (prefix and
-// name_separator included).
+// Matching is case-insensitive and looks at Entry.Exposed, Entry.Base (the
+// exposed name before a clash or length suffix) and Entry.ID, never at the
+// original tool name alone (it may collide across upstreams), so patterns
+// follow the exposed names the catalog assigned (prefix and name_separator
+// included), and a rule written for "gh__delete_repo" keeps holding when a
+// later clash renames that tool "gh__delete_repo_4d3cee".
 // Group and profile names are case-insensitive too; two [groups] or
 // [profiles] keys that differ only in case, a group named like an upstream,
 // and a profile named "full" or "minimal" are compile errors.
