@@ -31,7 +31,9 @@ type NameInput struct {
 // The base name is Prefix+sep+Tool (or Tool alone when Prefix is ""),
 // turned into ASCII: letters with diacritics lose them (NFKD), every other
 // character outside [a-zA-Z0-9_-] becomes "_" (runs collapse to one "_").
-// A base longer than 64 bytes, and every base that clashes case-insensitively
+// A tool name of which nothing survives (e.g. all CJK) becomes "tool". A
+// base longer than 64 bytes, a base whose tool part did not survive, and
+// every base that clashes case-insensitively
 // with another input's base or with a reserved name (e.g. the mode's own
 // tools), is cut and suffixed with "_" and 6 hex digits of SHA-256(ID)
 // (more digits if that still clashes). Names depend only on the set of
@@ -40,6 +42,7 @@ type NameInput struct {
 func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]string {
 	type cand struct {
 		id, base string
+		force    bool // nothing of the tool name survived ASCII folding: always hashed
 	}
 	cands := make([]cand, 0, len(inputs))
 	count := map[string]int{}
@@ -52,7 +55,11 @@ func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]s
 			raw = in.Prefix + sep + in.Tool
 		}
 		b := asciiName(raw)
-		cands = append(cands, cand{in.ID, b})
+		force := asciiName(in.Tool) == ""
+		if force { // e.g. a name entirely in CJK: "x__作成" -> "x__tool_<hash>"
+			b = BaseName(in.Prefix, sep, in.Tool)
+		}
+		cands = append(cands, cand{in.ID, b, force})
 		count[strings.ToLower(b)]++
 	}
 	// Deterministic processing order, independent of input order.
@@ -65,7 +72,7 @@ func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]s
 	// First the names that keep their base, so a hashed name can never
 	// take a plain name away from another tool.
 	for _, c := range cands {
-		if count[strings.ToLower(c.base)] == 1 && len(c.base) <= MaxNameLen && c.base != "" {
+		if count[strings.ToLower(c.base)] == 1 && len(c.base) <= MaxNameLen && c.base != "" && !c.force {
 			out[c.id] = c.base
 			taken[strings.ToLower(c.base)] = true
 		}
@@ -120,8 +127,11 @@ func asciiName(s string) string {
 
 // BaseName is the exposed name of a tool before clash and length
 // suffixes: prefix+sep+tool (tool alone when prefix is ""), folded to ASCII
-// as AssignNames does.
+// as AssignNames does ("tool" for a name of which nothing survives).
 func BaseName(prefix, sep, tool string) string {
+	if asciiName(tool) == "" {
+		tool = "tool"
+	}
 	if prefix != "" {
 		return asciiName(prefix + sep + tool)
 	}

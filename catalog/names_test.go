@@ -57,6 +57,11 @@ func TestAssignNamesRules(t *testing.T) {
 	if got[ToolID("x", "作成")] == got[ToolID("x", "作る")] {
 		t.Errorf("non-ASCII names collapsed to one name")
 	}
+	// A lone all-CJK name still keeps the separator and gets a hash.
+	lone := AssignNames([]NameInput{{ID: ToolID("y", "検索"), Prefix: "y", Tool: "検索"}}, "__", nil)[ToolID("y", "検索")]
+	if !strings.HasPrefix(lone, "y__tool_") || len(lone) != len("y__tool_")+6 {
+		t.Errorf("lone CJK tool name became %q, want y__tool_<6 hex>", lone)
+	}
 }
 
 func TestAssignNamesStableAcrossOrder(t *testing.T) {
