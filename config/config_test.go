@@ -790,3 +790,16 @@ func TestConfigDirBuiltin(t *testing.T) {
 		t.Fatalf("the config folder is not a secret, but Redact gave %q", red)
 	}
 }
+
+// TestBadURLFromSecretNotEchoed: a url made invalid by a substituted
+// secret is reported without quoting any part of it.
+func TestBadURLFromSecretNotEchoed(t *testing.T) {
+	data := []byte("[upstreams.r]\nurl = \"https://example.com:${PORT}/mcp\"\n")
+	_, err := Parse(data, "c.toml", func(string) (string, bool) { return `s3cr"etXYZ`, true })
+	if err == nil || !strings.Contains(err.Error(), "upstreams.r.url") {
+		t.Fatalf("want an error naming upstreams.r.url, got %v", err)
+	}
+	if strings.Contains(err.Error(), "etXYZ") || strings.Contains(err.Error(), "s3cr") {
+		t.Fatalf("the error shows part of the secret: %v", err)
+	}
+}

@@ -330,11 +330,18 @@ func (p *parser) validateUpstreams() {
 func (p *parser) checkURL(raw string, at []string) {
 	u, err := url.Parse(raw)
 	if err != nil {
+		// url.Parse quotes the offending part (%q-escaped, so Redact would
+		// miss an escaped secret): when ${VAR} values went in, say only
+		// that it is invalid.
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		p.errf(at, "", "not a valid URL: %v", err)
+		if p.fromEnvKey(at) {
+			p.errf(at, "", "not a valid URL (after ${VAR} expansion; the value is not shown)")
+		} else {
+			p.errf(at, "", "not a valid URL: %v", err)
+		}
 		return
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
@@ -467,4 +474,10 @@ func (p *parser) validateEndpoints() {
 			}
 		}
 	}
+}
+
+// fromEnvKey reports whether the key at path had a secret ${VAR} value
+// substituted (see expand).
+func (p *parser) fromEnvKey(path []string) bool {
+	return p.cfg.fromEnv[keyString(path)]
 }

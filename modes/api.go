@@ -88,9 +88,9 @@ func (a API) Resolve(env Env, ref string) (*catalog.Entry, error) {
 		for i, c := range cands {
 			ids[i] = c.ID
 		}
-		return nil, fmt.Errorf("tool name %q is ambiguous: use one of the ids %s", ref, strings.Join(ids, ", "))
+		return nil, fmt.Errorf("tool name %q is ambiguous: use one of the ids %s", clipRef(ref), strings.Join(ids, ", "))
 	}
-	msg := fmt.Sprintf("unknown tool %q", ref)
+	msg := fmt.Sprintf("unknown tool %q", clipRef(ref))
 	if sug := snap.Suggest(ref, 3, keep); len(sug) > 0 {
 		ids := make([]string, len(sug))
 		for i, s := range sug {
@@ -149,9 +149,11 @@ func MakeEnvelope(hit catalog.Hit, res *mcp.CallToolResult) (*Envelope, error) {
 	}
 	delete(m, "resultType") // protocol bookkeeping of 2026-07-28, not the tool's result
 	if content, ok := m["content"].([]any); ok {
+		k := 0 // k-th non-text block: block k+2 of a tool_call result (EnvelopeResult)
 		for i, c := range content {
 			if b, ok := c.(map[string]any); ok && b["type"] != "text" {
-				stub := map[string]any{"type": b["type"], "omitted": fmt.Sprintf("returned as content block %d of this result", i+2)}
+				k++
+				stub := map[string]any{"type": b["type"], "omitted": fmt.Sprintf("returned as content block %d of the tool_call result (in tool_search_code: appended after the run's text, at most 8 per run)", k+1)}
 				if mt, ok := b["mimeType"]; ok {
 					stub["mimeType"] = mt
 				}
@@ -196,4 +198,17 @@ func ErrorText(err error) string {
 		return fmt.Sprintf("%v (JSON-RPC error %d)", err, je.Code)
 	}
 	return err.Error()
+}
+
+// clipRef bounds a tool reference echoed in an error (it comes from the
+// model or a script and may be huge): at most 200 bytes, UTF-8 safe.
+func clipRef(ref string) string {
+	if len(ref) <= 200 {
+		return ref
+	}
+	n := 200
+	for n > 0 && ref[n]&0xC0 == 0x80 {
+		n--
+	}
+	return ref[:n] + "…"
 }

@@ -115,6 +115,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	}
 	var mu sync.Mutex
 	var blocks []mcp.Content
+	runDone := false // set when the run ended: late bridge calls add no blocks
 	maxBlocks := c.MaxBlocks
 	if maxBlocks == 0 {
 		maxBlocks = 8
@@ -182,7 +183,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			}
 			mu.Lock()
 			for _, b := range res.Content {
-				if _, ok := b.(*mcp.TextContent); !ok && len(blocks) < maxBlocks {
+				if _, ok := b.(*mcp.TextContent); !ok && len(blocks) < maxBlocks && !runDone {
 					blocks = append(blocks, b)
 				}
 			}
@@ -192,6 +193,10 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		return nil, fmt.Errorf("unknown bridge operation %q", op)
 	}
 	r := c.Pool.Run(ctx, a.Code, c.Timeout, bridge)
+	mu.Lock()
+	runDone = true
+	runBlocks := blocks
+	mu.Unlock()
 	out := &CodeOutput{OK: r.OK, Value: r.Value, Error: r.Error, TimedOut: r.TimedOut, Logs: r.Logs, Truncated: r.LogsTruncated || r.OutputTruncated, Calls: r.Calls,
 		Telemetry: CodeTelemetry{SearchCount: r.SearchCount, DescribeCount: r.DescribeCount, CallCount: r.CallCount, DurationMs: r.DurationMs}}
 	if out.Logs == nil {
@@ -228,6 +233,6 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		text += "\n\nconsole:" + b.String()
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc), IsError: !r.OK}
-	res.Content = append(res.Content, blocks...)
+	res.Content = append(res.Content, runBlocks...)
 	return res, nil
 }

@@ -140,3 +140,47 @@ func TestCodeModeErrors(t *testing.T) {
 		t.Errorf("catalog name callable in code mode")
 	}
 }
+
+// TestCodeRunOutputBounded: 16 describe calls with a 200 KB reference each
+// (every error would echo it) give a small result: errors are cut.
+func TestCodeRunOutputBounded(t *testing.T) {
+	env := newTestEnv(t)
+	c := newTestCode(t, 1)
+	body := `const big = "y".repeat(2e5); const ps = [];
+for (let i = 0; i < 16; i++) ps.push(openclaw.tools.describe(big).catch(e => e.message.length));
+return Math.max(...(await Promise.all(ps)))`
+	r, err := c.Call(context.Background(), env, ToolSearchCode, args(t, map[string]any{"code": body}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.StructuredContent.(json.RawMessage)); n > 64<<10 {
+		t.Fatalf("structuredContent is %d bytes", n)
+	}
+	if txt := resultText(t, r); len(txt) > 16 {
+		t.Fatalf("the longest error message the script saw: %s bytes", txt)
+	}
+}
+
+// TestCodeRunLateBlocksNoRace: bridge calls still running after the
+// script returned do not touch the result being built (run with -race).
+func TestCodeRunLateBlocksNoRace(t *testing.T) {
+	env := newTestEnv(t)
+	img := &mcp.ImageContent{Data: []byte{9, 9}, MIMEType: "image/png"}
+	env.special = map[string]func(json.RawMessage) (*mcp.CallToolResult, error){
+		"mcp:gitlab:create_issue": func(json.RawMessage) (*mcp.CallToolResult, error) {
+			time.Sleep(30 * time.Millisecond)
+			return &mcp.CallToolResult{Content: []mcp.Content{img}}, nil
+		},
+	}
+	c := newTestCode(t, 2)
+	for i := 0; i < 5; i++ {
+		r, err := c.Call(context.Background(), env, ToolSearchCode, args(t, map[string]any{"code": `for (let i=0;i<4;i++) openclaw.tools.call("mcp:gitlab:create_issue", {}); return 1`}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Content) > 1+8 {
+			t.Fatalf("%d content blocks", len(r.Content))
+		}
+		time.Sleep(60 * time.Millisecond)
+	}
+}

@@ -114,7 +114,9 @@ func (p *Proxy) surfaceFor(cfg *config.Config) modes.Surface {
 	}
 	// "code" (the default). If the sandbox cannot start here, fall back to
 	// tools mode before the catalog is compacted, and say why (SPEC §3).
-	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log})
+	// The CPU limit must not end a run before its wall-clock timeout does
+	// (that would report a crash instead of a timeout): timeout + 5 s.
+	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log, CPUSeconds: ts.CodeTimeoutMS/1000 + 5})
 	if err != nil {
 		p.log.Warn("code mode unavailable: the sandbox worker cannot start; falling back to tools mode", "err", err)
 		return &modes.Tools{API: p.api}

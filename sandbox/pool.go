@@ -53,6 +53,10 @@ type Options struct {
 	// MaxConcurrentCalls caps bridge calls served at once per run; default 4.
 	// Further calls wait for a slot.
 	MaxConcurrentCalls int
+	// MaxConcurrentRuns caps the runs (worker processes, each allowed
+	// MemoryLimitBytes) at once; default 4. Further runs wait for a slot,
+	// within their own timeout.
+	MaxConcurrentRuns int
 	// MaxTotalCalls caps bridge calls per run; default 64. Calls over the cap
 	// are rejected in the script without reaching the Bridge.
 	MaxTotalCalls int
@@ -92,6 +96,7 @@ func (o *Options) defaults() error {
 	def(&o.PoolSize, 2)
 	def(&o.CPUSeconds, 30)
 	def(&o.MaxConcurrentCalls, 4)
+	def(&o.MaxConcurrentRuns, 4)
 	def(&o.MaxTotalCalls, 64)
 	def(&o.MaxLogBytes, 16<<10)
 	def(&o.MaxOutputBytes, 64<<10)
@@ -162,6 +167,7 @@ type Result struct {
 type Pool struct {
 	opts Options
 	idle chan *worker
+	runs chan struct{} // MaxConcurrentRuns slots
 
 	mu     sync.Mutex
 	closed bool
@@ -177,7 +183,7 @@ func NewPool(opts Options) (*Pool, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	p := &Pool{opts: opts, idle: make(chan *worker, opts.PoolSize), live: map[*worker]struct{}{}}
+	p := &Pool{opts: opts, idle: make(chan *worker, opts.PoolSize), runs: make(chan struct{}, opts.MaxConcurrentRuns), live: map[*worker]struct{}{}}
 	for range opts.PoolSize {
 		w, err := p.spawn()
 		if err != nil {
@@ -284,6 +290,17 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 	p.mu.Unlock()
 	if closed {
 		r.res.Error = "sandbox unavailable: the pool is closed"
+		return r.res
+	}
+	select {
+	case p.runs <- struct{}{}:
+		defer func() { <-p.runs }()
+	case <-deadline.C:
+		r.res.TimedOut = true
+		r.res.Error = fmt.Sprintf("timed out after %d ms waiting for one of the %d sandbox slots", timeout.Milliseconds(), p.opts.MaxConcurrentRuns)
+		return r.res
+	case <-ctx.Done():
+		r.res.Error = "cancelled: " + ctx.Err().Error()
 		return r.res
 	}
 	w, err := p.get()
@@ -488,7 +505,7 @@ func (r *run) serve(idx int, m message) {
 	}
 	reply := message{T: msgReply, ID: m.ID}
 	if err != nil {
-		reply.Error = err.Error()
+		reply.Error = clipError(err.Error(), maxCallErrorBytes)
 		if reply.Error == "" {
 			reply.Error = "bridge call failed"
 		}
@@ -521,7 +538,7 @@ func (r *run) done(m message) {
 		r.res.OutputTruncated = m.Truncated || cut
 		return
 	}
-	r.res.Error = m.Error
+	r.res.Error = clipError(m.Error, maxRunErrorBytes)
 	if r.res.Error == "" {
 		r.res.Error = "the script failed"
 	}
@@ -593,6 +610,22 @@ func (r *run) finish() *Result {
 
 var errPoolClosed = errors.New("the pool is closed")
 
+// Error texts are bounded, in bytes: a bridge error (it reaches the script
+// and Result.Calls) and the run's error (a thrown value's message).
+const (
+	maxCallErrorBytes = 512
+	maxRunErrorBytes  = 4 << 10
+)
+
+// clipError cuts s to at most max bytes (on a UTF-8 boundary) with a
+// marker saying how long it was.
+func clipError(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	return truncateUTF8(s, max) + fmt.Sprintf("… [%d bytes in all]", len(s))
+}
+
 // worker is the parent's handle on one worker process.
 type worker struct {
 	cmd        *exec.Cmd
@@ -604,6 +637,11 @@ type worker struct {
 	stderr     *boundedBuffer
 	stderrDone chan struct{}
 	exited     chan struct{}
+	// abandoned is closed when the parent stops reading msgs (timeout,
+	// cancellation): the stdout reader then stops instead of blocking on
+	// a full msgs forever (a goroutine and a pipe per timed-out run).
+	abandoned   chan struct{}
+	abandonOnce sync.Once
 }
 
 // spawn starts one worker and waits for its "ready" message.
@@ -706,6 +744,7 @@ func (p *Pool) startWorker() (*worker, error) {
 	w := &worker{
 		cmd: cmd, dir: dir, stdin: inW,
 		msgs:       make(chan message, 64),
+		abandoned:  make(chan struct{}),
 		stderr:     &boundedBuffer{max: 8 << 10},
 		stderrDone: make(chan struct{}),
 		exited:     make(chan struct{}),
@@ -730,7 +769,11 @@ func (p *Pool) startWorker() (*worker, error) {
 				w.kill()
 				return
 			}
-			w.msgs <- m
+			select {
+			case w.msgs <- m:
+			case <-w.abandoned:
+				return
+			}
 		}
 	}()
 	go func() {
@@ -766,6 +809,7 @@ func (w *worker) kill() {
 // reaped, at most 150 ms (a SIGKILLed process normally goes in well under
 // 1 ms; the background waiter reaps it in any case).
 func (w *worker) killAndWait() {
+	w.abandonOnce.Do(func() { close(w.abandoned) })
 	w.kill()
 	select {
 	case <-w.exited:

@@ -406,7 +406,9 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 }
 
 func (w *jsWorker) fail(msg string) message {
-	return message{T: msgDone, Error: msg}
+	// Bounded here too, so a huge thrown message never becomes an
+	// oversized protocol message (the parent keeps maxRunErrorBytes).
+	return message{T: msgDone, Error: clipError(msg, maxRunErrorBytes)}
 }
 
 var stackPosRE = regexp.MustCompile(regexp.QuoteMeta(scriptName) + `:(\d+):(\d+)`)
@@ -426,7 +428,15 @@ func userPos(s string, bodyLines int) string {
 
 // describeJSError renders a Go error from goja or a rejected value as
 // "<Name>: <message> (line N, col M)" with the position in the user's body.
-func describeJSError(err error, val goja.Value, bodyLines int) string {
+func describeJSError(err error, val goja.Value, bodyLines int) (desc string) {
+	// Reading a thrown value runs script code (toString, a stack getter, a
+	// Proxy trap) that may throw or panic itself: never let that kill the
+	// worker. goja reports a JS exception here as a Go panic.
+	defer func() {
+		if x := recover(); x != nil {
+			desc = "the script threw a value that cannot be described (reading it threw again)"
+		}
+	}()
 	var stack string
 	if err != nil {
 		switch e := err.(type) {
