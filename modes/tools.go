@@ -133,7 +133,7 @@ func (t *Tools) directory(env Env) string {
 	used := len([]rune(b.String()))
 	for i, e := range es {
 		line := "- " + e.Exposed
-		if d := oneLine(e.Description, 80); d != "" {
+		if d := catalog.ShortDescription(e.Description, 80); d != "" {
 			line += ": " + d
 		}
 		line += "\n"
@@ -147,16 +147,6 @@ func (t *Tools) directory(env Env) string {
 		used += n
 	}
 	return b.String()
-}
-
-// oneLine collapses white space and cuts s to max runes with an ellipsis.
-func oneLine(s string, max int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	r := []rune(s)
-	if len(r) <= max {
-		return s
-	}
-	return strings.TrimSpace(string(r[:max-1])) + "…"
 }
 
 // Call handles the three tools; other names are direct-only tools, or in
