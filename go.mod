@@ -1,4 +1,4 @@
-module mcp-toolsearch
+module github.com/mcp-toolsearch/mcp-toolsearch
 
 go 1.26.8
 

@@ -6,7 +6,7 @@ package main
 import (
 	"os"
 
-	"mcp-toolsearch/cli"
+	"github.com/mcp-toolsearch/mcp-toolsearch/cli"
 )
 
 func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }

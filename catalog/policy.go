@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // Built-in profile names (seed "Tool プロファイル"; coding and messaging are

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // polEnt builds an entry the way the catalog does with the default "__"

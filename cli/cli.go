@@ -24,9 +24,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"mcp-toolsearch/config"
-	"mcp-toolsearch/proxy"
-	"mcp-toolsearch/sandbox"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/proxy"
+	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 )
 
 const (

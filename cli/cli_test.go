@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 func run(args ...string) (int, string, string) {

@@ -8,9 +8,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/modes"
-	"mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
 func init() {

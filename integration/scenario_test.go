@@ -18,7 +18,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
 // Values that must never reach the session log, the proxy's log or

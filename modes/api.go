@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // API is search, describe and call with the same semantics for the

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // latencies collects per-operation wall times and reports p50/p99 in ms.

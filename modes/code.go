@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/sandbox"
+	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 )
 
 // Code is the "code" mode (SPEC §3, the default when tool search is on):

@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/sandbox"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 )
 
 // TestMain routes the sandbox worker role to sandbox.WorkerMain, so the

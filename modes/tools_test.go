@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 func toolNamesOf(ts []*mcp.Tool) []string {

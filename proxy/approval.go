@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // Approval (issue 5 item 5; SPEC §6 "a call blocked by policy or approval

@@ -6,9 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/config"
-	"mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 )
 
 // Env returns a modes.Env for a client that is not connected over MCP (the

@@ -7,8 +7,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/upstream"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // forward sends one tools/call to the entry's upstream under its exact

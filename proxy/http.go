@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/telemetry"
-	"mcp-toolsearch/upstream"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // ServeStdio serves one client over stdin/stdout until it disconnects or

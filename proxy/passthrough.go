@@ -32,8 +32,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // proxyURIScheme prefixes a resource URI rewritten because of a clash:

@@ -35,9 +35,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/modes"
-	"mcp-toolsearch/upstream"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // inflight is one tools/call running on a shared upstream session.

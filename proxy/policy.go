@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // compilePolicy compiles the config's [tools], [profiles], [groups] and

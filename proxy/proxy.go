@@ -18,12 +18,12 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/config"
-	"mcp-toolsearch/modes"
-	"mcp-toolsearch/sandbox"
-	"mcp-toolsearch/telemetry"
-	"mcp-toolsearch/upstream"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // Version is the proxy's version, shown in serverInfo and `version`.

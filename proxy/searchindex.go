@@ -3,7 +3,7 @@ package proxy
 import (
 	"sync"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // viewIndexes keeps, per policy view and catalog snapshot, a search index

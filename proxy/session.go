@@ -6,9 +6,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
-	"mcp-toolsearch/modes"
-	"mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
 // session is the proxy's state for one client session: who the client is

@@ -12,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // Output validation (SPEC §4 "Where a trusted tool declares an

@@ -17,7 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // conn supervises one upstream: it connects, watches, and reconnects.

@@ -26,7 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/sourcegraph/conc"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // State is the lifecycle state of one upstream connection.
@@ -325,7 +325,7 @@ type CallOptions struct {
 	Conn *ClientConn
 	// OnProgress, when non-nil, asks the upstream for progress (MCP spec
 	// basic/utilities/progress): the request carries a fresh progress token
-	// of the form "mcp-toolsearch/<n>" in params._meta.progressToken (any
+	// of the form "github.com/mcp-toolsearch/mcp-toolsearch/<n>" in params._meta.progressToken (any
 	// other _meta keys of params are kept), and each notifications/progress
 	// the upstream sends with that token is passed to OnProgress, in
 	// arrival order, with the upstream's token still in it. Each one also
@@ -508,7 +508,7 @@ func (m *Manager) subscribeProgress(fn func(*mcp.ProgressNotificationParams)) st
 	m.progMu.Lock()
 	defer m.progMu.Unlock()
 	m.progSeq++
-	token := fmt.Sprintf("mcp-toolsearch/%d", m.progSeq)
+	token := fmt.Sprintf("github.com/mcp-toolsearch/mcp-toolsearch/%d", m.progSeq)
 	if m.progSubs == nil {
 		m.progSubs = map[string]func(*mcp.ProgressNotificationParams){}
 	}

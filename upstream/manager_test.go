@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // logBuffer is a goroutine-safe log sink that tests can search.

@@ -18,7 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // MaxMessageBytes is the largest single JSON-RPC message accepted from a
