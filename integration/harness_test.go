@@ -84,7 +84,7 @@ var (
 
 // repoRoot returns the absolute path of the repository root: the nearest
 // directory at or above the working directory whose go.mod declares module
-// mcp-toolsearch. It fails the test when there is none.
+// github.com/mcp-toolsearch/mcp-toolsearch. It fails the test when there is none.
 func repoRoot(t testing.TB) string {
 	t.Helper()
 	rootOnce.Do(func() {
@@ -95,13 +95,13 @@ func repoRoot(t testing.TB) string {
 		}
 		for {
 			b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-			if err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module mcp-toolsearch")) {
+			if err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("module github.com/mcp-toolsearch/mcp-toolsearch")) {
 				rootDir = dir
 				return
 			}
 			parent := filepath.Dir(dir)
 			if parent == dir {
-				rootErr = errors.New("no go.mod with module mcp-toolsearch at or above the working directory")
+				rootErr = errors.New("no go.mod with module github.com/mcp-toolsearch/mcp-toolsearch at or above the working directory")
 				return
 			}
 			dir = parent
