@@ -207,6 +207,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		callStep("github__create_issue", createIssueCallArgs),                                                                                // 17 not exposed in tools mode
 		callStep("memory__read_graph", map[string]any{}),                                                                                     // 18 direct-only
 		callStep("tool_call", map[string]any{"id": "mcp:registry:no_such_tool_anywhere"}),                                                    // 19
+		callStep("tool_describe", map[string]any{"id": "mcp:filesystem:write_file"}),                                                         // 20 whole description
 	}
 	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg, "--mode", "tools")...)...)
 
@@ -238,19 +239,21 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 	if want := []string{"memory__read_graph", "tool_call", "tool_describe", "tool_search"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("tools/list = %v, want %v", names, want)
 	}
-	// The three descriptions say how many tools and which upstreams.
+	// tool_search's description says how many tools and which upstreams;
+	// the summary is said once (issue 12 item 8): the instructions give the count.
 	counts := upstreamCounts(toolNamesGo(refList.Tools), "memory__read_graph")
 	if len(counts) != 6 {
 		t.Fatalf("direct mode shows %d upstreams (%v), want the 6 of config.toml", len(counts), counts)
 	}
 	sum := summaryOf(counts)
 	for _, n := range []string{"tool_search", "tool_describe", "tool_call"} {
-		if d := toolByName(t, tools, n)["description"].(string); !strings.Contains(d, sum) {
-			t.Errorf("%s description does not say %q:\n%s", n, sum, d)
+		if d := toolByName(t, tools, n)["description"].(string); strings.Contains(d, sum) != (n == "tool_search") {
+			t.Errorf("%s description: summary %q present = %v:\n%s", n, sum, !(n == "tool_search"), d)
 		}
 	}
-	if ins, _ := jpath(t, doc, "initialize").(map[string]any)["instructions"].(string); !strings.Contains(ins, sum) {
-		t.Errorf("instructions do not say %q: %q", sum, ins)
+	total, _, _ := strings.Cut(sum, " ")
+	if ins, _ := jpath(t, doc, "initialize").(map[string]any)["instructions"].(string); strings.Contains(ins, sum) || !strings.Contains(ins, total+" MCP tools") {
+		t.Errorf("instructions should give the count %s, not the summary: %q", total, ins)
 	}
 
 	// search -> describe -> call.
@@ -373,6 +376,17 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 	}
 	if msg := errorText(t, doc, 19); !strings.Contains(msg, "unknown tool") {
 		t.Errorf("tool_call of an unknown id: %q", msg)
+	}
+	// describe gives the whole description, the same text direct mode lists,
+	// and the annotations (issue 12 items 1 and 6).
+	wf := okStructured(t, doc, 20)
+	if want := refTools["filesystem__write_file"].Description; wf["description"] != want || !strings.Contains(want, "Only works within allowed directories") {
+		t.Errorf("describe write_file description = %q\nwant the upstream's whole %q", wf["description"], want)
+	}
+	var wantAnn any
+	json.Unmarshal(mustJSON(t, refTools["filesystem__write_file"].Annotations), &wantAnn)
+	if wantAnn == nil || !reflect.DeepEqual(wf["annotations"], wantAnn) {
+		t.Errorf("describe write_file annotations = %v, want %v", wf["annotations"], wantAnn)
 	}
 }
 

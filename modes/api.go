@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,12 +21,31 @@ type API struct {
 	Bounds catalog.Bounds
 }
 
-// Description is describe's answer: the hit plus the exact schemas.
+// Description is describe's answer (SPEC §4 describe; issue 12 items 1
+// and 6): the hit, with the tool's WHOLE description in place of the hit's
+// short one, plus what a host needs to use the tool: the exact input and
+// output schemas, title, annotations (readOnlyHint, destructiveHint,
+// idempotentHint, openWorldHint), icons and _meta, each as the upstream
+// sent it (absent fields are left out).
 type Description struct {
 	catalog.Hit
+	// Description is the upstream's description text unchanged (line
+	// breaks kept), at most MaxDescribeDescription runes; it shadows the
+	// hit's short description.
+	Description  string          `json:"description"`
+	Title        string          `json:"title,omitempty"`
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Icons        json.RawMessage `json:"icons,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
+
+// MaxDescribeDescription bounds the description describe returns, in runes
+// (a guard against an untrusted upstream's runaway text, DESIGN "Trust";
+// real descriptions are far shorter: the longest in examples/catalogs has
+// 4,237 characters). A longer one is cut and ends with "…".
+const MaxDescribeDescription = 16384
 
 // Envelope is call's answer (SPEC §4): the tool's hit and the upstream's
 // CallToolResult, with result.details holding structuredContent, or the
@@ -111,11 +131,28 @@ func (a API) Describe(env Env, ref string, via string) (*Description, error) {
 		return nil, err
 	}
 	env.Described(e.ID, true, via)
-	d := &Description{Hit: a.hit(env.Snapshot(), e, 0), InputSchema: e.InputSchema, OutputSchema: e.OutputSchema}
+	d := &Description{Hit: a.hit(env.Snapshot(), e, 0), Description: fullDescription(e.Description), Title: e.Title,
+		InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Annotations: e.Annotations, Icons: e.Icons, Meta: e.Meta}
 	if len(d.InputSchema) == 0 {
 		d.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}
 	return d, nil
+}
+
+// fullDescription is s unchanged, or cut to MaxDescribeDescription runes
+// with a trailing "…".
+func fullDescription(s string) string {
+	if utf8.RuneCountInString(s) <= MaxDescribeDescription {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == MaxDescribeDescription-1 {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
 }
 
 // Call runs the tool ref names through env.Call and builds the envelope.
@@ -130,15 +167,16 @@ func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage
 	if err != nil {
 		return nil, nil, err
 	}
-	env2, err := MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res)
+	env2, err := MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res, via)
 	return env2, res, err
 }
 
 // MakeEnvelope builds {tool, result} from an upstream result. Non-text
 // content blocks (images, audio, resources) are replaced in the envelope by
-// a stub naming their type and position; the caller returns the blocks
-// themselves next to the envelope.
-func MakeEnvelope(hit catalog.Hit, res *mcp.CallToolResult) (*Envelope, error) {
+// a stub naming their type and where the block itself is: via ViaBridge,
+// appended to the tool_search_code result after its text; otherwise as a
+// numbered block of the tool_call result (EnvelopeResult).
+func MakeEnvelope(hit catalog.Hit, res *mcp.CallToolResult, via string) (*Envelope, error) {
 	raw, err := json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the upstream result: %w", err)
@@ -153,7 +191,11 @@ func MakeEnvelope(hit catalog.Hit, res *mcp.CallToolResult) (*Envelope, error) {
 		for i, c := range content {
 			if b, ok := c.(map[string]any); ok && b["type"] != "text" {
 				k++
-				stub := map[string]any{"type": b["type"], "omitted": fmt.Sprintf("returned as content block %d of the tool_call result (in tool_search_code: appended after the run's text, at most 8 per run)", k+1)}
+				where := fmt.Sprintf("returned as content block %d of this tool_call result", k+1)
+				if via == ViaBridge {
+					where = fmt.Sprintf("appended to the tool_search_code result after its text (at most %d blocks per run)", defaultMaxBlocks)
+				}
+				stub := map[string]any{"type": b["type"], "omitted": where}
 				if mt, ok := b["mimeType"]; ok {
 					stub["mimeType"] = mt
 				}

@@ -27,6 +27,9 @@ type Code struct {
 	MaxBlocks int
 }
 
+// defaultMaxBlocks is Code.MaxBlocks when unset.
+const defaultMaxBlocks = 8
+
 // MaxCodeBytes bounds the `code` argument of tool_search_code, in bytes.
 const MaxCodeBytes = 64 << 10
 
@@ -35,7 +38,7 @@ func (c *Code) Mode() string { return "code" }
 
 const codeContract = `Run a short JavaScript program against a catalog of MCP tools. ` + "`code`" + ` is the BODY of an async function: use await, and return a JSON-serializable value (it becomes this tool's result). Globals (all return Promises):
   openclaw.tools.search(query: string, opts?: {limit?: number}) -> Hit[]
-  openclaw.tools.describe(id: string) -> Hit & {inputSchema: object, outputSchema?: object}
+  openclaw.tools.describe(id: string) -> Hit & {description (whole), inputSchema: object, outputSchema?, title?, annotations?}
   openclaw.tools.call(id: string, args?: object) -> {tool: Hit, result: {content, structuredContent?, isError?, details?}}
   console.log / console.warn / console.error (captured)
 Hit = {id, name, description, source, upstream, input, output?}. input is a TypeScript-style signature, or "unknown" for untrusted servers: describe(id) first to read the exact schema. result.details holds the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
@@ -62,7 +65,7 @@ func (c *Code) Tools(env Env) []*mcp.Tool {
 
 // Instructions is a short hint for code mode.
 func (c *Code) Instructions(env Env) string {
-	return "This server fronts a catalog of MCP tools. Use tool_search_code to search, describe and call them from a short JavaScript body. " + summary(env)
+	return "This server fronts a catalog of " + countTools(env) + ". Use tool_search_code to search, describe and call them from a short JavaScript body."
 }
 
 type codeArgs struct {
@@ -118,7 +121,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	runDone := false // set when the run ended: late bridge calls add no blocks
 	maxBlocks := c.MaxBlocks
 	if maxBlocks == 0 {
-		maxBlocks = 8
+		maxBlocks = defaultMaxBlocks
 	}
 	bridge := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
 		var params []json.RawMessage

@@ -170,6 +170,20 @@ func summary(env Env) string {
 	return fmt.Sprintf("The catalog holds %d tools from %d MCP servers: %s.", len(es), len(ups), strings.Join(parts, ", "))
 }
 
+// countTools is "N MCP tools" (or "MCP tools" when the catalog is empty
+// right now): the short mention of the catalog in the instructions; the
+// full summary (which upstreams) is in the search tool's description, once.
+func countTools(env Env) string {
+	n := len(allowedEntries(env, func(e *catalog.Entry) bool { return !e.DirectOnly }))
+	switch n {
+	case 0:
+		return "MCP tools (empty right now)"
+	case 1:
+		return "1 MCP tool"
+	}
+	return fmt.Sprintf("%d MCP tools", n)
+}
+
 // textResult is a successful result holding one text block.
 func textResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}

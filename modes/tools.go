@@ -68,13 +68,13 @@ func (t *Tools) Tools(env Env) []*mcp.Tool {
 		},
 		{
 			Name:        ToolDescribe,
-			Description: "Get the full description and the exact JSON input schema (and output schema, if any) of one tool found by tool_search. `id` is a hit's id (e.g. \"mcp:github:create_issue\") or its unique name. " + sum,
+			Description: "Get the whole description, the exact JSON input schema, and the output schema, title and annotations (if any) of one tool found by tool_search. `id` is a hit's id (e.g. \"mcp:github:create_issue\") or its unique name.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Describe a tool"},
 		},
 		{
 			Name:        ToolCall,
-			Description: "Call one tool of the catalog by id with its arguments. Returns the envelope {tool, result} as JSON; result is the tool's own result, with result.details holding its JSON output. " + sum,
+			Description: "Call one tool of the catalog: `id` from tool_search, `args` an object with the tool's arguments. Returns the envelope {tool, result} as JSON; result is the tool's own result, with result.details holding its JSON output.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"},"args":{"type":"object","description":"the tool's arguments, matching its input schema"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Call a tool"},
 		},
@@ -110,7 +110,7 @@ func (t *Tools) pinned(env Env) []*catalog.Entry {
 // Instructions carries the directory in directory mode; in tools mode a
 // short hint on how to use the three tools.
 func (t *Tools) Instructions(env Env) string {
-	head := "This server fronts a catalog of MCP tools. Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call. " + summary(env)
+	head := "This server fronts a catalog of " + countTools(env) + ". Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call."
 	if !t.Directory {
 		return head
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,7 +39,7 @@ func TestToolsListsThreeToolsAndDirectOnly(t *testing.T) {
 			counts[e.Upstream]++
 		}
 	}
-	for _, tl := range s.Tools(env)[:3] {
+	for _, tl := range s.Tools(env)[:1] {
 		if !strings.Contains(tl.Description, "tools from 4 MCP servers") || !strings.Contains(tl.Description, "registry (") {
 			t.Errorf("%s description does not say what is behind it: %q", tl.Name, tl.Description)
 		}
@@ -49,6 +50,20 @@ func TestToolsListsThreeToolsAndDirectOnly(t *testing.T) {
 		}
 		if !strings.Contains(tl.Description, "holds "+itoa(n)+" tools") {
 			t.Errorf("%s description lacks the total %d: %q", tl.Name, n, tl.Description)
+		}
+	}
+	// The summary is said once on the whole surface (issue 12 item 8):
+	// tool_search's description, not the instructions or the other tools.
+	for _, surf := range []Surface{s, &Tools{API: testAPI(), Directory: true}, &Code{API: testAPI(), Timeout: time.Second}} {
+		whole := surf.Instructions(env)
+		for _, tl := range surf.Tools(env) {
+			whole += "\n" + tl.Description
+		}
+		if c := strings.Count(whole, "registry ("); c != 1 {
+			t.Errorf("%s: the catalog summary appears %d times on the surface, want once", surf.Mode(), c)
+		}
+		if !strings.Contains(surf.Instructions(env), itoa(n)+" MCP tools") {
+			t.Errorf("%s: instructions lack the tool count: %q", surf.Mode(), surf.Instructions(env))
 		}
 	}
 	// A denied tool is not counted.
@@ -230,6 +245,16 @@ func TestToolCallEnvelope(t *testing.T) {
 	}
 	if stub := m["result"].(map[string]any)["content"].([]any)[1].(map[string]any); stub["type"] != "image" || stub["data"] != nil {
 		t.Errorf("the envelope carries the image instead of a stub: %v", stub)
+	} else if stub["omitted"] != "returned as content block 2 of this tool_call result" {
+		t.Errorf("tool_call stub = %q", stub["omitted"])
+	}
+	// Through the bridge the stub says where the block really goes (issue 12 item 8).
+	envl, _, err := s.API.Call(context.Background(), env, "mcp:gitlab:create_issue", nil, ViaBridge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := envl.Result["content"].([]any)[1].(map[string]any)["omitted"].(string); strings.Contains(o, "tool_call") || !strings.Contains(o, "tool_search_code result") {
+		t.Errorf("bridge stub = %q", o)
 	}
 	// An upstream JSON-RPC error: an isError result naming it, with the code.
 	r, _ = call(map[string]any{"id": "mcp:github:list_issues"})
