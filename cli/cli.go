@@ -8,6 +8,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -291,14 +292,18 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer closeProxy(p)
+	// Issue 14 item 3: the whole output passes through Redact (a status
+	// or reason may echo a config secret).
+	var out bytes.Buffer
+	defer func() { _, _ = io.WriteString(stdout, p.Config().Redact(out.String())) }()
 	rows := p.Explain(*client, *endpoint)
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
+		enc := json.NewEncoder(&out)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(rows)
 		return exitOK
 	}
-	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	tw := tabwriter.NewWriter(&out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tEXPOSED NAME\tUPSTREAM\tSTATUS\tPOLICY")
 	for _, r := range rows {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.ID, r.Exposed, r.Upstream, r.Status, r.Rule)
@@ -306,7 +311,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	_ = tw.Flush()
 	for _, st := range p.Statuses() {
 		if st.Err != "" {
-			fmt.Fprintf(stdout, "upstream %s: %s: %s\n", st.Name, st.State, p.Config().Redact(st.Err))
+			fmt.Fprintf(&out, "upstream %s: %s: %s\n", st.Name, st.State, st.Err)
 		}
 	}
 	return exitOK
@@ -385,7 +390,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	defer closeProxy(p)
 	_, res, err := p.CallRef(context.Background(), p.Env(*client, ""), pos[0], json.RawMessage(*argsJSON))
 	if err != nil {
-		fmt.Fprintln(stderr, "call:", err)
+		fmt.Fprintln(stderr, "call:", p.Config().Redact(err.Error()))
 		return exitFail
 	}
 	if code := printJSON(stdout, res); code != exitOK {

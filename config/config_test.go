@@ -402,7 +402,9 @@ headers = { Authorization = "Bearer ${GH}", X-Plain = "plain" }
 		t.Errorf("tokens = %q %q", cfg.Server.BearerToken, cfg.Endpoints["a"].Token)
 	}
 	got := cfg.Secrets()
-	want := []string{"ghp_abcdef", "bearer-xyz", "ep-secret", "/srv/data", "api.example.com", "tok-123"}
+	// "Bearer ghp_abcdef": the Authorization header is a secret by its name
+	// (collectLiteralSecrets), whole and its credential part.
+	want := []string{"Bearer ghp_abcdef", "ghp_abcdef", "bearer-xyz", "ep-secret", "/srv/data", "api.example.com", "tok-123"}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
 			t.Errorf("Secrets() = %q, missing %q", got, w)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
 // expandVars expands ${NAME} in s with getenv(NAME) and "$$" to a literal
@@ -143,7 +145,9 @@ func (p *parser) expandAll(getenv func(string) (string, bool)) {
 
 // Secrets returns every value Redact hides: the values substituted for
 // ${VAR} references, server.bearer_token and every endpoints.*.token
-// (whether or not they came from ${VAR}). Empty values are left out; the
+// (whether or not they came from ${VAR}), and the literal values that are
+// secrets by their key (collectLiteralSecrets: secret env variables and
+// headers, URL passwords and secret query parameters, secret flags). Empty values are left out; the
 // list is deduplicated and ordered longest first.
 func (c *Config) Secrets() []string {
 	if c == nil {
@@ -175,23 +179,15 @@ func (c *Config) Secrets() []string {
 	return out
 }
 
-func (c *Config) buildRedactor() *strings.Replacer {
-	secrets := c.Secrets()
-	if len(secrets) == 0 {
-		return nil
-	}
-	pairs := make([]string, 0, 2*len(secrets))
-	for _, s := range secrets {
-		pairs = append(pairs, s, "***")
-	}
-	// strings.Replacer tries the pairs in argument order at each position,
-	// so longest-first makes a secret that contains another one vanish whole.
-	return strings.NewReplacer(pairs...)
+func (c *Config) buildRedactor() *redact.Replacer {
+	return redact.NewReplacer(c.Secrets())
 }
 
-// Redact returns s with every value of Secrets() replaced by "***" (longest
-// first, so a secret containing another is hidden whole). Use it on any
-// text that may echo config values: logs, errors, the check summary. A nil
+// Redact returns s with every value of Secrets() replaced by "***", in
+// every escaping the value can take in printed text (raw, JSON-escaped,
+// Go-quoted, URL-encoded: redact.Forms), longest first, so a secret
+// containing another is hidden whole. Use it on any text that may echo
+// config values: logs, errors, the check summary, the session log. A nil
 // Config returns s unchanged. The secret set is the one Parse saw; a Config
 // built by hand (no Parse) computes it on each call.
 func (c *Config) Redact(s string) string {
@@ -201,9 +197,6 @@ func (c *Config) Redact(s string) string {
 	r := c.redactor
 	if r == nil {
 		r = c.buildRedactor()
-		if r == nil {
-			return s
-		}
 	}
 	return r.Replace(s)
 }

@@ -130,6 +130,7 @@ func Parse(data []byte, path string, getenv func(string) (string, bool)) (*Confi
 	p.cfg = cfg
 	p.fillNames()
 	p.expandAll(withBuiltins(getenv, dir))
+	p.collectLiteralSecrets()
 	p.defaults()
 	p.resolvePaths(dir)
 	p.validate()

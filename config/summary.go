@@ -23,13 +23,15 @@ func (c *Config) EnabledUpstreams() []*Upstream {
 // Summary renders the config for `mcp-toolsearch check`: one block per
 // section, one line per upstream (kind, command or url, trust, prefix,
 // session, timeouts) followed by its env and headers. Values that came from
-// ${VAR}, the bearer token and endpoint tokens are shown as "***", and the
+// ${VAR}, the bearer token, endpoint tokens and values that are secrets by
+// their key (env TOKEN, header Authorization, args after --token) are shown
+// as "***", and the
 // whole text is passed through Redact, so it is safe to print.
 func (c *Config) Summary() string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format+"\n", args...) }
 	secret := func(key, v string) string {
-		if c.fromEnv[key] {
+		if c.fromEnv[key] || c.secretKeys[key] {
 			return "***"
 		}
 		return strconv.Quote(v)

@@ -3,8 +3,9 @@ package config
 
 import (
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
 // Config is one deployment. Load fills defaults, expands ${VAR} and validates.
@@ -27,8 +28,11 @@ type Config struct {
 	// fromEnv holds the dotted keys (toml.Key form) whose value came from a
 	// ${VAR} reference; Summary shows those values as "***".
 	fromEnv map[string]bool
+	// secretKeys holds the dotted keys whose whole value is a literal
+	// secret by its key name (collectLiteralSecrets); Summary shows "***".
+	secretKeys map[string]bool
 	// redactor caches the replacer Redact uses; built by Parse.
-	redactor *strings.Replacer
+	redactor *redact.Replacer
 }
 
 // Server is the [server] table: how clients reach the proxy.

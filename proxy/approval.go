@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
 // Approval (issue 5 item 5; SPEC §6 "a call blocked by policy or approval
@@ -242,7 +243,7 @@ var _ io.Writer = (*capWriter)(nil)
 // approvalSummary renders a call's arguments for the person approving it:
 // "key: value, key: value" with keys sorted, each value compact JSON cut
 // to approvalValueMax runes, the whole cut to approvalSummaryMax runes.
-// Values of keys that look secret (isSecretKey), at any depth, are shown as
+// Values of keys that look secret (redact.IsSecretKey), at any depth, are shown as
 // "***". Arguments that are not a JSON object are shown as bounded JSON.
 func approvalSummary(args json.RawMessage) string {
 	var v any
@@ -251,7 +252,7 @@ func approvalSummary(args json.RawMessage) string {
 	}
 	obj, isObj := v.(map[string]any)
 	if !isObj {
-		return bounded(compactJSON(redactSecrets(v)), approvalSummaryMax)
+		return bounded(compactJSON(redact.Value(v, nil)), approvalSummaryMax)
 	}
 	if len(obj) == 0 {
 		return "(none)"
@@ -264,50 +265,12 @@ func approvalSummary(args json.RawMessage) string {
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		val := "***"
-		if !isSecretKey(k) {
-			val = bounded(compactJSON(redactSecrets(obj[k])), approvalValueMax)
+		if !redact.IsSecretKey(k) {
+			val = bounded(compactJSON(redact.Value(obj[k], nil)), approvalValueMax)
 		}
 		parts = append(parts, bounded(k, 40)+": "+val)
 	}
 	return bounded(strings.Join(parts, ", "), approvalSummaryMax)
-}
-
-// redactSecrets replaces, at any depth, the values of object keys that
-// look secret with "***".
-func redactSecrets(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, val := range x {
-			if isSecretKey(k) {
-				out[k] = "***"
-			} else {
-				out[k] = redactSecrets(val)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, val := range x {
-			out[i] = redactSecrets(val)
-		}
-		return out
-	}
-	return v
-}
-
-// isSecretKey reports whether an argument name looks like it holds a
-// secret: after lower-casing and dropping '_', '-' and '.', it contains
-// token, password, passwd, secret, authorization, credential or cookie, or
-// ends in "key" (key, apikey, private_key, access-key; not "keyword").
-func isSecretKey(k string) bool {
-	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(k))
-	for _, w := range []string{"token", "password", "passwd", "secret", "authorization", "credential", "cookie"} {
-		if strings.Contains(n, w) {
-			return true
-		}
-	}
-	return strings.HasSuffix(n, "key")
 }
 
 func compactJSON(v any) string {

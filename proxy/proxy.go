@@ -82,6 +82,8 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("telemetry.session_log: %w", err)
 	}
 	p.rec = rec
+	rec.SetRedactor(cfg.Redact)       // issue 14 item 3: the session log
+	p.metrics.SetRedactor(cfg.Redact) // and metrics labels never show a secret
 	p.surface = opts.Surface
 	if p.surface == nil {
 		p.surface = p.surfaceFor(cfg)
@@ -329,7 +331,7 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if err == nil && check != nil {
 		res = check(res)
 	}
-	return res, p.redactErr(err)
+	return redactResult(p.cfg, res), p.redactErr(err)
 }
 
 // redactErr hides secret values (${VAR} substitutions, tokens) in an

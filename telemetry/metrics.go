@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -95,6 +96,7 @@ type Metrics struct {
 	describes    *prometheus.CounterVec
 	codeRuns     *prometheus.CounterVec
 	sessions     prometheus.Gauge
+	redact       atomic.Pointer[func(string) string] // SetRedactor (redact.go)
 }
 
 // NewMetrics returns a Metrics with all series registered on a fresh registry.
@@ -158,7 +160,7 @@ func (m *Metrics) Handler() http.Handler {
 	if m == nil {
 		return http.NotFoundHandler()
 	}
-	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
+	return promhttp.HandlerFor(m.gatherer(), promhttp.HandlerOpts{Registry: m.reg})
 }
 
 // ObserveCall counts one tool call of upstream with outcome (one of the

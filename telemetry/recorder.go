@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
 // Recorder writes the session log of one deployment (SPEC §7): JSON Lines,
@@ -44,7 +46,8 @@ import (
 // with or without a file.
 type Recorder struct {
 	logArgs bool
-	toFile  bool // a path was given (immutable); false skips encoding entirely
+	toFile  bool                // a path was given (immutable); false skips encoding entirely
+	redact  func(string) string // SetRedactor (redact.go); nil: none
 	metrics *Metrics
 	now     func() time.Time
 
@@ -163,6 +166,9 @@ func (r *Recorder) write(rec any) {
 		return
 	}
 	b, err := json.Marshal(rec)
+	if err == nil && r.redact != nil {
+		b = []byte(r.redact(string(b)))
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.f == nil {
@@ -365,7 +371,7 @@ func (s *Session) Call(c CallRecord) {
 		case !json.Valid(c.Args):
 			rec.ArgsOmitted = "args are not valid JSON"
 		default:
-			rec.Args = c.Args // json.Marshal compacts it onto one line
+			rec.Args = redact.JSON(c.Args, nil) // secret keys masked; values by write
 		}
 	}
 	s.r.metrics.ObserveCall(c.Upstream, c.Outcome, c.DurationMs/1000)

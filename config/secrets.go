@@ -1,0 +1,162 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
+)
+
+// MinLiteralSecret is the shortest value (bytes) that a secret found by
+// its key name (not by ${VAR}) is hidden by value in printed text. Shorter
+// ones ("1", "yes") are still shown as "***" by `check` where the key is
+// printed, but hiding them everywhere would mask unrelated text.
+const MinLiteralSecret = 4
+
+// collectLiteralSecrets adds to the secret list the values written
+// literally in the config that are secrets by where they stand (issue 14
+// item 3; trust: the operator's config holds secrets, every output is
+// read by someone who must not see them):
+//
+//   - env values whose variable name is secret (redact.IsSecretKey:
+//     TOKEN, API_KEY, DB_PASSWORD…);
+//   - header values whose name is secret (Authorization, Cookie,
+//     X-Api-Key…), whole and the credential after the scheme word
+//     ("Bearer abc" also hides "abc");
+//   - in the url, and in any env, header or args value that holds a URL:
+//     the userinfo password (or a user name of 16+ bytes with no password,
+//     as in https://TOKEN@host) and the values of secret query parameters
+//     (?api_key=…, &token=…);
+//   - args of the forms "--token=VALUE", "--token VALUE", "TOKEN=VALUE" and
+//     "Authorization: Bearer VALUE" (a header passed on a command line).
+//
+// Keys whose whole value is secret are remembered for Summary.
+func (p *parser) collectLiteralSecrets() {
+	c := p.cfg
+	add := func(vs ...string) {
+		for _, v := range vs {
+			if len(v) >= MinLiteralSecret {
+				c.secrets = append(c.secrets, v)
+			}
+		}
+	}
+	mark := func(key string) {
+		if c.secretKeys == nil {
+			c.secretKeys = map[string]bool{}
+		}
+		c.secretKeys[key] = true
+	}
+	for _, name := range sortedKeys(c.Upstreams) {
+		u := c.Upstreams[name]
+		if u == nil {
+			continue
+		}
+		add(urlSecrets(u.URL)...)
+		for k, v := range u.Env {
+			if redact.IsSecretKey(k) {
+				add(credentialParts(v)...)
+				mark(keyString([]string{"upstreams", name, "env", k}))
+			}
+			add(textURLSecrets(v)...)
+		}
+		for k, v := range u.Headers {
+			if redact.IsSecretKey(k) {
+				add(credentialParts(v)...)
+				mark(keyString([]string{"upstreams", name, "headers", k}))
+			}
+			add(textURLSecrets(v)...)
+		}
+		argsKey := keyString([]string{"upstreams", name, "args"})
+		for i, a := range u.Args {
+			add(textURLSecrets(a)...)
+			if v, ok := argSecret(a); ok {
+				add(credentialParts(v)...)
+				mark(argsKey + fmt.Sprintf("[%d]", i))
+				continue
+			}
+			if isSecretFlag(a) && i+1 < len(u.Args) {
+				add(credentialParts(u.Args[i+1])...)
+				mark(argsKey + fmt.Sprintf("[%d]", i+1))
+			}
+		}
+	}
+}
+
+// credentialParts returns v, and for "Scheme credential" values (Bearer,
+// Basic, token …) the credential alone.
+func credentialParts(v string) []string {
+	out := []string{v}
+	if _, cred, ok := strings.Cut(strings.TrimSpace(v), " "); ok {
+		out = append(out, strings.TrimSpace(cred))
+	}
+	return out
+}
+
+// argSecret reports the value of "--name=VALUE", "NAME=VALUE" and
+// "Name: VALUE" arguments whose name is secret.
+func argSecret(a string) (string, bool) {
+	if k, v, ok := strings.Cut(a, "="); ok && !strings.ContainsAny(k, " :/") && redact.IsSecretKey(strings.TrimLeft(k, "-")) {
+		return v, true
+	}
+	if k, v, ok := strings.Cut(a, ":"); ok && !strings.ContainsAny(k, " =/") && redact.IsSecretKey(k) {
+		return strings.TrimSpace(v), true
+	}
+	return "", false
+}
+
+// isSecretFlag reports "--token" and the like: a flag whose name is secret
+// and that carries no "=value" (its value is the next argument).
+func isSecretFlag(a string) bool {
+	return strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && redact.IsSecretKey(strings.TrimLeft(a, "-"))
+}
+
+// textURLSecrets applies urlSecrets to every whitespace-separated word of
+// s that looks like a URL ("scheme://…").
+func textURLSecrets(s string) []string {
+	if !strings.Contains(s, "://") {
+		return nil
+	}
+	var out []string
+	for _, w := range strings.Fields(s) {
+		if i := strings.Index(w, "://"); i > 0 {
+			out = append(out, urlSecrets(w)...)
+		}
+	}
+	return out
+}
+
+// urlSecrets returns the secrets a URL carries: its userinfo password (or
+// a long user name standing alone, as in https://TOKEN@host) and the
+// values of query parameters whose names are secret. A URL that does not
+// parse yields its userinfo as written, if any.
+func urlSecrets(raw string) []string {
+	if raw == "" {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Best effort: "scheme://user:pass@host…" that net/url refuses.
+		if _, rest, ok := strings.Cut(raw, "://"); ok {
+			if ui, _, ok := strings.Cut(rest, "@"); ok && !strings.Contains(ui, "/") {
+				_, pass, _ := strings.Cut(ui, ":")
+				return []string{ui, pass}
+			}
+		}
+		return nil
+	}
+	var out []string
+	if u.User != nil {
+		if pass, ok := u.User.Password(); ok {
+			out = append(out, pass)
+		} else if len(u.User.Username()) >= 16 {
+			out = append(out, u.User.Username())
+		}
+	}
+	for k, vs := range u.Query() {
+		if redact.IsSecretKey(k) {
+			out = append(out, vs...)
+		}
+	}
+	return out
+}

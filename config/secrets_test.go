@@ -1,0 +1,92 @@
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// literalSecrets is a config with secrets written literally, in every
+// place issue 14 item 3 names: env values, an Authorization header, a
+// password in a URL's userinfo, a key in its query, a flag on the command
+// line. Two of them contain `"` and `\`.
+const literalSecrets = `
+[upstreams.fs]
+command = "node"
+args = ["server.js", "--api-key", "flag-secret-111", "--token=flag-secret-222", "--header", "Authorization: Bearer hdr-arg-333", "https://bob:arg-url-pass-444@db.example.com/x"]
+env = { GITHUB_TOKEN = "env-tok-555", DB_PASSWORD = 'pw"with\quote-666', LOG_LEVEL = "debug", DATABASE_URL = "postgres://app:db-url-pass-777@db:5432/app" }
+[upstreams.gh]
+url = "https://user:p%22ss%5Cword-888@api.example.com/mcp?api_key=query-999&page=2"
+headers = { Authorization = "Bearer hdr-tok-aaa", X-Api-Key = "xkey-bbb", X-Trace = "not-secret" }
+`
+
+var literalSecretValues = []string{
+	"flag-secret-111", "flag-secret-222", "hdr-arg-333", "arg-url-pass-444", "env-tok-555",
+	`pw"with\quote-666`, "db-url-pass-777", `p"ss\word-888`, "query-999", "hdr-tok-aaa", "xkey-bbb",
+}
+
+// TestLiteralSecretsHidden: every literal secret is hidden by `check`'s
+// summary and by Redact, in every escaping (raw, JSON, %q, URL-encoded);
+// values that are not secrets stay visible.
+func TestLiteralSecretsHidden(t *testing.T) {
+	cfg := mustParse(t, literalSecrets, nil)
+	sum := cfg.Summary()
+	for _, s := range literalSecretValues {
+		q := strconv.Quote(s)
+		forms := []string{s, jsonInnerForTest(s), q[1 : len(q)-1], url.QueryEscape(s), url.PathEscape(s)}
+		for _, f := range forms {
+			if strings.Contains(sum, f) {
+				t.Errorf("check summary shows secret form %q:\n%s", f, sum)
+			}
+			text := fmt.Sprintf("before %s after", f)
+			if got := cfg.Redact(text); got != "before *** after" {
+				t.Errorf("Redact(%q) = %q", text, got)
+			}
+		}
+	}
+	for _, visible := range []string{"LOG_LEVEL=\"debug\"", "X-Trace: \"not-secret\"", "server.js", "api.example.com"} {
+		if !strings.Contains(sum, visible) {
+			t.Errorf("summary lost %q:\n%s", visible, sum)
+		}
+	}
+	for _, masked := range []string{"env GITHUB_TOKEN=***", "header Authorization: ***", "header X-Api-Key: ***", "env DB_PASSWORD=***"} {
+		if !strings.Contains(sum, masked) {
+			t.Errorf("summary should show %q:\n%s", masked, sum)
+		}
+	}
+}
+
+// TestLiteralSecretEscapedInErrors: a JSON-escaped URL secret (with `"`
+// and `\`) inside an error message, as a client would get it, is hidden.
+func TestLiteralSecretEscapedInErrors(t *testing.T) {
+	cfg := mustParse(t, literalSecrets, nil)
+	b, _ := json.Marshal(map[string]string{"error": `GET https://user:p"ss\word-888@api.example.com failed; env pw"with\quote-666`})
+	got := cfg.Redact(string(b))
+	if strings.Contains(got, "888") || strings.Contains(got, "666") {
+		t.Errorf("escaped secret leaked: %s", got)
+	}
+	twice, _ := json.Marshal(string(b)) // a JSON document inside a JSON string
+	if got := cfg.Redact(string(twice)); strings.Contains(got, "888") || strings.Contains(got, "666") {
+		t.Errorf("twice-escaped secret leaked: %s", got)
+	}
+}
+
+// TestShortLiteralSecretMaskedByKeyOnly: a 3-byte secret value is masked
+// where check prints its key but is not hidden in unrelated text.
+func TestShortLiteralSecretMaskedByKeyOnly(t *testing.T) {
+	cfg := mustParse(t, minimal+`env = { API_KEY = "abc" }`+"\n", nil)
+	if sum := cfg.Summary(); !strings.Contains(sum, "env API_KEY=***") {
+		t.Errorf("summary: %s", sum)
+	}
+	if got := cfg.Redact("abcdef"); got != "abcdef" {
+		t.Errorf("Redact hid a short literal inside other text: %q", got)
+	}
+}
+
+func jsonInnerForTest(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
+}

@@ -1,0 +1,208 @@
+// Package redact finds and hides secrets: by the name of the key that
+// holds a value (IsSecretKey), by the value itself in every escaping it can
+// take on the way to an output (Forms, Replacer), and inside JSON documents
+// (JSON). It depends on nothing of ours; config builds the deployment's
+// Replacer from its secrets, proxy and telemetry apply it to every output
+// (logs, `check`, `list`, errors to clients, the session log, metrics
+// labels).
+//
+// Trust (docs/security.md): the operator's config is trusted and holds the
+// secrets; everything that prints — and clients, upstream servers and
+// model-written code that read what is printed — must never see them.
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Mask is what a hidden value is replaced with.
+const Mask = "***"
+
+// secretWords are the key fragments that mark a secret anywhere in a key
+// (after lower-casing and dropping '_', '-' and '.').
+var secretWords = []string{"token", "password", "passwd", "secret", "authorization", "credential", "cookie", "bearer", "privatekey", "apikey"}
+
+// secretExact are keys that are secrets only as a whole word ("auth", not
+// "author").
+var secretExact = map[string]bool{"auth": true, "pass": true, "pwd": true, "sig": true, "signature": true, "jwt": true}
+
+// IsSecretKey reports whether a key (an env variable, a header, a URL query
+// parameter, a command-line flag, a JSON object key) names a secret: after
+// lower-casing and dropping '_', '-' and '.' (and leading dashes of a
+// flag), it contains token, password, passwd, secret, authorization,
+// credential, cookie, bearer or apikey, ends in "key" (key, api_key,
+// private-key, X-Api-Key; not "keyword"), or is exactly auth, pass, pwd,
+// sig, signature or jwt.
+func IsSecretKey(k string) bool {
+	n := strings.NewReplacer("_", "", "-", "", ".", "").Replace(strings.ToLower(k))
+	if n == "" {
+		return false
+	}
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return secretExact[n] || strings.HasSuffix(n, "key")
+}
+
+// Forms returns the ways a secret s can appear in printed text, s itself
+// first: JSON-escaped (with and without HTML escaping, and escaped twice,
+// as in a JSON string that carries a JSON document), Go-quoted (%q, also
+// ASCII-only), and URL-encoded (query, path and userinfo escaping). Forms
+// equal to s or to each other appear once.
+func Forms(s string) []string {
+	out := []string{s}
+	seen := map[string]bool{s: true}
+	add := func(f string) {
+		if f != "" && !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	j := jsonInner(s, true)
+	add(j)
+	add(jsonInner(s, false))
+	add(jsonInner(j, true))
+	add(jsonInner(jsonInner(s, false), false))
+	add(unquote(strconv.Quote(s)))
+	add(unquote(strconv.QuoteToASCII(s)))
+	add(url.QueryEscape(s))
+	add(url.PathEscape(s))
+	if u := url.UserPassword("", s).String(); strings.HasPrefix(u, ":") {
+		add(u[1:])
+	}
+	return out
+}
+
+func jsonInner(s string, escapeHTML bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(escapeHTML)
+	if enc.Encode(s) != nil {
+		return ""
+	}
+	return unquote(strings.TrimSuffix(b.String(), "\n"))
+}
+
+func unquote(q string) string {
+	if len(q) >= 2 {
+		return q[1 : len(q)-1]
+	}
+	return ""
+}
+
+// Replacer hides a fixed set of secrets in text, in every form of Forms.
+// The zero value and a nil *Replacer hide nothing. Safe for concurrent use.
+type Replacer struct {
+	r       *strings.Replacer
+	secrets []string
+}
+
+// NewReplacer returns a Replacer for secrets; empty values are ignored.
+// Longer forms are tried first, so a secret that contains another one is
+// hidden whole.
+func NewReplacer(secrets []string) *Replacer {
+	seen := map[string]bool{}
+	var forms, kept []string
+	for _, s := range secrets {
+		if s == "" || seen[s] {
+			continue
+		}
+		kept = append(kept, s)
+		for _, f := range Forms(s) {
+			if !seen[f] {
+				seen[f] = true
+				forms = append(forms, f)
+			}
+		}
+	}
+	if len(forms) == 0 {
+		return &Replacer{}
+	}
+	sort.SliceStable(forms, func(i, j int) bool {
+		if len(forms[i]) != len(forms[j]) {
+			return len(forms[i]) > len(forms[j])
+		}
+		return forms[i] < forms[j]
+	})
+	pairs := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		pairs = append(pairs, f, Mask)
+	}
+	// strings.Replacer tries the pairs in argument order at each position,
+	// so longest-first makes a secret that contains another vanish whole.
+	return &Replacer{r: strings.NewReplacer(pairs...), secrets: kept}
+}
+
+// Replace returns s with every form of every secret replaced by Mask.
+func (r *Replacer) Replace(s string) string {
+	if r == nil || r.r == nil || s == "" {
+		return s
+	}
+	return r.r.Replace(s)
+}
+
+// Empty reports whether the Replacer hides nothing.
+func (r *Replacer) Empty() bool { return r == nil || r.r == nil }
+
+// JSON returns doc with the value of every object key that IsSecretKey
+// replaced by "***", at any depth, and every other string value (and
+// object key) passed through replace (nil: unchanged). A document that is
+// not valid JSON is returned as replace(doc) (as text). The output is
+// compact JSON; numbers keep their text.
+func JSON(doc json.RawMessage, replace func(string) string) json.RawMessage {
+	if replace == nil {
+		replace = func(s string) string { return s }
+	}
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return json.RawMessage(replace(string(doc)))
+	}
+	out, err := json.Marshal(Value(v, replace))
+	if err != nil {
+		return json.RawMessage(replace(string(doc)))
+	}
+	return out
+}
+
+// Value is JSON over a decoded value (maps, slices, strings, numbers…):
+// it returns a copy in which the values of secret keys are "***" and other
+// strings have passed through replace (nil: unchanged).
+func Value(v any, replace func(string) string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, val := range x {
+			if IsSecretKey(k) {
+				out[rep(replace, k)] = Mask
+			} else {
+				out[rep(replace, k)] = Value(val, replace)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, val := range x {
+			out[i] = Value(val, replace)
+		}
+		return out
+	case string:
+		return rep(replace, x)
+	}
+	return v
+}
+
+func rep(replace func(string) string, s string) string {
+	if replace == nil {
+		return s
+	}
+	return replace(s)
+}

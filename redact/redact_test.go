@@ -1,0 +1,62 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestIsSecretKey(t *testing.T) {
+	for _, k := range []string{"token", "GITHUB_TOKEN", "api_key", "X-Api-Key", "apiKey", "password", "DB_PASSWD",
+		"client_secret", "Authorization", "Proxy-Authorization", "Cookie", "private-key", "--token", "auth", "sig", "AWS_SECRET_ACCESS_KEY", "credentials"} {
+		if !IsSecretKey(k) {
+			t.Errorf("IsSecretKey(%q) = false", k)
+		}
+	}
+	for _, k := range []string{"keyword", "author", "name", "path", "query", "keys_count", "LOG_LEVEL", "", "monkey_business"} {
+		if IsSecretKey(k) {
+			t.Errorf("IsSecretKey(%q) = true", k)
+		}
+	}
+}
+
+func TestReplacerEveryForm(t *testing.T) {
+	const s = `a"b\c d&e<f`
+	r := NewReplacer([]string{s, "", "other-secret"})
+	for _, f := range Forms(s) {
+		if got := r.Replace("x " + f + " y"); got != "x *** y" {
+			t.Errorf("form %q: Replace = %q", f, got)
+		}
+	}
+	if got := r.Replace("no secret here"); got != "no secret here" {
+		t.Errorf("Replace changed clean text: %q", got)
+	}
+	var nilR *Replacer
+	if nilR.Replace("a") != "a" || !nilR.Empty() || !NewReplacer(nil).Empty() {
+		t.Error("nil/empty Replacer must hide nothing")
+	}
+	// Longest first: a secret containing another is hidden whole.
+	r2 := NewReplacer([]string{"abc", "abcdef"})
+	if got := r2.Replace("abcdef abc"); got != "*** ***" {
+		t.Errorf("nested secrets: %q", got)
+	}
+}
+
+func TestJSON(t *testing.T) {
+	r := NewReplacer([]string{"s3cr3t-value"})
+	in := json.RawMessage(`{"path":"/x","apiKey":"k-1","nested":{"password":{"deep":1},"list":["s3cr3t-value",2]},"note":"has s3cr3t-value in it","n":1.50}`)
+	out := string(JSON(in, r.Replace))
+	for _, leak := range []string{"k-1", `"deep"`, "s3cr3t-value"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("JSON kept %q: %s", leak, out)
+		}
+	}
+	for _, keep := range []string{`"path":"/x"`, `"apiKey":"***"`, `"password":"***"`, `"n":1.50`, `"note":"has *** in it"`} {
+		if !strings.Contains(out, keep) {
+			t.Errorf("JSON lost %q: %s", keep, out)
+		}
+	}
+	if got := string(JSON(json.RawMessage(`not json s3cr3t-value`), r.Replace)); got != "not json ***" {
+		t.Errorf("invalid JSON: %q", got)
+	}
+}
