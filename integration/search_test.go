@@ -368,8 +368,9 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		t.Errorf("default limit: %d hits, want 8 (search_default_limit)", n)
 	}
 	// Catalog tools are not callable by name in tools mode; direct-only ones are.
-	if e, ok := jpath(t, doc, "steps", 17).(map[string]any)["error"].(map[string]any); !ok || e["code"] != float64(-32602) {
-		t.Errorf("tools/call github__create_issue in tools mode: %v, want JSON-RPC -32602", jpath(t, doc, "steps", 17))
+	// The error points to tool_call (issue 12 item 5).
+	if e, ok := jpath(t, doc, "steps", 17).(map[string]any)["error"].(map[string]any); !ok || e["code"] != float64(-32602) || !strings.Contains(e["message"].(string), `call it with tool_call: {"id": "mcp:github:create_issue"`) {
+		t.Errorf("tools/call github__create_issue in tools mode: %v, want JSON-RPC -32602 pointing to tool_call", jpath(t, doc, "steps", 17))
 	}
 	if r := stepResult(t, doc, 18); r["isError"] == true {
 		t.Errorf("memory__read_graph: %v", r)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -68,18 +69,17 @@ func (c *Code) Instructions(env Env) string {
 	return "This server fronts a catalog of " + countTools(env) + ". Use tool_search_code to search, describe and call them from a short JavaScript body."
 }
 
-type codeArgs struct {
-	Code string `json:"code"`
-}
-
 // CodeOutput is the structuredContent of a tool_search_code result.
 type CodeOutput struct {
-	OK        bool                 `json:"ok"`
-	Value     json.RawMessage      `json:"value,omitempty"`
-	Error     string               `json:"error,omitempty"`
-	TimedOut  bool                 `json:"timedOut,omitempty"`
-	Logs      []sandbox.LogLine    `json:"logs"`
-	Truncated bool                 `json:"truncated,omitempty"`
+	OK        bool              `json:"ok"`
+	Value     json.RawMessage   `json:"value,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	TimedOut  bool              `json:"timedOut,omitempty"`
+	Logs      []sandbox.LogLine `json:"logs"`
+	Truncated bool              `json:"truncated,omitempty"`
+	// Hint, when set, is a likely fix for a run that returned nothing or
+	// tripped over an unawaited bridge call (codeHint).
+	Hint      string               `json:"hint,omitempty"`
 	Calls     []sandbox.CallRecord `json:"calls,omitempty"`
 	Telemetry CodeTelemetry        `json:"telemetry"`
 }
@@ -102,18 +102,22 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if name != ToolSearchCode {
 		e := resolveCallable(env, name)
 		if e == nil || !e.DirectOnly {
-			return nil, ErrUnknownTool(name)
+			return nil, notExposed(env, name, ToolSearchCode)
 		}
 		return env.Call(ctx, e, args, ViaDirect)
 	}
-	var a codeArgs
-	if err := decodeArgs(args, &a); err != nil {
+	m, err := ownArgs(name, args, "code")
+	if err != nil {
 		return errorResult("tool_search_code: %v", err), nil
 	}
-	if len(a.Code) > MaxCodeBytes {
-		return errorResult("tool_search_code: `code` is %d bytes; the limit is %d bytes", len(a.Code), MaxCodeBytes), nil
+	code, err := stringArg(m, "code", true, name)
+	if err != nil {
+		return errorResult("tool_search_code: %v", err), nil
 	}
-	if strings.TrimSpace(a.Code) == "" {
+	if len(code) > MaxCodeBytes {
+		return errorResult("tool_search_code: `code` is %d bytes; the limit is %d bytes", len(code), MaxCodeBytes), nil
+	}
+	if strings.TrimSpace(code) == "" {
 		return errorResult("tool_search_code: `code` is empty: pass the body of an async function"), nil
 	}
 	var mu sync.Mutex
@@ -146,7 +150,10 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 				var o struct {
 					Limit *int `json:"limit"`
 				}
-				if err := json.Unmarshal(params[1], &o); err != nil {
+				var n int
+				if json.Unmarshal(params[1], &n) == nil {
+					o.Limit = &n // search("query", 5): the limit, as a model often writes it
+				} else if err := json.Unmarshal(params[1], &o); err != nil {
 					return nil, fmt.Errorf("openclaw.tools.search: options must be an object like {limit: 5}")
 				}
 				if o.Limit != nil {
@@ -172,13 +179,23 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			}
 			return json.Marshal(d)
 		case "call":
+			if len(params) > 0 && len(params[0]) > 0 && params[0][0] == '{' {
+				return nil, errors.New(`openclaw.tools.call(id, args): the first argument is the tool id (a string), the second the tool's arguments, e.g. openclaw.tools.call("mcp:github:create_issue", {title: "…"}); got an object`)
+			}
 			id, err := str(0, "id")
 			if err != nil {
 				return nil, err
 			}
+			for _, extra := range params[min(len(params), 2):] {
+				if string(extra) != "null" {
+					return nil, fmt.Errorf("openclaw.tools.call(id, args) takes two arguments: pass the tool's arguments as one object, e.g. openclaw.tools.call(%q, {path: \"/tmp/a.txt\"})", clipRef(id))
+				}
+			}
 			var callArgs json.RawMessage
 			if len(params) > 1 {
-				callArgs = params[1]
+				if callArgs, err = ToolArguments(params[1], "openclaw.tools.call's second argument (args)"); err != nil {
+					return nil, fmt.Errorf("openclaw.tools.call %s: %v", clipRef(id), err)
+				}
 			}
 			envl, res, err := c.API.Call(ctx, env, id, callArgs, ViaBridge)
 			if err != nil {
@@ -195,7 +212,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		}
 		return nil, fmt.Errorf("unknown bridge operation %q", op)
 	}
-	r := c.Pool.Run(ctx, a.Code, c.Timeout, bridge)
+	r := c.Pool.Run(ctx, code, c.Timeout, bridge)
 	mu.Lock()
 	runDone = true
 	runBlocks := blocks
@@ -208,6 +225,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if rec, ok := env.(CodeRunRecorder); ok {
 		rec.CodeRan(out)
 	}
+	out.Hint = codeHint(code, r)
 	sc, _ := json.Marshal(out)
 	var text string
 	switch {
@@ -235,7 +253,67 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		}
 		text += "\n\nconsole:" + b.String()
 	}
+	if out.Hint != "" {
+		text += "\n\n(" + out.Hint + ")"
+	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc), IsError: !r.OK}
 	res.Content = append(res.Content, runBlocks...)
 	return res, nil
+}
+
+// bridgeCallRE finds the bridge calls of a body.
+var bridgeCallRE = regexp.MustCompile(`openclaw\.tools\.(search|describe|call)\s*\(`)
+
+// codeHint is a hint for two common first-attempt slips of a model
+// (issue 12 item 4), or "":
+//   - the body returned undefined (no `return`): the result is null, which
+//     reads as "found nothing" unless said;
+//   - a bridge call without `await` (openclaw.tools.* return Promises): the
+//     run then fails with a TypeError, or returns `{}` where the Promise
+//     was. A call counts as awaited when its statement has `await`,
+//     `return`, `Promise.` or an arrow `=>` before it, so the hint is
+//     given only when such a call exists AND the run failed with a
+//     TypeError or returned a value containing `{}`.
+func codeHint(code string, r *sandbox.Result) string {
+	if r.OK && r.Undefined {
+		return "the body returned nothing: end it with `return …`, e.g. `return await openclaw.tools.search(\"…\")`"
+	}
+	suspicious := (!r.OK && !r.TimedOut && strings.Contains(r.Error, "TypeError")) || (r.OK && strings.Contains(string(r.Value), "{}"))
+	if !suspicious {
+		return ""
+	}
+	if op := unawaitedCall(code); op != "" {
+		return fmt.Sprintf("openclaw.tools.%s(…) returns a Promise: did you forget `await` before it?", op)
+	}
+	return ""
+}
+
+// unawaitedCall returns the operation of the first bridge call in code whose
+// statement has no await, return, Promise. or => before it; "" when none.
+// The statement starts after the last ";", "{" or "}", or after a line
+// break that does not continue an expression (the line before does not end
+// in one of "([,=?:&|+").
+func unawaitedCall(code string) string {
+	for _, m := range bridgeCallRE.FindAllStringSubmatchIndex(code, -1) {
+		start := 0
+		for i := m[0] - 1; i >= 0; i-- {
+			c := code[i]
+			if c == ';' || c == '{' || c == '}' {
+				start = i + 1
+				break
+			}
+			if c == '\n' {
+				prev := strings.TrimRight(code[:i], " \t\r")
+				if prev == "" || !strings.ContainsRune("([,=?:&|+", rune(prev[len(prev)-1])) {
+					start = i + 1
+					break
+				}
+			}
+		}
+		stmt := code[start:m[0]]
+		if !strings.Contains(stmt, "await") && !strings.Contains(stmt, "return") && !strings.Contains(stmt, "Promise.") && !strings.Contains(stmt, "=>") {
+			return code[m[2]:m[3]]
+		}
+	}
+	return ""
 }

@@ -91,6 +91,28 @@ func ErrUnknownTool(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 }
 
+// notExposed is the answer to a tools/call of name in a mode that does not
+// list it (issue 12 item 5): ErrUnknownTool, with a pointer to the route
+// when name is an exposed name, id or unique original name of a catalog tool
+// the session may see. via is ToolCall (tools mode) or ToolSearchCode (code
+// mode). A denied or missing tool gets the plain ErrUnknownTool: the same
+// answer for both (SPEC §6, no hint that a denied tool exists).
+func notExposed(env Env, name, via string) error {
+	snap := env.Snapshot()
+	e := snap.ByExposed(name)
+	if e == nil || !env.Allowed(e) || e.DirectOnly {
+		e, _ = snap.Resolve(name, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
+	}
+	if e == nil || e.DirectOnly || !env.Allowed(e) {
+		return ErrUnknownTool(name)
+	}
+	how := fmt.Sprintf("call it with tool_call: {\"id\": %q, \"args\": {…}} (tool_describe shows its arguments)", e.ID)
+	if via == ToolSearchCode {
+		how = fmt.Sprintf("call it from tool_search_code: return await openclaw.tools.call(%q, {…}) (openclaw.tools.describe shows its arguments)", e.ID)
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: it is in the catalog, not listed directly; %s", clipRef(name), how)}
+}
+
 // EntryTool converts a catalog entry to the MCP tool shown under its
 // exposed name, with the upstream's schemas, annotations and _meta as received.
 func EntryTool(e *catalog.Entry) *mcp.Tool {

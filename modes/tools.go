@@ -36,20 +36,6 @@ func (t *Tools) Mode() string {
 	return "tools"
 }
 
-type searchArgs struct {
-	Query string `json:"query"`
-	Limit *int   `json:"limit,omitempty"`
-}
-
-type describeArgs struct {
-	ID string `json:"id"`
-}
-
-type callArgs struct {
-	ID   string          `json:"id"`
-	Args json.RawMessage `json:"args,omitempty"`
-}
-
 // Tools lists the three tools, the direct-only tools and, in directory
 // mode, the pinned tools.
 func (t *Tools) Tools(env Env) []*mcp.Tool {
@@ -155,46 +141,64 @@ func (t *Tools) directory(env Env) string {
 func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	switch name {
 	case ToolSearch:
-		var a searchArgs
-		if err := decodeArgs(args, &a); err != nil {
+		m, err := ownArgs(name, args, "query", "limit")
+		if err != nil {
+			return errorResult("tool_search: %v", err), nil
+		}
+		q, err := stringArg(m, "query", true, name)
+		if err != nil {
 			return errorResult("tool_search: %v", err), nil
 		}
 		limit := 0
-		if a.Limit != nil {
-			if *a.Limit <= 0 {
-				return errorResult("tool_search: limit must be at least 1, got %d", *a.Limit), nil
+		if v, ok := m["limit"]; ok && string(v) != "null" {
+			if json.Unmarshal(v, &limit) != nil {
+				return errorResult("tool_search: `limit` must be an integer, got %s", jsonKind(v)), nil
 			}
-			limit = *a.Limit
+			if limit <= 0 {
+				return errorResult("tool_search: limit must be at least 1, got %d", limit), nil
+			}
 		}
-		hits, err := t.API.Search(env, a.Query, limit, ViaTool)
+		hits, err := t.API.Search(env, q, limit, ViaTool)
 		if err != nil {
 			return errorResult("tool_search: %v", err), nil
 		}
 		return jsonResult(map[string]any{"hits": hits})
 	case ToolDescribe:
-		var a describeArgs
-		if err := decodeArgs(args, &a); err != nil {
+		m, err := ownArgs(name, args, "id")
+		if err != nil {
 			return errorResult("tool_describe: %v", err), nil
 		}
-		d, err := t.API.Describe(env, a.ID, ViaTool)
+		id, err := stringArg(m, "id", true, name)
+		if err != nil {
+			return errorResult("tool_describe: %v", err), nil
+		}
+		d, err := t.API.Describe(env, id, ViaTool)
 		if err != nil {
 			return errorResult("tool_describe: %v", err), nil
 		}
 		return jsonResult(d)
 	case ToolCall:
-		var a callArgs
-		if err := decodeArgs(args, &a); err != nil {
+		m, err := ownArgs(name, args, "id", "args")
+		if err != nil {
 			return errorResult("tool_call: %v", err), nil
 		}
-		envl, res, err := t.API.Call(ctx, env, a.ID, a.Args, ViaTool)
+		id, err := stringArg(m, "id", true, name)
 		if err != nil {
-			return errorResult("tool_call %s: %s", a.ID, ErrorText(err)), nil
+			return errorResult("tool_call: %v", err), nil
+		}
+		callArgs, err := ToolArguments(m["args"], "`args`")
+		if err != nil {
+			return errorResult("tool_call %s: %v", clipRef(id), err), nil
+		}
+		envl, res, err := t.API.Call(ctx, env, id, callArgs, ViaTool)
+		if err != nil {
+			return errorResult("tool_call %s: %s", clipRef(id), ErrorText(err)), nil
 		}
 		return EnvelopeResult(envl, res), nil
 	}
 	e := resolveCallable(env, name)
 	if e == nil {
-		return nil, ErrUnknownTool(name)
+		return nil, notExposed(env, name, ToolCall)
 	}
 	if e.DirectOnly {
 		return env.Call(ctx, e, args, ViaDirect)
@@ -202,18 +206,7 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 	if t.Directory {
 		return env.Call(ctx, e, args, ViaDirectory)
 	}
-	return nil, ErrUnknownTool(name)
-}
-
-// decodeArgs decodes a tool's arguments; missing or null means {}.
-func decodeArgs(args json.RawMessage, v any) error {
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage(`{}`)
-	}
-	if err := json.Unmarshal(args, v); err != nil {
-		return fmt.Errorf("bad arguments: %v", err)
-	}
-	return nil
+	return nil, notExposed(env, name, ToolCall)
 }
 
 // jsonResult returns v as JSON text and as structuredContent.

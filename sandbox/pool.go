@@ -136,7 +136,8 @@ type CallRecord struct {
 // Result is the outcome of one Run.
 //
 // OK is true when the body returned normally; Value is then the returned
-// value as JSON ("null" for undefined). Otherwise Error says why, with
+// value as JSON ("null" for undefined, and Undefined is set: the body had no
+// `return`, or returned undefined). Otherwise Error says why, with
 // "(line N, col M)" of the user's body when known: a thrown error, a syntax
 // error, "timed out after N ms" (TimedOut set), "sandbox worker died: ..."
 // or a refused start. OutputTruncated marks a Value cut to MaxOutputBytes
@@ -154,6 +155,7 @@ type Result struct {
 	Logs            []LogLine       `json:"logs,omitempty"`
 	LogsTruncated   bool            `json:"logsTruncated,omitempty"`
 	OutputTruncated bool            `json:"outputTruncated,omitempty"`
+	Undefined       bool            `json:"undefined,omitempty"`
 	Calls           []CallRecord    `json:"calls,omitempty"`
 	SearchCount     int             `json:"searchCount"`
 	DescribeCount   int             `json:"describeCount"`
@@ -535,6 +537,7 @@ func (r *run) done(m message) {
 			return
 		}
 		r.res.Value = v
+		r.res.Undefined = m.Undef
 		r.res.OutputTruncated = m.Truncated || cut
 		return
 	}

@@ -21,6 +21,7 @@ import (
 //	{"t":"call","id":7,"op":"search","args":[...]} a bridge call; args is the JS arguments array
 //	{"t":"log","level":"log","text":"..."}          one console line (already bounded)
 //	{"t":"done","ok":true,"value":<json>}           the run finished; value is the returned JSON
+//	                                               ("undef":true when the body returned undefined)
 //	{"t":"done","ok":false,"error":"..."}           the run failed (thrown error, bad syntax, ...)
 //	{"t":"refused","id":1}                         the first bridge call the worker refused
 //	                                               locally (call cap); done carries the total in id
@@ -53,6 +54,7 @@ type message struct {
 	Level     string          `json:"level,omitempty"`
 	Text      string          `json:"text,omitempty"`
 	Truncated bool            `json:"truncated,omitempty"`
+	Undef     bool            `json:"undef,omitempty"`
 	Code      string          `json:"code,omitempty"`
 	Limits    *runLimits      `json:"limits,omitempty"`
 }

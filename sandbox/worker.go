@@ -388,8 +388,10 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 	}
 	res := p.Result()
 	var raw []byte
+	undef := false
 	if res == nil || goja.IsUndefined(res) {
 		raw = []byte("null")
+		undef = true
 	} else {
 		js, err := w.jsonStringify(goja.Undefined(), res)
 		if err != nil {
@@ -402,7 +404,7 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 		}
 	}
 	raw, cut := cutJSON(raw, w.limits.MaxOutputBytes)
-	return message{T: msgDone, OK: true, Value: raw, Truncated: cut}
+	return message{T: msgDone, OK: true, Value: raw, Truncated: cut, Undef: undef}
 }
 
 func (w *jsWorker) fail(msg string) message {

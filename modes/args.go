@@ -1,0 +1,167 @@
+package modes
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Argument shapes of the modes' own tools (issue 12 item 2). A model's
+// first call often has the right intent and the wrong shape: `args` as a
+// JSON string or an array, the tool's arguments flat next to `id`,
+// `arguments` instead of `args`, no `id` at all. These mistakes are caught
+// here, before anything reaches an upstream, with an error that names the
+// fix; the one unambiguous mistake, a JSON string holding an object, is
+// repaired (the string is parsed).
+//
+// The text checked comes from the model (untrusted); errors echo at most
+// a few key names, each bounded by clipRef.
+
+// aliases maps keys models write by mistake to the key they meant, per tool.
+var aliases = map[string]map[string]string{
+	ToolCall: {
+		"arguments": "args", "argument": "args", "params": "args", "parameters": "args", "input": "args", "arg": "args",
+		"name": "id", "tool": "id", "tool_id": "id", "toolId": "id", "tool_name": "id", "toolName": "id",
+	},
+	ToolDescribe:   {"name": "id", "tool": "id", "tool_id": "id", "toolId": "id", "tool_name": "id", "toolName": "id"},
+	ToolSearchCode: {"script": "code", "js": "code", "javascript": "code", "body": "code", "source": "code", "program": "code"},
+	ToolSearch:     {"q": "query", "text": "query", "search": "query", "k": "limit", "max": "limit", "top_k": "limit", "n": "limit"},
+}
+
+// ownArgs decodes the arguments of one of the modes' own tools (tool) into
+// its known keys. Missing or null arguments are {}. Errors:
+//   - not an object: "arguments must be an object, e.g. {…}";
+//   - a key the tool does not take: "unknown key `arguments`: did you mean
+//     `args`?" for a known slip, and for tool_call without `args`, a hint
+//     to put the tool's own arguments inside `args`.
+func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]json.RawMessage{}, nil
+	}
+	var m map[string]json.RawMessage
+	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
+		return nil, fmt.Errorf("arguments must be an object, e.g. %s", example(tool))
+	}
+	var unknown []string
+	for k := range m {
+		if !slices.Contains(known, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) == 0 {
+		return m, nil
+	}
+	sort.Strings(unknown)
+	for _, k := range unknown {
+		if want, ok := aliases[tool][k]; ok {
+			if _, both := m[want]; !both {
+				return nil, fmt.Errorf("unknown key `%s`: did you mean `%s`? e.g. %s", clipRef(k), want, example(tool))
+			}
+		}
+	}
+	names := make([]string, 0, len(unknown))
+	for i, k := range unknown {
+		if i == 5 {
+			names = append(names, fmt.Sprintf("and %d more", len(unknown)-5))
+			break
+		}
+		names = append(names, "`"+clipRef(k)+"`")
+	}
+	keys := "`" + strings.Join(known, "` and `") + "`"
+	if tool == ToolCall {
+		if _, ok := m["args"]; !ok {
+			return nil, fmt.Errorf("%s %s not a key of tool_call, which takes only %s: put the tool's own arguments inside `args`, e.g. %s", strings.Join(names, ", "), isAre(len(unknown)), keys, example(tool))
+		}
+	}
+	return nil, fmt.Errorf("%s %s not a key of %s, which takes only %s", strings.Join(names, ", "), isAre(len(unknown)), tool, keys)
+}
+
+// stringArg reads key of m as a string; required says whether it must be there.
+func stringArg(m map[string]json.RawMessage, key string, required bool, tool string) (string, error) {
+	v, ok := m[key]
+	if !ok || string(v) == "null" {
+		if required {
+			return "", fmt.Errorf("`%s` is required, e.g. %s", key, example(tool))
+		}
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil {
+		return "", fmt.Errorf("`%s` must be a string, got %s", key, jsonKind(v))
+	}
+	return s, nil
+}
+
+// ToolArguments checks the shape of a catalog tool's arguments as a model
+// passed them (tool_call's `args`, the second argument of
+// openclaw.tools.call) and returns them as a JSON object, or nil when they
+// are missing or null (the call path makes that {}). A JSON string holding
+// an object is parsed (repaired); any other string, an array, a number or a
+// boolean is an error naming the fix. what names the argument in errors,
+// e.g. "`args`".
+func ToolArguments(raw json.RawMessage, what string) (json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	switch raw[0] {
+	case '{':
+		return raw, nil
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			in := bytes.TrimSpace([]byte(s))
+			var obj map[string]json.RawMessage
+			if len(in) > 0 && in[0] == '{' && json.Unmarshal(in, &obj) == nil {
+				return in, nil // a JSON string holding an object: parsed
+			}
+		}
+	}
+	return nil, fmt.Errorf("%s must be an object with the tool's arguments by name, e.g. {\"path\": \"/tmp/a.txt\"}; got %s", what, jsonKind(raw))
+}
+
+// jsonKind names the JSON type of v for an error message.
+func jsonKind(v json.RawMessage) string {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return "nothing"
+	}
+	switch v[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string (not holding a JSON object)"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func example(tool string) string {
+	switch tool {
+	case ToolCall:
+		return `{"id": "mcp:github:create_issue", "args": {"owner": "o", "repo": "r", "title": "t"}}`
+	case ToolDescribe:
+		return `{"id": "mcp:github:create_issue"}`
+	case ToolSearch:
+		return `{"query": "create a GitHub issue", "limit": 5}`
+	case ToolSearchCode:
+		return `{"code": "return await openclaw.tools.search(\"create a GitHub issue\");"}`
+	}
+	return "{}"
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}

@@ -1,0 +1,161 @@
+package modes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Issue 12 item 2: argument-shape mistakes in tool_call (and the other
+// own tools) are rejected or repaired before any upstream sees them, with an
+// error that names the fix.
+func TestToolCallArgumentShapes(t *testing.T) {
+	env := newTestEnv(t)
+	s := &Tools{API: testAPI()}
+	for _, tc := range []struct {
+		name, tool, args string
+		want             string // "" = the call reaches the tool
+		gotArgs          string // what the tool received
+	}{
+		{"args as a JSON string holding an object is parsed", ToolCall, `{"id":"mcp:github:create_issue","args":"{\"title\":\"x\"}"}`, "", `{"title":"x"}`},
+		{"args as a plain string", ToolCall, `{"id":"mcp:github:create_issue","args":"title=x"}`, "`args` must be an object", ""},
+		{"args as an array", ToolCall, `{"id":"mcp:github:create_issue","args":[{"title":"x"}]}`, "`args` must be an object with the tool's arguments by name, e.g. {\"path\": \"/tmp/a.txt\"}; got an array", ""},
+		{"args as a number", ToolCall, `{"id":"mcp:github:create_issue","args":3}`, "got a number", ""},
+		{"flat arguments", ToolCall, `{"id":"mcp:github:create_issue","title":"x","owner":"o"}`, "`owner`, `title` are not a key of tool_call, which takes only `id` and `args`: put the tool's own arguments inside `args`", ""},
+		{"arguments instead of args", ToolCall, `{"id":"mcp:github:create_issue","arguments":{"title":"x"}}`, "unknown key `arguments`: did you mean `args`?", ""},
+		{"missing id", ToolCall, `{"args":{"title":"x"}}`, "`id` is required", ""},
+		{"name instead of id", ToolCall, `{"name":"mcp:github:create_issue","args":{}}`, "unknown key `name`: did you mean `id`?", ""},
+		{"id not a string", ToolCall, `{"id":7}`, "`id` must be a string, got a number", ""},
+		{"arguments not an object", ToolCall, `["mcp:github:create_issue"]`, "arguments must be an object", ""},
+		{"describe without id", ToolDescribe, `{}`, "tool_describe: `id` is required", ""},
+		{"describe with tool", ToolDescribe, `{"tool":"mcp:github:create_issue"}`, "did you mean `id`?", ""},
+		{"search with q", ToolSearch, `{"q":"issue"}`, "did you mean `query`?", ""},
+		{"search limit as a string", ToolSearch, `{"query":"issue","limit":"5"}`, "`limit` must be an integer, got a string", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env.calls, env.gotArgs = nil, nil
+			r, err := s.Call(context.Background(), env, tc.tool, json.RawMessage(tc.args))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := resultText(t, r)
+			if tc.want == "" {
+				if r.IsError || len(env.gotArgs) != 1 || env.gotArgs[0] != tc.gotArgs {
+					t.Fatalf("want the call to reach the tool with %s; got %q (tool received %v)", tc.gotArgs, text, env.gotArgs)
+				}
+				return
+			}
+			if !r.IsError || !strings.Contains(text, tc.want) {
+				t.Errorf("got %q, want an error containing %q", text, tc.want)
+			}
+			if len(env.calls) != 0 {
+				t.Errorf("the upstream saw the call: %v", env.calls)
+			}
+		})
+	}
+	// tool_search_code: a slip in its one key.
+	c := &Code{API: testAPI()}
+	r, err := c.Call(context.Background(), env, ToolSearchCode, json.RawMessage(`{"script":"return 1"}`))
+	if err != nil || !r.IsError || !strings.Contains(resultText(t, r), "did you mean `code`?") {
+		t.Errorf("tool_search_code {script}: %v %v", r, err)
+	}
+}
+
+// The same mistakes through the code bridge (issue 12 item 2).
+func TestBridgeArgumentShapes(t *testing.T) {
+	env := newTestEnv(t)
+	c := newTestCode(t, 1)
+	_, out := runCode(t, c, env, `const out = {};
+const tries = {
+  stringArgs: () => openclaw.tools.call("mcp:github:create_issue", '{"title":"x"}'),
+  arrayArgs: () => openclaw.tools.call("mcp:github:create_issue", ["x"]),
+  objectFirst: () => openclaw.tools.call({id: "mcp:github:create_issue", args: {}}),
+  threeArgs: () => openclaw.tools.call("mcp:github:create_issue", "x", "y"),
+  searchNumber: () => openclaw.tools.search("issue", 2),
+};
+for (const [k, f] of Object.entries(tries)) {
+  try { const r = await f(); out[k] = Array.isArray(r) ? "hits:" + r.length : "ok:" + JSON.stringify(r.result.details.arguments); }
+  catch (e) { out[k] = "error:" + e.message; }
+}
+return out;`)
+	if !out.OK {
+		t.Fatal(out.Error)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out.Value, &got); err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range map[string]string{
+		"stringArgs":   `ok:{"title":"x"}`,
+		"arrayArgs":    "error:openclaw.tools.call mcp:github:create_issue: openclaw.tools.call's second argument (args) must be an object",
+		"objectFirst":  "error:openclaw.tools.call(id, args): the first argument is the tool id (a string)",
+		"threeArgs":    "error:openclaw.tools.call(id, args) takes two arguments",
+		"searchNumber": "hits:2",
+	} {
+		if !strings.HasPrefix(got[k], want) {
+			t.Errorf("%s: %q, want %q…", k, got[k], want)
+		}
+	}
+	if len(env.calls) != 1 {
+		t.Errorf("upstream calls = %v, want only the repaired one", env.calls)
+	}
+}
+
+// Issue 12 item 5: a tools/call of a hidden catalog tool's name in tools or
+// code mode points to the route; a denied tool stays identical to unknown.
+func TestHiddenCatalogNamePointsToTheRoute(t *testing.T) {
+	env := newTestEnv(t)
+	for _, tc := range []struct {
+		s    Surface
+		want string
+	}{
+		{&Tools{API: testAPI()}, `call it with tool_call: {"id": "mcp:github:create_issue"`},
+		{&Code{API: testAPI()}, `return await openclaw.tools.call("mcp:github:create_issue"`},
+	} {
+		for _, name := range []string{"github__create_issue", "mcp:github:create_issue"} {
+			_, err := tc.s.Call(context.Background(), env, name, json.RawMessage(`{}`))
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(je.Message, tc.want) || !strings.HasPrefix(je.Message, `unknown tool "`+name+`"`) {
+				t.Errorf("%s: call %s: %v, want -32602 with %q", tc.s.Mode(), name, err, tc.want)
+			}
+		}
+		env.deny["mcp:github:create_issue"] = true
+		_, denied := tc.s.Call(context.Background(), env, "github__create_issue", json.RawMessage(`{}`))
+		_, unknown := tc.s.Call(context.Background(), env, "github__no_such_tool", json.RawMessage(`{}`))
+		if denied == nil || unknown == nil || strings.Replace(denied.Error(), "create_issue", "no_such_tool", 1) != unknown.Error() {
+			t.Errorf("%s: denied %v differs from unknown %v", tc.s.Mode(), denied, unknown)
+		}
+		delete(env.deny, "mcp:github:create_issue")
+	}
+	if len(env.calls) != 0 {
+		t.Errorf("calls reached the upstream: %v", env.calls)
+	}
+}
+
+// Issue 12 item 4: a body that returns nothing, and a missing await, get a hint.
+func TestCodeHints(t *testing.T) {
+	env := newTestEnv(t)
+	c := newTestCode(t, 1)
+	for _, tc := range []struct{ body, want string }{
+		{`const hits = await openclaw.tools.search("issue"); hits.length;`, "the body returned nothing: end it with `return …`"},
+		{`const hits = openclaw.tools.search("issue"); return hits[0].id;`, "openclaw.tools.search(…) returns a Promise: did you forget `await` before it?"},
+		{`const d = openclaw.tools.describe("mcp:github:create_issue")
+return {d}`, "openclaw.tools.describe(…) returns a Promise: did you forget `await`"},
+		{`return null`, ""},
+		{`const [a, b] = await Promise.all([
+  openclaw.tools.search("issue"),
+  openclaw.tools.search("file"),
+]);
+return {a: a.length, b: {}};`, ""},
+	} {
+		r, out := runCode(t, c, env, tc.body)
+		text := resultText(t, r)
+		if out.Hint == "" != (tc.want == "") || !strings.Contains(out.Hint, tc.want) || (tc.want != "" && !strings.Contains(text, tc.want)) {
+			t.Errorf("body %q: hint %q, text %q; want %q", tc.body, out.Hint, text, tc.want)
+		}
+	}
+}
