@@ -1,5 +1,5 @@
 // Package catalog holds the merged tool catalog of all upstream MCP servers:
-// entries, ids, exposed names, trust, policy resolution, the search index and
+// entries, ids, exposed names, trust, the search index and
 // ranking, and the rendering of JSON Schemas to TypeScript-style signatures.
 //
 // It does no I/O and knows nothing of transports: callers hand it tool

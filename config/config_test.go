@@ -278,7 +278,9 @@ func TestValidation(t *testing.T) {
 		{"group in approval", minimal + "[tools]\nrequire_approval = [\"group:nope\"]\n", 5, `tools.require_approval[0]`},
 		{"group in by_client", minimal + "[tools.by_client.x]\nallow = [\"group:nope\"]\n", 5, `tools.by_client.x.allow[0]`},
 		{"group name is upstream", minimal + "[groups]\nfs = [\"a\"]\n", 5, `groups.fs: group name "fs" is also an upstream name`},
-		{"bad glob", minimal + "[tools]\nallow = [\"fs__[\"]\n", 5, `tools.allow[0]: "fs__[" is not a valid glob pattern`},
+		{"spaces around an entry", minimal + "[tools]\nallow = [\"fs__x \"]\n", 5, `tools.allow[0]: entry "fs__x " has leading or trailing spaces`},
+		{"group cycle", minimal + "[groups]\na = [\"group:b\"]\nb = [\"group:A\"]\n", 5, `groups.a: cycle group:a -> group:b -> group:a`},
+		{"profiles differing in case", minimal + "[profiles.ro]\n[profiles.RO]\n", 4, `profiles.ro: same name as profiles.RO (profile names are case-insensitive)`},
 		{"empty rule", minimal + "[tools]\ndeny = [\"\"]\n", 5, "tools.deny[0]: empty entry"},
 		{"no enabled upstream", "[upstreams.x]\ncommand = \"a\"\nenabled = false\n", 1, "upstreams: at least one enabled upstream is required"},
 		{"no upstreams at all", "[server]\ntransport = \"stdio\"\n", 0, "upstreams: at least one enabled upstream is required"},
@@ -299,6 +301,10 @@ func TestValidEdgeCases(t *testing.T) {
 		{"disabled upstreams may share a prefix", minimal + "[upstreams.b]\ncommand = \"y\"\nprefix = \"fs\"\nenabled = false\n"},
 		{"group of a [groups] key", minimal + "[groups]\nw = [\"fs__write\"]\n[tools]\nallow = [\"group:w\", \"group:fs\", \"mcp:fs:*\"]\n"},
 		{"defined profile", minimal + "[profiles.ro]\nallow = [\"*__read*\"]\n[tools]\nprofile = \"ro\"\n"},
+		// One dialect, one case rule (package policy): '[' is an ordinary
+		// character, and group, profile and upstream names are case-insensitive.
+		{"bracket is literal", minimal + "[tools]\ndeny = [\"fs__[a]*\"]\n"},
+		{"names in any case", minimal + "[profiles.ro]\nallow = [\"group:FS\"]\n[tools]\nprofile = \"RO\"\n[tools.by_client.\"Cursor*\"]\nprofile = \"Minimal\"\n"},
 		{"sse url upstream", "[upstreams.x]\nurl = \"https://h/sse\"\ntransport = \"sse\"\n"},
 		{"port 0 and empty host", minimal + "[server]\ntransport = \"http\"\nlisten = \":0\"\n"},
 		{"dollar literal", minimal + "args = [\"$$HOME\", \"a$b\", \"$\"]\n"},

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -350,104 +349,6 @@ func (p *parser) checkURL(raw string, at []string) {
 	}
 	if u.Host == "" {
 		p.errf(at, "", "URL has no host")
-	}
-}
-
-// ruleList is one list of policy entries and where it sits.
-type ruleList struct {
-	path    []string
-	entries []string
-}
-
-func (p *parser) validatePolicy() {
-	c := p.cfg
-	builtin := []string{"full", "minimal"}
-	for _, name := range sortedKeys(c.Profiles) {
-		if slices.Contains(builtin, name) {
-			p.errf([]string{"profiles", name}, "", "%q is a built-in profile and cannot be redefined", name)
-		}
-	}
-	checkProfile := func(v string, at []string) {
-		if v == "" || slices.Contains(builtin, v) {
-			return
-		}
-		if _, ok := c.Profiles[v]; ok {
-			return
-		}
-		known := append(append([]string{}, builtin...), sortedKeys(c.Profiles)...)
-		msg := fmt.Sprintf("unknown profile %q (known: %s)", v, quoteList(known))
-		if s := suggest(v, known); s != "" {
-			msg = fmt.Sprintf("unknown profile %q (did you mean %q?)", v, s)
-		}
-		p.errf(at, "", "%s", msg)
-	}
-	checkProfile(c.Tools.Profile, []string{"tools", "profile"})
-	for _, k := range sortedKeys(c.Tools.ByClient) {
-		checkProfile(c.Tools.ByClient[k].Profile, []string{"tools", "by_client", k, "profile"})
-		if _, err := path.Match(k, ""); err != nil {
-			p.errf([]string{"tools", "by_client", k}, "", "client name pattern %q is not a valid glob", k)
-		}
-	}
-	for _, k := range sortedKeys(c.Endpoints) {
-		checkProfile(c.Endpoints[k].Tools.Profile, []string{"endpoints", k, "tools", "profile"})
-	}
-	for _, g := range sortedKeys(c.Groups) {
-		if _, ok := c.Upstreams[g]; ok {
-			p.errf([]string{"groups", g}, "", "group name %q is also an upstream name; group:%s would be ambiguous", g, g)
-		}
-	}
-	if len(c.Tools.ApprovalCommand) > 0 && c.Tools.ApprovalCommand[0] == "" {
-		p.errf([]string{"tools", "approval_command"}, "", "the first element (the program) is empty")
-	}
-
-	var lists []ruleList
-	rules := func(r *ToolRules, base ...string) {
-		lists = append(lists,
-			ruleList{appendKey(base, "allow"), r.Allow},
-			ruleList{appendKey(base, "deny"), r.Deny},
-			ruleList{appendKey(base, "also_allow"), r.AlsoAllow})
-	}
-	rules(&c.Tools.ToolRules, "tools")
-	lists = append(lists, ruleList{[]string{"tools", "require_approval"}, c.Tools.RequireApproval})
-	for _, k := range sortedKeys(c.Tools.ByClient) {
-		rules(c.Tools.ByClient[k], "tools", "by_client", k)
-	}
-	for _, k := range sortedKeys(c.Endpoints) {
-		rules(&c.Endpoints[k].Tools, "endpoints", k, "tools")
-	}
-	for _, k := range sortedKeys(c.Profiles) {
-		pr := c.Profiles[k]
-		lists = append(lists, ruleList{[]string{"profiles", k, "allow"}, pr.Allow}, ruleList{[]string{"profiles", k, "deny"}, pr.Deny})
-	}
-	for _, k := range sortedKeys(c.Groups) {
-		lists = append(lists, ruleList{[]string{"groups", k}, c.Groups[k]})
-	}
-	lists = append(lists, ruleList{[]string{"tool_search", "pinned"}, c.ToolSearch.Pinned})
-
-	groupNames := append(sortedKeys(c.Upstreams), sortedKeys(c.Groups)...)
-	for _, l := range lists {
-		for i, e := range l.entries {
-			idx := fmt.Sprintf("[%d]", i)
-			if e == "" {
-				p.errf(l.path, idx, "empty entry")
-				continue
-			}
-			if g, ok := strings.CutPrefix(e, "group:"); ok {
-				_, isUp := c.Upstreams[g]
-				_, isGroup := c.Groups[g]
-				if !isUp && !isGroup {
-					msg := fmt.Sprintf("%q names no upstream and no [groups] entry", e)
-					if s := suggest(g, groupNames); s != "" {
-						msg += fmt.Sprintf(" (did you mean \"group:%s\"?)", s)
-					}
-					p.errf(l.path, idx, "%s", msg)
-				}
-				continue
-			}
-			if _, err := path.Match(e, ""); err != nil {
-				p.errf(l.path, idx, "%q is not a valid glob pattern", e)
-			}
-		}
 	}
 }
 

@@ -34,6 +34,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
 // proxyURIScheme prefixes a resource URI rewritten because of a clash:
@@ -78,12 +79,10 @@ const codeResourceNotFound = -32002
 type passthrough struct {
 	p *Proxy
 
-	mu        sync.Mutex
-	resources map[string]route            // exposed URI -> owner
-	templates map[string]route            // exposed URI template -> owner
-	revURI    map[route]string            // owner -> exposed URI (rewritten ones only)
-	prompts   map[string]route            // exposed prompt name -> owner
-	subs      map[route]map[*session]bool // shared upstream subscriptions -> subscribed client sessions
+	mu     sync.Mutex
+	tables map[*policy.View]*featureTables // routing tables per policy view (passthrough_policy.go)
+	revURI map[route]string                // owner -> exposed URI (rewritten ones only)
+	subs   map[route]map[*session]bool     // shared upstream subscriptions -> subscribed client sessions
 
 	inflight []*inflight // tools/call in flight on shared upstream sessions, oldest first
 	clients  map[*session]*clientState
@@ -94,13 +93,11 @@ type route struct{ up, orig string }
 
 func newPassthrough(p *Proxy) *passthrough {
 	return &passthrough{
-		p:         p,
-		resources: map[string]route{},
-		templates: map[string]route{},
-		revURI:    map[route]string{},
-		prompts:   map[string]route{},
-		subs:      map[route]map[*session]bool{},
-		clients:   map[*session]*clientState{},
+		p:       p,
+		tables:  map[*policy.View]*featureTables{},
+		revURI:  map[route]string{},
+		subs:    map[route]map[*session]bool{},
+		clients: map[*session]*clientState{},
 	}
 }
 
@@ -133,14 +130,17 @@ func (pt *passthrough) upstreamCaps() map[string]*mcp.ServerCapabilities {
 	return out
 }
 
-// capabilities is what the proxy announces in initialize: tools always
+// capabilities is what the proxy announces to s in initialize: tools always
 // (with listChanged); resources, prompts, completions and logging only when
-// at least one ready upstream offers them, with subscribe and listChanged
-// set when any of those upstreams sets them (MCP spec basic/lifecycle
-// "Capability Negotiation").
-func (pt *passthrough) capabilities() *mcp.ServerCapabilities {
+// at least one ready upstream whose features s may see offers them, with
+// subscribe and listChanged set when any of those upstreams sets them (MCP
+// spec basic/lifecycle "Capability Negotiation").
+func (pt *passthrough) capabilities(s *session) *mcp.ServerCapabilities {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
-	for _, c := range pt.upstreamCaps() {
+	for up, c := range pt.upstreamCaps() {
+		if !pt.visible(s, up) {
+			continue
+		}
 		if c.Resources != nil {
 			if caps.Resources == nil {
 				caps.Resources = &mcp.ResourceCapabilities{}
@@ -222,7 +222,7 @@ func (pt *passthrough) handle(ctx context.Context, s *session, method string, re
 func (pt *passthrough) listResources(ctx context.Context, s *session) (*mcp.ListResourcesResult, error) {
 	out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
 	table := map[string]route{}
-	for _, up := range pt.withCap(hasResources) {
+	for _, up := range pt.visibleUpstreams(s, hasResources) {
 		cs, err := pt.sessionOf(s, up)
 		if err != nil {
 			pt.p.log.Warn("resources/list: upstream skipped", "upstream", up, "err", err)
@@ -241,8 +241,9 @@ func (pt *passthrough) listResources(ctx context.Context, s *session) (*mcp.List
 			out.Resources = append(out.Resources, &c)
 		}
 	}
+	t := pt.tablesFor(s)
 	pt.mu.Lock()
-	pt.resources = table
+	t.resources = table
 	pt.mu.Unlock()
 	return out, nil
 }
@@ -264,7 +265,7 @@ func (pt *passthrough) exposeURI(table map[string]route, up, uri string) string 
 func (pt *passthrough) listTemplates(ctx context.Context, s *session) (*mcp.ListResourceTemplatesResult, error) {
 	out := &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}
 	table := map[string]route{}
-	for _, up := range pt.withCap(hasResources) {
+	for _, up := range pt.visibleUpstreams(s, hasResources) {
 		cs, err := pt.sessionOf(s, up)
 		if err != nil {
 			continue
@@ -285,33 +286,49 @@ func (pt *passthrough) listTemplates(ctx context.Context, s *session) (*mcp.List
 			out.ResourceTemplates = append(out.ResourceTemplates, &c)
 		}
 	}
+	t := pt.tablesFor(s)
 	pt.mu.Lock()
-	pt.templates = table
+	t.templates = table
 	pt.mu.Unlock()
 	return out, nil
 }
 
-// routeURI finds the upstream and original URI of an exposed URI (see the
-// rules at the top of this file).
-func (pt *passthrough) routeURI(uri string) (route, error) {
+// routeURI finds the upstream and original URI of an exposed URI for s
+// (see the rules at the top of this file), among the upstreams whose
+// features s may see: a URI of any other upstream gets the answer of a URI
+// no upstream lists.
+func (pt *passthrough) routeURI(s *session, uri string) (route, error) {
+	r, err := pt.findURI(s, uri)
+	if err == nil && !pt.visible(s, r.up) {
+		err = errResourceNotFound(uri)
+	}
+	return r, err
+}
+
+func errResourceNotFound(uri string) error {
+	return &jsonrpc.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %q: no upstream lists it (list resources first)", uri)}
+}
+
+func (pt *passthrough) findURI(s *session, uri string) (route, error) {
+	t := pt.tablesFor(s)
 	pt.mu.Lock()
-	r, ok := pt.resources[uri]
-	templates := make(map[string]route, len(pt.templates))
-	for k, v := range pt.templates {
+	r, ok := t.resources[uri]
+	templates := make(map[string]route, len(t.templates))
+	for k, v := range t.templates {
 		templates[k] = v
 	}
 	pt.mu.Unlock()
 	if ok {
 		return r, nil
 	}
+	ups := pt.visibleUpstreams(s, hasResources)
 	if rest, ok := strings.CutPrefix(uri, proxyURIScheme); ok {
-		for _, up := range pt.p.ups.Names() {
+		for _, up := range ups {
 			if orig, ok := strings.CutPrefix(rest, up+"/"); ok {
 				return route{up, orig}, nil
 			}
 		}
 	}
-	ups := pt.withCap(hasResources)
 	if len(ups) == 1 {
 		return route{ups[0], uri}, nil
 	}
@@ -329,14 +346,14 @@ func (pt *passthrough) routeURI(uri string) (route, error) {
 	if best != "" {
 		return route{best, uri}, nil
 	}
-	return route{}, &jsonrpc.Error{Code: codeResourceNotFound, Message: fmt.Sprintf("resource %q: no upstream lists it (list resources first)", uri)}
+	return route{}, errResourceNotFound(uri)
 }
 
 func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp.ReadResourceParams) (*mcp.ReadResourceResult, error) {
 	if params == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resources/read: missing params"}
 	}
-	r, err := pt.routeURI(params.URI)
+	r, err := pt.routeURI(s, params.URI)
 	if err != nil {
 		return nil, err
 	}
@@ -369,11 +386,11 @@ func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp
 // subscribe goes through. The go-sdk server records the client's
 // subscription for ResourceUpdated.
 func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
-	r, err := pt.routeURI(req.Params.URI)
+	s := pt.p.sessionOf(req.Session)
+	r, err := pt.routeURI(s, req.Params.URI)
 	if err != nil {
 		return err
 	}
-	s := pt.p.sessionOf(req.Session)
 	cs, err := pt.sessionOf(s, r.up)
 	if err != nil {
 		return err
@@ -406,11 +423,11 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 // is unsubscribed when the last one leaves; an unsubscribe from a session
 // that never subscribed changes nothing.
 func (pt *passthrough) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
-	r, err := pt.routeURI(req.Params.URI)
+	s := pt.p.sessionOf(req.Session)
+	r, err := pt.routeURI(s, req.Params.URI)
 	if err != nil {
 		return err
 	}
-	s := pt.p.sessionOf(req.Session)
 	cs, err := pt.sessionOf(s, r.up)
 	if err != nil {
 		return err
@@ -496,7 +513,7 @@ func (pt *passthrough) listPrompts(ctx context.Context, s *session) (*mcp.ListPr
 		p  *mcp.Prompt
 	}
 	var items []item
-	for _, up := range pt.withCap(hasPrompts) {
+	for _, up := range pt.visibleUpstreams(s, hasPrompts) {
 		cs, err := pt.sessionOf(s, up)
 		if err != nil {
 			continue
@@ -529,8 +546,9 @@ func (pt *passthrough) listPrompts(ctx context.Context, s *session) (*mcp.ListPr
 		c.Name = exposed
 		out.Prompts = append(out.Prompts, &c)
 	}
+	t := pt.tablesFor(s)
 	pt.mu.Lock()
-	pt.prompts = table
+	t.prompts = table
 	pt.mu.Unlock()
 	return out, nil
 }
@@ -549,14 +567,15 @@ func (pt *passthrough) sep() string {
 	return "__"
 }
 
-// routePrompt finds a prompt's owner, listing prompts once when the table
-// does not know the name yet.
+// routePrompt finds a prompt's owner among the upstreams whose features s
+// may see, listing prompts once when s's table does not know the name yet.
 func (pt *passthrough) routePrompt(ctx context.Context, s *session, name string) (route, error) {
+	t := pt.tablesFor(s)
 	for attempt := 0; attempt < 2; attempt++ {
 		pt.mu.Lock()
-		r, ok := pt.prompts[name]
+		r, ok := t.prompts[name]
 		pt.mu.Unlock()
-		if ok {
+		if ok && pt.visible(s, r.up) {
 			return r, nil
 		}
 		if attempt == 0 {
@@ -607,18 +626,19 @@ func (pt *passthrough) complete(ctx context.Context, s *session, params *mcp.Com
 		}
 		up, ref.Name = r.up, r.orig
 	case "ref/resource":
+		t := pt.tablesFor(s)
 		pt.mu.Lock()
-		r, ok := pt.templates[ref.URI]
+		r, ok := t.templates[ref.URI]
 		pt.mu.Unlock()
 		if !ok {
 			if _, err := pt.listTemplates(ctx, s); err == nil {
 				pt.mu.Lock()
-				r, ok = pt.templates[ref.URI]
+				r, ok = t.templates[ref.URI]
 				pt.mu.Unlock()
 			}
 		}
-		if !ok {
-			rr, err := pt.routeURI(ref.URI)
+		if !ok || !pt.visible(s, r.up) {
+			rr, err := pt.routeURI(s, ref.URI)
 			if err != nil {
 				return nil, err
 			}
@@ -650,7 +670,7 @@ func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.Set
 	if params == nil {
 		return
 	}
-	for _, up := range pt.withCap(hasLogging) {
+	for _, up := range pt.visibleUpstreams(s, hasLogging) {
 		cs, err := pt.sessionOf(s, up)
 		if err != nil {
 			continue
@@ -661,10 +681,11 @@ func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.Set
 	}
 }
 
-// logMessage relays an upstream's notifications/message to client
+// logMessage relays upstream up's notifications/message to client
 // sessions: to the owner of a per-client session (owner != nil), else to
-// every client session. Each session filters by its own level.
-func (pt *passthrough) logMessage(ctx context.Context, owner *session, params *mcp.LoggingMessageParams) {
+// every client session that may see up's features. Each session filters by
+// its own level.
+func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session, params *mcp.LoggingMessageParams) {
 	if params == nil {
 		return
 	}
@@ -673,7 +694,7 @@ func (pt *passthrough) logMessage(ctx context.Context, owner *session, params *m
 		targets = []*session{owner}
 	}
 	for _, s := range targets {
-		if s.ss != nil {
+		if s.ss != nil && pt.visible(s, up) {
 			_ = s.ss.Log(ctx, params)
 		}
 	}

@@ -199,7 +199,7 @@ func (pt *passthrough) clientOptions(up string) *mcp.ClientOptions {
 func (pt *passthrough) handlers(up string, owner *session) *mcp.ClientOptions {
 	return &mcp.ClientOptions{
 		LoggingMessageHandler: func(ctx context.Context, r *mcp.LoggingMessageRequest) {
-			pt.logMessage(context.WithoutCancel(ctx), owner, r.Params)
+			pt.logMessage(context.WithoutCancel(ctx), up, owner, r.Params)
 		},
 		ResourceUpdatedHandler: func(ctx context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
 			pt.resourceUpdated(context.WithoutCancel(ctx), up, r.Params)
@@ -221,7 +221,9 @@ func (pt *passthrough) clientMiddleware(up string) mcp.Middleware {
 func (pt *passthrough) clientInitialized(s *session) {
 	var ups []string
 	for _, up := range pt.p.ups.Names() {
-		if pt.perClient(up) {
+		// An upstream the client may use nothing of gets no session (and
+		// no child process) for it.
+		if pt.perClient(up) && pt.visible(s, up) {
 			ups = append(ups, up)
 		}
 	}

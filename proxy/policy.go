@@ -6,16 +6,14 @@ import (
 	"strings"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
 // compilePolicy compiles the config's [tools], [profiles], [groups] and
-// [endpoints] rules (SPEC §6).
+// [endpoints] rules (SPEC §6) with package policy, the same code that
+// validated them when the config was loaded.
 func (p *Proxy) compilePolicy() error {
-	var names []string
-	for name := range p.cfg.Upstreams { // disabled ones too: group:<upstream> stays valid
-		names = append(names, name)
-	}
-	pol, err := catalog.Compile(p.cfg.Tools, p.cfg.Profiles, p.cfg.Groups, p.cfg.Endpoints, names)
+	pol, err := policy.Compile(p.cfg.PolicySpec())
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
@@ -24,8 +22,22 @@ func (p *Proxy) compilePolicy() error {
 }
 
 // view is the policy view of a session's subject.
-func (p *Proxy) view(client, endpoint string) *catalog.View {
-	return p.policy.View(catalog.Subject{ClientName: client, Endpoint: endpoint})
+func (p *Proxy) view(client, endpoint string) *policy.View {
+	return p.policy.View(policy.Subject{ClientName: client, Endpoint: endpoint})
+}
+
+// toolOf is what the policy looks at in a catalog entry.
+func toolOf(e *catalog.Entry) policy.Tool {
+	return policy.Tool{ID: e.ID, Exposed: e.Exposed, Base: e.Base, Upstream: e.Upstream, DirectOnly: e.DirectOnly}
+}
+
+// toolsOf converts catalog entries for policy.Check.
+func toolsOf(es []*catalog.Entry) []policy.Tool {
+	out := make([]policy.Tool, len(es))
+	for i, e := range es {
+		out[i] = toolOf(e)
+	}
+	return out
 }
 
 // CheckPolicy runs the fail-closed check (SPEC §6) for every subject the
@@ -34,11 +46,11 @@ func (p *Proxy) view(client, endpoint string) *catalog.View {
 // logged; the error names every allow entry of a list that resolves to no
 // callable tool.
 func (p *Proxy) CheckPolicy() error {
-	entries := p.cat.Snapshot().Entries
+	tools := toolsOf(p.cat.Snapshot().Entries)
 	seen := map[string]bool{}
 	var errs []error
 	for _, s := range p.policy.Subjects() {
-		warns, err := p.policy.Check(s, entries)
+		warns, err := p.policy.Check(s, tools)
 		for _, w := range warns {
 			if !seen[w] {
 				seen[w] = true
@@ -74,7 +86,7 @@ func (p *Proxy) Explain(client, endpoint string) []ExplainRow {
 	v := p.view(client, endpoint)
 	rows := make([]ExplainRow, 0, len(snap.Entries))
 	for _, e := range snap.Entries {
-		d := v.Decide(e)
+		d := v.Decide(toolOf(e))
 		st := "ok"
 		if r, down := snap.Unavailable[e.Upstream]; down {
 			st = "unavailable: " + strings.TrimSpace(r)

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -44,7 +45,7 @@ type Proxy struct {
 	cat     *catalog.Catalog
 	surface modes.Surface
 	api     modes.API
-	policy  *catalog.Policy
+	policy  *policy.Policy
 	pool    *sandbox.Pool // code mode's workers; nil in other modes
 	viewIx  viewIndexes   // search indexes per policy view (searchindex.go)
 	rec     *telemetry.Recorder

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
 // viewIndexes keeps, per policy view and catalog snapshot, a search index
@@ -18,7 +19,7 @@ type viewIndexes struct {
 }
 
 type viewSnap struct {
-	v    *catalog.View
+	v    *policy.View
 	snap *catalog.Snapshot
 }
 
@@ -29,7 +30,7 @@ const maxViewIndexes = 32
 // index returns the index to search for view v over snap. Building one
 // costs about 15 ms per 1,000 allowed tools (catalog BenchmarkIndexBuild),
 // once per view and snapshot.
-func (vi *viewIndexes) index(v *catalog.View, snap *catalog.Snapshot) *catalog.Index {
+func (vi *viewIndexes) index(v *policy.View, snap *catalog.Snapshot) *catalog.Index {
 	key := viewSnap{v, snap}
 	vi.mu.Lock()
 	ix, ok := vi.m[key]
@@ -39,7 +40,7 @@ func (vi *viewIndexes) index(v *catalog.View, snap *catalog.Snapshot) *catalog.I
 	}
 	allowed := make([]*catalog.Entry, 0, len(snap.Entries))
 	for _, e := range snap.Entries {
-		if v.Allowed(e) {
+		if v.Allowed(toolOf(e)) {
 			allowed = append(allowed, e)
 		}
 	}

@@ -60,8 +60,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				if ir, ok := res.(*mcp.InitializeResult); ok {
 					ss, _ := req.GetSession().(*mcp.ServerSession)
+					var s *session
 					if ss != nil {
-						s := p.sessionFor(ss, endpoint, transport)
+						s = p.sessionFor(ss, endpoint, transport)
 						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
 							s.client = c.Params.ClientInfo.Name
 						}
@@ -69,7 +70,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 						s.ts.Instructions(len(ir.Instructions))
 					}
 					// Issue 7: announce only what some upstream offers (passthrough.go).
-					ir.Capabilities = p.pt.capabilities()
+					ir.Capabilities = p.pt.capabilities(s)
 				}
 				return res, err
 			case "notifications/initialized":

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
@@ -41,11 +42,11 @@ func (s *session) SearchIndex(snap *catalog.Snapshot) *catalog.Index {
 func (s *session) Allowed(e *catalog.Entry) bool { return s.allowed(e) }
 
 func (s *session) allowed(e *catalog.Entry) bool {
-	return s.p.view(s.client, s.endpoint).Allowed(e)
+	return s.p.view(s.client, s.endpoint).Allowed(toolOf(e))
 }
 
-func (s *session) decide(e *catalog.Entry) catalog.Decision {
-	return s.p.view(s.client, s.endpoint).Decide(e)
+func (s *session) decide(e *catalog.Entry) policy.Decision {
+	return s.p.view(s.client, s.endpoint).Decide(toolOf(e))
 }
 
 // Call implements modes.Env: the single call path.

@@ -1,4 +1,4 @@
-package catalog
+package policy
 
 import (
 	"fmt"
@@ -6,26 +6,28 @@ import (
 	"strings"
 	"sync"
 	"testing"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // polEnt builds an entry the way the catalog does with the default "__"
 // separator and no prefix override.
-func polEnt(upstream, tool string) *Entry {
-	return &Entry{ID: ToolID(upstream, tool), Name: tool, Exposed: upstream + "__" + tool, Upstream: upstream}
+func polEnt(upstream, tool string) Tool {
+	return Tool{ID: "mcp:" + upstream + ":" + tool, Exposed: upstream + "__" + tool, Base: upstream + "__" + tool, Upstream: upstream}
 }
 
-func polDirect(upstream, tool string) *Entry {
+func polDirect(upstream, tool string) Tool {
 	e := polEnt(upstream, tool)
 	e.DirectOnly = true
 	return e
 }
 
-var polUpstreams = []string{"github", "slack", "fs"}
+var polUpstreams = []Upstream{
+	{Name: "github", NamePrefix: "github__", IDPrefix: "mcp:github:"},
+	{Name: "slack", NamePrefix: "slack__", IDPrefix: "mcp:slack:"},
+	{Name: "fs", NamePrefix: "fs__", IDPrefix: "mcp:fs:"},
+}
 
-func polCatalog() []*Entry {
-	return []*Entry{
+func polCatalog() []Tool {
+	return []Tool{
 		polEnt("github", "create_issue"),
 		polEnt("github", "get_issue"),
 		polEnt("github", "delete_repo"),
@@ -36,16 +38,13 @@ func polCatalog() []*Entry {
 	}
 }
 
-type polFixture struct {
-	tools     config.Tools
-	profiles  map[string]*config.Profile
-	groups    map[string][]string
-	endpoints map[string]*config.Endpoint
-}
+type polFixture Spec
 
 func (f polFixture) compile(t *testing.T) *Policy {
 	t.Helper()
-	p, err := Compile(f.tools, f.profiles, f.groups, f.endpoints, polUpstreams)
+	sp := Spec(f)
+	sp.Upstreams = polUpstreams
+	p, err := Compile(sp)
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
@@ -84,16 +83,16 @@ func polWant(t *testing.T, got map[string]Decision, name string, allowed bool, r
 }
 
 func TestPolicyDenyBeatsAllow(t *testing.T) {
-	f := polFixture{tools: config.Tools{
-		ToolRules: config.ToolRules{
+	f := polFixture{
+		Tools: Rules{
 			Allow:     []string{"github__delete_repo", "github__create_issue"},
 			Deny:      []string{"github__delete_*"},
 			AlsoAllow: []string{"github__delete_repo"},
 		},
-		ByClient: map[string]*config.ToolRules{
+		ByClient: map[string]Rules{
 			"cursor": {Allow: []string{"*"}, AlsoAllow: []string{"slack__delete_message"}, Deny: []string{"slack__delete_message"}},
 		},
-	}}
+	}
 	p := f.compile(t)
 	got := polDecisions(p, Subject{})
 	polWant(t, got, "github__delete_repo", false, `denied by tools.deny "github__delete_*"`)
@@ -117,12 +116,12 @@ func TestPolicyProfiles(t *testing.T) {
 		}
 	})
 	t.Run("explicit full", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Profile: "FULL"}}}.compile(t)
+		p := polFixture{Tools: Rules{Profile: "FULL"}}.compile(t)
 		got := polDecisions(p, Subject{})
 		polWant(t, got, "slack__post_message", true, `allowed by tools.profile "full"`)
 	})
 	t.Run("minimal keeps direct-only tools", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Profile: "minimal"}}}.compile(t)
+		p := polFixture{Tools: Rules{Profile: "minimal"}}.compile(t)
 		if got, want := polAllowedSet(p, Subject{}), "fs__status"; got != want {
 			t.Fatalf("allowed = %q, want %q", got, want)
 		}
@@ -131,7 +130,7 @@ func TestPolicyProfiles(t *testing.T) {
 		polWant(t, got, "fs__read_file", false, `denied: not in tools.profile "minimal" (only direct-only tools)`)
 	})
 	t.Run("minimal plus also_allow", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Profile: "minimal", AlsoAllow: []string{"fs__read_file"}}}}.compile(t)
+		p := polFixture{Tools: Rules{Profile: "minimal", AlsoAllow: []string{"fs__read_file"}}}.compile(t)
 		if got, want := polAllowedSet(p, Subject{}), "fs__read_file,fs__status"; got != want {
 			t.Fatalf("allowed = %q, want %q", got, want)
 		}
@@ -139,8 +138,8 @@ func TestPolicyProfiles(t *testing.T) {
 	})
 	t.Run("custom profile", func(t *testing.T) {
 		f := polFixture{
-			tools: config.Tools{ToolRules: config.ToolRules{Profile: "Triage", AlsoAllow: []string{"slack__post_message"}}},
-			profiles: map[string]*config.Profile{
+			Tools: Rules{Profile: "Triage", AlsoAllow: []string{"slack__post_message"}},
+			Profiles: map[string]Profile{
 				"triage": {Allow: []string{"group:github"}, Deny: []string{"*__delete_*"}},
 			},
 		}
@@ -155,12 +154,12 @@ func TestPolicyProfiles(t *testing.T) {
 		polWant(t, got, "slack__post_message", true, `allowed by tools.also_allow "slack__post_message"`)
 
 		// A profile's deny only trims its base: also_allow adds the tool back.
-		f.tools.AlsoAllow = []string{"github__delete_repo"}
+		f.Tools.AlsoAllow = []string{"github__delete_repo"}
 		p = f.compile(t)
 		polWant(t, polDecisions(p, Subject{}), "github__delete_repo", true, `allowed by tools.also_allow "github__delete_repo"`)
 	})
 	t.Run("explicit allow replaces profile", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Profile: "minimal", Allow: []string{"slack__*"}}}}.compile(t)
+		p := polFixture{Tools: Rules{Profile: "minimal", Allow: []string{"slack__*"}}}.compile(t)
 		// fs__status is direct-only but not in the allow list: policy governs it too.
 		if got, want := polAllowedSet(p, Subject{}), "slack__post_message,slack__delete_message"; got != want {
 			t.Fatalf("allowed = %q, want %q", got, want)
@@ -169,10 +168,10 @@ func TestPolicyProfiles(t *testing.T) {
 }
 
 func TestPolicyAlsoAllowWithAllowList(t *testing.T) {
-	p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{
+	p := polFixture{Tools: Rules{
 		Allow:     []string{"group:slack"},
 		AlsoAllow: []string{"mcp:fs:read_file"},
-	}}}.compile(t)
+	}}.compile(t)
 	if got, want := polAllowedSet(p, Subject{}), "slack__post_message,slack__delete_message,fs__read_file"; got != want {
 		t.Fatalf("allowed = %q, want %q", got, want)
 	}
@@ -183,8 +182,8 @@ func TestPolicyAlsoAllowWithAllowList(t *testing.T) {
 
 func TestPolicyGroups(t *testing.T) {
 	f := polFixture{
-		tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{"group:Readers"}, Deny: []string{"group:dangerous"}}},
-		groups: map[string][]string{
+		Tools: Rules{Allow: []string{"group:Readers"}, Deny: []string{"group:dangerous"}},
+		Groups: map[string][]string{
 			"readers":   {"*__get_*", "group:files"},
 			"files":     {"group:fs"},
 			"dangerous": {"group:deleters"},
@@ -208,37 +207,39 @@ func TestPolicyCompileErrors(t *testing.T) {
 		f    polFixture
 		want string
 	}{
-		{"cycle", polFixture{groups: map[string][]string{"a": {"group:b"}, "b": {"x", "group:c"}, "c": {"group:a"}}},
-			`groups: cycle group:a -> group:b -> group:c -> group:a`},
-		{"self cycle in unused group", polFixture{groups: map[string][]string{"loop": {"group:loop"}}},
-			`groups: cycle group:loop -> group:loop`},
-		{"unknown group", polFixture{tools: config.Tools{ToolRules: config.ToolRules{Deny: []string{"x", "group:nosuch"}}}},
-			`tools.deny[1]: unknown group "group:nosuch"`},
-		{"unknown group inside group", polFixture{groups: map[string][]string{"g": {"group:gone"}}},
-			`groups.g[0]: unknown group "group:gone"`},
-		{"unknown profile", polFixture{tools: config.Tools{ByClient: map[string]*config.ToolRules{"cursor*": {Profile: "codng"}}},
-			profiles: map[string]*config.Profile{"coding": {}}},
-			`tools.by_client."cursor*".profile: unknown profile "codng" (known: coding, full, minimal)`},
-		{"built-in profile redefined", polFixture{profiles: map[string]*config.Profile{"Minimal": {}}},
+		{"cycle", polFixture{Groups: map[string][]string{"a": {"group:b"}, "b": {"x", "group:c"}, "c": {"group:a"}}},
+			`groups.a: cycle group:a -> group:b -> group:c -> group:a`},
+		{"self cycle in unused group", polFixture{Groups: map[string][]string{"loop": {"group:loop"}}},
+			`groups.loop: cycle group:loop -> group:loop`},
+		{"unknown group", polFixture{Tools: Rules{Deny: []string{"x", "group:nosuch"}}},
+			`tools.deny[1]: "group:nosuch" names no upstream and no [groups] entry`},
+		{"unknown group inside group", polFixture{Groups: map[string][]string{"g": {"group:gone"}}},
+			`groups.g[0]: "group:gone" names no upstream and no [groups] entry`},
+		{"unknown profile", polFixture{ByClient: map[string]Rules{"cursor*": {Profile: "codng"}},
+			Profiles: map[string]Profile{"coding": {}}},
+			`tools.by_client."cursor*".profile: unknown profile "codng" (known: "coding", "full", "minimal")`},
+		{"built-in profile redefined", polFixture{Profiles: map[string]Profile{"Minimal": {}}},
 			`profiles.Minimal: "minimal" is a built-in profile`},
-		{"empty entry", polFixture{tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{""}}}},
+		{"empty entry", polFixture{Tools: Rules{Allow: []string{""}}},
 			`tools.allow[0]: empty entry`},
-		{"spaces", polFixture{tools: config.Tools{RequireApproval: []string{"a", " github__*"}}},
+		{"spaces", polFixture{RequireApproval: []string{"a", " github__*"}},
 			`tools.require_approval[1]: entry " github__*" has leading or trailing spaces`},
-		{"empty group name", polFixture{endpoints: map[string]*config.Endpoint{"team": {Tools: config.ToolRules{AlsoAllow: []string{"group:"}}}}},
+		{"empty group name", polFixture{Endpoints: map[string]Rules{"team": {AlsoAllow: []string{"group:"}}}},
 			`endpoints.team.tools.also_allow[0]: entry "group:": empty group name`},
-		{"group pattern", polFixture{tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{"group:git*"}}}},
+		{"group pattern", polFixture{Tools: Rules{Allow: []string{"group:git*"}}},
 			`group names cannot be patterns`},
-		{"group shadows upstream", polFixture{groups: map[string][]string{"GitHub": {"x"}}},
-			`groups.GitHub: an upstream has the same name`},
-		{"duplicate client pattern", polFixture{tools: config.Tools{ByClient: map[string]*config.ToolRules{"Cursor": {}, "cursor": {}}}},
+		{"group shadows upstream", polFixture{Groups: map[string][]string{"GitHub": {"x"}}},
+			`groups.GitHub: group name "GitHub" is also an upstream name`},
+		{"duplicate client pattern", polFixture{ByClient: map[string]Rules{"Cursor": {}, "cursor": {}}},
 			`(client patterns are case-insensitive)`},
-		{"profile entry", polFixture{profiles: map[string]*config.Profile{"p": {Deny: []string{"group:zzz"}}}},
-			`profiles.p.deny[0]: unknown group "group:zzz"`},
+		{"profile entry", polFixture{Profiles: map[string]Profile{"p": {Deny: []string{"group:zzz"}}}},
+			`profiles.p.deny[0]: "group:zzz" names no upstream`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Compile(tc.f.tools, tc.f.profiles, tc.f.groups, tc.f.endpoints, polUpstreams)
+			sp := Spec(tc.f)
+			sp.Upstreams = polUpstreams
+			_, err := Compile(sp)
 			if err == nil {
 				t.Fatalf("Compile succeeded, want error containing %q", tc.want)
 			}
@@ -250,34 +251,33 @@ func TestPolicyCompileErrors(t *testing.T) {
 }
 
 func TestPolicyGlobAndCase(t *testing.T) {
-	p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{
+	p := polFixture{Tools: Rules{
 		Allow: []string{"GitHub__Create_Issue", "*__delete_*", "MCP:FS:?ead_*"},
-	}}}.compile(t)
+	}}.compile(t)
 	if got, want := polAllowedSet(p, Subject{}), "github__create_issue,github__delete_repo,slack__delete_message,fs__read_file"; got != want {
 		t.Fatalf("allowed = %q, want %q", got, want)
 	}
 	// Entries whose own names are mixed case match lower-case patterns.
-	e := &Entry{ID: "mcp:GitHub:Get_Issue", Name: "Get_Issue", Exposed: "GitHub__Get_Issue", Upstream: "GitHub"}
-	p2 := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{"github__get_issue"}, Deny: []string{"group:github"}}}}.compile(t)
+	e := Tool{ID: "mcp:GitHub:Get_Issue", Exposed: "GitHub__Get_Issue", Upstream: "GitHub"}
+	p2 := polFixture{Tools: Rules{Allow: []string{"github__get_issue"}, Deny: []string{"group:github"}}}.compile(t)
 	if d := p2.Decide(Subject{}, e); d.Allowed || d.Rule != `denied by tools.deny "group:github"` {
 		t.Fatalf("mixed-case entry: %+v", d)
 	}
-	p3 := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{"github__get_issue"}}}}.compile(t)
+	p3 := polFixture{Tools: Rules{Allow: []string{"github__get_issue"}}}.compile(t)
 	if d := p3.Decide(Subject{}, e); !d.Allowed {
 		t.Fatalf("mixed-case entry not allowed: %+v", d)
 	}
 }
 
 func TestPolicyByClientPrecedence(t *testing.T) {
-	f := polFixture{tools: config.Tools{
-		ToolRules: config.ToolRules{Profile: "full"},
-		ByClient: map[string]*config.ToolRules{
+	f := polFixture{Tools: Rules{Profile: "full"},
+		ByClient: map[string]Rules{
 			"*":        {Deny: []string{"fs__read_file"}},
 			"cur*":     {Allow: []string{"group:slack"}},
 			"cursor-*": {Allow: []string{"group:github"}},
 			"Cursor":   {Profile: "minimal", Allow: []string{"github__get_issue"}},
 		},
-	}}
+	}
 	p := f.compile(t)
 	cases := []struct {
 		client, allowed string
@@ -297,14 +297,14 @@ func TestPolicyByClientPrecedence(t *testing.T) {
 	}
 	// Application order: least specific first, so the most specific lands last.
 	var names []string
-	for _, l := range p.Rules(Subject{ClientName: "CURSOR"}).Layers {
+	for _, l := range p.Rules(Subject{ClientName: "CURSOR"}) {
 		names = append(names, l.Name)
 	}
 	if got, want := strings.Join(names, " "), `tools tools.by_client."*" tools.by_client."cur*" tools.by_client."Cursor"`; got != want {
 		t.Fatalf("layers = %s, want %s", got, want)
 	}
 	// Deny from the least specific layer still wins over the exact layer.
-	f.tools.ByClient["Cursor"].Allow = []string{"fs__*"}
+	f.ByClient["Cursor"] = Rules{Profile: "minimal", Allow: []string{"fs__*"}}
 	p = f.compile(t)
 	got := polDecisions(p, Subject{ClientName: "cursor"})
 	polWant(t, got, "fs__read_file", false, `denied by tools.by_client."*".deny "fs__read_file"`)
@@ -313,13 +313,11 @@ func TestPolicyByClientPrecedence(t *testing.T) {
 
 func TestPolicyEndpoints(t *testing.T) {
 	f := polFixture{
-		tools: config.Tools{
-			ToolRules: config.ToolRules{Deny: []string{"github__delete_repo"}},
-			ByClient:  map[string]*config.ToolRules{"inspector": {AlsoAllow: []string{"fs__status"}}},
-		},
-		endpoints: map[string]*config.Endpoint{
-			"team-a": {Path: "/team-a/mcp", Tools: config.ToolRules{Allow: []string{"group:github", "group:slack"}, Deny: []string{"slack__delete_*"}}},
-			"ro":     {Tools: config.ToolRules{Profile: "minimal"}},
+		Tools:    Rules{Deny: []string{"github__delete_repo"}},
+		ByClient: map[string]Rules{"inspector": {AlsoAllow: []string{"fs__status"}}},
+		Endpoints: map[string]Rules{
+			"team-a": {Allow: []string{"group:github", "group:slack"}, Deny: []string{"slack__delete_*"}},
+			"ro":     {Profile: "minimal"},
 		},
 	}
 	p := f.compile(t)
@@ -345,16 +343,16 @@ func TestPolicyEndpoints(t *testing.T) {
 	}
 
 	subs := p.Subjects()
-	if got, want := fmt.Sprintf("%#v", subs), `[]catalog.Subject{catalog.Subject{ClientName:"", Endpoint:""}, catalog.Subject{ClientName:"", Endpoint:"ro"}, catalog.Subject{ClientName:"", Endpoint:"team-a"}, catalog.Subject{ClientName:"inspector", Endpoint:""}}`; got != want {
+	if got, want := fmt.Sprintf("%#v", subs), `[]policy.Subject{policy.Subject{ClientName:"", Endpoint:""}, policy.Subject{ClientName:"", Endpoint:"ro"}, policy.Subject{ClientName:"", Endpoint:"team-a"}, policy.Subject{ClientName:"inspector", Endpoint:""}}`; got != want {
 		t.Fatalf("Subjects = %s, want %s", got, want)
 	}
 }
 
 func TestPolicyCheckFailClosed(t *testing.T) {
 	t.Run("nothing resolves", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{"nosuch__tool", "group:github"}, AlsoAllow: []string{"mcp:x:y"}}}}.compile(t)
+		p := polFixture{Tools: Rules{Allow: []string{"nosuch__tool", "group:github"}, AlsoAllow: []string{"mcp:x:y"}}}.compile(t)
 		// The catalog has no github tools (yet): the allow list resolves to nothing.
-		noGitHub := []*Entry{polEnt("slack", "post_message")}
+		noGitHub := []Tool{polEnt("slack", "post_message")}
 		_, err := p.Check(Subject{}, noGitHub)
 		if err == nil {
 			t.Fatal("Check succeeded, want fail-closed error")
@@ -371,10 +369,10 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 		}
 	})
 	t.Run("resolves with warnings", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{
-			ToolRules:       config.ToolRules{Allow: []string{"nosuch__tool", "group:github"}, Deny: []string{"ghost__*"}},
+		p := polFixture{
+			Tools:           Rules{Allow: []string{"nosuch__tool", "group:github"}, Deny: []string{"ghost__*"}},
 			RequireApproval: []string{"*__drop_*"},
-		}}.compile(t)
+		}.compile(t)
 		warns, err := p.Check(Subject{}, polCatalog())
 		if err != nil {
 			t.Fatalf("Check: %v", err)
@@ -389,14 +387,14 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 		}
 	})
 	t.Run("every match denied", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Allow: []string{"group:slack"}, Deny: []string{"slack__*"}}}}.compile(t)
+		p := polFixture{Tools: Rules{Allow: []string{"group:slack"}, Deny: []string{"slack__*"}}}.compile(t)
 		_, err := p.Check(Subject{}, polCatalog())
 		if err == nil || !strings.Contains(err.Error(), "every tool it matches is denied") {
 			t.Fatalf("err = %v", err)
 		}
 	})
 	t.Run("empty allow list", func(t *testing.T) {
-		p := polFixture{endpoints: map[string]*config.Endpoint{"e": {Tools: config.ToolRules{Allow: []string{}}}}}.compile(t)
+		p := polFixture{Endpoints: map[string]Rules{"e": {Allow: []string{}}}}.compile(t)
 		if _, err := p.Check(Subject{}, polCatalog()); err != nil {
 			t.Fatalf("main endpoint: %v", err)
 		}
@@ -406,10 +404,10 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 		}
 	})
 	t.Run("overridden allow list is not checked", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{
-			ToolRules: config.ToolRules{Allow: []string{"nosuch__tool"}},
-			ByClient:  map[string]*config.ToolRules{"cli": {Allow: []string{"fs__*"}}},
-		}}.compile(t)
+		p := polFixture{
+			Tools:    Rules{Allow: []string{"nosuch__tool"}},
+			ByClient: map[string]Rules{"cli": {Allow: []string{"fs__*"}}},
+		}.compile(t)
 		warns, err := p.Check(Subject{ClientName: "cli"}, polCatalog())
 		if err != nil || len(warns) != 0 {
 			t.Fatalf("warns=%q err=%v", warns, err)
@@ -419,8 +417,8 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 		}
 	})
 	t.Run("profile without tools warns", func(t *testing.T) {
-		p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Profile: "minimal"}}}.compile(t)
-		warns, err := p.Check(Subject{ClientName: "x"}, []*Entry{polEnt("slack", "post_message")})
+		p := polFixture{Tools: Rules{Profile: "minimal"}}.compile(t)
+		warns, err := p.Check(Subject{ClientName: "x"}, []Tool{polEnt("slack", "post_message")})
 		if err != nil || len(warns) != 1 || warns[0] != `client "x" on the main endpoint: no tool is allowed` {
 			t.Fatalf("warns=%q err=%v", warns, err)
 		}
@@ -429,11 +427,9 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 
 func TestPolicyRequireApproval(t *testing.T) {
 	p := polFixture{
-		tools: config.Tools{
-			ToolRules:       config.ToolRules{Deny: []string{"slack__delete_message"}},
-			RequireApproval: []string{"group:destructive", "slack__*"},
-		},
-		groups: map[string][]string{"destructive": {"*__delete_*"}},
+		Tools:           Rules{Deny: []string{"slack__delete_message"}},
+		RequireApproval: []string{"group:destructive", "slack__*"},
+		Groups:          map[string][]string{"destructive": {"*__delete_*"}},
 	}.compile(t)
 	got := polDecisions(p, Subject{})
 	cases := map[string]string{
@@ -451,10 +447,10 @@ func TestPolicyRequireApproval(t *testing.T) {
 }
 
 func TestPolicyViewCache(t *testing.T) {
-	p := polFixture{tools: config.Tools{
-		ToolRules: config.ToolRules{Profile: "minimal"},
-		ByClient:  map[string]*config.ToolRules{"a*": {AlsoAllow: []string{"slack__post_message"}}},
-	}}.compile(t)
+	p := polFixture{
+		Tools:    Rules{Profile: "minimal"},
+		ByClient: map[string]Rules{"a*": {AlsoAllow: []string{"slack__post_message"}}},
+	}.compile(t)
 	// Subjects that resolve to the same layers share one view.
 	if p.View(Subject{ClientName: "x"}) != p.View(Subject{ClientName: "y"}) {
 		t.Error("subjects without by_client matches should share a view")
@@ -476,16 +472,13 @@ func TestPolicyViewCache(t *testing.T) {
 	if !v.Allowed(e2) {
 		t.Fatal("direct-only tool with the same id denied: stale cache")
 	}
-	if got := len(v.Filter([]*Entry{e, e2, polEnt("slack", "post_message")})); got != 1 {
-		t.Fatalf("Filter kept %d entries, want 1", got)
-	}
 }
 
 func TestPolicyConcurrentViews(t *testing.T) {
-	p := polFixture{tools: config.Tools{
-		ToolRules: config.ToolRules{Deny: []string{"*__delete_*"}},
-		ByClient:  map[string]*config.ToolRules{"c*": {Profile: "minimal"}},
-	}}.compile(t)
+	p := polFixture{
+		Tools:    Rules{Deny: []string{"*__delete_*"}},
+		ByClient: map[string]Rules{"c*": {Profile: "minimal"}},
+	}.compile(t)
 	want := map[string]string{}
 	for _, c := range []string{"a", "c1"} {
 		want[c] = polAllowedSet(p, Subject{ClientName: c})
@@ -512,7 +505,7 @@ func TestPolicyConcurrentViews(t *testing.T) {
 	}
 }
 
-func TestGlobMatch(t *testing.T) {
+func TestMatch(t *testing.T) {
 	cases := []struct {
 		p, s string
 		want bool
@@ -536,8 +529,8 @@ func TestGlobMatch(t *testing.T) {
 		{"x/*", "x/y/z", true},
 	}
 	for _, tc := range cases {
-		if got := GlobMatch(tc.p, tc.s); got != tc.want {
-			t.Errorf("GlobMatch(%q, %q) = %v, want %v", tc.p, tc.s, got, tc.want)
+		if got := Match(tc.p, tc.s); got != tc.want {
+			t.Errorf("Match(%q, %q) = %v, want %v", tc.p, tc.s, got, tc.want)
 		}
 	}
 }
@@ -560,41 +553,44 @@ func polGlobRE(p string) *regexp.Regexp {
 	return regexp.MustCompile(b.String())
 }
 
-func FuzzGlobMatch(f *testing.F) {
+func FuzzMatch(f *testing.F) {
 	for _, s := range [][2]string{{"*__delete_*", "github__delete_repo"}, {"a?c*", "abcé"}, {"*a*a*a*b", "aaaaaaaaaaaaaaaaaaaac"}} {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, p, s string) {
 		ls := strings.ToLower(s)
-		if want := polGlobRE(p).MatchString(ls); GlobMatch(p, s) != want {
-			t.Fatalf("GlobMatch(%q, %q) = %v, regexp says %v", p, s, !want, want)
+		if want := polGlobRE(p).MatchString(ls); Match(p, s) != want {
+			t.Fatalf("Match(%q, %q) = %v, regexp says %v", p, s, !want, want)
 		}
 	})
 }
 
 // polBenchPolicy builds a policy with a realistic number of rules and a
 // catalog of n entries over 10 upstreams.
-func polBenchPolicy(b *testing.B, n int) (*Policy, []*Entry) {
+func polBenchPolicy(b *testing.B, n int) (*Policy, []Tool) {
 	ups := make([]string, 10)
 	for i := range ups {
 		ups[i] = fmt.Sprintf("up%d", i)
 	}
-	tools := config.Tools{
-		ToolRules: config.ToolRules{
+	spec := Spec{
+		Tools: Rules{
 			Profile:   "team",
 			Deny:      []string{"*__delete_*", "*__drop_*", "up3__*", "mcp:up4:admin_*"},
 			AlsoAllow: []string{"up9__tool_1", "group:extra"},
 		},
 		RequireApproval: []string{"*__write_*", "group:up5"},
-		ByClient:        map[string]*config.ToolRules{"cursor*": {Deny: []string{"up1__*"}}},
+		ByClient:        map[string]Rules{"cursor*": {Deny: []string{"up1__*"}}},
+		Profiles:        map[string]Profile{"team": {Allow: []string{"group:up0", "group:up1", "group:up2", "up6__tool_1*"}, Deny: []string{"*_9"}}},
+		Groups:          map[string][]string{"extra": {"up7__*", "up8__tool_2*"}},
 	}
-	profiles := map[string]*config.Profile{"team": {Allow: []string{"group:up0", "group:up1", "group:up2", "up6__tool_1*"}, Deny: []string{"*_9"}}}
-	groups := map[string][]string{"extra": {"up7__*", "up8__tool_2*"}}
-	p, err := Compile(tools, profiles, groups, nil, ups)
+	for _, u := range ups {
+		spec.Upstreams = append(spec.Upstreams, Upstream{Name: u, NamePrefix: u + "__", IDPrefix: "mcp:" + u + ":"})
+	}
+	p, err := Compile(spec)
 	if err != nil {
 		b.Fatal(err)
 	}
-	entries := make([]*Entry, n)
+	entries := make([]Tool, n)
 	for i := range entries {
 		entries[i] = polEnt(ups[i%10], fmt.Sprintf("tool_%d", i))
 	}
@@ -618,7 +614,7 @@ func BenchmarkPolicyDecideUncached(b *testing.B) {
 	v := p.View(Subject{ClientName: "cursor-1"})
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		v.decide(newPolCand(entries[i%len(entries)]))
+		v.decide(toolCand(entries[i%len(entries)]))
 	}
 }
 
@@ -627,35 +623,5 @@ func BenchmarkPolicyView(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p.View(Subject{ClientName: "cursor-nightly"})
-	}
-}
-
-// TestPolicyDenySurvivesRename: a deny written for an exposed name keeps
-// holding when a new clash renames the tool with a hash suffix (an
-// upstream cannot switch a rule off by adding a look-alike tool).
-func TestPolicyDenySurvivesRename(t *testing.T) {
-	c := New("__", nil, []UpstreamInfo{{Name: "gh", Prefix: "gh"}})
-	c.SetTools("gh", []*Entry{{Name: "delete_repo"}, {Name: "list_repos"}})
-	p := polFixture{tools: config.Tools{ToolRules: config.ToolRules{Deny: []string{"gh__delete_repo", "gh__*_repo*x"}}}}.compile(t)
-	allowed := func() map[string]bool {
-		out := map[string]bool{}
-		for _, e := range c.Snapshot().Entries {
-			out[e.ID+" "+e.Exposed] = p.View(Subject{}).Allowed(e)
-		}
-		return out
-	}
-	before := allowed()
-	if before["mcp:gh:delete_repo gh__delete_repo"] {
-		t.Fatalf("not denied before the rename: %v", before)
-	}
-	c.SetTools("gh", []*Entry{{Name: "delete_repo"}, {Name: "list_repos"}, {Name: "Delete_Repo"}})
-	for k, ok := range allowed() {
-		if strings.HasPrefix(k, "mcp:gh:delete_repo ") || strings.HasPrefix(k, "mcp:gh:Delete_Repo ") {
-			if ok || strings.HasSuffix(k, " gh__delete_repo") {
-				t.Errorf("%s: allowed=%v after the clash renamed it (want denied, hashed name)", k, ok)
-			}
-		} else if !ok {
-			t.Errorf("%s denied", k)
-		}
 	}
 }
