@@ -35,6 +35,10 @@ type Entry struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 	Icons        json.RawMessage `json:"icons,omitempty"`
+	// OriginalInputSchema is the inputSchema as the upstream sent it when
+	// the ingest pipeline normalised it (InputSchema is then the
+	// normalised one; "null" when it was absent); nil otherwise.
+	OriginalInputSchema json.RawMessage `json:"originalInputSchema,omitempty"`
 }
 
 // Source is the hit's source field: "mcp/trusted" or "mcp/untrusted".

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/proxy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 )
@@ -314,6 +315,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(&out, "upstream %s: %s: %s\n", st.Name, st.State, st.Err)
 		}
 	}
+	printDiagnostics(stdout, p.IngestDiagnostics())
 	return exitOK
 }
 
@@ -426,14 +428,27 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, st := range p.Statuses() {
 		if st.State == "ready" {
-			fmt.Fprintf(stdout, "upstream %-20s ok      %d tool%s\n", st.Name, count[st.Name], plural(count[st.Name]))
+			extra := ""
+			if q, n := ingest.Counts(st.Diagnostics); q+n > 0 {
+				extra = fmt.Sprintf(" (%d quarantined, %d normalised)", q, n)
+			}
+			fmt.Fprintf(stdout, "upstream %-20s ok      %d tool%s%s\n", st.Name, count[st.Name], plural(count[st.Name]), extra)
 		} else {
 			fmt.Fprintf(stdout, "upstream %-20s FAILED  %s\n", st.Name, cfg.Redact(st.Err))
 			code = exitFail
 		}
 	}
+	printDiagnostics(stdout, p.IngestDiagnostics())
 	// The fail-closed policy check already ran in Start (startProxy).
 	return code
+}
+
+// printDiagnostics prints the ingest pipeline's decisions, one line each:
+// "upstream U: tool T quarantined (step): detail".
+func printDiagnostics(w io.Writer, ds []ingest.Diagnostic) {
+	for _, d := range ds {
+		fmt.Fprintf(w, "upstream %s: tool %s\n", d.Upstream, d.String())
+	}
 }
 
 func printJSON(w io.Writer, v any) int {

@@ -39,6 +39,9 @@ type Description struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Icons        json.RawMessage `json:"icons,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
+	// OriginalInputSchema is the inputSchema as the upstream sent it, when
+	// the proxy normalised it at ingest (package ingest); absent otherwise.
+	OriginalInputSchema json.RawMessage `json:"originalInputSchema,omitempty"`
 }
 
 // MaxDescribeDescription bounds the description describe returns, in runes
@@ -132,7 +135,8 @@ func (a API) Describe(env Env, ref string, via string) (*Description, error) {
 	}
 	env.Described(e.ID, true, via)
 	d := &Description{Hit: a.hit(env.Snapshot(), e, 0), Description: fullDescription(e.Description), Title: e.Title,
-		InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Annotations: e.Annotations, Icons: e.Icons, Meta: e.Meta}
+		InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Annotations: e.Annotations, Icons: e.Icons, Meta: e.Meta,
+		OriginalInputSchema: e.OriginalInputSchema}
 	if len(d.InputSchema) == 0 {
 		d.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

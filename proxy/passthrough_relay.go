@@ -356,12 +356,7 @@ func (pt *passthrough) sessionSnapshot(s *session) *catalog.Snapshot {
 	for _, info := range enabledInfos(pt.p.cfg) {
 		up := info.Name
 		if cc, ok := st.conns[up]; ok {
-			tools := cc.Tools()
-			es := make([]*catalog.Entry, 0, len(tools))
-			for _, t := range tools {
-				es = append(es, entryFromTool(t))
-			}
-			cat.SetTools(up, es)
+			cat.SetTools(up, entriesFromListing(cc.Tools(), cc.Diagnostics()))
 			continue
 		}
 		if len(byUp[up]) > 0 {

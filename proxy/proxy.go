@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
@@ -99,6 +100,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		// sampling/elicitation/roots (proxy/passthrough_relay.go).
 		ClientOptions:    p.pt.clientOptions,
 		ClientMiddleware: p.pt.clientMiddleware,
+		Ingest:           ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
 	})
 	return p, nil
 }
@@ -204,12 +206,11 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		p.metrics.SetUpstreamUp(up, false)
 		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
 	} else {
-		es := make([]*catalog.Entry, 0, len(tools))
-		for _, t := range tools {
-			es = append(es, entryFromTool(t))
-		}
-		p.cat.SetTools(up, es)
+		st, _ := p.ups.Status(up)
+		p.cat.SetTools(up, entriesFromListing(tools, st.Diagnostics))
 		p.metrics.SetUpstreamUp(up, true)
+		q, n := ingest.Counts(st.Diagnostics)
+		p.metrics.SetIngest(up, q, n)
 		p.metrics.SetCatalogSize(up, p.trusted(up), len(tools))
 		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
 	}

@@ -71,6 +71,7 @@ var CallDurationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0
 //	mcp_toolsearch_tool_call_duration_seconds{upstream}      histogram, CallDurationBuckets
 //	mcp_toolsearch_catalog_tools{upstream,trust}             gauge, trust is "trusted"|"untrusted"
 //	mcp_toolsearch_upstream_up{upstream}                     gauge, 1 or 0
+//	mcp_toolsearch_ingest_tools{upstream,action}             gauge, tools of the last listing "quarantined"|"normalised"
 //	mcp_toolsearch_searches_total{mode}                      counter
 //	mcp_toolsearch_describes_total{mode}                     counter
 //	mcp_toolsearch_code_runs_total{outcome}                  counter, "ok"|"error"|"timeout"
@@ -92,6 +93,7 @@ type Metrics struct {
 	callDuration *prometheus.HistogramVec
 	catalog      *prometheus.GaugeVec
 	upstreamUp   *prometheus.GaugeVec
+	ingest       *prometheus.GaugeVec
 	searches     *prometheus.CounterVec
 	describes    *prometheus.CounterVec
 	codeRuns     *prometheus.CounterVec
@@ -120,6 +122,10 @@ func NewMetrics() *Metrics {
 			Name: "mcp_toolsearch_upstream_up",
 			Help: "1 when the upstream MCP server is connected and initialized, else 0.",
 		}, []string{"upstream"}),
+		ingest: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "mcp_toolsearch_ingest_tools",
+			Help: "Tools of the upstream's last listing the ingest pipeline quarantined (kept off every surface) or normalised, by action.",
+		}, []string{"upstream", "action"}),
 		searches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mcp_toolsearch_searches_total",
 			Help: "Catalog searches, by mode.",
@@ -137,7 +143,7 @@ func NewMetrics() *Metrics {
 			Help: "Client sessions currently open.",
 		}),
 	}
-	m.reg.MustRegister(m.calls, m.callDuration, m.catalog, m.upstreamUp, m.searches,
+	m.reg.MustRegister(m.calls, m.callDuration, m.catalog, m.upstreamUp, m.ingest, m.searches,
 		m.describes, m.codeRuns, m.sessions,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -198,6 +204,18 @@ func (m *Metrics) DeleteUpstream(upstream string) {
 	m.callDuration.DeletePartialMatch(prometheus.Labels{"upstream": up})
 	m.catalog.DeletePartialMatch(prometheus.Labels{"upstream": up})
 	m.upstreamUp.DeletePartialMatch(prometheus.Labels{"upstream": up})
+	m.ingest.DeletePartialMatch(prometheus.Labels{"upstream": up})
+}
+
+// SetIngest sets mcp_toolsearch_ingest_tools{upstream} to the number of
+// tools of the last listing that were quarantined and normalised.
+func (m *Metrics) SetIngest(upstream string, quarantined, normalised int) {
+	if m == nil {
+		return
+	}
+	up := upstreamLabel(upstream)
+	m.ingest.WithLabelValues(up, "quarantined").Set(float64(quarantined))
+	m.ingest.WithLabelValues(up, "normalised").Set(float64(normalised))
 }
 
 // SetUpstreamUp sets mcp_toolsearch_upstream_up{upstream} to 1 or 0.

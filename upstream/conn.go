@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 )
 
 // conn supervises one upstream: it connects, watches, and reconnects.
@@ -40,7 +41,8 @@ type conn struct {
 	since    time.Time
 	restarts int
 	tools    []*mcp.Tool
-	cur      *live // the ready connection, nil otherwise
+	diags    []ingest.Diagnostic // of the last listing; kept while down
+	cur      *live               // the ready connection, nil otherwise
 }
 
 // live is one connection attempt and, once ready, one live connection.
@@ -49,15 +51,16 @@ type live struct {
 	session *mcp.ClientSession
 	child   *child          // stdio only
 	httpTr  *http.Transport // HTTP only
+	conn    mcp.Connection  // the transport connection (set once connected)
 	ctx     context.Context // connection lifetime; cancelled by teardown
 	cancel  context.CancelFunc
 	down    chan string   // first failure reason (cap 1)
 	relist  chan struct{} // pending re-list request (cap 1)
 	up      time.Time     // when it became ready
-	// initialTools is the listing done by connect.
-	initialTools []*mcp.Tool
-	wg           sync.WaitGroup
-	torn         atomic.Bool
+	// initial is the listing done by connect.
+	initial ingest.Result
+	wg      sync.WaitGroup
+	torn    atomic.Bool
 }
 
 func (l *live) fail(reason string) {
@@ -93,18 +96,26 @@ func (c *conn) status() Status {
 }
 
 func (c *conn) statusLocked() Status {
-	return Status{Name: c.name, State: c.state, Err: c.err, Since: c.since, Restarts: c.restarts, Tools: len(c.tools)}
+	return Status{Name: c.name, State: c.state, Err: c.err, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags}
 }
 
 func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }
 
 // transition changes the state under cbMu and runs the callbacks:
-// OnToolsChanged first (tools on ready; nil when leaving ready, or entering
-// failed from another state), then OnStatus.
-func (c *conn) transition(state State, reason string, cur *live, tools []*mcp.Tool) {
+// OnToolsChanged first (the listing's tools on ready, never nil; nil when
+// leaving ready, or entering failed from another state), then OnStatus.
+// listing is the new listing (ready) or nil (the last listing's
+// diagnostics are kept).
+func (c *conn) transition(state State, reason string, cur *live, listing *ingest.Result) {
 	c.cbMu.Lock()
 	defer c.cbMu.Unlock()
+	var tools []*mcp.Tool
 	c.mu.Lock()
+	if listing != nil {
+		tools = listing.Tools
+		c.logDiagnostics(c.diags, listing.Diagnostics)
+		c.diags = listing.Diagnostics
+	}
 	prev := c.state
 	c.state, c.err, c.cur, c.tools = state, reason, cur, tools
 	if prev != state {
@@ -160,12 +171,12 @@ func (c *conn) run(ctx context.Context) {
 			}
 		} else {
 			l.up = time.Now()
-			c.transition(StateReady, "", l, l.firstTools())
+			c.transition(StateReady, "", l, &l.initial)
 			c.signalFirst()
 			if l.child != nil {
 				l.child.quiet.Store(true)
 			}
-			c.log.Info("upstream ready", "tools", len(l.firstTools()))
+			c.log.Info("upstream ready", "tools", len(l.initial.Tools), "quarantined", l.initial.Quarantined())
 			l.wg.Add(1)
 			go func() {
 				defer l.wg.Done()
@@ -208,8 +219,6 @@ func backoff(lo, hi time.Duration, attempt int) time.Duration {
 	half := d / 2
 	return half + rand.N(d-half+1)
 }
-
-func (l *live) firstTools() []*mcp.Tool { return l.initialTools }
 
 // watch blocks until the connection fails (returns the reason) or ctx ends
 // (closing = true).
@@ -292,19 +301,20 @@ const exitReasonWait = time.Second
 // listing at a time; requests arriving during a listing coalesce into one.
 // A connection error ends the connection (it is reconnected).
 func (c *conn) relistLoop(l *live) {
-	c.relistEach(l, "", func(tools []*mcp.Tool) {
+	c.relistEach(l, "", func(res ingest.Result) {
 		c.cbMu.Lock()
 		defer c.cbMu.Unlock()
 		c.mu.Lock()
 		ok := c.cur == l && c.state == StateReady
 		if ok {
-			c.tools = tools
+			c.logDiagnostics(c.diags, res.Diagnostics)
+			c.tools, c.diags = res.Tools, res.Diagnostics
 		}
 		c.mu.Unlock()
 		if ok {
-			c.log.Info("tools re-listed", "tools", len(tools))
+			c.log.Info("tools re-listed", "tools", len(res.Tools), "quarantined", res.Quarantined())
 			if f := c.m.opts.OnToolsChanged; f != nil {
-				f(c.name, tools)
+				f(c.name, res.Tools)
 			}
 		}
 	})
@@ -314,7 +324,7 @@ func (c *conn) relistLoop(l *live) {
 // tools (bounded by startup_timeout) and hands them to got. A failed
 // listing is logged (what names the session kind) and, for a connection
 // error, fails l.
-func (c *conn) relistEach(l *live, what string, got func([]*mcp.Tool)) {
+func (c *conn) relistEach(l *live, what string, got func(ingest.Result)) {
 	for {
 		select {
 		case <-l.ctx.Done():
@@ -322,7 +332,7 @@ func (c *conn) relistEach(l *live, what string, got func([]*mcp.Tool)) {
 		case <-l.relist:
 		}
 		ctx, cancel := context.WithTimeout(l.ctx, c.startupTimeout())
-		tools, err := c.listTools(ctx, l.session)
+		res, err := c.listTools(ctx, l)
 		cancel()
 		if err != nil {
 			if l.ctx.Err() != nil {
@@ -334,7 +344,7 @@ func (c *conn) relistEach(l *live, what string, got func([]*mcp.Tool)) {
 			}
 			continue
 		}
-		got(tools)
+		got(res)
 	}
 }
 
@@ -396,16 +406,16 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 			client.AddReceivingMiddleware(mw)
 		}
 	}
-	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return l, c.attemptError(l, "initialize", err)
 	}
 	l.session = sess
-	tools, err := c.listTools(actx, sess)
+	res, err := c.listTools(actx, l)
 	if err != nil {
 		return l, c.attemptError(l, "tools/list", err)
 	}
-	l.initialTools = tools
+	l.initial = res
 	return l, nil
 }
 
@@ -459,50 +469,6 @@ func (c *conn) clientOptions(l *live, own *mcp.ClientOptions) *mcp.ClientOptions
 	return &o
 }
 
-// listTools reads tools/list page by page with explicit cursors (MCP spec
-// server/utilities/pagination): it stops on an empty nextCursor; on a
-// repeated cursor or after MaxPages pages it stops with a warning and keeps
-// the tools read so far. Tools with a name already seen are dropped with a
-// warning.
-func (c *conn) listTools(ctx context.Context, sess *mcp.ClientSession) ([]*mcp.Tool, error) {
-	var tools []*mcp.Tool
-	names := make(map[string]bool)
-	seen := make(map[string]bool)
-	cursor := ""
-	for page := 0; ; page++ {
-		if page >= c.m.opts.MaxPages {
-			c.log.Warn("tools/list: page limit reached, keeping the tools read so far", "max_pages", c.m.opts.MaxPages, "tools", len(tools))
-			break
-		}
-		res, err := sess.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range res.Tools {
-			if t == nil {
-				continue
-			}
-			if names[t.Name] {
-				c.log.Warn("tools/list: duplicate tool name dropped", "tool", t.Name, "page", page+1)
-				continue
-			}
-			names[t.Name] = true
-			tools = append(tools, t)
-		}
-		next := res.NextCursor
-		if next == "" {
-			break
-		}
-		if seen[next] {
-			c.log.Warn("tools/list: server repeated a cursor, keeping the tools read so far", "cursor", truncate(next, 64), "tools", len(tools))
-			break
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return tools, nil
-}
-
 // teardown closes the session, stops the child (stdin, Grace, SIGTERM,
 // Grace, SIGKILL of the group, reap) and waits for the connection's
 // goroutines. It is idempotent.
@@ -540,6 +506,7 @@ func (l *live) teardown(grace time.Duration, log *slog.Logger) {
 type lifeTransport struct {
 	inner mcp.Transport
 	life  context.Context
+	got   func(mcp.Connection) // called with the connection before Connect returns it
 }
 
 func (t *lifeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -554,6 +521,9 @@ func (t *lifeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}()
 	select {
 	case r := <-ch:
+		if r.c != nil && t.got != nil {
+			t.got(r.c)
+		}
 		return r.c, r.err
 	case <-ctx.Done():
 		go func() {

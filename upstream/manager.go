@@ -27,6 +27,7 @@ import (
 	"github.com/sourcegraph/conc"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 )
 
 // State is the lifecycle state of one upstream connection.
@@ -60,6 +61,10 @@ type Status struct {
 	// Tools is the number of tools of the last successful listing (0 when
 	// not ready).
 	Tools int
+	// Diagnostics are the ingest pipeline's decisions on the tools of the
+	// last successful listing (normalised and quarantined tools); kept
+	// while the upstream is down. Shared; read-only.
+	Diagnostics []ingest.Diagnostic
 }
 
 // Options tunes a Manager. The zero value is usable.
@@ -73,7 +78,8 @@ type Options struct {
 	Grace time.Duration
 	// OnToolsChanged is called after every successful (re)listing, including
 	// the first one and the first one after a reconnect, with the full tool
-	// list; and with nil tools when the upstream goes down (ready -> failed
+	// list as it left the ingest pipeline (never nil: zero tools is an empty
+	// slice, a valid and healthy answer); and with nil tools when the upstream goes down (ready -> failed
 	// or stopped) or its first attempt fails (starting -> failed); not again
 	// on failed retries. Calls for one upstream are serialized and ordered; calls for
 	// different upstreams may run concurrently. The callback must not call
@@ -102,6 +108,9 @@ type Options struct {
 	// MaxPages caps the number of tools/list pages read per listing.
 	// Default 100.
 	MaxPages int
+	// Ingest is THE tool-ingest point: the pipeline every listed tool of
+	// every session passes (package ingest). nil means ingest.Default().
+	Ingest *ingest.Pipeline
 	// BackoffMin and BackoffMax bound the reconnect delay: attempt n waits a
 	// random duration in [d/2, d] with d = min(BackoffMax, BackoffMin*2^n).
 	// Defaults 500ms and 30s.
@@ -209,6 +218,9 @@ func NewManager(ups []*config.Upstream, opts Options) *Manager {
 	}
 	if opts.BackoffMax < opts.BackoffMin {
 		opts.BackoffMax = opts.BackoffMin
+	}
+	if opts.Ingest == nil {
+		opts.Ingest = ingest.Default()
 	}
 	if opts.ClientInfo == nil {
 		opts.ClientInfo = &mcp.Implementation{Name: "mcp-toolsearch", Version: "dev"}

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 )
 
 // ClientConn is an upstream session opened for ONE client session
@@ -25,6 +27,7 @@ type ClientConn struct {
 
 	mu        sync.Mutex
 	tools     []*mcp.Tool
+	diags     []ingest.Diagnostic
 	rootsFlip bool // rootsSentinel is in the client's own roots
 }
 
@@ -60,7 +63,8 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 	if l.child != nil {
 		l.child.quiet.Store(true)
 	}
-	cc := &ClientConn{c: c, l: l, tools: l.initialTools}
+	cc := &ClientConn{c: c, l: l, tools: l.initial.Tools, diags: l.initial.Diagnostics}
+	c.logDiagnostics(nil, l.initial.Diagnostics)
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -77,21 +81,30 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 		defer l.wg.Done()
 		cc.relistLoop(onTools)
 	}()
-	c.log.Debug("per-client session opened", "tools", len(l.initialTools))
+	c.log.Debug("per-client session opened", "tools", len(l.initial.Tools))
 	return cc, nil
 }
 
 // relistLoop re-lists after notifications/tools/list_changed until the
 // session is closed.
 func (cc *ClientConn) relistLoop(onTools func([]*mcp.Tool)) {
-	cc.c.relistEach(cc.l, "per-client session: ", func(tools []*mcp.Tool) {
+	cc.c.relistEach(cc.l, "per-client session: ", func(res ingest.Result) {
 		cc.mu.Lock()
-		cc.tools = tools
+		cc.c.logDiagnostics(cc.diags, res.Diagnostics)
+		cc.tools, cc.diags = res.Tools, res.Diagnostics
 		cc.mu.Unlock()
 		if onTools != nil {
-			onTools(tools)
+			onTools(res.Tools)
 		}
 	})
+}
+
+// Diagnostics are the ingest pipeline's decisions on the session's last
+// listing (shared, read-only).
+func (cc *ClientConn) Diagnostics() []ingest.Diagnostic {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.diags
 }
 
 // Upstream is the name of the upstream this session belongs to.

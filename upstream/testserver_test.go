@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
 )
 
 // testServerEnv selects the test MCP server mode when the test binary is
@@ -25,6 +27,7 @@ import (
 //	trapterm     ignore SIGTERM and keep running after stdin closes
 //	failstart    write "boom: bad config" to stderr and exit 1
 //	hang         never answer anything
+//	fake:NAME    the raw fake server scenario NAME (internal/fakeupstream)
 const testServerEnv = "UPSTREAM_TESTSERVER"
 
 func TestMain(m *testing.M) {
@@ -45,6 +48,10 @@ func hasFlag(mode, flag string) bool {
 }
 
 func runTestServer(mode string) {
+	if name, ok := strings.CutPrefix(mode, "fake:"); ok {
+		fakeupstream.Serve(fakeupstream.Named(name), os.Stdin, os.Stdout)
+		return
+	}
 	if hasFlag(mode, "failstart") {
 		fmt.Fprintln(os.Stderr, "loading config")
 		fmt.Fprintln(os.Stderr, "boom: bad config")

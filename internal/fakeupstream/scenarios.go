@@ -1,0 +1,68 @@
+package fakeupstream
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// OddSchemaTools are the tools of scenario "oddschemas" (issue 13 item 3):
+// schemas strict clients refuse, plus one healthy tool.
+const OddSchemaTools = `[
+{"name":"draft7","description":"Only a $schema.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"}},
+{"name":"anyvalue","description":"Only a title.","inputSchema":{"title":"AnyValue"}},
+{"name":"oneof","description":"Top-level oneOf.","inputSchema":{"oneOf":[{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]},{"type":"object","properties":{"b":{"type":"number"}},"required":["b"]}]}},
+{"name":"stringroot","description":"A string root.","inputSchema":{"type":"string"}},
+{"name":"emptyschema","description":"Empty schema.","inputSchema":{}},
+{"name":"healthy","description":"A healthy tool.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}
+]`
+
+// DeepTools are the six tools of scenario "deep" (issue 13 item 10): one
+// inputSchema nests 1,500 levels.
+func DeepTools() string {
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 750) + `{"type":"string"}` + strings.Repeat(`}}`, 750)
+	var tools []string
+	for _, n := range []string{"one", "two", "three"} {
+		tools = append(tools, `{"name":"`+n+`","inputSchema":{"type":"object"}}`)
+	}
+	tools = append(tools, `{"name":"deep","inputSchema":`+deep+`}`)
+	for _, n := range []string{"four", "five"} {
+		tools = append(tools, `{"name":"`+n+`","inputSchema":{"type":"object"}}`)
+	}
+	return "[" + strings.Join(tools, ",") + "]"
+}
+
+// Named returns a scenario by name; nil for an unknown name.
+//
+//	oddschemas  tools with schemas strict clients refuse, and "healthy"
+//	deep        six tools, one nesting 1,500 levels
+//	zerotools   tools "a" and "clear"; calling "clear" empties the list and
+//	            sends notifications/tools/list_changed
+func Named(name string) *Scenario {
+	switch name {
+	case "plain":
+		return &Scenario{}
+	case "oddschemas":
+		return &Scenario{Tools: func() string { return OddSchemaTools }}
+	case "deep":
+		return &Scenario{Tools: DeepTools}
+	case "zerotools":
+		var sess *Session
+		return &Scenario{
+			BeforeInit: func(s *Session) { sess = s },
+			Tools: func() string {
+				if sess.Get("cleared") == true {
+					return `[]`
+				}
+				return `[{"name":"a","inputSchema":{"type":"object"}},{"name":"clear","inputSchema":{"type":"object"}}]`
+			},
+			Call: func(s *Session, name string, _ json.RawMessage) string {
+				if name == "clear" {
+					s.Set("cleared", true)
+					go s.Line(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+				}
+				return EchoResult(name)
+			},
+		}
+	}
+	return nil
+}

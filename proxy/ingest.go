@@ -1,0 +1,62 @@
+package proxy
+
+import (
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+)
+
+// ingestSteps are the steps of THE tool-ingest point (package ingest),
+// in the order they run, after the built-in decode step. Every tool of
+// every upstream listing (shared and per-client sessions, first listings
+// and re-listings) passes them before it reaches the catalog. To add a
+// step (a check, a normalisation, a quarantine rule), implement
+// ingest.Step and put it here at its place in the order; its diagnostics
+// then show in `list`, `check`, the log and the metrics without more work.
+func ingestSteps(cfg *config.Config) []ingest.Step {
+	_ = cfg // steps configured from the config take it from here
+	return []ingest.Step{
+		ingest.SchemaShape{}, // root "type":"object" for strict clients (issue 13 item 3)
+	}
+}
+
+// entriesFromListing turns a listing into catalog entries; a tool whose
+// inputSchema the pipeline normalised keeps the schema as received in
+// OriginalInputSchema (describe shows both).
+func entriesFromListing(tools []*mcp.Tool, diags []ingest.Diagnostic) []*catalog.Entry {
+	var originals map[string]json.RawMessage
+	for _, d := range diags {
+		if d.Action == ingest.Normalised && d.Field == "inputSchema" {
+			if originals == nil {
+				originals = map[string]json.RawMessage{}
+			}
+			o := d.Original
+			if len(o) == 0 {
+				o = json.RawMessage("null") // absent as received
+			}
+			originals[d.Tool] = o
+		}
+	}
+	es := make([]*catalog.Entry, 0, len(tools))
+	for _, t := range tools {
+		e := entryFromTool(t)
+		e.OriginalInputSchema = originals[t.Name]
+		es = append(es, e)
+	}
+	return es
+}
+
+// IngestDiagnostics are the ingest pipeline's decisions on the last
+// listing of each upstream, in upstream name order (for `list` and
+// `check`).
+func (p *Proxy) IngestDiagnostics() []ingest.Diagnostic {
+	var out []ingest.Diagnostic
+	for _, st := range p.ups.Statuses() {
+		out = append(out, st.Diagnostics...)
+	}
+	return out
+}
