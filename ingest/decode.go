@@ -16,10 +16,11 @@ const StepDecode = "decode"
 
 // MaxDepth is the deepest nesting of JSON objects and arrays accepted in
 // one tool definition (the tool object itself is level 1). Real schemas
-// nest a few dozen levels at most; the go-sdk refuses whole messages past
-// 1,000 levels, and the proxy's own signature rendering and validation
-// recurse over schemas. A deeper tool is quarantined, not decoded.
-const MaxDepth = 128
+// nest a few dozen levels; clients decode whole messages with a depth
+// limit (the go-sdk refuses a message past 1,000 levels, and tools/list
+// wraps each tool in 3 more), so one deeper tool would fail a client's
+// whole listing. A deeper tool is quarantined, not decoded.
+const MaxDepth = 512
 
 // wireTool decodes a tool keeping its schemas as raw JSON (the embedded
 // mcp.Tool's `any` fields would become maps).

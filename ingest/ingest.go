@@ -221,7 +221,7 @@ func (t *Tool) quarantine(err error) {
 }
 
 // Log writes one record per diagnostic: WARN for a quarantine, INFO for
-// a normalisation.
+// a normalisation. log is expected to carry the upstream's name already.
 func Log(log *slog.Logger, ds []Diagnostic) {
 	for _, d := range ds {
 		level := slog.LevelInfo
@@ -229,7 +229,7 @@ func Log(log *slog.Logger, ds []Diagnostic) {
 		if d.Action == Quarantined {
 			level, msg = slog.LevelWarn, "tool quarantined: kept off every surface"
 		}
-		log.Log(context.Background(), level, msg, "upstream", d.Upstream, "tool", d.Tool, "step", d.Step, "detail", d.Detail)
+		log.Log(context.Background(), level, msg, "tool", d.Tool, "step", d.Step, "detail", d.Detail)
 	}
 }
 

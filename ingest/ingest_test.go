@@ -90,7 +90,7 @@ func TestSchemaShapes(t *testing.T) {
 
 // Issue 13 item 10: one deep schema quarantines only its own tool.
 func TestDeepToolQuarantinedAlone(t *testing.T) {
-	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 600) + `{"type":"string"}` + strings.Repeat(`}}`, 600)
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 300) + `{"type":"string"}` + strings.Repeat(`}}`, 300)
 	var tools []string
 	for i := range 5 {
 		tools = append(tools, `{"name":"ok`+string(rune('a'+i))+`","inputSchema":{"type":"object"}}`)
@@ -101,7 +101,7 @@ func TestDeepToolQuarantinedAlone(t *testing.T) {
 		t.Fatalf("%d tools passed, want 5; %v", len(r.Tools), r.Diagnostics)
 	}
 	d := diagOf(r, "deep")
-	if d == nil || d.Action != Quarantined || d.Step != StepDecode || !strings.Contains(d.Detail, "JSON nesting deeper than 128 levels") {
+	if d == nil || d.Action != Quarantined || d.Step != StepDecode || !strings.Contains(d.Detail, "JSON nesting deeper than 512 levels") {
 		t.Fatalf("deep: %+v", d)
 	}
 }
