@@ -52,7 +52,7 @@ const (
 //	broken        outputSchema brokenSchema (does not compile)
 //	draft04       outputSchema draft04Schema (not validatable)
 //	failing       outputSchema paidSchema; an isError result without structuredContent
-func startTestUpstream(t *testing.T) *testUpstream {
+func startTestUpstream(t testing.TB) *testUpstream {
 	t.Helper()
 	u := &testUpstream{calls: map[string]int{}, args: map[string][]json.RawMessage{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
@@ -94,7 +94,7 @@ func startTestUpstream(t *testing.T) *testUpstream {
 
 // testProxy starts a Proxy whose config is base (with %[1]s standing for
 // the test upstream's URL, quoted) and returns it with the upstream.
-func testProxy(t *testing.T, base string) (*Proxy, *testUpstream) {
+func testProxy(t testing.TB, base string) (*Proxy, *testUpstream) {
 	t.Helper()
 	up := startTestUpstream(t)
 	text := fmt.Sprintf(base, tomlQuote(up.URL))

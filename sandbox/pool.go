@@ -13,7 +13,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -753,32 +752,7 @@ func (p *Pool) startWorker() (*worker, error) {
 		exited:     make(chan struct{}),
 	}
 	lineMax := p.opts.MaxMessageBytes + 2*p.opts.MaxOutputBytes + 2*p.opts.MaxLogBytes + 64<<10
-	go func() {
-		defer outR.Close()
-		defer close(w.msgs)
-		br := bufio.NewReaderSize(outR, 64<<10)
-		for {
-			line, err := readLine(br, lineMax)
-			if err != nil {
-				if err != io.EOF {
-					w.readErr = err
-					w.kill()
-				}
-				return
-			}
-			var m message
-			if err := json.Unmarshal(line, &m); err != nil {
-				w.readErr = fmt.Errorf("bad message from worker: %w", err)
-				w.kill()
-				return
-			}
-			select {
-			case w.msgs <- m:
-			case <-w.abandoned:
-				return
-			}
-		}
-	}()
+	go w.readMessages(outR, lineMax)
 	go func() {
 		defer close(w.stderrDone)
 		defer errR.Close()
@@ -803,7 +777,7 @@ func (w *worker) send(m message) error {
 // kill sends SIGKILL to the worker's whole process group. It does not wait;
 // <-w.exited does.
 func (w *worker) kill() {
-	if w.cmd.Process != nil {
+	if w.cmd != nil && w.cmd.Process != nil {
 		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
 	}
 }

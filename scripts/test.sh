@@ -2,7 +2,8 @@
 # test.sh — the project's test command (README "Quick start", step 2; .ci/run calls it).
 # Installs what the tests need (pinned npm packages, Go example servers), then runs
 # gofmt, go vet and every test with the race detector: unit tests and the end-to-end
-# tests in integration/ (real upstream servers, real clients).
+# tests in integration/ (real upstream servers, real clients); then every fuzz target
+# for a short fixed time (scripts/fuzz.sh).
 #
 #   scripts/test.sh [extra go test flags, e.g. -run TestDirect -v]
 set -euo pipefail
@@ -16,3 +17,9 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -race -timeout 30m "$@" ./...
+# Fuzzing (issue 14 item 9): every fuzz target for a short fixed time
+# (FUZZTIME, default 5s each; FUZZTIME=0 skips). Skipped when extra go test
+# flags narrow the run, unless FUZZTIME is set.
+if [ "$#" -eq 0 ] || [ -n "${FUZZTIME:-}" ]; then
+  "$ROOT/scripts/fuzz.sh"
+fi
