@@ -79,6 +79,10 @@ type Upstream struct {
 	CallTimeout    Duration `toml:"call_timeout"`    // default 60s
 	PingInterval   Duration `toml:"ping_interval"`   // default 30s: health ping of a ready upstream; two failed pings in a row reconnect it
 	Session        string   `toml:"session"`         // "shared" (default) | "per-client"
+	// AllowInternalRedirects lets redirects of this HTTP upstream reach
+	// link-local, cloud-metadata, unspecified and (for a url not on
+	// loopback) loopback addresses; default false (issue 14 item 8).
+	AllowInternalRedirects bool `toml:"allow_internal_redirects"`
 }
 
 // IsEnabled reports whether the upstream is enabled (default true).

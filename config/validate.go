@@ -267,6 +267,9 @@ func (p *parser) validateUpstreams() {
 			if len(u.Headers) > 0 {
 				p.errf(at("headers"), "", "only for url upstreams (this one has command)")
 			}
+			if u.AllowInternalRedirects {
+				p.errf(at("allow_internal_redirects"), "", "only for url upstreams (this one has command)")
+			}
 		}
 		for _, k := range sortedKeys(u.Headers) {
 			if !reHeaderName.MatchString(k) {

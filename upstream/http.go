@@ -16,7 +16,7 @@ import (
 // 2024-11-05). Each upstream gets its own http.Transport (closed on
 // teardown) and an http.Client without Timeout: deadlines come from the
 // contexts of connect and calls. The configured headers are set on every
-// request.
+// request to the configured origin; redirects are checked (redirect.go).
 func httpTransport(u *config.Upstream) (mcp.Transport, *http.Transport, error) {
 	parsed, err := url.Parse(u.URL)
 	if err != nil {
@@ -26,7 +26,8 @@ func httpTransport(u *config.Upstream) (mcp.Transport, *http.Transport, error) {
 		return nil, nil, fmt.Errorf("url %q: scheme must be http or https", u.URL)
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers}}
+	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers, target: parsed},
+		CheckRedirect: guardRedirects(base, parsed, u.AllowInternalRedirects)} // redirect.go
 	switch u.Transport {
 	case "", "streamable-http", "streamable":
 		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client}, base, nil
@@ -42,10 +43,11 @@ func httpTransport(u *config.Upstream) (mcp.Transport, *http.Transport, error) {
 type headerRoundTripper struct {
 	base    http.RoundTripper
 	headers map[string]string
+	target  *url.URL // the configured url: headers go only to its origin (redirect.go)
 }
 
 func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(h.headers) == 0 {
+	if len(h.headers) == 0 || !sameOrigin(req.URL, h.target) {
 		return h.base.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())

@@ -1,0 +1,133 @@
+package upstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Redirects of HTTP upstreams (issue 14 item 8).
+//
+// Trust: the operator's url is trusted; where an upstream server redirects
+// to is not. An upstream (or an open redirect on its host) could send the
+// proxy to a cloud metadata service or another internal address and have
+// the answer read back as tool text. So:
+//
+//   - a connection to any host:port other than the configured one (that is,
+//     one a redirect asked for) is checked after DNS resolution, on the
+//     address actually dialled: link-local addresses (169.254.0.0/16 with
+//     the metadata services of AWS, GCP, Azure, OCI…, fe80::/10), the other
+//     cloud metadata addresses (fd00:ec2::254, 100.100.100.200,
+//     168.63.129.16), unspecified addresses (0.0.0.0/8, ::) and — when the
+//     configured url is not itself on loopback — loopback addresses are
+//     refused, unless the upstream sets allow_internal_redirects = true;
+//   - at most maxRedirects redirects are followed;
+//   - the configured headers (an Authorization header, an API key) are sent
+//     only to the configured scheme://host:port, never to a redirect target
+//     elsewhere (headerRoundTripper).
+
+// maxRedirects is the most redirects one request follows (as net/http's
+// default).
+const maxRedirects = 10
+
+// metadataAddrs are cloud metadata addresses outside the link-local ranges.
+var metadataAddrs = map[string]bool{
+	"fd00:ec2::254":   true, // AWS IMDS over IPv6
+	"100.100.100.200": true, // Alibaba Cloud
+	"168.63.129.16":   true, // Azure WireServer
+}
+
+// redirectDenied says why a redirect target ip may not be dialled, or ""
+// when it may. loopbackOK is true when the configured url is on loopback.
+func redirectDenied(ip net.IP, loopbackOK bool) string {
+	switch {
+	case ip == nil:
+		return "not an IP address"
+	case metadataAddrs[ip.String()]:
+		return "a cloud metadata address"
+	case ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast():
+		return "a link-local address (cloud metadata services live at 169.254.169.254)"
+	case ip.IsUnspecified() || ip.To4() != nil && ip.To4()[0] == 0:
+		return "an unspecified address"
+	case ip.IsLoopback() && !loopbackOK:
+		return "a loopback address (the configured url is not on loopback)"
+	}
+	return ""
+}
+
+// errRedirectRefused marks a dial refused by the redirect check.
+var errRedirectRefused = errors.New("redirect target refused")
+
+// guardRedirects installs the redirect rules on base (the upstream's own
+// http.Transport) and returns the CheckRedirect for its http.Client. target
+// is the configured url; allowInternal is the upstream's
+// allow_internal_redirects.
+func guardRedirects(base *http.Transport, target *url.URL, allowInternal bool) func(*http.Request, []*http.Request) error {
+	if allowInternal {
+		return limitRedirects
+	}
+	home := hostPort(target)
+	loopbackOK := isLoopbackName(target.Hostname())
+	d := &net.Dialer{Timeout: defaultDialer.Timeout, KeepAlive: defaultDialer.KeepAlive}
+	guarded := &net.Dialer{Timeout: defaultDialer.Timeout, KeepAlive: defaultDialer.KeepAlive,
+		Control: func(network, address string, _ syscall.RawConn) error {
+			host, _, err := net.SplitHostPort(address)
+			if err != nil {
+				return err
+			}
+			if why := redirectDenied(net.ParseIP(host), loopbackOK); why != "" {
+				return fmt.Errorf("%w: %s is %s (set allow_internal_redirects = true on the upstream to allow it)", errRedirectRefused, address, why)
+			}
+			return nil
+		}}
+	base.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if strings.EqualFold(addr, home) {
+			return d.DialContext(ctx, network, addr) // the operator's own url
+		}
+		return guarded.DialContext(ctx, network, addr)
+	}
+	return limitRedirects
+}
+
+// defaultDialer mirrors net/http's DefaultTransport dialer settings.
+var defaultDialer = net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}
+
+func limitRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= maxRedirects {
+		return fmt.Errorf("stopped after %d redirects", maxRedirects)
+	}
+	return nil
+}
+
+// hostPort is u's host:port with the scheme's default port filled in, as
+// http.Transport dials it.
+func hostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+func isLoopbackName(h string) bool {
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
+
+// sameOrigin reports whether u has the configured url's scheme and
+// host:port (the only place the configured headers go).
+func sameOrigin(u, target *url.URL) bool {
+	return u != nil && target != nil && strings.EqualFold(u.Scheme, target.Scheme) && strings.EqualFold(hostPort(u), hostPort(target))
+}
