@@ -7,6 +7,15 @@ import (
 	"os"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/cli"
+	"github.com/mcp-toolsearch/mcp-toolsearch/proc"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	// The hidden reaper role (package proc): kills the process groups of
+	// this process's children when it dies, even by SIGKILL.
+	if len(os.Args) == 2 && os.Args[1] == proc.ReaperArg {
+		os.Exit(proc.ReaperMain())
+	}
+	proc.EnableReaper()
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // End-to-end tests of the "code" mode (issue 4, SPEC §3-§5): tool_search_code

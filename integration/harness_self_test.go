@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Tests of the harness itself and of the example catalog server against

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package integration holds the end-to-end tests of mcp-toolsearch: the real
 // binary, real third-party upstream MCP servers (npm and Go), and real
 // clients (the official TypeScript SDK via client.mjs, mark3labs/mcp-go, the
@@ -8,6 +10,9 @@
 // manual use; the tests build their Go binaries themselves). Tests that need
 // Node skip with a message when node_modules is missing, unless the
 // environment has CI=true, where a missing dependency fails the test.
+//
+// The tests drive processes the Unix way (process groups, signals, /proc),
+// so every file carries `//go:build unix`; on Windows the package is empty.
 //
 // This file holds the shared helpers and TestMain; proxy_*_test.go files hold
 // the proxy's own scenarios.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Prometheus metrics and /healthz of the real binary (issue 6, SPEC §7):

@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Proxy overhead (issue 6, item 5): tools/call through the real proxy

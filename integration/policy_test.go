@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // End-to-end tests of issue 5 (policy, trust, approvals): the real binary,

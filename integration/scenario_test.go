@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // The end-to-end check of SPEC §8 (issue 6): a temporary fake upstream with a

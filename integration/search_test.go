@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // End-to-end tests of the "tools" and "directory" modes (issue 3, SPEC §3-§4):

@@ -10,13 +10,13 @@ import (
 	"os/exec"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/proc"
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
@@ -181,20 +181,26 @@ func (p *Proxy) runApprovalCommand(ctx context.Context, s *session, e *catalog.E
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin = bytes.NewReader(in)
+	// Started by package proc: its own process group (job on Windows),
+	// killed whole on timeout and when it exits, always reaped. It inherits
+	// the proxy's environment.
 	stdout := &capWriter{max: approvalStdoutMax}
-	stderr := &capWriter{max: approvalStderrMax}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
-	runErr := cmd.Run()
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // stragglers of its group
-	}
-	if se := strings.TrimSpace(stderr.String()); se != "" {
-		p.log.Info("approval_command stderr", "id", e.ID, "stderr", se)
+	child, runErr := proc.Start(proc.Spec{
+		Path: argv[0], Args: argv[1:],
+		Stdin: bytes.NewReader(in), Stdout: stdout,
+		StderrKeep: approvalStderrMax,
+	})
+	if runErr == nil {
+		select {
+		case <-child.Done():
+		case <-ctx.Done():
+			child.Kill()
+			<-child.Done()
+		}
+		runErr = child.Err()
+		if se := strings.TrimSpace(child.Stderr()); se != "" {
+			p.log.Info("approval_command stderr", "id", e.ID, "stderr", se)
+		}
 	}
 	name := fmt.Sprintf("tools.approval_command %q", argv[0])
 	switch {

@@ -32,7 +32,7 @@ func FuzzWorkerProtocol(f *testing.F) {
 		drained := make(chan struct{})
 		go func() { _, _ = io.Copy(io.Discard, inR); close(drained) }()
 		w := &worker{stdin: inW, msgs: make(chan message, 64), abandoned: make(chan struct{}),
-			stderr: &boundedBuffer{max: 1024}, stderrDone: make(chan struct{}), exited: make(chan struct{})}
+			exited: make(chan struct{})}
 		lineMax := opts.MaxMessageBytes + 2*opts.MaxOutputBytes + 2*opts.MaxLogBytes + 64<<10
 		go w.readMessages(io.NopCloser(bytes.NewReader(out)), lineMax)
 

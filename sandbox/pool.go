@@ -20,11 +20,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/proc"
 )
 
 // Bridge serves one bridge call of a running script. op is "search",
@@ -555,14 +555,10 @@ func (r *run) workerDied() {
 		w.kill()
 		<-w.exited
 	}
-	select {
-	case <-w.stderrDone:
-	case <-time.After(200 * time.Millisecond):
-	}
 	reason := "exited without a result"
-	stderr := w.stderr.String()
+	stderr := w.p.Stderr()
 	lstderr := strings.ToLower(stderr)
-	st := w.cmd.ProcessState
+	st := w.p.State()
 	switch {
 	case w.readErr != nil && errors.Is(w.readErr, errLineTooLong):
 		reason = "sent an oversized message"
@@ -572,8 +568,8 @@ func (r *run) workerDied() {
 	case strings.Contains(lstderr, "stack overflow") || strings.Contains(lstderr, "stack exceeds"):
 		reason = "stack overflow"
 	case st != nil:
-		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			reason = "killed by signal " + ws.Signal().String()
+		if signaled, sig := w.p.Signaled(); signaled {
+			reason = "killed by signal " + sig
 			if cpu := st.UserTime() + st.SystemTime(); cpu >= time.Duration(r.pool.opts.CPUSeconds)*time.Second-100*time.Millisecond {
 				reason += fmt.Sprintf(" (CPU time limit of %d s)", r.pool.opts.CPUSeconds)
 			}
@@ -589,7 +585,7 @@ func (r *run) workerDied() {
 		return
 	}
 	r.res.Error = "sandbox worker died: " + reason
-	r.pool.opts.Logger.Warn("sandbox worker died", "reason", reason, "pid", w.cmd.Process.Pid, "stderr", stderr)
+	r.pool.opts.Logger.Warn("sandbox worker died", "reason", reason, "pid", w.p.Pid(), "stderr", stderr)
 }
 
 // finish snapshots the result; calls still in flight are marked.
@@ -630,15 +626,13 @@ func clipError(s string, max int) string {
 
 // worker is the parent's handle on one worker process.
 type worker struct {
-	cmd        *exec.Cmd
-	dir        string
-	stdin      *os.File
-	sendMu     sync.Mutex
-	msgs       chan message
-	readErr    error // set before msgs is closed
-	stderr     *boundedBuffer
-	stderrDone chan struct{}
-	exited     chan struct{}
+	p       *proc.Process // started by package proc: own group or job, always reaped
+	dir     string
+	stdin   io.WriteCloser
+	sendMu  sync.Mutex
+	msgs    chan message
+	readErr error         // set before msgs is closed
+	exited  chan struct{} // closed after the reap (stderr read) and cleanup
 	// abandoned is closed when the parent stops reading msgs (timeout,
 	// cancellation): the stdout reader then stops instead of blocking on
 	// a full msgs forever (a goroutine and a pipe per timed-out run).
@@ -666,7 +660,7 @@ func (p *Pool) spawn() (*worker, error) {
 	closed := p.closed
 	p.mu.Unlock()
 	go func() {
-		_ = w.cmd.Wait()
+		<-w.p.Done()
 		_ = os.RemoveAll(w.dir)
 		w.sendMu.Lock()
 		_ = w.stdin.Close()
@@ -691,11 +685,7 @@ func (p *Pool) spawn() (*worker, error) {
 		}
 		w.kill()
 		<-w.exited
-		select {
-		case <-w.stderrDone:
-		case <-time.After(200 * time.Millisecond):
-		}
-		return nil, fmt.Errorf("sandbox worker %s %s did not start (%s); stderr: %q", p.opts.Exe, strings.Join(p.opts.Args, " "), w.cmd.ProcessState, truncateUTF8(w.stderr.String(), 500))
+		return nil, fmt.Errorf("sandbox worker %s %s did not start (%s); stderr: %q", p.opts.Exe, strings.Join(p.opts.Args, " "), w.p.ExitReason(), truncateUTF8(w.p.Stderr(), 500))
 	case <-timer.C:
 		w.kill()
 		return nil, fmt.Errorf("sandbox worker %s did not report ready within %s", p.opts.Exe, p.opts.StartTimeout)
@@ -707,57 +697,25 @@ func (p *Pool) startWorker() (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: creating the worker's directory: %w", err)
 	}
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			_ = f.Close()
-		}
-	}
-	pipe := func() (*os.File, *os.File) {
-		r, w, perr := os.Pipe()
-		if perr != nil && err == nil {
-			err = perr
-		}
-		files = append(files, r, w)
-		return r, w
-	}
-	inR, inW := pipe()
-	outR, outW := pipe()
-	errR, errW := pipe()
+	wp, err := proc.Start(proc.Spec{
+		Path: p.opts.Exe, Args: p.opts.Args,
+		Env:        []string{}, // empty environment (SPEC §5)
+		Dir:        dir,
+		StderrKeep: 8 << 10,
+	})
 	if err != nil {
-		closeAll()
-		_ = os.RemoveAll(dir)
-		return nil, fmt.Errorf("sandbox: creating pipes: %w", err)
-	}
-	cmd := exec.Command(p.opts.Exe, p.opts.Args...)
-	cmd.Env = []string{} // empty environment (SPEC §5)
-	cmd.Dir = dir
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		closeAll()
 		_ = os.RemoveAll(dir)
 		return nil, fmt.Errorf("sandbox: starting worker %s: %w", p.opts.Exe, err)
 	}
-	_ = inR.Close()
-	_ = outW.Close()
-	_ = errW.Close()
-
+	outR := wp.Stdout()
 	w := &worker{
-		cmd: cmd, dir: dir, stdin: inW,
-		msgs:       make(chan message, 64),
-		abandoned:  make(chan struct{}),
-		stderr:     &boundedBuffer{max: 8 << 10},
-		stderrDone: make(chan struct{}),
-		exited:     make(chan struct{}),
+		p: wp, dir: dir, stdin: wp.Stdin(),
+		msgs:      make(chan message, 64),
+		abandoned: make(chan struct{}),
+		exited:    make(chan struct{}),
 	}
 	lineMax := p.opts.MaxMessageBytes + 2*p.opts.MaxOutputBytes + 2*p.opts.MaxLogBytes + 64<<10
 	go w.readMessages(outR, lineMax)
-	go func() {
-		defer close(w.stderrDone)
-		defer errR.Close()
-		_, _ = io.Copy(w.stderr, errR)
-	}()
 	return w, nil
 }
 
@@ -774,11 +732,12 @@ func (w *worker) send(m message) error {
 	return err
 }
 
-// kill sends SIGKILL to the worker's whole process group. It does not wait;
-// <-w.exited does.
+// kill kills the worker's whole process group (job on Windows). It does
+// not wait; <-w.exited does. Nil-safe for a worker without a process (the
+// fuzz target's).
 func (w *worker) kill() {
-	if w.cmd != nil && w.cmd.Process != nil {
-		_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+	if w.p != nil {
+		w.p.Kill()
 	}
 }
 
@@ -792,26 +751,4 @@ func (w *worker) killAndWait() {
 	case <-w.exited:
 	case <-time.After(150 * time.Millisecond):
 	}
-}
-
-// boundedBuffer keeps the first max bytes written and discards the rest.
-type boundedBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (b *boundedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if room := b.max - len(b.buf); room > 0 {
-		b.buf = append(b.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (b *boundedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(b.buf)
 }

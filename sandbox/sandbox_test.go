@@ -480,7 +480,7 @@ func TestWorkerProcessIsolation(t *testing.T) {
 	p := newPool(t, func(o *Options) { o.PoolSize = 1 })
 	w := <-p.idle
 	defer func() { p.idle <- w }()
-	pid := w.cmd.Process.Pid
+	pid := w.p.Pid()
 	env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
 	if err != nil {
 		t.Skipf("cannot read /proc: %v", err)
@@ -509,7 +509,7 @@ func TestWorkerProcessIsolation(t *testing.T) {
 func TestWorkerDeathIsReported(t *testing.T) {
 	p := newPool(t, func(o *Options) { o.PoolSize = 1 })
 	w := <-p.idle // the only idle worker: the next Run takes it
-	pid := w.cmd.Process.Pid
+	pid := w.p.Pid()
 	p.idle <- w
 	fb := &fakeBridge{}
 	bridge := func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error) {
@@ -543,7 +543,7 @@ func TestCloseReapsEverything(t *testing.T) {
 	var dirs []string
 	p.mu.Lock()
 	for w := range p.live {
-		pids = append(pids, w.cmd.Process.Pid)
+		pids = append(pids, w.p.Pid())
 		dirs = append(dirs, w.dir)
 	}
 	p.mu.Unlock()
@@ -633,7 +633,7 @@ func TestWorkerLimitsApplied(t *testing.T) {
 		o.CPUSeconds = 7
 	})
 	w := <-p.idle // the only idle worker: the next Run takes it
-	pid := w.cmd.Process.Pid
+	pid := w.p.Pid()
 	p.idle <- w
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan *Result)

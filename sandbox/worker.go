@@ -7,10 +7,8 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/dop251/goja"
 )
@@ -111,45 +109,6 @@ return JSON.stringify({r, s: "x".repeat(3), m: [1, 2, 3].map(x => x * 2)});`+wra
 	if err == nil {
 		_, _ = vm.RunProgram(prg)
 	}
-}
-
-// applyLimits sets the worker's own resource limits. RLIMIT_NPROC is left
-// alone: it counts threads per user, and Go needs to start threads.
-func applyLimits(l runLimits) error {
-	set := func(name string, res int, v uint64) error {
-		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: v, Max: v}); err != nil {
-			return fmt.Errorf("%s=%d: %w", name, v, err)
-		}
-		return nil
-	}
-	if l.MemoryLimitBytes > 0 {
-		if err := set("RLIMIT_DATA", syscall.RLIMIT_DATA, uint64(l.MemoryLimitBytes)); err != nil {
-			return err
-		}
-		// Make the GC work hard well before the hard limit.
-		debug.SetMemoryLimit(l.MemoryLimitBytes / 4 * 3)
-		// A runaway Go recursion (deeply nested values) dies early and clearly.
-		debug.SetMaxStack(int(min(l.MemoryLimitBytes/4, 256<<20)))
-	}
-	if l.CPUSeconds > 0 {
-		if err := set("RLIMIT_CPU", syscall.RLIMIT_CPU, uint64(l.CPUSeconds)); err != nil {
-			return err
-		}
-	}
-	if err := set("RLIMIT_NOFILE", syscall.RLIMIT_NOFILE, 16); err != nil {
-		return err
-	}
-	if err := set("RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, 0); err != nil {
-		return err
-	}
-	if err := set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0); err != nil {
-		return err
-	}
-	const prSetNoNewPrivs = 38
-	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
-	}
-	return nil
 }
 
 // workerOut serializes protocol messages onto stdout. It is used from the JS

@@ -2,7 +2,7 @@ package upstream
 
 import (
 	"log/slog"
-	"os"
+	"strings"
 	"testing"
 )
 
@@ -16,15 +16,10 @@ func TestExitReasonPrefersErrorLine(t *testing.T) {
 		{"starting\nlistening on stdio\n", "listening on stdio"},
 		{"Error: first\nmore context\nfatal: second\ntrailer\n", "fatal: second"},
 	} {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
+		c0 := &child{log: slog.New(slog.DiscardHandler)}
+		for _, l := range strings.Split(c.lines, "\n") {
+			c0.stderrLine(l)
 		}
-		c0 := &child{log: slog.New(slog.DiscardHandler), stderrDone: make(chan struct{})}
-		go c0.readStderr(r)
-		_, _ = w.WriteString(c.lines)
-		w.Close()
-		<-c0.stderrDone
 		if c0.last != c.want {
 			t.Errorf("stderr %q: reason line %q, want %q", c.lines, c0.last, c.want)
 		}

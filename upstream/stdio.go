@@ -4,21 +4,19 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/proc"
 )
 
 // MaxMessageBytes is the largest single JSON-RPC message accepted from a
@@ -29,34 +27,26 @@ const MaxMessageBytes = 32 << 20
 // of the line is dropped.
 const maxLogLine = 4096
 
-// stderrDrainWait bounds how long the exit reason waits for the last stderr
-// lines after the child exited (a grandchild may keep stderr open).
-const stderrDrainWait = 250 * time.Millisecond
-
-// child is one running stdio upstream process.
+// child is one running stdio upstream process (started and stopped by
+// package proc: own process group / Job Object, always reaped).
 type child struct {
-	cmd    *exec.Cmd
-	pid    int
-	stdin  *onceCloser
-	stdout *os.File
-	log    *slog.Logger
+	p   *proc.Process
+	pid int
+	log *slog.Logger
 
-	exited     chan struct{} // closed after cmd.Wait returned
-	exitMsg    string        // set before exited is closed
-	stderrDone chan struct{}
-	quiet      atomic.Bool // stderr logged at debug once ready
+	exited  chan struct{} // closed after the process was reaped
+	exitMsg string        // set before exited is closed
+	quiet   atomic.Bool   // stderr logged at debug once ready
 
 	lastMu sync.Mutex
 	last   string // last non-empty stderr line
 }
 
-// startChild starts u.Command with u.Args in its own process group (so the
-// whole group can be signalled), environment os.Environ() plus u.Env (u.Env
-// wins), working directory u.Cwd. It returns exec's error unchanged when the
-// command cannot be started (e.g. `exec: "x": executable file not found in
-// $PATH`).
+// startChild starts u.Command with u.Args (package proc: its own process
+// group or job), environment os.Environ() plus u.Env (u.Env wins), working
+// directory u.Cwd. It returns exec's error unchanged when the command cannot
+// be started (e.g. `exec: "x": executable file not found in $PATH`).
 func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
-	cmd := exec.Command(u.Command, u.Args...)
 	env := os.Environ()
 	keys := make([]string, 0, len(u.Env))
 	for k := range u.Env {
@@ -66,58 +56,17 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 	for _, k := range keys {
 		env = append(env, k+"="+u.Env[k])
 	}
-	cmd.Env = env
-	cmd.Dir = u.Cwd
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-
-	var files []*os.File
-	closeAll := func() {
-		for _, f := range files {
-			_ = f.Close()
-		}
-	}
-	pipe := func() (r, w *os.File, err error) {
-		r, w, err = os.Pipe()
-		if err == nil {
-			files = append(files, r, w)
-		}
-		return r, w, err
-	}
-	inR, inW, err := pipe()
+	c := &child{log: log, exited: make(chan struct{})}
+	p, err := proc.Start(proc.Spec{
+		Path: u.Command, Args: u.Args, Env: env, Dir: u.Cwd,
+		OnStderrLine: c.stderrLine, MaxStderrLine: maxLogLine,
+	})
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	errR, errW, err := pipe()
-	if err != nil {
-		closeAll()
-		return nil, err
-	}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	if err := cmd.Start(); err != nil {
-		closeAll()
-		return nil, err
-	}
-	// The child holds its own copies; ours must go so EOF propagates.
-	_ = inR.Close()
-	_ = outW.Close()
-	_ = errW.Close()
-
-	c := &child{
-		cmd:        cmd,
-		pid:        cmd.Process.Pid,
-		stdin:      &onceCloser{f: inW},
-		stdout:     outR,
-		log:        log.With("pid", cmd.Process.Pid),
-		exited:     make(chan struct{}),
-		stderrDone: make(chan struct{}),
-	}
+	c.p, c.pid = p, p.Pid()
+	c.log = log.With("pid", c.pid)
 	c.log.Debug("upstream process started", "command", u.Command)
-	go c.readStderr(errR)
 	go c.wait()
 	return c, nil
 }
@@ -125,23 +74,17 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 // transport speaks newline-delimited JSON over the child's stdin/stdout,
 // skipping stdout lines that are not JSON.
 func (c *child) transport() mcp.Transport {
+	out := c.p.Stdout()
 	return &mcp.IOTransport{
-		Reader:        &jsonLineFilter{r: bufio.NewReaderSize(c.stdout, 64<<10), closer: c.stdout, log: c.log},
-		Writer:        c.stdin,
+		Reader:        &jsonLineFilter{r: bufio.NewReaderSize(out, 64<<10), closer: out, log: c.log},
+		Writer:        c.p.Stdin(),
 		MaxLineLength: MaxMessageBytes,
 	}
 }
 
-// wait reaps the child (the only cmd.Wait call) and records the exit reason.
+// wait records the exit reason once the child was reaped.
 func (c *child) wait() {
-	err := c.cmd.Wait()
-	t := time.NewTimer(stderrDrainWait)
-	select {
-	case <-c.stderrDone:
-	case <-t.C:
-	}
-	t.Stop()
-	msg := describeExit(c.cmd.ProcessState, err)
+	msg := c.p.ExitReason()
 	c.lastMu.Lock()
 	if c.last != "" {
 		msg += ": " + c.last
@@ -159,97 +102,38 @@ func (c *child) reason() string {
 	return c.exitMsg
 }
 
-func describeExit(ps *os.ProcessState, err error) string {
-	if ps == nil {
-		return fmt.Sprintf("wait: %v", err)
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok {
-		switch {
-		case ws.Signaled():
-			return fmt.Sprintf("killed by signal %d (%s)", int(ws.Signal()), ws.Signal())
-		case ws.Exited():
-			return fmt.Sprintf("exited with status %d", ws.ExitStatus())
-		}
-	}
-	return ps.String()
-}
-
 // stop closes stdin, waits grace, sends SIGTERM to the process group, waits
-// grace, sends SIGKILL to the group and waits for the reap. A final SIGKILL
-// to the group removes members that outlived the leader.
+// grace, kills the group (or the job on Windows) and waits for the reap.
 func (c *child) stop(grace time.Duration) {
-	defer func() { _ = syscall.Kill(-c.pid, syscall.SIGKILL) }()
-	_ = c.stdin.Close()
-	if c.waitExit(grace) {
-		return
+	switch c.p.Stop(grace) {
+	case proc.StoppedByTerm:
+		c.log.Debug("upstream process stopped on SIGTERM after stdin closed")
+	case proc.StoppedByKill:
+		c.log.Warn("upstream process did not stop after stdin closed and SIGTERM; killed")
 	}
-	c.log.Debug("upstream process still running after stdin closed; sending SIGTERM")
-	if err := syscall.Kill(-c.pid, syscall.SIGTERM); err == nil && c.waitExit(grace) {
-		return
-	}
-	c.log.Warn("upstream process ignored SIGTERM; sending SIGKILL")
-	_ = syscall.Kill(-c.pid, syscall.SIGKILL)
 	<-c.exited
 }
 
-func (c *child) waitExit(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-c.exited:
-		return true
-	case <-t.C:
-		return false
+// stderrLine logs one line of the child's stderr (bounded by package proc)
+// and keeps the last non-empty line for the exit reason.
+func (c *child) stderrLine(line string) {
+	s := trimLine([]byte(line))
+	if s == "" {
+		return
 	}
-}
-
-// readStderr logs the child's stderr line by line (bounded) and keeps the
-// last non-empty line for the exit reason.
-func (c *child) readStderr(f *os.File) {
-	defer close(c.stderrDone)
-	defer f.Close()
-	r := bufio.NewReaderSize(f, maxLogLine)
-	var line []byte
-	truncated := false
-	for {
-		chunk, err := r.ReadSlice('\n')
-		if len(line) < maxLogLine {
-			room := maxLogLine - len(line)
-			if len(chunk) > room {
-				line = append(line, chunk[:room]...)
-				truncated = true
-			} else {
-				line = append(line, chunk...)
-			}
-		} else if len(chunk) > 0 {
-			truncated = true
-		}
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if s := trimLine(line); s != "" {
-			if truncated {
-				s += "…"
-			}
-			level := slog.LevelInfo
-			if c.quiet.Load() {
-				level = slog.LevelDebug
-			}
-			c.log.Log(context.Background(), level, "upstream stderr", "line", s)
-			c.lastMu.Lock()
-			// Keep the line that best explains an exit: the last one that
-			// looks like an error, else the last one (a usage text printed
-			// after "flag provided but not defined" must not hide it).
-			if looksLikeError(s) || !looksLikeError(c.last) {
-				c.last = truncate(s, 512)
-			}
-			c.lastMu.Unlock()
-		}
-		line, truncated = line[:0], false
-		if err != nil {
-			return
-		}
+	level := slog.LevelInfo
+	if c.quiet.Load() {
+		level = slog.LevelDebug
 	}
+	c.log.Log(context.Background(), level, "upstream stderr", "line", s)
+	c.lastMu.Lock()
+	// Keep the line that best explains an exit: the last one that looks
+	// like an error, else the last one (a usage text printed after "flag
+	// provided but not defined" must not hide it).
+	if looksLikeError(s) || !looksLikeError(c.last) {
+		c.last = truncate(s, 512)
+	}
+	c.lastMu.Unlock()
 }
 
 func trimLine(b []byte) string {
@@ -257,19 +141,6 @@ func trimLine(b []byte) string {
 		b = b[:len(b)-1]
 	}
 	return string(b)
-}
-
-// onceCloser closes f once; further Closes return nil.
-type onceCloser struct {
-	f    *os.File
-	once sync.Once
-	err  error
-}
-
-func (o *onceCloser) Write(p []byte) (int, error) { return o.f.Write(p) }
-func (o *onceCloser) Close() error {
-	o.once.Do(func() { o.err = o.f.Close() })
-	return o.err
 }
 
 // jsonLineFilter passes through stdout lines whose first non-space byte is

@@ -1,0 +1,48 @@
+//go:build unix
+
+package sandbox
+
+import (
+	"fmt"
+	"runtime/debug"
+	"syscall"
+)
+
+// applyRlimits sets the worker's own rlimits: RLIMIT_DATA (memory),
+// RLIMIT_CPU, RLIMIT_NOFILE=16, RLIMIT_FSIZE=0, RLIMIT_CORE=0, plus the Go
+// runtime's soft memory limit and stack cap. RLIMIT_NPROC is left alone: it
+// counts threads per user, and Go needs to start threads.
+func applyRlimits(l runLimits) error {
+	set := func(name string, res int, v uint64) error {
+		if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: v, Max: v}); err != nil {
+			return fmt.Errorf("%s=%d: %w", name, v, err)
+		}
+		return nil
+	}
+	if l.MemoryLimitBytes > 0 {
+		if err := set("RLIMIT_DATA", syscall.RLIMIT_DATA, uint64(l.MemoryLimitBytes)); err != nil {
+			return err
+		}
+		goMemoryLimits(l)
+	}
+	if l.CPUSeconds > 0 {
+		if err := set("RLIMIT_CPU", syscall.RLIMIT_CPU, uint64(l.CPUSeconds)); err != nil {
+			return err
+		}
+	}
+	if err := set("RLIMIT_NOFILE", syscall.RLIMIT_NOFILE, 16); err != nil {
+		return err
+	}
+	if err := set("RLIMIT_FSIZE", syscall.RLIMIT_FSIZE, 0); err != nil {
+		return err
+	}
+	return set("RLIMIT_CORE", syscall.RLIMIT_CORE, 0)
+}
+
+// goMemoryLimits makes the GC work hard well before the hard memory limit,
+// and makes a runaway Go recursion (deeply nested values) die early and
+// clearly.
+func goMemoryLimits(l runLimits) {
+	debug.SetMemoryLimit(l.MemoryLimitBytes / 4 * 3)
+	debug.SetMaxStack(int(min(l.MemoryLimitBytes/4, 256<<20)))
+}
