@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Secrets in every form, on every output (issue 14 item 3): secrets written
