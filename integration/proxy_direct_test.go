@@ -463,8 +463,13 @@ func TestNoChildrenRemainAfterExit(t *testing.T) {
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	p := startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/healthz")
-	kids = childPIDs(p.PID())
-	if len(kids) < 4 {
+	// /healthz answers before every upstream was started: wait (bounded)
+	// for all four and the process reaper (package proc).
+	deadline := time.Now().Add(30 * time.Second)
+	for kids = childPIDs(p.PID()); len(kids) < 5 && time.Now().Before(deadline); kids = childPIDs(p.PID()) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(kids) < 5 {
 		t.Fatalf("want at least 4 upstream processes under the HTTP proxy, found %v", kids)
 	}
 	if err := syscall.Kill(p.PID(), syscall.SIGTERM); err != nil {
