@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Issue 13 end to end: the real proxy binary in front of a raw fake
