@@ -44,6 +44,12 @@ type Server struct {
 	AllowedHosts   []string `toml:"allowed_hosts"`   // extra Host header values accepted besides loopback ones
 	NameSeparator  string   `toml:"name_separator"`  // default "__"; must match ^[a-zA-Z0-9_-]{1,4}$
 	ShutdownGrace  Duration `toml:"shutdown_grace"`  // default 3s: time a stdio child gets after stdin closes before SIGTERM, and again before SIGKILL
+
+	// Client sessions (HTTP; issue 11). See docs/config.md.
+	SessionIdleTimeout    Duration `toml:"session_idle_timeout"`     // default 30m; "0s" = never: a Streamable HTTP session with no request for this long is closed
+	MaxSessions           int      `toml:"max_sessions"`             // default 1000, clamped to 1..1000000: client sessions open at once; initialize past it is refused
+	MaxPerClientUpstreams int      `toml:"max_per_client_upstreams"` // default 100, clamped to 0..100000: per-client upstream sessions open at once (all clients)
+	KeepaliveInterval     Duration `toml:"keepalive_interval"`       // default 25s: an SSE comment on every open event stream idle this long
 }
 
 // ToolSearch is the [tool_search] table (SPEC §3, §4).

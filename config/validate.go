@@ -35,6 +35,12 @@ const (
 	DefaultPingInterval       = 30 * time.Second
 	DefaultSession            = "shared"
 	DefaultApprovalTimeout    = 60 * time.Second
+	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultMaxSessions        = 1000
+	MaxMaxSessions            = 1000000
+	DefaultMaxPerClientUps    = 100
+	MaxMaxPerClientUps        = 100000
+	DefaultKeepaliveInterval  = 25 * time.Second
 	MaxPrefixLen              = 32
 )
 
@@ -116,6 +122,14 @@ func (p *parser) defaults() {
 	p.defaultString(&c.Server.Listen, DefaultListen, "server", "listen")
 	p.defaultString(&c.Server.NameSeparator, DefaultNameSeparator, "server", "name_separator")
 	p.defaultDuration(&c.Server.ShutdownGrace, DefaultShutdownGrace, "server", "shutdown_grace")
+	if !p.defined("server", "session_idle_timeout") {
+		c.Server.SessionIdleTimeout.Duration = DefaultSessionIdleTimeout
+	} else if c.Server.SessionIdleTimeout.Duration < 0 {
+		p.errf([]string{"server", "session_idle_timeout"}, "", "must be 0 (never) or greater, got %s", c.Server.SessionIdleTimeout.Duration)
+	}
+	p.clampInt(&c.Server.MaxSessions, DefaultMaxSessions, 1, MaxMaxSessions, "server", "max_sessions")
+	p.clampInt(&c.Server.MaxPerClientUpstreams, DefaultMaxPerClientUps, 0, MaxMaxPerClientUps, "server", "max_per_client_upstreams")
+	p.defaultDuration(&c.Server.KeepaliveInterval, DefaultKeepaliveInterval, "server", "keepalive_interval")
 
 	ts := &c.ToolSearch
 	p.defaultString(&ts.Mode, DefaultMode, "tool_search", "mode")

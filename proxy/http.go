@@ -38,9 +38,15 @@ func (p *Proxy) ServeStdio(ctx context.Context) error {
 func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mount := func(path, endpoint, token string) {
-		streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") }, &mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true})
-		sse := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})
-		mux.Handle(path, p.guard(token, streamable))
+		// Issue 11: idle sessions end (session_idle_timeout), sessions are
+		// capped (max_sessions) and event streams get keepalives
+		// (lifetime.go, keepalive.go).
+		streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") }, &mcp.StreamableHTTPOptions{
+			Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.cfg.Server.SessionIdleTimeout.Duration})
+		var sse http.Handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})
+		ka := p.cfg.Server.KeepaliveInterval.Duration
+		sse = keepalive(ka, sse)
+		mux.Handle(path, p.guard(token, keepalive(ka, p.sessionGate(streamable))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"

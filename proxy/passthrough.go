@@ -84,8 +84,9 @@ type passthrough struct {
 	revURI map[route]string                // owner -> exposed URI (rewritten ones only)
 	subs   map[route]map[*session]bool     // shared upstream subscriptions -> subscribed client sessions
 
-	inflight []*inflight // tools/call in flight on shared upstream sessions, oldest first
-	clients  map[*session]*clientState
+	inflight   []*inflight // tools/call in flight on shared upstream sessions, oldest first
+	clients    map[*session]*clientState
+	perClientN int // per-client upstream sessions open or opening (server.max_per_client_upstreams)
 }
 
 // route is one upstream's name for something: (upstream, original).

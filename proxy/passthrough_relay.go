@@ -37,6 +37,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -254,6 +255,15 @@ func (pt *passthrough) clientInitialized(s *session) {
 				}
 			}
 			o.Capabilities = caps
+			if !pt.reservePerClient() {
+				max := pt.p.cfg.Server.MaxPerClientUpstreams
+				st.mu.Lock()
+				st.errs[up] = fmt.Sprintf("server.max_per_client_upstreams (%d) reached: that many per-client upstream sessions are open for other clients; try again in a new session later", max)
+				st.mu.Unlock()
+				pt.p.metrics.Refused(telemetry.LimitMaxPerClientUpstreams)
+				pt.p.log.Warn("per-client upstream session refused", "upstream", up, "client", s.client, "limit", "server.max_per_client_upstreams", "max", max)
+				continue
+			}
 			cc, err := pt.p.ups.OpenSession(ctx, up, o, pt.relayMiddleware(up, s), func([]*mcp.Tool) {
 				st.mu.Lock()
 				st.dirty = true
@@ -262,9 +272,11 @@ func (pt *passthrough) clientInitialized(s *session) {
 			})
 			st.mu.Lock()
 			if err != nil {
+				pt.releasePerClient()
 				st.errs[up] = err.Error()
 				pt.p.log.Warn("per-client upstream session failed", "upstream", up, "client", s.client, "err", err)
 			} else {
+				pt.p.metrics.PerClientOpened()
 				st.conns[up] = cc
 				st.dirty = true
 			}
@@ -281,9 +293,30 @@ func (pt *passthrough) clientInitialized(s *session) {
 			st.mu.Unlock()
 			for _, cc := range conns {
 				cc.Close()
+				pt.releasePerClient()
+				pt.p.metrics.PerClientClosed()
 			}
 		}()
 	}()
+}
+
+// reservePerClient takes one of the server.max_per_client_upstreams slots;
+// false when none is left.
+func (pt *passthrough) reservePerClient() bool {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if pt.perClientN >= pt.p.cfg.Server.MaxPerClientUpstreams {
+		return false
+	}
+	pt.perClientN++
+	return true
+}
+
+// releasePerClient gives a slot back.
+func (pt *passthrough) releasePerClient() {
+	pt.mu.Lock()
+	pt.perClientN--
+	pt.mu.Unlock()
 }
 
 // state returns s's per-client state after waiting (bounded) for its

@@ -56,6 +56,7 @@ type Proxy struct {
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
 	sessions map[*mcp.ServerSession]*session
+	reserved map[*mcp.ServerSession]bool // initialize admitted, session not created yet (lifetime.go)
 	closed   bool
 }
 
@@ -65,7 +66,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &Proxy{cfg: cfg, log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}}
+	p := &Proxy{cfg: cfg, log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}}
 	var infos []catalog.UpstreamInfo
 	for _, u := range cfg.EnabledUpstreams() {
 		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})

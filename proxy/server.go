@@ -40,7 +40,9 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		UnsubscribeHandler: p.pt.unsubscribe,
 		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-				p.pt.rootsChanged(p.sessionFor(ss, endpoint, transport))
+				if s := p.sessionOf(ss); s != nil {
+					p.pt.rootsChanged(s)
+				}
 			}
 		},
 	})
@@ -54,8 +56,14 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
 			case "initialize":
+				// Issue 11: server.max_sessions (lifetime.go).
+				ss0, _ := req.GetSession().(*mcp.ServerSession)
+				if err := p.reserve(ss0); err != nil {
+					return nil, err
+				}
 				res, err := next(ctx, method, req)
 				if err != nil {
+					p.unreserve(ss0)
 					return res, err
 				}
 				if ir, ok := res.(*mcp.InitializeResult); ok {
@@ -77,7 +85,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				// Issue 7: open this client's per-client upstream sessions.
 				res, err := next(ctx, method, req)
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-					p.pt.clientInitialized(p.sessionFor(ss, endpoint, transport))
+					if s := p.sessionOf(ss); s != nil { // nil: its initialize was refused
+						p.pt.clientInitialized(s)
+					}
 				}
 				return res, err
 			case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel":
@@ -87,6 +97,8 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				s := p.sessionFor(ss, endpoint, transport)
+				ctx, stop := s.bind(ctx)
+				defer stop()
 				if method == "logging/setLevel" {
 					if lp, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
 						p.pt.setLevel(ctx, s, lp)
@@ -118,6 +130,8 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				s := p.sessionFor(ss, endpoint, transport)
+				ctx, stop := s.bind(ctx)
+				defer stop()
 				cr := req.(*mcp.CallToolRequest)
 				var args json.RawMessage
 				if cr.Params != nil {

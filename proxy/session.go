@@ -21,6 +21,11 @@ type session struct {
 	endpoint string
 	client   string
 	ts       *telemetry.Session // nil for CLI use (methods are nil-safe)
+
+	// life ends when the session does (any reason); requests in flight
+	// are bound to it (bind) so that they are cancelled then.
+	life context.Context
+	end  context.CancelFunc
 }
 
 // Snapshot implements modes.Env.
@@ -80,6 +85,8 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		return s
 	}
 	s := &session{p: p, ss: ss, endpoint: endpoint}
+	s.life, s.end = context.WithCancel(context.Background())
+	delete(p.reserved, ss)
 	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surface.Mode()}
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 		s.client = ip.ClientInfo.Name
@@ -102,11 +109,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	s.ts.Catalog(total, byUp, trusted, total-trusted)
 	go func() {
 		_ = ss.Wait()
-		s.ts.End()
-		p.pt.sessionEnded(s)
-		p.mu.Lock()
-		delete(p.sessions, ss)
-		p.mu.Unlock()
+		p.sessionGone(s)
 	}()
 	return s
 }

@@ -76,6 +76,8 @@ var CallDurationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0
 //	mcp_toolsearch_describes_total{mode}                     counter
 //	mcp_toolsearch_code_runs_total{outcome}                  counter, "ok"|"error"|"timeout"
 //	mcp_toolsearch_sessions_active                           gauge
+//	mcp_toolsearch_per_client_upstream_sessions              gauge (limits.go)
+//	mcp_toolsearch_sessions_refused_total{limit}             counter, "max_sessions"|"max_per_client_upstreams" (limits.go)
 //
 // plus the standard go_* and process_* collectors.
 //
@@ -98,6 +100,7 @@ type Metrics struct {
 	describes    *prometheus.CounterVec
 	codeRuns     *prometheus.CounterVec
 	sessions     prometheus.Gauge
+	limits       limitMetrics // limits.go
 	redact       atomic.Pointer[func(string) string] // SetRedactor (redact.go)
 }
 
@@ -143,8 +146,9 @@ func NewMetrics() *Metrics {
 			Help: "Client sessions currently open.",
 		}),
 	}
+	m.limits = newLimitMetrics()
 	m.reg.MustRegister(m.calls, m.callDuration, m.catalog, m.upstreamUp, m.ingest, m.searches,
-		m.describes, m.codeRuns, m.sessions,
+		m.describes, m.codeRuns, m.sessions, m.limits.perClient, m.limits.refused,
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m

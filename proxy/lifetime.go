@@ -1,0 +1,173 @@
+package proxy
+
+// Client session lifetime and limits (issue 11 item 1):
+//
+//   - server.session_idle_timeout is the go-sdk Streamable HTTP handler's
+//     SessionTimeout (http.go);
+//   - server.max_sessions caps the client sessions open at once: initialize
+//     past it gets a JSON-RPC error, and a new Streamable HTTP session is
+//     refused with HTTP 503 before the SDK creates it (sessionGate);
+//   - when a session ends for any reason (DELETE, idle timeout, SSE stream
+//     closed, stdin EOF) sessionGone releases what the proxy held for it;
+//     requests of the session still in flight are cancelled (bind), on
+//     DELETE before the SDK waits for them;
+//   - server.max_per_client_upstreams caps per-client upstream sessions
+//     over all clients (reservePerClient).
+//
+// Guards against: clients that never end their sessions (a proxy for many
+// clients would otherwise grow without bound) and clients that open
+// sessions in bulk.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+)
+
+// codeServerBusy is the JSON-RPC error code of a refused session: in the
+// implementation-defined server error range -32000..-32099 (JSON-RPC 2.0
+// section 5.1).
+const codeServerBusy = -32000
+
+// errSessionEnded is the cause of a request cancelled because its client
+// session ended.
+var errSessionEnded = errors.New("the client session ended")
+
+func (p *Proxy) tooManySessions() *jsonrpc.Error {
+	return &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
+		"mcp-toolsearch: too many sessions: server.max_sessions (%d) reached; end unused sessions (HTTP DELETE) or retry later", p.cfg.Server.MaxSessions)}
+}
+
+// reserve admits the initialize of ss under server.max_sessions: a session
+// already known, or one more while fewer than the maximum are open or
+// admitted. nil ss (no session to count) is always admitted.
+func (p *Proxy) reserve(ss *mcp.ServerSession) error {
+	if ss == nil {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, ok := p.sessions[ss]; ok || p.reserved[ss] {
+		return nil
+	}
+	if len(p.sessions)+len(p.reserved) >= p.cfg.Server.MaxSessions {
+		p.metrics.Refused(telemetry.LimitMaxSessions)
+		p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.cfg.Server.MaxSessions)
+		return p.tooManySessions()
+	}
+	p.reserved[ss] = true
+	return nil
+}
+
+// unreserve drops the admission of an initialize that failed.
+func (p *Proxy) unreserve(ss *mcp.ServerSession) {
+	if ss == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.reserved, ss)
+	p.mu.Unlock()
+}
+
+// sessionCount is the number of client sessions open or admitted.
+func (p *Proxy) sessionCount() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.sessions) + len(p.reserved)
+}
+
+// sessionGone releases what the proxy held for s once its go-sdk session
+// has ended: requests still in flight, the per-client state
+// (passthrough_relay.go closes its upstream sessions), subscriptions on
+// shared upstream sessions, the telemetry session.
+func (p *Proxy) sessionGone(s *session) {
+	s.end()
+	s.ts.End()
+	p.pt.sessionEnded(s)
+	p.mu.Lock()
+	delete(p.sessions, s.ss)
+	p.mu.Unlock()
+}
+
+// bind returns ctx cancelled also when s ends; stop releases it.
+func (s *session) bind(ctx context.Context) (context.Context, func()) {
+	if s.life == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	stop := context.AfterFunc(s.life, func() { cancel(errSessionEnded) })
+	return ctx, func() { stop(); cancel(nil) }
+}
+
+// endByID ends the requests in flight of the session with this
+// Mcp-Session-Id (a DELETE is coming: the go-sdk waits for them before it
+// closes the session).
+func (p *Proxy) endByID(id string) {
+	p.mu.Lock()
+	var s *session
+	for ss, cand := range p.sessions {
+		if ss.ID() == id {
+			s = cand
+			break
+		}
+	}
+	p.mu.Unlock()
+	if s != nil && s.end != nil {
+		s.end()
+	}
+}
+
+// sessionGate wraps the Streamable HTTP handler: a POST that would create a
+// session (no Mcp-Session-Id) while server.max_sessions are open gets HTTP
+// 503 with Retry-After and the JSON-RPC error initialize would get; a
+// DELETE first cancels the session's requests in flight.
+func (p *Proxy) sessionGate(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Mcp-Session-Id")
+		switch {
+		case r.Method == http.MethodDelete && id != "":
+			p.endByID(id)
+		case r.Method == http.MethodPost && id == "" && p.sessionCount() >= p.cfg.Server.MaxSessions:
+			p.metrics.Refused(telemetry.LimitMaxSessions)
+			p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.cfg.Server.MaxSessions)
+			reqID := requestID(r)
+			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": reqID, "error": p.tooManySessions()})
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Retry-After", "5")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write(body)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// requestID is the JSON-RPC id of a POSTed request (json null when there is
+// none or the body is not one request); the body is left readable.
+func requestID(r *http.Request) json.RawMessage {
+	null := json.RawMessage("null")
+	if r.Body == nil {
+		return null
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(b), r.Body))
+	if err != nil {
+		return null
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(b, &msg) != nil || len(msg.ID) == 0 {
+		return null
+	}
+	return msg.ID
+}
