@@ -100,7 +100,7 @@ type Metrics struct {
 	describes    *prometheus.CounterVec
 	codeRuns     *prometheus.CounterVec
 	sessions     prometheus.Gauge
-	limits       limitMetrics // limits.go
+	limits       limitMetrics                        // limits.go
 	redact       atomic.Pointer[func(string) string] // SetRedactor (redact.go)
 }
 
