@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Client session lifetime on the real binary (issue 11 item 1): clients
