@@ -6,9 +6,10 @@ import (
 )
 
 // applyLimits sets the worker's own limits on Linux: the rlimits of
-// applyRlimits (all enforced by the kernel) and no_new_privs.
+// applyRlimits (all enforced by the kernel, RLIMIT_DATA included) and
+// no_new_privs.
 func applyLimits(l runLimits) error {
-	if err := applyRlimits(l); err != nil {
+	if err := applyRlimits(l, true); err != nil {
 		return err
 	}
 	const prSetNoNewPrivs = 38
@@ -16,4 +17,10 @@ func applyLimits(l runLimits) error {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
 	}
 	return nil
+}
+
+// osLimits says what holds for a worker on Linux (logged when the pool
+// starts; docs/modes.md "Sandbox per OS").
+func osLimits(o *Options) (enforced, notByOS string) {
+	return fmt.Sprintf("memory %d MiB (RLIMIT_DATA), CPU time %d s (RLIMIT_CPU), 16 open files, no file writes (RLIMIT_FSIZE=0), no core files, no_new_privs, own process group killed at the wall-clock timeout, killed with the proxy (Pdeathsig, reaper)", o.MemoryLimitBytes>>20, o.CPUSeconds), ""
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -44,10 +45,13 @@ type Options struct {
 	Args []string
 	// PoolSize is the number of pre-started idle workers; default 2.
 	PoolSize int
-	// MemoryLimitBytes is the worker's RLIMIT_DATA in bytes; default 512 MiB.
-	// (RLIMIT_AS is not used: Go reserves address space eagerly.)
+	// MemoryLimitBytes is the worker's memory limit in bytes; default 512 MiB.
+	// Linux: RLIMIT_DATA (RLIMIT_AS is not used: Go reserves address space
+	// eagerly); macOS: the worker's own watchdog (the kernel does not apply
+	// RLIMIT_DATA to mmap'd memory); Windows: the Job Object's process memory.
 	MemoryLimitBytes int64
-	// CPUSeconds is the worker's RLIMIT_CPU in seconds; default 30.
+	// CPUSeconds is the worker's CPU-time limit in seconds (RLIMIT_CPU; on
+	// Windows the Job Object's user time); default 30.
 	CPUSeconds int
 	// MaxConcurrentCalls caps bridge calls served at once per run; default 4.
 	// Further calls wait for a slot.
@@ -192,6 +196,13 @@ func NewPool(opts Options) (*Pool, error) {
 			return nil, err
 		}
 		p.idle <- w
+	}
+	// Never run with fewer guarantees silently: say what holds on this OS.
+	enforced, notByOS := osLimits(&p.opts)
+	if notByOS == "" {
+		opts.Logger.Info("code sandbox limits", "os", runtime.GOOS, "enforced", enforced)
+	} else {
+		opts.Logger.Info("code sandbox limits", "os", runtime.GOOS, "enforced", enforced, "not_enforced_by_the_os", notByOS)
 	}
 	return p, nil
 }
@@ -702,6 +713,7 @@ func (p *Pool) startWorker() (*worker, error) {
 		Env:        []string{}, // empty environment (SPEC §5)
 		Dir:        dir,
 		StderrKeep: 8 << 10,
+		Limits:     jobLimits(&p.opts), // Windows; Unix workers set their own rlimits
 	})
 	if err != nil {
 		_ = os.RemoveAll(dir)
