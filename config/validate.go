@@ -243,6 +243,7 @@ func (p *parser) validate() {
 	p.validateUpstreams()
 	p.validatePolicy()
 	p.validateEndpoints()
+	p.validateStateless()
 }
 
 func (p *parser) validateUpstreams() {

@@ -42,7 +42,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		if len(req.Params.Meta) > 0 {
 			meta := mcp.Meta{}
 			for k, v := range req.Params.Meta {
-				if k != "progressToken" {
+				if k != "progressToken" && !isHopMetaKey(k) { // meta.go
 					meta[k] = v
 				}
 			}

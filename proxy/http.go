@@ -40,18 +40,15 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mount := func(path, endpoint, token string) {
 		// Issue 11: idle sessions end (session_idle_timeout), sessions are
 		// capped (max_sessions) and event streams get keepalives
-		// (lifetime.go, keepalive.go).
-		streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") }, &mcp.StreamableHTTPOptions{
-			Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.cfg.Server.SessionIdleTimeout.Duration})
-		var sse http.Handler = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})
+		// (lifetime.go, keepalive.go); stateless.go: sessions or not
+		// (server.stateless), and 2026-07-28 routing.
 		ka := p.cfg.Server.KeepaliveInterval.Duration
-		sse = keepalive(ka, sse)
-		mux.Handle(path, p.guard(token, keepalive(ka, p.sessionGate(streamable))))
+		mux.Handle(path, p.guard(token, keepalive(ka, p.streamableHandler(endpoint))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
 		}
-		mux.Handle(ssePath, p.guard(token, sse))
+		mux.Handle(ssePath, p.guard(token, keepalive(ka, p.sseHandler(endpoint, path))))
 	}
 	mount("/mcp", "", p.cfg.Server.BearerToken)
 	for name, ep := range p.cfg.Endpoints {

@@ -364,6 +364,7 @@ func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp
 	}
 	p := *params
 	p.URI = r.orig
+	p.Meta = forwardMeta(p.Meta)
 	res, err := cs.ReadResource(ctx, &p)
 	if err != nil {
 		return nil, upstreamError(r.up, "resources/read", err)
@@ -397,7 +398,7 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 		return err
 	}
 	if pt.conn(s, r.up) != nil {
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
 			return upstreamError(r.up, "resources/subscribe", err)
 		}
 		return nil
@@ -406,7 +407,7 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 	first := len(pt.subs[r]) == 0
 	pt.mu.Unlock()
 	if first {
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
 			return upstreamError(r.up, "resources/subscribe", err)
 		}
 	}
@@ -436,7 +437,7 @@ func (pt *passthrough) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequ
 	if pt.conn(s, r.up) == nil && !pt.dropSub(r, s) {
 		return nil
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig, Meta: req.Params.Meta}); err != nil {
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
 		return upstreamError(r.up, "resources/unsubscribe", err)
 	}
 	return nil
@@ -602,6 +603,7 @@ func (pt *passthrough) getPrompt(ctx context.Context, s *session, params *mcp.Ge
 	}
 	p := *params
 	p.Name = r.orig
+	p.Meta = forwardMeta(p.Meta)
 	res, err := cs.GetPrompt(ctx, &p)
 	if err != nil {
 		return nil, upstreamError(r.up, "prompts/get", err)
@@ -656,6 +658,7 @@ func (pt *passthrough) complete(ctx context.Context, s *session, params *mcp.Com
 	if c := cs.InitializeResult(); c == nil || c.Capabilities == nil || c.Capabilities.Completions == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("upstream %q does not offer completions", up)}
 	}
+	p.Meta = forwardMeta(p.Meta)
 	res, err := cs.Complete(ctx, &p)
 	if err != nil {
 		return nil, upstreamError(up, "completion/complete", err)

@@ -52,6 +52,7 @@ type Proxy struct {
 	rec     *telemetry.Recorder
 	metrics *telemetry.Metrics
 	pt      *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
+	st      statelessState
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server

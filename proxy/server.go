@@ -24,19 +24,19 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}, &mcp.ServerOptions{
 		Logger: p.log,
-		// Clients are offered the initialize-era versions only (up to
+		// Stateful servers offer the initialize-era versions only (up to
 		// 2025-11-25): go-sdk v1.8.0's stateful Streamable HTTP server
 		// answers 2026-07-28's server/discover and then refuses the next
-		// request of such a client (seen with mcp-go v1.2.1), which then
-		// falls back to initialize.
-		SupportedProtocolVersions: frontVersions(),
+		// request of such a client (seen with mcp-go v1.2.1). 2026-07-28
+		// requests are served by the stateless server (stateless.go).
+		SupportedProtocolVersions: serverVersions(transport),
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 			Logging: &mcp.LoggingCapabilities{},
 		},
 		// Issue 7: subscriptions go to the owning upstream; the SDK keeps
 		// the client's subscription for ResourceUpdated (passthrough.go).
-		SubscribeHandler:   p.pt.subscribe,
+		SubscribeHandler:   p.subscribeHandler(transport),
 		UnsubscribeHandler: p.pt.unsubscribe,
 		RootsListChangedHandler: func(ctx context.Context, req *mcp.RootsListChangedRequest) {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
@@ -78,7 +78,19 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 						s.ts.Instructions(len(ir.Instructions))
 					}
 					// Issue 7: announce only what some upstream offers (passthrough.go).
-					ir.Capabilities = p.pt.capabilities(s)
+					ir.Capabilities = p.frontCapabilities(transport, s)
+				}
+				return res, err
+			case "server/discover":
+				// 2026-07-28: the same capabilities and instructions as initialize.
+				res, err := next(ctx, method, req)
+				if dr, ok := res.(*mcp.DiscoverResult); ok && err == nil {
+					var s *session
+					if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+						s = p.sessionFor(ss, endpoint, transport)
+						dr.Instructions = p.surface.Instructions(s)
+					}
+					dr.Capabilities = p.frontCapabilities(transport, s)
 				}
 				return res, err
 			case "notifications/initialized":

@@ -79,6 +79,9 @@ func (s *session) CodeRan(out *modes.CodeOutput) {
 // The telemetry session starts here, with the client's name and the
 // catalog it can see.
 func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *session {
+	if transport == transportStateless {
+		return p.ephemeralSession(ss, endpoint) // stateless.go
+	}
 	p.mu.Lock()
 	if s, ok := p.sessions[ss]; ok {
 		p.mu.Unlock()

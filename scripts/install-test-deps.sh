@@ -3,7 +3,7 @@
 # config.toml and its end-to-end tests (integration/) start. Run it once after cloning; it is
 # idempotent and quick when nothing changed.
 #
-#   scripts/install-test-deps.sh [--no-npm] [--no-go] [--force] [--quiet]
+#   scripts/install-test-deps.sh [--no-npm] [--no-go] [--no-apt] [--force] [--quiet]
 #
 # What it installs (nothing global, everything inside the repository):
 #   integration/node_modules   npm packages pinned by integration/package.json + package-lock.json:
@@ -14,6 +14,7 @@
 #                              gosdk-everything   github.com/modelcontextprotocol/go-sdk examples/server/everything
 #                              mcpgo-everything   github.com/mark3labs/mcp-go examples/everything
 #                              catalogserver      ./examples/catalogserver (serves examples/catalogs/*.jsonl)
+#   Debian packages (apt-get, only when missing): haproxy (integration/scaleout_test.go).
 # Each part is skipped when a stamp file shows its inputs (lock file / go.sum, sources, tool
 # versions) are unchanged and its outputs exist; --force reinstalls.
 # Needs: node >= 20 + npm (npm registry reachable on first run), go (Go module proxy reachable
@@ -23,11 +24,12 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 INT="$ROOT/integration"
 BIN="$INT/.bin"
-WITH_NPM=1 WITH_GO=1 FORCE=0 QUIET=0
+WITH_NPM=1 WITH_GO=1 WITH_APT=1 FORCE=0 QUIET=0
 for a in "$@"; do
   case "$a" in
     --no-npm) WITH_NPM=0 ;;
     --no-go) WITH_GO=0 ;;
+    --no-apt) WITH_APT=0 ;;
     --force) FORCE=1 ;;
     --quiet|-q) QUIET=1 ;;
     -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
@@ -109,6 +111,29 @@ if [ "$WITH_GO" = 1 ]; then
     log "go: built ${GO_BINS[*]} in $(elapsed "$T")s"
   fi
   log "  go-sdk $(cd "$ROOT" && go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk), mcp-go $(cd "$ROOT" && go list -m -f '{{.Version}}' github.com/mark3labs/mcp-go), binaries in integration/.bin"
+fi
+
+# ---------------------------------------------------------------- Debian packages
+# Installed with apt-get only when the command is missing (root, or sudo without a password).
+#   haproxy   the load balancer of integration/scaleout_test.go (3 stateless replicas, round robin)
+if [ "$WITH_APT" = 1 ]; then
+  APT_WANT=()
+  command -v haproxy >/dev/null || APT_WANT+=(haproxy)
+  if [ "${#APT_WANT[@]}" = 0 ]; then
+    log "apt: haproxy present ($(haproxy -v 2>/dev/null | head -1 | awk '{print $3}')), skipped"
+  else
+    command -v apt-get >/dev/null || die "apt: ${APT_WANT[*]} missing and apt-get not found (install them with your package manager, or pass --no-apt; the tests that need them then skip)"
+    SUDO=()
+    if [ "$(id -u)" != 0 ]; then
+      command -v sudo >/dev/null && sudo -n true 2>/dev/null || die "apt: installing ${APT_WANT[*]} needs root (or passwordless sudo); or pass --no-apt"
+      SUDO=(sudo -n)
+    fi
+    T=$(now)
+    log "apt: apt-get install ${APT_WANT[*]}"
+    "${SUDO[@]}" apt-get update -qq >/dev/null || die "apt-get update failed"
+    DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${APT_WANT[@]}" >/dev/null || die "apt-get install ${APT_WANT[*]} failed"
+    log "apt: installed ${APT_WANT[*]} in $(elapsed "$T")s"
+  fi
 fi
 
 log "done in $(elapsed "$T_ALL")s"

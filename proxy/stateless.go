@@ -1,0 +1,166 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+)
+
+// Stateless serving (issue 11 item 6; docs/scale-out.md).
+//
+// A request is served "stateless" when no state of its client survives it
+// on this process: the go-sdk's stateless Streamable HTTP handler gives it
+// a temporary ServerSession that ends with the request, and the proxy's
+// session for it (ephemeralSession) holds only what the request itself
+// says: the endpoint (its path and token), and, for protocol 2026-07-28,
+// the clientInfo of the request's _meta. Policy views, names, the catalog,
+// search indexes and code runs are functions of the config and of the
+// upstreams' tools, which every replica has alike, so any replica answers
+// any such request the same way.
+//
+// Two cases take this path:
+//   - `[server] stateless = true`: every Streamable HTTP request, whatever
+//     its protocol version (legacy clients still send initialize; it is
+//     answered and forgotten). SSE is not served (it needs a session).
+//   - the default (stateful) front: requests of protocol 2026-07-28 and
+//     later, which have no session (go-sdk v1.8.0 serves that version only
+//     on a stateless handler: mcp/streamable.go SupportsProtocolVersion).
+
+// transportStateless is the transport name of stateless requests, in the
+// session log and the servers map.
+const transportStateless = "streamable-http-stateless"
+
+// modernVersion is the first protocol version without initialize and
+// sessions (MCP 2026-07-28, SEP-2575).
+const modernVersion = "2026-07-28"
+
+// modernRequest reports whether an HTTP request speaks protocol 2026-07-28
+// or later: its MCP-Protocol-Version header names such a version (the
+// spec requires the header on every 2026-07-28 request; a request that
+// puts the version only in its _meta is refused by the go-sdk with
+// -32020 header mismatch either way).
+func modernRequest(r *http.Request) bool {
+	v := strings.TrimSpace(r.Header.Get("Mcp-Protocol-Version"))
+	return v >= modernVersion
+}
+
+// streamableHandler is the Streamable HTTP handler of one path (endpoint ""
+// is /mcp). With server.stateless every request goes to the go-sdk's
+// stateless handler. Otherwise legacy requests get sessions as before and
+// 2026-07-28 requests are routed to the stateless handler.
+func (p *Proxy) streamableHandler(endpoint string) http.Handler {
+	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
+		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true})
+	if p.cfg.Server.Stateless {
+		return stateless
+	}
+	stateful := p.sessionGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
+		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.cfg.Server.SessionIdleTimeout.Duration}))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if modernRequest(r) {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
+	})
+}
+
+// sseHandler is the legacy SSE handler of one path; with server.stateless
+// it answers 404 with the reason (an SSE client's POSTs must reach the
+// process that holds its stream, which a load balancer without affinity
+// does not guarantee).
+func (p *Proxy) sseHandler(endpoint, streamablePath string) http.Handler {
+	if p.cfg.Server.Stateless {
+		msg := fmt.Sprintf("not found: the SSE transport needs a session and this proxy runs with server.stateless = true; use Streamable HTTP at %s", streamablePath)
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Error(w, msg, http.StatusNotFound)
+		})
+	}
+	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})
+}
+
+// serverVersions are the protocol versions a front server offers: every
+// version the go-sdk supports on stateless servers, up to 2025-11-25 on the
+// others (see docs/design.md "Protocol versions").
+func serverVersions(transport string) []string {
+	if transport == transportStateless {
+		return mcp.SupportedProtocolVersions()
+	}
+	return frontVersions()
+}
+
+// statelessState is the per-process part of stateless serving: one
+// telemetry session per endpoint that records every stateless request of
+// that endpoint on this replica (a session per request would write two
+// records per request and make session counts meaningless).
+type statelessState struct {
+	mu sync.Mutex
+	ts map[string]*telemetry.Session // endpoint -> pseudo-session
+}
+
+// statelessTelemetry returns the telemetry session of endpoint's stateless
+// requests, started on first use (id "stateless-<endpoint>"; ended when
+// the recorder closes).
+func (p *Proxy) statelessTelemetry(endpoint string) *telemetry.Session {
+	st := &p.st
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if ts, ok := st.ts[endpoint]; ok {
+		return ts
+	}
+	if st.ts == nil {
+		st.ts = map[string]*telemetry.Session{}
+	}
+	name := endpoint
+	if name == "" {
+		name = "main"
+	}
+	ts := p.rec.StartSession(telemetry.SessionInfo{ID: "stateless-" + name, Transport: transportStateless, Endpoint: endpoint, Mode: p.surface.Mode()})
+	st.ts[endpoint] = ts
+	return ts
+}
+
+// ephemeralSession is the proxy's session for one stateless request: not
+// registered in p.sessions (so no relay targets it and nothing waits for
+// its end), with the client name from the request's own _meta clientInfo
+// (2026-07-28; the go-sdk fills InitializeParams from it) or, for a
+// legacy initialize, from its params (set by the middleware).
+func (p *Proxy) ephemeralSession(ss *mcp.ServerSession, endpoint string) *session {
+	s := &session{p: p, ss: ss, endpoint: endpoint, ts: p.statelessTelemetry(endpoint)}
+	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+		s.client = ip.ClientInfo.Name
+	}
+	return s
+}
+
+// frontCapabilities are the capabilities announced to client session s
+// (initialize, server/discover): what the upstreams it may see offer
+// (passthrough.go), less
+// resources.subscribe on stateless servers, where no session outlives the
+// request to receive notifications/resources/updated.
+func (p *Proxy) frontCapabilities(transport string, s *session) *mcp.ServerCapabilities {
+	caps := p.pt.capabilities(s)
+	if transport == transportStateless && caps.Resources != nil {
+		caps.Resources.Subscribe = false
+	}
+	return caps
+}
+
+// subscribeHandler is the front server's resources/subscribe handler:
+// passed on to the owning upstream (passthrough.go), or refused on a
+// stateless server (-32601, with the reason).
+func (p *Proxy) subscribeHandler(transport string) func(context.Context, *mcp.SubscribeRequest) error {
+	if transport != transportStateless {
+		return p.pt.subscribe
+	}
+	return func(context.Context, *mcp.SubscribeRequest) error {
+		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "resources/subscribe needs a session, which a stateless request does not have (server.stateless = true, or protocol 2026-07-28)"}
+	}
+}

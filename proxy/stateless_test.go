@@ -1,0 +1,230 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+)
+
+// startProxies starts n proxies over one test upstream with config base
+// (%[1]s is the upstream URL) and serves them behind one URL that sends
+// each HTTP request to the next proxy in turn (round robin, no affinity),
+// like a load balancer. It returns the URL.
+func startProxies(t *testing.T, n int, base string) (string, *testUpstream) {
+	t.Helper()
+	up := startTestUpstream(t)
+	text := fmt.Sprintf(base, tomlQuote(up.URL))
+	var hs []http.Handler
+	for range n {
+		cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
+		if err != nil {
+			t.Fatalf("config: %v\n%s", err, text)
+		}
+		logw := io.Discard
+		if testing.Verbose() {
+			logw = os.Stderr
+		}
+		p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logw, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		if err := p.Start(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		t.Cleanup(func() { _ = p.Close(context.Background()) })
+		hs = append(hs, p.Handler(nil))
+	}
+	var next atomic.Uint64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hs[next.Add(1)%uint64(n)].ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, up
+}
+
+const statelessConfig = `
+[server]
+transport = "http"
+stateless = true
+[upstreams.t]
+url = %[1]s
+`
+
+// TestStatelessAnyReplica: with server.stateless = true, clients of both
+// protocol generations (go-sdk at 2026-07-28 and at 2025-11-25, mcp-go at
+// its default) list and call through two proxies that answer alternate
+// HTTP requests: no request needs the process that saw the previous one.
+func TestStatelessAnyReplica(t *testing.T) {
+	url, up := startProxies(t, 2, statelessConfig)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, version := range []string{"", "2025-11-25"} {
+		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil)
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatalf("connect (version %q): %v", version, err)
+		}
+		want := version
+		if want == "" {
+			want = modernVersion
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != want {
+			t.Errorf("negotiated %q, want %q", got, want)
+		}
+		for i := range 4 {
+			lt, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("%s tools/list %d: %v", want, i, err)
+			}
+			if len(lt.Tools) == 0 || !strings.HasPrefix(lt.Tools[0].Name, "t__") {
+				t.Fatalf("%s tools/list: %v", want, lt.Tools)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t__echo", Arguments: map[string]any{"i": i}})
+			if err != nil || res.IsError {
+				t.Fatalf("%s tools/call %d: %v %v", want, i, err, res)
+			}
+		}
+		_ = cs.Close()
+	}
+	if got := up.count("echo"); got != 8 {
+		t.Errorf("upstream saw %d echo calls, want 8", got)
+	}
+
+	mc, err := mcpgoclient.NewStreamableHttpClient(url + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mc.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "mcpgo", Version: "1"}}}); err != nil {
+		t.Fatalf("mcp-go initialize: %v", err)
+	}
+	if v := mc.ProtocolVersion(); v != modernVersion {
+		t.Errorf("mcp-go negotiated %q, want %q", v, modernVersion)
+	}
+	for i := range 4 {
+		r, err := mc.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "t__echo", Arguments: map[string]any{"i": i}}})
+		if err != nil || r.IsError {
+			t.Fatalf("mcp-go tools/call %d: %v %v", i, err, r)
+		}
+	}
+}
+
+// TestStatefulFrontServes2026: the default (stateful) front serves
+// 2026-07-28 requests on its stateless path, so mcp-go v1.2.1 (which
+// starts with server/discover) now works at 2026-07-28 and legacy clients
+// keep their sessions.
+func TestStatefulFrontServes2026(t *testing.T) {
+	p, up := testProxy(t, `
+[server]
+transport = "http"
+[upstreams.t]
+url = %[1]s
+`)
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	mc, err := mcpgoclient.NewStreamableHttpClient(srv.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mc.Close()
+	if err := mc.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mc.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "mcpgo", Version: "1"}}}); err != nil {
+		t.Fatalf("mcp-go initialize: %v", err)
+	}
+	if v := mc.ProtocolVersion(); v != modernVersion {
+		t.Errorf("mcp-go negotiated %q, want %q", v, modernVersion)
+	}
+	if _, err := mc.ListTools(ctx, mcpgo.ListToolsRequest{}); err != nil {
+		t.Fatalf("mcp-go tools/list at %s: %v", modernVersion, err)
+	}
+	if r, err := mc.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "t__echo", Arguments: map[string]any{}}}); err != nil || r.IsError {
+		t.Fatalf("mcp-go tools/call: %v %v", err, r)
+	}
+
+	c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if cs.ID() == "" {
+		t.Error("a 2025-11-25 client of the stateful front got no Mcp-Session-Id")
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t__echo", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := up.count("echo"); got != 2 {
+		t.Errorf("upstream saw %d calls, want 2", got)
+	}
+}
+
+// TestStatelessRefusals: what server.stateless = true does not serve is
+// refused with the reason: SSE (404), GET and DELETE on /mcp (405, no
+// session to stream or end), resources/subscribe; and configs that need
+// per-client state do not load.
+func TestStatelessRefusals(t *testing.T) {
+	url, _ := startProxies(t, 1, statelessConfig)
+	resp, err := http.Get(url + "/sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound || !strings.Contains(string(body), "server.stateless = true") {
+		t.Errorf("GET /sse: %d %q, want 404 naming server.stateless", resp.StatusCode, body)
+	}
+	for _, m := range []string{http.MethodGet, http.MethodDelete} {
+		req, _ := http.NewRequest(m, url+"/mcp", nil)
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("Mcp-Session-Id", "abc")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusMethodNotAllowed {
+			t.Errorf("%s /mcp: %d, want 405", m, resp.StatusCode)
+		}
+	}
+
+	for _, tc := range []struct{ extra, want string }{
+		{"[upstreams.t]\ncommand = \"x\"\nsession = \"per-client\"\n", "upstreams.t.session"},
+		{"[upstreams.t]\ncommand = \"x\"\n[tools.by_client.\"claude*\"]\ndeny = [\"t\"]\n", "by_client"},
+		{"", ""},
+	} {
+		text := "[server]\ntransport = \"http\"\nstateless = true\n" + tc.extra
+		if tc.extra == "" {
+			text = "[server]\nstateless = true\n[upstreams.t]\ncommand = \"x\"\n"
+			tc.want = "server.stateless"
+		}
+		_, err := config.Parse([]byte(text), "", func(string) (string, bool) { return "", false })
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("config %q: error %v, want one naming %s", text, err, tc.want)
+		}
+	}
+}
