@@ -139,8 +139,23 @@ func (p *Proxy) originAllowed(origin string) bool {
 }
 
 // HealthHandler is /healthz: 200 with each upstream's state when at least
-// one upstream is ready (or none is configured), else 503.
+// one upstream is ready (or none is configured), else 503 (a readiness
+// probe). /healthz?live is 200 whenever the process serves HTTP (a
+// liveness probe: an upstream that is down is no reason to restart the
+// proxy).
 func (p *Proxy) HealthHandler() http.Handler {
+	live := telemetry.HealthHandler(nil)
+	ready := p.readiness()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("live") {
+			live.ServeHTTP(w, r)
+			return
+		}
+		ready.ServeHTTP(w, r)
+	})
+}
+
+func (p *Proxy) readiness() http.Handler {
 	return telemetry.HealthHandler(func() (bool, any) {
 		sts := p.ups.Statuses()
 		detail := map[string]string{}

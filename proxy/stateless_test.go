@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -226,5 +228,116 @@ func TestStatelessRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("config %q: error %v, want one naming %s", text, err, tc.want)
 		}
+	}
+}
+
+// BenchmarkFrontHTTP: one tools/call of tool_describe (answered by the
+// proxy itself, no upstream call) over Streamable HTTP, per front: a
+// stateful session at 2025-11-25, a stateless replica at 2025-11-25, and a
+// stateless replica at 2026-07-28. The difference is what a request costs
+// without a session (the go-sdk connects a temporary ServerSession per
+// request).
+//
+//	go test ./proxy -run XXX -bench FrontHTTP -benchmem
+func BenchmarkFrontHTTP(b *testing.B) {
+	for _, tc := range []struct{ name, stateless, version string }{
+		{"stateful-2025-11-25", "false", "2025-11-25"},
+		{"stateless-2025-11-25", "true", "2025-11-25"},
+		{"stateless-2026-07-28", "true", ""},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			up := startTestUpstream(&testing.T{})
+			text := fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %s\n[tool_search]\nenabled = true\nmode = \"tools\"\n[upstreams.t]\nurl = %s\n", tc.stateless, tomlQuote(up.URL))
+			cfg, err := config.Parse([]byte(text), "", func(string) (string, bool) { return "", false })
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			if err := p.Start(ctx); err != nil {
+				b.Fatal(err)
+			}
+			defer p.Close(ctx)
+			srv := httptest.NewServer(p.Handler(nil))
+			defer srv.Close()
+			c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &mcp.CallToolParams{Name: "tool_describe", Arguments: map[string]any{"id": "t__echo"}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if r, err := cs.CallTool(ctx, params); err != nil || r.IsError {
+					b.Fatal(err, r)
+				}
+			}
+		})
+	}
+}
+
+// TestStatelessListChanged: a 2026-07-28 client of a stateless replica
+// that asks for tools/list_changed (the go-sdk opens subscriptions/listen
+// when it has a ToolListChangedHandler) is told when an upstream adds a
+// tool, and its next tools/list has it.
+func TestStatelessListChanged(t *testing.T) {
+	upSrv := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+	upSrv.AddTool(&mcp.Tool{Name: "one", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "1"}}}, nil
+	})
+	uh := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return upSrv }, nil))
+	t.Cleanup(uh.Close)
+	cfg, err := config.Parse([]byte(fmt.Sprintf(statelessConfig, tomlQuote(uh.URL))), "", func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+
+	changed := make(chan struct{}, 4)
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
+		t.Fatalf("negotiated %q", v)
+	}
+	upSrv.AddTool(&mcp.Tool{Name: "two", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "2"}}}, nil
+	})
+	select {
+	case <-changed:
+	case <-ctx.Done():
+		t.Fatal("no notifications/tools/list_changed through subscriptions/listen")
+	}
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range lt.Tools {
+		names = append(names, tool.Name)
+	}
+	if !slices.Contains(names, "t__two") {
+		t.Errorf("tools after the change: %v, want t__two among them", names)
 	}
 }
