@@ -408,4 +408,3 @@ func callCounts(t *testing.T, reps []replica) []float64 {
 	}
 	return out
 }
-

@@ -35,7 +35,7 @@ command = "true"
 		{"/metrics", "127.0.0.1:8080", "", "tok-123456", http.StatusOK},
 		{"/metrics", "evil.example", "", "tok-123456", http.StatusForbidden},
 		{"/healthz", "127.0.0.1:8080", "", "", http.StatusServiceUnavailable}, // no upstream ready, but no token needed
-		{"/healthz?live", "127.0.0.1:8080", "", "", http.StatusOK},              // liveness: the process serves HTTP
+		{"/healthz?live", "127.0.0.1:8080", "", "", http.StatusOK},            // liveness: the process serves HTTP
 		{"/healthz", "evil.example", "", "", http.StatusForbidden},
 		{"/mcp", "localhost:8080", "http://evil.example", "tok-123456", http.StatusForbidden},
 		{"/mcp", "localhost:8080", "", "wrong", http.StatusUnauthorized},

@@ -205,4 +205,3 @@ func TestManifests(t *testing.T) {
 		t.Errorf("config: allowed_hosts %v lacks the Service name %q", cfg.Server.AllowedHosts, svcName)
 	}
 }
-
