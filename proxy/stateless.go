@@ -29,9 +29,10 @@ import (
 //   - `[server] stateless = true`: every Streamable HTTP request, whatever
 //     its protocol version (legacy clients still send initialize; it is
 //     answered and forgotten). SSE is not served (it needs a session).
-//   - the default (stateful) front: requests of protocol 2026-07-28 and
-//     later, which have no session (go-sdk v1.8.0 serves that version only
-//     on a stateless handler: mcp/streamable.go SupportsProtocolVersion).
+//   - the default (stateful) front, when route2026 is on: requests of
+//     protocol 2026-07-28 and later, which have no session (go-sdk v1.8.0
+//     serves that version only on a stateless handler:
+//     mcp/streamable.go SupportsProtocolVersion).
 
 // transportStateless is the transport name of stateless requests, in the
 // session log and the servers map.
@@ -51,10 +52,18 @@ func modernRequest(r *http.Request) bool {
 	return v >= modernVersion
 }
 
+// route2026 routes 2026-07-28 requests of the default (stateful) front to
+// a stateless handler. Off until the front maps what such a client loses
+// without a session (approval by elicitation, sampling/elicitation/roots
+// relays, per-client upstream sessions) to input-required results (issue
+// 17); until then the stateful front offers up to 2025-11-25 and every
+// client gets a session.
+var route2026 = false
+
 // streamableHandler is the Streamable HTTP handler of one path (endpoint ""
 // is /mcp). With server.stateless every request goes to the go-sdk's
-// stateless handler. Otherwise legacy requests get sessions as before and
-// 2026-07-28 requests are routed to the stateless handler.
+// stateless handler. Otherwise legacy requests get sessions as before and,
+// with route2026, 2026-07-28 requests go to the stateless handler.
 func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true})
@@ -63,6 +72,9 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	}
 	stateful := p.sessionGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
 		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.cfg.Server.SessionIdleTimeout.Duration}))
+	if !route2026 {
+		return stateful
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if modernRequest(r) {
 			stateless.ServeHTTP(w, r)

@@ -131,57 +131,69 @@ func TestStatelessAnyReplica(t *testing.T) {
 	}
 }
 
-// TestStatefulFrontServes2026: the default (stateful) front serves
-// 2026-07-28 requests on its stateless path, so mcp-go v1.2.1 (which
-// starts with server/discover) now works at 2026-07-28 and legacy clients
-// keep their sessions.
-func TestStatefulFrontServes2026(t *testing.T) {
-	p, up := testProxy(t, `
+// TestStatefulFront2026Routing: the default (stateful) front with
+// route2026 off (today) offers up to 2025-11-25 and mcp-go v1.2.1 (which
+// starts with server/discover) falls back to initialize; with route2026 on
+// (issue 17) it is served at 2026-07-28 on the stateless path. Legacy
+// clients keep their sessions either way.
+func TestStatefulFront2026Routing(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		t.Run(fmt.Sprintf("route2026=%v", on), func(t *testing.T) {
+			old := route2026
+			route2026 = on
+			defer func() { route2026 = old }()
+			p, up := testProxy(t, `
 [server]
 transport = "http"
 [upstreams.t]
 url = %[1]s
 `)
-	srv := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(srv.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+			srv := httptest.NewServer(p.Handler(nil))
+			t.Cleanup(srv.Close)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
 
-	mc, err := mcpgoclient.NewStreamableHttpClient(srv.URL + "/mcp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer mc.Close()
-	if err := mc.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mc.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "mcpgo", Version: "1"}}}); err != nil {
-		t.Fatalf("mcp-go initialize: %v", err)
-	}
-	if v := mc.ProtocolVersion(); v != modernVersion {
-		t.Errorf("mcp-go negotiated %q, want %q", v, modernVersion)
-	}
-	if _, err := mc.ListTools(ctx, mcpgo.ListToolsRequest{}); err != nil {
-		t.Fatalf("mcp-go tools/list at %s: %v", modernVersion, err)
-	}
-	if r, err := mc.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "t__echo", Arguments: map[string]any{}}}); err != nil || r.IsError {
-		t.Fatalf("mcp-go tools/call: %v %v", err, r)
-	}
+			mc, err := mcpgoclient.NewStreamableHttpClient(srv.URL + "/mcp")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mc.Close()
+			if err := mc.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := mc.Initialize(ctx, mcpgo.InitializeRequest{Params: mcpgo.InitializeParams{ClientInfo: mcpgo.Implementation{Name: "mcpgo", Version: "1"}}}); err != nil {
+				t.Fatalf("mcp-go initialize: %v", err)
+			}
+			want := "2025-11-25"
+			if on {
+				want = modernVersion
+			}
+			if v := mc.ProtocolVersion(); v != want {
+				t.Errorf("mcp-go negotiated %q, want %q", v, want)
+			}
+			if _, err := mc.ListTools(ctx, mcpgo.ListToolsRequest{}); err != nil {
+				t.Fatalf("mcp-go tools/list at %s: %v", want, err)
+			}
+			if r, err := mc.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: "t__echo", Arguments: map[string]any{}}}); err != nil || r.IsError {
+				t.Fatalf("mcp-go tools/call: %v %v", err, r)
+			}
 
-	c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	if cs.ID() == "" {
-		t.Error("a 2025-11-25 client of the stateful front got no Mcp-Session-Id")
-	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t__echo", Arguments: map[string]any{}}); err != nil {
-		t.Fatal(err)
-	}
-	if got := up.count("echo"); got != 2 {
-		t.Errorf("upstream saw %d calls, want 2", got)
+			c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if cs.ID() == "" {
+				t.Error("a 2025-11-25 client of the stateful front got no Mcp-Session-Id")
+			}
+			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "t__echo", Arguments: map[string]any{}}); err != nil {
+				t.Fatal(err)
+			}
+			if got := up.count("echo"); got != 2 {
+				t.Errorf("upstream saw %d calls, want 2", got)
+			}
+		})
 	}
 }
 
