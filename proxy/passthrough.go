@@ -710,6 +710,7 @@ func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session
 // added and removed at once; it is never listed, as the middleware answers
 // the lists).
 func (pt *passthrough) listChanged(kind string) {
+	pt.p.cacheClk.changed(time.Now())
 	for _, srv := range pt.p.frontServers() {
 		switch kind {
 		case "resources":

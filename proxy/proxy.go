@@ -40,19 +40,20 @@ type Options struct {
 
 // Proxy is one running deployment.
 type Proxy struct {
-	cfg     *config.Config
-	log     *slog.Logger
-	ups     *upstream.Manager
-	cat     *catalog.Catalog
-	surface modes.Surface
-	api     modes.API
-	policy  *policy.Policy
-	pool    *sandbox.Pool // code mode's workers; nil in other modes
-	viewIx  viewIndexes   // search indexes per policy view (searchindex.go)
-	rec     *telemetry.Recorder
-	metrics *telemetry.Metrics
-	pt      *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
-	st      statelessState
+	cfg      *config.Config
+	log      *slog.Logger
+	ups      *upstream.Manager
+	cat      *catalog.Catalog
+	surface  modes.Surface
+	api      modes.API
+	policy   *policy.Policy
+	pool     *sandbox.Pool // code mode's workers; nil in other modes
+	viewIx   viewIndexes   // search indexes per policy view (searchindex.go)
+	rec      *telemetry.Recorder
+	metrics  *telemetry.Metrics
+	pt       *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
+	st       statelessState
+	cacheClk cacheClock // cache.go: when the catalog last changed (ttlMs)
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
@@ -68,6 +69,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		log = slog.Default()
 	}
 	p := &Proxy{cfg: cfg, log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}}
+	p.cacheClk.start = time.Now()
 	var infos []catalog.UpstreamInfo
 	for _, u := range cfg.EnabledUpstreams() {
 		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})
@@ -262,6 +264,7 @@ func rawJSON(v any) json.RawMessage {
 var refreshTool = &mcp.Tool{Name: "mcp-toolsearch-refresh", InputSchema: json.RawMessage(`{"type":"object"}`)}
 
 func (p *Proxy) notifyToolsChanged() {
+	p.cacheClk.changed(time.Now())
 	p.mu.Lock()
 	servers := make([]*mcp.Server, 0, len(p.servers))
 	for _, s := range p.servers {

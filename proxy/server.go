@@ -47,6 +47,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		},
 	})
 	s.AddReceivingMiddleware(p.redactMiddleware, p.middleware(endpoint, transport))
+	s.AddReceivingMiddleware(p.cacheMiddleware(endpoint)) // outermost: cache.go
 	p.servers[key] = s
 	return s
 }
@@ -157,6 +158,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				if res.Content == nil {
 					res.Content = []mcp.Content{}
+				}
+				if modernRequestOf(req) { // mrtr.go: 2026-07-28 results say resultType
+					return withResultType(res, resultComplete), nil
 				}
 				return res, nil
 			}

@@ -1,0 +1,196 @@
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rpc2026 posts one JSON-RPC request of protocol 2026-07-28 to url with
+// the standard headers (Mcp-Method, Mcp-Name, MCP-Protocol-Version) set
+// from the body unless hdr overrides them ("" removes one), and returns
+// the HTTP status and the decoded JSON-RPC response (from a JSON body or
+// the first message event of an SSE body).
+func rpc2026(t *testing.T, url, method string, params map[string]any, hdr map[string]string) (int, map[string]any) {
+	t.Helper()
+	if params == nil {
+		params = map[string]any{}
+	}
+	meta := map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    modernVersion,
+		"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "1"},
+	}
+	if m, ok := params["_meta"].(map[string]any); ok {
+		for k, v := range m {
+			meta[k] = v
+		}
+	}
+	params["_meta"] = meta
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", modernVersion)
+	req.Header.Set("Mcp-Method", method)
+	if n, ok := params["name"].(string); ok {
+		req.Header.Set("Mcp-Name", n)
+	}
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var raw []byte
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<24)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok && strings.Contains(d, `"id"`) {
+				raw = []byte(d)
+				break
+			}
+		}
+	} else {
+		var b bytes.Buffer
+		_, _ = b.ReadFrom(resp.Body)
+		raw = b.Bytes()
+	}
+	var out map[string]any
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("%s: status %d, body %q: %v", method, resp.StatusCode, raw, err)
+	}
+	return resp.StatusCode, out
+}
+
+// TestHeaderValidation2026: on 2026-07-28 the MCP HTTP headers must match
+// the body (MCP 2026-07-28 Transports, SEP-2243): a mismatched Mcp-Method,
+// Mcp-Name or MCP-Protocol-Version, or a missing MCP-Protocol-Version, is
+// HTTP 400 with JSON-RPC error -32020 (header mismatch), and the call never
+// reaches the upstream; matching headers work.
+func TestHeaderValidation2026(t *testing.T) {
+	url, up := startProxies(t, 1, statelessConfig)
+	url += "/mcp"
+	call := map[string]any{"name": "t__echo", "arguments": map[string]any{}}
+	for _, tc := range []struct {
+		name string
+		hdr  map[string]string
+	}{
+		{"Mcp-Method differs", map[string]string{"Mcp-Method": "tools/list"}},
+		{"Mcp-Name differs", map[string]string{"Mcp-Name": "t__other"}},
+		{"MCP-Protocol-Version differs from _meta", map[string]string{"MCP-Protocol-Version": "2025-11-25"}},
+		{"MCP-Protocol-Version missing", map[string]string{"MCP-Protocol-Version": ""}},
+	} {
+		status, res := rpc2026(t, url, "tools/call", call, tc.hdr)
+		code, _ := jsonPath(res, "error", "code").(float64)
+		if status != http.StatusBadRequest || code != -32020 {
+			t.Errorf("%s: HTTP %d, response %v; want 400 and error -32020", tc.name, status, res)
+		}
+	}
+	if n := up.count("echo"); n != 0 {
+		t.Errorf("upstream got %d calls from mismatched requests", n)
+	}
+	status, res := rpc2026(t, url, "tools/call", call, nil)
+	if status != http.StatusOK || res["error"] != nil || jsonPath(res, "result", "resultType") != "complete" {
+		t.Errorf("matching headers: HTTP %d, %v", status, res)
+	}
+	if n := up.count("echo"); n != 1 {
+		t.Errorf("upstream got %d calls, want 1", n)
+	}
+}
+
+// TestCacheHints2026: list results carry cacheScope "private" when the
+// answer depends on who asks (by_client rules, a bearer token) and
+// "public" otherwise, and ttlMs 0 while the catalog just changed.
+func TestCacheHints2026(t *testing.T) {
+	for _, tc := range []struct {
+		name, extra, token, want string
+	}{
+		{"no per-client rules", "", "", "public"},
+		{"bearer token", "bearer_token = \"tok-abcdef\"\n", "tok-abcdef", "private"},
+		{"by_client rules", "[tools.by_client.\"x*\"]\ndeny = [\"t__echo\"]\n", "", "private"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			text := statelessConfig
+			if strings.HasPrefix(tc.extra, "bearer_token") {
+				text = strings.Replace(text, "stateless = true\n", "stateless = true\n"+tc.extra, 1)
+			} else if tc.extra != "" {
+				// by_client needs a stateful front (config refuses it stateless).
+				text = strings.Replace(text, "stateless = true\n", "", 1) + tc.extra
+			}
+			p, _ := testProxy(t, text)
+			old := route2026
+			route2026 = true // the stateful case serves 2026-07-28 by routing
+			defer func() { route2026 = old }()
+			srv := httptest.NewServer(p.Handler(nil))
+			t.Cleanup(srv.Close)
+			hdr := map[string]string{}
+			if tc.token != "" {
+				hdr["Authorization"] = "Bearer " + tc.token
+			}
+			for _, m := range []string{"tools/list", "server/discover"} {
+				status, res := rpc2026(t, srv.URL+"/mcp", m, nil, hdr)
+				if status != http.StatusOK || res["error"] != nil {
+					t.Fatalf("%s: HTTP %d %v", m, status, res)
+				}
+				if got := jsonPath(res, "result", "cacheScope"); got != tc.want {
+					t.Errorf("%s cacheScope = %v, want %q", m, got, tc.want)
+				}
+				if got := jsonPath(res, "result", "ttlMs"); got != float64(0) {
+					t.Errorf("%s ttlMs = %v right after start, want 0", m, got)
+				}
+			}
+		})
+	}
+}
+
+// TestCacheClock: ttlMs is 0 within cacheSettle of a change or while an
+// upstream is down, then a quarter of the stable time, capped.
+func TestCacheClock(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	c := cacheClock{start: t0}
+	for _, tc := range []struct {
+		at       time.Duration
+		unstable bool
+		want     time.Duration
+	}{
+		{5 * time.Second, false, 0},
+		{20 * time.Second, false, 5 * time.Second},
+		{20 * time.Second, true, 0},
+		{10 * time.Minute, false, cacheMaxTTL},
+	} {
+		if got := c.ttl(t0.Add(tc.at), tc.unstable); got != tc.want {
+			t.Errorf("ttl at %v (unstable %v) = %v, want %v", tc.at, tc.unstable, got, tc.want)
+		}
+	}
+	c.changed(t0.Add(10 * time.Minute))
+	if got := c.ttl(t0.Add(10*time.Minute+time.Second), false); got != 0 {
+		t.Errorf("ttl 1 s after a change = %v, want 0", got)
+	}
+	if got := c.ttl(t0.Add(10*time.Minute+40*time.Second), false); got != 10*time.Second {
+		t.Errorf("ttl 40 s after a change = %v, want 10s", got)
+	}
+}
+
+func jsonPath(v any, path ...string) any {
+	for _, k := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[k]
+	}
+	return v
+}
