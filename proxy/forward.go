@@ -72,7 +72,8 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		}
 		opts.Conn = cc
 	} else {
-		done := p.pt.startCall(e.Upstream, s)
+		var done func()
+		ctx, done = p.pt.startCall(ctx, e.Upstream, s)
 		defer done()
 	}
 	return p.ups.CallToolWith(ctx, e.Upstream, params, opts)

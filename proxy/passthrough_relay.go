@@ -5,13 +5,13 @@ package proxy
 // (progress, logging, resources/updated, list_changed), and per-client
 // upstream sessions (config `session = "per-client"`).
 //
-// Which client gets an upstream's request (DESIGN.md "Upstream sessions"):
+// Which client gets an upstream's request (DESIGN.md "Upstream sessions";
+// the rule is in relay_route.go):
 //   - per-client upstream session: the client session it was opened for;
-//   - shared upstream session: the most recent tools/call still in flight on
-//     that upstream whose client advertised the capability. MCP gives a
-//     stdio request no link to the call that caused it, so with several
-//     concurrent calls on one shared session from different clients the
-//     choice can be wrong; use session = "per-client" where that matters.
+//   - shared upstream session: the client session whose call the request
+//     answers, by request identity (Streamable HTTP upstreams), or the only
+//     client session with calls in flight on that upstream; with calls of
+//     several client sessions in flight and no identity, nobody.
 //
 // When no such client exists the upstream gets an error at once (-32601,
 // naming the upstream and the capability) and the proxy logs a warning.
@@ -43,8 +43,10 @@ import (
 
 // inflight is one tools/call running on a shared upstream session.
 type inflight struct {
-	up string
-	s  *session
+	up    string
+	s     *session
+	token string          // request identity (relay_route.go); "" when not used
+	ctx   context.Context // the client's call: relayed requests go on its stream
 }
 
 // clientState is the per-client upstream sessions of one client session.
@@ -97,14 +99,20 @@ func methodCap(method string) string {
 	return ""
 }
 
-// startCall records a call on a shared upstream session; the returned
-// func removes it.
-func (pt *passthrough) startCall(up string, s *session) func() {
-	f := &inflight{up: up, s: s}
+// startCall records a call of client session s on the shared session of
+// up; it returns ctx to make the call with (carrying the call's token for
+// callerTagger when up is an HTTP upstream) and a func that removes the
+// record.
+func (pt *passthrough) startCall(ctx context.Context, up string, s *session) (context.Context, func()) {
+	f := &inflight{up: up, s: s, ctx: ctx}
+	if u, ok := pt.p.cfg.Upstreams[up]; ok && u.IsHTTP() {
+		f.token = newCallerToken()
+		ctx = withCallerToken(ctx, f.token)
+	}
 	pt.mu.Lock()
 	pt.inflight = append(pt.inflight, f)
 	pt.mu.Unlock()
-	return func() {
+	return ctx, func() {
 		pt.mu.Lock()
 		defer pt.mu.Unlock()
 		if i := slices.Index(pt.inflight, f); i >= 0 {
@@ -113,18 +121,34 @@ func (pt *passthrough) startCall(up string, s *session) func() {
 	}
 }
 
-// callerFor picks the client session for a request of a shared upstream
-// session: the most recent in-flight call of up whose client has c.
-func (pt *passthrough) callerFor(up, c string) *session {
+// callerFor finds the call that a request of the shared session of up
+// belongs to (rule in relay_route.go): by token, else the calls in flight
+// on up when they all belong to one client session. why says why there is
+// none.
+func (pt *passthrough) callerFor(up, token string) (f *inflight, why string, ambiguous bool) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
-	for i := len(pt.inflight) - 1; i >= 0; i-- {
-		f := pt.inflight[i]
-		if f.up == up && clientHas(f.s, c) {
-			return f.s
+	var sessions []*session
+	var last *inflight
+	for _, c := range pt.inflight {
+		if c.up != up {
+			continue
 		}
+		if token != "" && c.token == token {
+			return c, "", false
+		}
+		if !slices.Contains(sessions, c.s) {
+			sessions = append(sessions, c.s)
+		}
+		last = c
 	}
-	return nil
+	switch len(sessions) {
+	case 0:
+		return nil, "no tools/call is in flight on it", false
+	case 1:
+		return last, "", false
+	}
+	return nil, fmt.Sprintf("calls of %d client sessions are in flight on its shared session and the request does not say which call caused it (session = \"per-client\" routes exactly)", len(sessions)), true
 }
 
 // relayMiddleware intercepts the upstream's client-directed requests.
@@ -136,15 +160,25 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			if c == "" {
 				return next(ctx, method, req)
 			}
+			token := takeCallerToken(req)
 			target := owner
+			why := "its client did not advertise that capability"
+			callCtx := context.Context(nil)
+			code := int64(jsonrpc.CodeMethodNotFound)
 			if target == nil {
-				target = pt.callerFor(up, c)
-			}
-			if !clientHas(target, c) {
-				why := "no tools/call of a client with that capability is in flight on it"
-				if owner != nil {
-					why = "its client did not advertise that capability"
+				var f *inflight
+				var ambiguous bool
+				if f, why, ambiguous = pt.callerFor(up, token); f != nil {
+					target, callCtx = f.s, f.ctx
+					why = "the client whose call it belongs to did not advertise that capability"
+				} else if ambiguous {
+					// Not "unsupported": the proxy cannot tell whose it is.
+					// -32603 keeps the explanation (the go-sdk replaces the
+					// message of a -32601).
+					code = jsonrpc.CodeInternalError
 				}
+			}
+			if target == nil || !clientHas(target, c) {
 				// roots/list outside a call is routine (servers ask right
 				// after initialize); sampling and elicitation refused is news.
 				level := slog.LevelWarn
@@ -152,7 +186,15 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 					level = slog.LevelDebug
 				}
 				pt.p.log.Log(ctx, level, "upstream request refused", "upstream", up, "method", method, "reason", why)
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
+				return nil, &jsonrpc.Error{Code: code, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
+			}
+			if callCtx != nil {
+				// Sent in the context of the client's call, so that it goes on
+				// that call's stream; cancelled with the upstream's request.
+				relCtx, cancel := context.WithCancel(context.WithoutCancel(callCtx))
+				stop := context.AfterFunc(ctx, cancel)
+				defer func() { stop(); cancel() }()
+				ctx = relCtx
 			}
 			var res mcp.Result
 			var err error

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
 	"sync"
 	"time"
@@ -104,7 +105,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		// sampling/elicitation/roots (proxy/passthrough_relay.go).
 		ClientOptions:    p.pt.clientOptions,
 		ClientMiddleware: p.pt.clientMiddleware,
-		Ingest:           ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
+		// Issue 11: request identity for server-to-client requests (relay_route.go).
+		WrapHTTP: func(_ string, rt http.RoundTripper) http.RoundTripper { return callerTagger{base: rt} },
+		Ingest:   ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
 	})
 	return p, nil
 }

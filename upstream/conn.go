@@ -384,6 +384,14 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 			lcancel()
 			return nil, err
 		}
+		if wrap := c.m.opts.WrapHTTP; wrap != nil {
+			switch ht := t.(type) {
+			case *mcp.StreamableClientTransport:
+				ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
+			case *mcp.SSEClientTransport:
+				ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
+			}
+		}
 		transport, l.httpTr = t, tr
 	case c.cfg.Command != "":
 		ch, err := startChild(c.cfg, c.log)

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sort"
 	"sync"
 	"time"
@@ -105,6 +106,11 @@ type Options struct {
 	// roots/list to a client; the go-sdk has no roots handler). nil is
 	// allowed.
 	ClientMiddleware func(upstream string) mcp.Middleware
+	// WrapHTTP, when set, wraps the http.RoundTripper of every session of
+	// an HTTP upstream (shared and per-client). The proxy uses it to learn
+	// which of its calls a server-to-client request answers (the request
+	// arrives on that call's POST response stream). nil is allowed.
+	WrapHTTP func(upstream string, rt http.RoundTripper) http.RoundTripper
 	// MaxPages caps the number of tools/list pages read per listing.
 	// Default 100.
 	MaxPages int

@@ -1,0 +1,232 @@
+package proxy
+
+// Which client gets a request that an upstream sends during a call
+// (sampling/createMessage, elicitation/create, roots/list) on a SHARED
+// upstream session (issue 11 item 2). The rule, in order:
+//
+//  1. Request identity. A Streamable HTTP upstream sends a request that a
+//     call caused on that call's POST response stream (MCP spec,
+//     basic/transports, "Sending Messages to the Server": such messages
+//     SHOULD relate to the originating request; the go-sdk and the
+//     TypeScript SDK servers do). The proxy's HTTP client (callerTagger)
+//     knows which of its calls each stream answers and marks the requests
+//     arriving on it with that call's token in params._meta; the relay
+//     routes by the token to the client session that made the call.
+//  2. Otherwise (stdio and SSE upstreams, or a request on the standalone
+//     GET stream), the go-sdk gives no way to know which call caused it.
+//     When the calls in flight on that upstream all belong to ONE client
+//     session, it goes there; when calls of two or more client sessions are
+//     in flight, the upstream gets an error and the proxy logs a warning:
+//     fail closed, never a guess.
+//
+// Per-client upstream sessions (session = "per-client") are always exact:
+// the session belongs to one client.
+//
+// Trust: upstream servers are not trusted. The token is 128 random bits,
+// never sent upstream, and valid only while its call is in flight;
+// callerTagger removes the token key from every request an upstream sends,
+// so an upstream cannot name a client by writing the key itself.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// metaKeyCaller is the params._meta key that carries a call's token from
+// callerTagger to the relay; it never reaches a client.
+const metaKeyCaller = "io.github.mcp-toolsearch/caller"
+
+type callerTokenKey struct{}
+
+// withCallerToken returns ctx carrying a call's token for callerTagger.
+func withCallerToken(ctx context.Context, token string) context.Context {
+	return context.WithValue(ctx, callerTokenKey{}, token)
+}
+
+func newCallerToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// takeCallerToken removes metaKeyCaller from the _meta of a relayed
+// request's params and returns its value ("" when absent or not a string).
+func takeCallerToken(req mcp.Request) string {
+	var params mcp.Params
+	switch r := req.(type) {
+	case *mcp.CreateMessageWithToolsRequest:
+		if r.Params != nil {
+			params = r.Params
+		}
+	case *mcp.ElicitRequest:
+		if r.Params != nil {
+			params = r.Params
+		}
+	case *mcp.ListRootsRequest:
+		if r.Params != nil {
+			params = r.Params
+		}
+	}
+	if params == nil {
+		return ""
+	}
+	m := params.GetMeta()
+	v, ok := m[metaKeyCaller]
+	if !ok {
+		return ""
+	}
+	delete(m, metaKeyCaller)
+	if len(m) == 0 {
+		params.SetMeta(nil)
+	}
+	tok, _ := v.(string)
+	return tok
+}
+
+// callerTagger is the http.RoundTripper of HTTP upstream sessions (see the
+// top of this file): on every event-stream response it sets
+// params._meta[metaKeyCaller] of each JSON-RPC request to the token of the
+// call whose POST the stream answers, or removes the key when the stream
+// answers no call of ours (the standalone GET stream, a resumed stream).
+type callerTagger struct{ base http.RoundTripper }
+
+func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := c.base.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+		return resp, nil
+	}
+	token, _ := req.Context().Value(callerTokenKey{}).(string)
+	if req.Method != http.MethodPost {
+		token = ""
+	}
+	resp.Body = &tagReader{src: resp.Body, in: bufio.NewReaderSize(resp.Body, 64<<10), token: token}
+	return resp, nil
+}
+
+// tagReader rewrites an event stream event by event: each event's data
+// lines are joined (as an SSE parser does) and, when the data is a JSON-RPC
+// request, written back as one data line with the token set (or removed).
+// Other events and fields pass unchanged.
+type tagReader struct {
+	src   io.Closer
+	in    *bufio.Reader
+	token string
+	out   bytes.Buffer
+	event []string // lines of the event being read
+	err   error
+}
+
+func (t *tagReader) Close() error { return t.src.Close() }
+
+func (t *tagReader) Read(p []byte) (int, error) {
+	for t.out.Len() == 0 && t.err == nil {
+		line, err := t.in.ReadString('\n')
+		if line != "" {
+			trimmed := strings.TrimRight(line, "\r\n")
+			if trimmed == "" {
+				t.flushEvent()
+				t.out.WriteString("\n")
+			} else {
+				t.event = append(t.event, trimmed)
+			}
+		}
+		if err != nil {
+			t.flushEvent()
+			t.err = err
+		}
+	}
+	if t.out.Len() > 0 {
+		return t.out.Read(p)
+	}
+	return 0, t.err
+}
+
+// flushEvent writes the buffered event's lines to out, rewriting its data.
+func (t *tagReader) flushEvent() {
+	if len(t.event) == 0 {
+		return
+	}
+	var data []string
+	first := -1
+	for i, l := range t.event {
+		if v, ok := strings.CutPrefix(l, "data:"); ok {
+			if first < 0 {
+				first = i
+			}
+			data = append(data, strings.TrimPrefix(v, " "))
+		}
+	}
+	rewritten := ""
+	if first >= 0 {
+		rewritten = t.tag(strings.Join(data, "\n"))
+	}
+	for i, l := range t.event {
+		if strings.HasPrefix(l, "data:") {
+			if i == first && rewritten != "" {
+				t.out.WriteString("data: " + rewritten + "\n")
+				continue
+			}
+			if rewritten != "" {
+				continue // joined into the first data line
+			}
+		}
+		t.out.WriteString(l + "\n")
+	}
+	t.event = t.event[:0]
+}
+
+// tag returns data with the token set on a JSON-RPC request (or removed),
+// "" to leave data as it is (not a request, not JSON).
+func (t *tagReader) tag(data string) string {
+	if !strings.Contains(data, `"method"`) {
+		return ""
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal([]byte(data), &msg) != nil || msg["method"] == nil || msg["id"] == nil {
+		return ""
+	}
+	params := map[string]json.RawMessage{}
+	if raw := msg["params"]; len(raw) > 0 && string(raw) != "null" {
+		if json.Unmarshal(raw, &params) != nil {
+			return ""
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if raw := params["_meta"]; len(raw) > 0 && string(raw) != "null" {
+		if json.Unmarshal(raw, &meta) != nil {
+			return ""
+		}
+	}
+	_, had := meta[metaKeyCaller]
+	if t.token == "" && !had {
+		return ""
+	}
+	delete(meta, metaKeyCaller)
+	if t.token != "" {
+		meta[metaKeyCaller], _ = json.Marshal(t.token)
+	}
+	if len(meta) > 0 {
+		params["_meta"], _ = json.Marshal(meta)
+	} else {
+		delete(params, "_meta")
+	}
+	msg["params"], _ = json.Marshal(params)
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
