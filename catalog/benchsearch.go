@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 )
 
-// This file is the search-quality bench (issue 3; data format in
+// This file is the search-quality bench (issues 3 and 15; data format in
 // shared/bench/README.md). It is the one part of the catalog package that
 // reads files; it is used by the CLI `mcp-toolsearch bench search` and by
 // tests, never by the proxy.
@@ -29,40 +31,181 @@ type BenchTool struct {
 }
 
 // BenchQuery is one line of a bench queries.jsonl file.
+//
+// Relevance comes in slots: each slot is a group of interchangeable tools,
+// and finding any one of them fills the slot once (recall and nDCG count
+// slots, not ids). The labels may be written as
+//
+//	"relevant": ["a", "b"]                 two slots, one id each
+//	"relevant": ["a", ["b", "b2"]]         an inner array is one slot
+//	"relevant_alt": [["a", "a2"]]          groups: merged into the slot that
+//	                                       holds one of their ids (or into the
+//	                                       only slot, when there is one)
+//	"relevant_alt": ["a2", "a3"]           alternatives of the only slot
+//	"relevant_alt": {"a": ["a2"]}          alternatives of a's slot
+//
+// A query with no label at all is skipped by the bench and counted.
 type BenchQuery struct {
-	QID      string   `json:"qid"`
-	Query    string   `json:"query"`
-	Relevant []string `json:"relevant"`
+	QID      string     `json:"qid"`
+	Query    string     `json:"query"`
+	Relevant []string   `json:"relevant"` // every labelled id, slots flattened
+	Slots    [][]string `json:"-"`
 }
 
-// BenchReport holds the figures of one bench run. Recall@k is the share of
-// a query's relevant tools found in its top k, averaged over queries;
-// NDCG is nDCG@K with binary relevance; MRR is the mean reciprocal rank of
-// the first relevant tool (0 when none is in the top max(K,10)). Latencies
-// are per Search call, in milliseconds.
+// UnmarshalJSON reads the label forms described on BenchQuery.
+func (q *BenchQuery) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		QID         string            `json:"qid"`
+		Query       string            `json:"query"`
+		Relevant    []json.RawMessage `json:"relevant"`
+		RelevantAlt json.RawMessage   `json:"relevant_alt"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	q.QID, q.Query, q.Slots, q.Relevant = raw.QID, raw.Query, nil, nil
+	for i, r := range raw.Relevant {
+		var id string
+		if json.Unmarshal(r, &id) == nil {
+			q.Slots = append(q.Slots, []string{id})
+			continue
+		}
+		var group []string
+		if err := json.Unmarshal(r, &group); err != nil || len(group) == 0 {
+			return fmt.Errorf(`query %q: "relevant"[%d] must be an id or a non-empty array of ids`, raw.QID, i)
+		}
+		q.Slots = append(q.Slots, group)
+	}
+	if alt := strings.TrimSpace(string(raw.RelevantAlt)); alt != "" && alt != "null" {
+		if err := q.mergeAlt(raw.RelevantAlt); err != nil {
+			return fmt.Errorf(`query %q: "relevant_alt": %w`, raw.QID, err)
+		}
+	}
+	for i := range q.Slots {
+		q.Slots[i] = dedupe(q.Slots[i])
+		q.Relevant = append(q.Relevant, q.Slots[i]...)
+	}
+	return nil
+}
+
+// mergeAlt adds alternative ids to the slots (see BenchQuery).
+func (q *BenchQuery) mergeAlt(raw json.RawMessage) error {
+	slotOf := func(id string) int {
+		for i, s := range q.Slots {
+			if slices.Contains(s, id) {
+				return i
+			}
+		}
+		return -1
+	}
+	var byID map[string][]string
+	if json.Unmarshal(raw, &byID) == nil {
+		for _, id := range sortedKeys(byID) {
+			i := slotOf(id)
+			if i < 0 {
+				return fmt.Errorf("%q is not a relevant id", id)
+			}
+			q.Slots[i] = append(q.Slots[i], byID[id]...)
+		}
+		return nil
+	}
+	var flat []string
+	if json.Unmarshal(raw, &flat) == nil {
+		if len(q.Slots) != 1 {
+			return fmt.Errorf("a flat list of alternatives needs exactly one relevant slot (found %d); use groups or an object", len(q.Slots))
+		}
+		q.Slots[0] = append(q.Slots[0], flat...)
+		return nil
+	}
+	var groups [][]string
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		return fmt.Errorf("want an array of ids, an array of arrays of ids or an object of id to ids")
+	}
+	for _, g := range groups {
+		i := -1
+		for _, id := range g {
+			if i = slotOf(id); i >= 0 {
+				break
+			}
+		}
+		if i < 0 && len(q.Slots) == 1 {
+			i = 0
+		}
+		if i < 0 {
+			return fmt.Errorf("group %q names no relevant id", g)
+		}
+		q.Slots[i] = append(q.Slots[i], g...)
+	}
+	return nil
+}
+
+func dedupe(ids []string) []string {
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// BenchMetrics are the quality figures of one set of queries. Recall@n is
+// the share of a query's relevant slots filled in its top n, averaged over
+// queries; NDCG is nDCG@K with binary relevance per slot; MRR is the mean
+// reciprocal rank of the first relevant tool (0 when none is in the top
+// max(K,10)).
+type BenchMetrics struct {
+	N        int // queries
+	Recall1  float64
+	Recall5  float64
+	Recall10 float64
+	RecallK  float64
+	NDCG     float64 // nDCG@K
+	MRR      float64
+}
+
+// BenchRow is one bucket of a breakdown: the engine's and plain BM25's
+// figures over the queries of that bucket.
+type BenchRow struct {
+	By     string // "query words", "language" or "description tokens"
+	Bucket string
+	Engine BenchMetrics
+	Plain  BenchMetrics
+	// Lexical is the engine without the semantic signal (equal to Engine
+	// when the signal is off).
+	Lexical BenchMetrics
+}
+
+// BenchReport holds the figures of one bench run. Latencies are per Search
+// call of the engine, in milliseconds.
 type BenchReport struct {
 	Dataset     string // base name of the tools file's folder ("sealtools", "bfcl", ...)
 	Tools       int    // labelled tools indexed
 	Distractors int    // distractor tools indexed besides them
-	Queries     int
+	Queries     int    // queries run
+	Skipped     int    // queries without any label (not run)
 	K           int
-	Recall1     float64
-	Recall5     float64
-	Recall10    float64
-	RecallK     float64
-	NDCG        float64 // nDCG@K
-	MRR         float64
-	P50ms       float64
-	P99ms       float64
-	BuildMs     float64 // index build time for all tools, in ms
+	Semantic    bool // the engine ran with the semantic signal
+	BenchMetrics
+	// Lexical is the engine with the semantic signal off.
+	Lexical BenchMetrics
+	// Plain is a plain BM25 (k1 1.2, b 0.75) over name, server,
+	// description and top-level property names with case/snake splitting
+	// and nothing else, run on the same tools and queries (the baseline
+	// of shared/bench/README.md).
+	Plain     BenchMetrics
+	Breakdown []BenchRow
+	P50ms     float64
+	P99ms     float64
+	BuildMs   float64 // index build time for all tools, in ms
 }
 
-// benchBaselines are the plain BM25 figures of shared/bench/README.md:
-// nDCG@10 and recall@5 of a BM25 (k1 1.2, b 0.75) over name, server,
-// description and top-level property names, on all queries.
-var benchBaselines = map[string][2]float64{
-	"sealtools": {0.870, 0.834},
-	"bfcl":      {0.831, 0.889},
+// BenchOptions tune a bench run. The zero value means k = 10, no
+// distractors, DefaultRankParams.
+type BenchOptions struct {
+	K           int
+	Distractors string // a tools.jsonl of unlabelled tools added to the index
+	Params      *RankParams
 }
 
 // LoadBenchTools reads a tools.jsonl file. Errors name the file and line.
@@ -82,17 +225,15 @@ func LoadBenchTools(path string) ([]BenchTool, error) {
 	return out, err
 }
 
-// LoadBenchQueries reads a queries.jsonl file. Errors name the file and
-// line.
+// LoadBenchQueries reads a queries.jsonl file (label forms: BenchQuery).
+// Queries without labels are returned too (with no Slots): the bench skips
+// and counts them. Errors name the file and line.
 func LoadBenchQueries(path string) ([]BenchQuery, error) {
 	var out []BenchQuery
 	err := readJSONL(path, func(line int, raw []byte) error {
 		var q BenchQuery
 		if err := json.Unmarshal(raw, &q); err != nil {
 			return err
-		}
-		if len(q.Relevant) == 0 {
-			return fmt.Errorf(`query %q has no "relevant" ids`, q.QID)
 		}
 		out = append(out, q)
 		return nil
@@ -166,40 +307,52 @@ func benchSanitize(s string) string {
 
 // RunBench indexes the tools of toolsPath (plus, when distractorsPath is not
 // "", the tools of that file as distractors, their ids prefixed with
-// "distractor:"), runs every query of queriesPath with limit max(k, 10) and
-// returns the figures. k <= 0 means 10. Errors come from reading the files
-// (named with the line) or from a relevant id missing from the tools.
+// "distractor:"), runs every labelled query of queriesPath with limit
+// max(k, 10) and returns the figures. k <= 0 means 10. Errors come from
+// reading the files (named with the line) or from a relevant id missing
+// from the tools.
 func RunBench(toolsPath, queriesPath, distractorsPath string, k int) (*BenchReport, error) {
-	return runBench(toolsPath, queriesPath, distractorsPath, k, DefaultRankParams())
+	return RunBenchOptions(toolsPath, queriesPath, BenchOptions{K: k, Distractors: distractorsPath})
 }
 
-func runBench(toolsPath, queriesPath, distractorsPath string, k int, p RankParams) (*BenchReport, error) {
+// RunBenchOptions is RunBench with options.
+func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchReport, error) {
+	k := o.K
 	if k <= 0 {
 		k = 10
+	}
+	p := DefaultRankParams()
+	if o.Params != nil {
+		p = *o.Params
 	}
 	tools, err := LoadBenchTools(toolsPath)
 	if err != nil {
 		return nil, err
 	}
-	queries, err := LoadBenchQueries(queriesPath)
+	all, err := LoadBenchQueries(queriesPath)
 	if err != nil {
 		return nil, err
 	}
-	entries := BenchEntries(tools, "")
-	known := make(map[string]bool, len(tools))
-	for _, t := range tools {
-		known[t.ID] = true
+	known := make(map[string]*BenchTool, len(tools))
+	for i := range tools {
+		known[tools[i].ID] = &tools[i]
 	}
-	for _, q := range queries {
+	var queries []BenchQuery
+	for _, q := range all {
+		if len(q.Slots) == 0 {
+			continue
+		}
 		for _, id := range q.Relevant {
-			if !known[id] {
+			if known[id] == nil {
 				return nil, fmt.Errorf("%s: query %q: relevant id %q is not in %s", queriesPath, q.QID, id, toolsPath)
 			}
 		}
+		queries = append(queries, q)
 	}
+	entries := BenchEntries(tools, "")
 	nd := 0
-	if distractorsPath != "" {
-		ds, err := LoadBenchTools(distractorsPath)
+	if o.Distractors != "" {
+		ds, err := LoadBenchTools(o.Distractors)
 		if err != nil {
 			return nil, err
 		}
@@ -211,70 +364,248 @@ func runBench(toolsPath, queriesPath, distractorsPath string, k int, p RankParam
 	build := time.Since(t0)
 	rep := &BenchReport{
 		Dataset: filepath.Base(filepath.Dir(toolsPath)), Tools: len(tools), Distractors: nd,
-		Queries: len(queries), K: k, BuildMs: float64(build.Microseconds()) / 1000,
+		Queries: len(queries), Skipped: len(all) - len(queries), K: k, Semantic: p.Semantic > 0,
+		BuildMs: float64(build.Microseconds()) / 1000,
 	}
-	runtime.GC() // keep the build's garbage out of the query latencies
-	evalQueries(ix, queries, k, rep)
-	return rep, nil
-}
-
-// evalQueries runs queries against ix and fills the quality and latency
-// figures of rep.
-func evalQueries(ix *Index, queries []BenchQuery, k int, rep *BenchReport) {
 	limit := max(k, 10)
+	runtime.GC() // keep the build's garbage out of the query latencies
 	lat := make([]float64, 0, len(queries))
-	for _, q := range queries {
+	engine := make([][]string, len(queries))
+	for i, q := range queries {
 		t := time.Now()
 		res := ix.Search(q.Query, limit, nil)
 		lat = append(lat, float64(time.Since(t).Nanoseconds())/1e6)
-		rel := make(map[string]bool, len(q.Relevant))
-		for _, id := range q.Relevant {
-			rel[id] = true
-		}
-		nrel := float64(len(rel))
-		recallAt := func(n int) float64 {
-			hit := 0
-			for i := 0; i < n && i < len(res); i++ {
-				if rel[res[i].Entry.ID] {
-					hit++
-				}
-			}
-			return float64(hit) / nrel
-		}
-		rep.Recall1 += recallAt(1)
-		rep.Recall5 += recallAt(5)
-		rep.Recall10 += recallAt(10)
-		rep.RecallK += recallAt(k)
-		var dcg, idcg float64
-		seen := map[string]bool{}
-		for i := 0; i < k && i < len(res); i++ {
-			if id := res[i].Entry.ID; rel[id] && !seen[id] {
-				seen[id] = true
-				dcg += 1 / math.Log2(float64(i)+2)
-			}
-		}
-		for i := 0; i < k && i < len(rel); i++ {
-			idcg += 1 / math.Log2(float64(i)+2)
-		}
-		rep.NDCG += dcg / idcg
-		for i, r := range res {
-			if rel[r.Entry.ID] {
-				rep.MRR += 1 / float64(i+1)
-				break
-			}
-		}
-	}
-	if n := float64(len(queries)); n > 0 {
-		rep.Recall1 /= n
-		rep.Recall5 /= n
-		rep.Recall10 /= n
-		rep.RecallK /= n
-		rep.NDCG /= n
-		rep.MRR /= n
+		engine[i] = scoredIDs(res)
 	}
 	sort.Float64s(lat)
 	rep.P50ms = percentile(lat, 0.50)
 	rep.P99ms = percentile(lat, 0.99)
+	lexical := engine
+	if p.Semantic > 0 {
+		lexical = make([][]string, len(queries))
+		for i, q := range queries {
+			lexical[i] = scoredIDs(ix.search(q.Query, limit, nil, false))
+		}
+	}
+	plainIx := newPlainBM25(entries)
+	plain := make([][]string, len(queries))
+	for i, q := range queries {
+		plain[i] = plainIx.search(q.Query, limit)
+	}
+	descLen := func(q BenchQuery) int {
+		n := 0
+		for _, id := range q.Relevant {
+			n = max(n, len(Tokenize(known[id].Description)))
+		}
+		return n
+	}
+	type bucketKey struct{ by, bucket string }
+	buckets := map[bucketKey][]int{}
+	for i, q := range queries {
+		for _, b := range []bucketKey{{"query words", queryLengthBucket(q.Query)}, {"language", QueryLanguage(q.Query)}, {"description tokens", descLengthBucket(descLen(q))}} {
+			buckets[b] = append(buckets[b], i)
+		}
+	}
+	sel := func(all [][]string, idx []int) ([][]string, []BenchQuery) {
+		rs := make([][]string, len(idx))
+		qs := make([]BenchQuery, len(idx))
+		for j, i := range idx {
+			rs[j], qs[j] = all[i], queries[i]
+		}
+		return rs, qs
+	}
+	rep.BenchMetrics = scoreRuns(queries, engine, k)
+	rep.Lexical = scoreRuns(queries, lexical, k)
+	rep.Plain = scoreRuns(queries, plain, k)
+	keys := make([]bucketKey, 0, len(buckets))
+	for b := range buckets {
+		keys = append(keys, b)
+	}
+	order := map[string]int{"query words": 0, "description tokens": 1, "language": 2}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].by != keys[j].by {
+			return order[keys[i].by] < order[keys[j].by]
+		}
+		return bucketLess(keys[i].bucket, keys[j].bucket)
+	})
+	for _, b := range keys {
+		idx := buckets[b]
+		row := BenchRow{By: b.by, Bucket: b.bucket}
+		rs, qs := sel(engine, idx)
+		row.Engine = scoreRuns(qs, rs, k)
+		rs, _ = sel(lexical, idx)
+		row.Lexical = scoreRuns(qs, rs, k)
+		rs, _ = sel(plain, idx)
+		row.Plain = scoreRuns(qs, rs, k)
+		rep.Breakdown = append(rep.Breakdown, row)
+	}
+	return rep, nil
+}
+
+func scoredIDs(res []Scored) []string {
+	ids := make([]string, len(res))
+	for i, r := range res {
+		ids[i] = r.Entry.ID
+	}
+	return ids
+}
+
+// queryLengthBucket buckets a query by its length in words (a CJK or Thai
+// run counts one word per two characters).
+func queryLengthBucket(q string) string {
+	n := 0
+	for _, w := range strings.Fields(q) {
+		c := 0
+		for _, r := range w {
+			if isCJK(r) || unicode.Is(unicode.Thai, r) {
+				c++
+			}
+		}
+		n += max(1, (c+1)/2)
+	}
+	switch {
+	case n <= 3:
+		return "1-3"
+	case n <= 10:
+		return "4-10"
+	case n <= 25:
+		return "11-25"
+	}
+	return "26+"
+}
+
+// descLengthBucket buckets a query by the longest description (in index
+// tokens) of its relevant tools: failure class 1 of issue 15 is about
+// tools with descriptions over 60 tokens.
+func descLengthBucket(n int) string {
+	switch {
+	case n == 0:
+		return "0 (empty)"
+	case n <= 20:
+		return "1-20"
+	case n <= 60:
+		return "21-60"
+	}
+	return "61+"
+}
+
+func bucketLess(a, b string) bool {
+	na, nb := leadingInt(a), leadingInt(b)
+	if na != nb {
+		return na < nb
+	}
+	return a < b
+}
+
+func leadingInt(s string) int {
+	n, ok := 0, false
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			break
+		}
+		n, ok = n*10+int(c-'0'), true
+	}
+	if !ok {
+		return math.MaxInt
+	}
+	return n
+}
+
+// QueryLanguage names the script family of a query for the bench's
+// per-language breakdown: "ja" (any kana), "ko" (Hangul), "zh" (Han without
+// kana), "ru" (Cyrillic), "th" (Thai), "latin" (everything else that has
+// letters, English in the shared sets), or "none".
+func QueryLanguage(q string) string {
+	var kana, hangul, han, cyr, thai, latin int
+	for _, r := range q {
+		switch {
+		case unicode.In(r, unicode.Hiragana, unicode.Katakana):
+			kana++
+		case unicode.Is(unicode.Hangul, r):
+			hangul++
+		case unicode.Is(unicode.Han, r):
+			han++
+		case unicode.Is(unicode.Cyrillic, r):
+			cyr++
+		case unicode.Is(unicode.Thai, r):
+			thai++
+		case unicode.IsLetter(r):
+			latin++
+		}
+	}
+	switch {
+	case kana > 0:
+		return "ja"
+	case hangul > 0:
+		return "ko"
+	case han > 0:
+		return "zh"
+	case cyr > 0:
+		return "ru"
+	case thai > 0:
+		return "th"
+	case latin > 0:
+		return "latin"
+	}
+	return "none"
+}
+
+// scoreRuns scores ranked id lists against the queries' slots.
+func scoreRuns(queries []BenchQuery, runs [][]string, k int) BenchMetrics {
+	var m BenchMetrics
+	for i, q := range queries {
+		res := runs[i]
+		slotOf := map[string]int{}
+		for s, ids := range q.Slots {
+			for _, id := range ids {
+				if _, ok := slotOf[id]; !ok {
+					slotOf[id] = s
+				}
+			}
+		}
+		nslots := float64(len(q.Slots))
+		filledAt := func(n int) float64 {
+			filled := map[int]bool{}
+			for j := 0; j < n && j < len(res); j++ {
+				if s, ok := slotOf[res[j]]; ok {
+					filled[s] = true
+				}
+			}
+			return float64(len(filled)) / nslots
+		}
+		m.Recall1 += filledAt(1)
+		m.Recall5 += filledAt(5)
+		m.Recall10 += filledAt(10)
+		m.RecallK += filledAt(k)
+		var dcg, idcg float64
+		filled := map[int]bool{}
+		for j := 0; j < k && j < len(res); j++ {
+			if s, ok := slotOf[res[j]]; ok && !filled[s] {
+				filled[s] = true
+				dcg += 1 / math.Log2(float64(j)+2)
+			}
+		}
+		for j := 0; j < k && j < len(q.Slots); j++ {
+			idcg += 1 / math.Log2(float64(j)+2)
+		}
+		m.NDCG += dcg / idcg
+		for j, id := range res {
+			if _, ok := slotOf[id]; ok {
+				m.MRR += 1 / float64(j+1)
+				break
+			}
+		}
+	}
+	m.N = len(queries)
+	if n := float64(len(queries)); n > 0 {
+		m.Recall1 /= n
+		m.Recall5 /= n
+		m.Recall10 /= n
+		m.RecallK /= n
+		m.NDCG /= n
+		m.MRR /= n
+	}
+	return m
 }
 
 // percentile of sorted values (nearest rank); 0 for none.
@@ -286,26 +617,88 @@ func percentile(sorted []float64, p float64) float64 {
 	return sorted[min(max(i, 0), len(sorted)-1)]
 }
 
-// Print writes the report as aligned text, with the plain BM25 baseline of
-// shared/bench/README.md beside it when the data set is sealtools or bfcl.
+// Print writes the report as aligned text: the engine's figures with the
+// plain BM25 baseline computed on the same tools and queries beside them,
+// then the breakdowns by query length, relevant-description length and
+// query language.
 func (r *BenchReport) Print(w io.Writer) {
-	fmt.Fprintf(w, "data set     %s (%d tools + %d distractors, %d queries, all splits)\n", r.Dataset, r.Tools, r.Distractors, r.Queries)
+	fmt.Fprintf(w, "data set     %s (%d tools + %d distractors, %d queries", r.Dataset, r.Tools, r.Distractors, r.Queries)
+	if r.Skipped > 0 {
+		fmt.Fprintf(w, ", %d skipped: no labels", r.Skipped)
+	}
+	sem := "off"
+	if r.Semantic {
+		sem = "on"
+	}
+	fmt.Fprintf(w, ", all splits; semantic signal %s)\n", sem)
 	fmt.Fprintf(w, "index build  %.1f ms\n", r.BuildMs)
-	base, hasBase := benchBaselines[r.Dataset]
-	row := func(name string, v float64, b float64, has bool) {
-		if has {
-			fmt.Fprintf(w, "%-12s %.3f   (plain BM25 baseline %.3f, %+.3f)\n", name, v, b, v-b)
-		} else {
-			fmt.Fprintf(w, "%-12s %.3f\n", name, v)
+	row := func(name string, v, b float64) {
+		fmt.Fprintf(w, "%-12s %.3f   (plain BM25 %.3f, %+.3f)\n", name, v, b, v-b)
+	}
+	row("recall@1", r.Recall1, r.Plain.Recall1)
+	row("recall@5", r.Recall5, r.Plain.Recall5)
+	row("recall@10", r.Recall10, r.Plain.Recall10)
+	if r.K != 1 && r.K != 5 && r.K != 10 {
+		row(fmt.Sprintf("recall@%d", r.K), r.RecallK, r.Plain.RecallK)
+	}
+	row(fmt.Sprintf("nDCG@%d", r.K), r.NDCG, r.Plain.NDCG)
+	row("MRR", r.MRR, r.Plain.MRR)
+	if r.Semantic {
+		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f\n", "no semantic", r.K, r.Lexical.NDCG, r.Lexical.Recall5)
+	}
+	fmt.Fprintf(w, "latency      p50 %.3f ms, p99 %.3f ms per query\n", r.P50ms, r.P99ms)
+	if len(r.Breakdown) > 0 {
+		fmt.Fprintf(w, "breakdown    %-20s %-10s %6s  %-13s %-13s\n", "by", "bucket", "n", "nDCG@"+fmt.Sprint(r.K)+" (BM25)", "recall@5 (BM25)")
+		for _, b := range r.Breakdown {
+			fmt.Fprintf(w, "             %-20s %-10s %6d  %.3f (%.3f)  %.3f (%.3f)\n", b.By, b.Bucket, b.Engine.N, b.Engine.NDCG, b.Plain.NDCG, b.Engine.Recall5, b.Plain.Recall5)
 		}
 	}
-	row("recall@1", r.Recall1, 0, false)
-	row("recall@5", r.Recall5, base[1], hasBase)
-	row("recall@10", r.Recall10, 0, false)
-	if r.K != 1 && r.K != 5 && r.K != 10 {
-		row(fmt.Sprintf("recall@%d", r.K), r.RecallK, 0, false)
+}
+
+// BenchSets lists the labelled sets of a bench folder: every sub-folder
+// holding both tools.jsonl and queries.jsonl, sorted by name.
+func BenchSets(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
 	}
-	row(fmt.Sprintf("nDCG@%d", r.K), r.NDCG, base[0], hasBase && r.K == 10)
-	row("MRR", r.MRR, 0, false)
-	fmt.Fprintf(w, "latency      p50 %.3f ms, p99 %.3f ms per query\n", r.P50ms, r.P99ms)
+	var out []string
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		d := filepath.Join(dir, e.Name())
+		if fileExists(filepath.Join(d, "tools.jsonl")) && fileExists(filepath.Join(d, "queries.jsonl")) {
+			out = append(out, d)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no sub-folder with tools.jsonl and queries.jsonl", dir)
+	}
+	return out, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// PrintBenchSummary writes one line per report: plain BM25, the engine
+// without and with the semantic signal, and the engine's lead over plain
+// BM25 in nDCG@K.
+func PrintBenchSummary(w io.Writer, reps []*BenchReport) {
+	fmt.Fprintf(w, "%-18s %11s %7s %7s  %-13s %-13s %-13s %s\n", "set", "distractors", "queries", "skipped", "BM25 nDCG R@5", "lexical", "engine", "engine-BM25 nDCG")
+	for _, r := range reps {
+		fmt.Fprintf(w, "%-18s %11d %7d %7d  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %+.3f\n", r.Dataset, r.Distractors, r.Queries, r.Skipped,
+			r.Plain.NDCG, r.Plain.Recall5, r.Lexical.NDCG, r.Lexical.Recall5, r.NDCG, r.Recall5, r.NDCG-r.Plain.NDCG)
+	}
+}
+
+// evalIndex runs labelled queries against ix (the tuning harness's entry).
+func evalIndex(ix *Index, queries []BenchQuery, k int, semantic bool) BenchMetrics {
+	runs := make([][]string, len(queries))
+	for i, q := range queries {
+		runs[i] = scoredIDs(ix.search(q.Query, max(k, 10), nil, semantic))
+	}
+	return scoreRuns(queries, runs, k)
 }

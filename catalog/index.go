@@ -65,6 +65,8 @@ type RankParams struct {
 	// ExactBoost is added to the score of an entry whose id, exposed name
 	// or original name equals the whole query (case-insensitive).
 	ExactBoost float64
+	// Semantic is the weight of the semantic signal (0 = off).
+	Semantic float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -352,15 +354,9 @@ type (
 // to maxIndexParamDepth levels. Schemas over maxIndexSchemaBytes or that
 // are not JSON objects are skipped.
 func walkParams(schema json.RawMessage, f func(name, desc string)) {
-	raw := bytes.TrimSpace(schema)
-	if len(raw) == 0 || len(raw) > maxIndexSchemaBytes || raw[0] != '{' {
-		return
-	}
 	var root paramRoot
-	if err := json.Unmarshal(raw, &root); err != nil {
-		if _, ok := err.(*json.UnmarshalTypeError); !ok {
-			return
-		}
+	if !decodeParamRoot(schema, &root) {
+		return
 	}
 	count := 0
 	emit := func(name, desc string) bool {
@@ -404,6 +400,23 @@ func walkParams(schema json.RawMessage, f func(name, desc string)) {
 			}
 		}
 	}
+}
+
+// decodeParamRoot decodes the bounded parameter levels of an input schema;
+// it reports false for a schema over maxIndexSchemaBytes, one that is not a
+// JSON object, or invalid JSON (a type mismatch inside still counts as
+// decoded: the rest is used).
+func decodeParamRoot(schema json.RawMessage, root *paramRoot) bool {
+	raw := bytes.TrimSpace(schema)
+	if len(raw) == 0 || len(raw) > maxIndexSchemaBytes || raw[0] != '{' {
+		return false
+	}
+	if err := json.Unmarshal(raw, root); err != nil {
+		if _, ok := err.(*json.UnmarshalTypeError); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // sortedKeys returns the keys of m in ascending order.
@@ -624,6 +637,11 @@ func looksLikeIdentifier(w string) bool {
 // no indexable term, or limit <= 0 returns nil. Queries longer than 4096
 // bytes are cut. Search never fails.
 func (ix *Index) Search(query string, limit int, allow func(*Entry) bool) []Scored {
+	return ix.search(query, limit, allow, ix.params.Semantic > 0)
+}
+
+// search is Search with the semantic signal switched on or off.
+func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semantic bool) []Scored {
 	if limit <= 0 || strings.TrimSpace(query) == "" {
 		return nil
 	}
@@ -758,3 +776,7 @@ func (h topHeap) down(i int) {
 		i = m
 	}
 }
+
+// DefaultSemanticWeight is the weight of the semantic signal when it is
+// switched on ([tool_search] semantic = true).
+const DefaultSemanticWeight = 0.0

@@ -46,8 +46,7 @@ func TestTuneRankParams(t *testing.T) {
 		sum := 0.0
 		desc := ""
 		for _, s := range sets {
-			rep := &BenchReport{}
-			evalQueries(newIndexFromDocs(s.docs, p), s.queries, 10, rep)
+			rep := evalIndex(newIndexFromDocs(s.docs, p), s.queries, 10, p.Semantic > 0)
 			sum += rep.NDCG
 			desc += fmt.Sprintf(" %s=%.4f", s.name, rep.NDCG)
 		}

@@ -52,7 +52,8 @@ Usage:
                                                 search the catalog, print hits (JSON)
   mcp-toolsearch check [--config FILE]          validate the config and try each upstream
   mcp-toolsearch stats LOG                      summarize a session log
-  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl]
+  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false]
+  mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
   mcp-toolsearch bench surface [--config FILE]
   mcp-toolsearch version
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"text/tabwriter"
 	"time"
 
@@ -56,21 +57,58 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	tools := fs.String("tools", "", "labelled tools, JSON Lines (shared/bench format)")
 	queries := fs.String("queries", "", "labelled queries, JSON Lines")
-	distractors := fs.String("distractors", "", "extra unlabelled tools added to the index, JSON Lines")
+	dir := fs.String("dir", "", "run every labelled set of this folder (each sub-folder with tools.jsonl and queries.jsonl) instead of --tools/--queries")
+	distractors := fs.String("distractors", "", "extra unlabelled tools added to the index, JSON Lines; with --dir every set runs alone and then with them")
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
+	semantic := fs.Bool("semantic", catalog.DefaultRankParams().Semantic > 0, "rank with the semantic signal (the lexical-only figures are printed too)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
-	if *tools == "" || *queries == "" {
-		fmt.Fprintln(stderr, "bench search: --tools and --queries are required")
+	if (*dir == "") == (*tools == "" || *queries == "") || *dir != "" && (*tools != "" || *queries != "") {
+		fmt.Fprintln(stderr, "bench search: give --tools and --queries, or --dir")
 		return exitUsage
 	}
-	rep, err := catalog.RunBench(*tools, *queries, *distractors, *k)
+	p := catalog.DefaultRankParams()
+	if !*semantic {
+		p.Semantic = 0
+	} else if p.Semantic == 0 {
+		p.Semantic = catalog.DefaultSemanticWeight
+	}
+	opts := catalog.BenchOptions{K: *k, Params: &p}
+	if *dir == "" {
+		opts.Distractors = *distractors
+		rep, err := catalog.RunBenchOptions(*tools, *queries, opts)
+		if err != nil {
+			fmt.Fprintln(stderr, "bench search:", err)
+			return exitFail
+		}
+		rep.Print(stdout)
+		return exitOK
+	}
+	sets, err := catalog.BenchSets(*dir)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench search:", err)
 		return exitFail
 	}
-	rep.Print(stdout)
+	runs := []string{""}
+	if *distractors != "" {
+		runs = append(runs, *distractors)
+	}
+	var reps []*catalog.BenchReport
+	for _, set := range sets {
+		for _, d := range runs {
+			opts.Distractors = d
+			rep, err := catalog.RunBenchOptions(filepath.Join(set, "tools.jsonl"), filepath.Join(set, "queries.jsonl"), opts)
+			if err != nil {
+				fmt.Fprintln(stderr, "bench search:", err)
+				return exitFail
+			}
+			rep.Print(stdout)
+			fmt.Fprintln(stdout)
+			reps = append(reps, rep)
+		}
+	}
+	catalog.PrintBenchSummary(stdout, reps)
 	return exitOK
 }
 
