@@ -63,6 +63,18 @@ func New(sep string, reserved []string, ups []UpstreamInfo) *Catalog {
 	return c
 }
 
+// SetSemantic switches the search index's semantic signal on (weight
+// DefaultSemanticWeight) or off ([tool_search] semantic).
+func (c *Catalog) SetSemantic(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := 0.0
+	if on {
+		w = DefaultSemanticWeight
+	}
+	c.index.setSemantic(w)
+}
+
 // Snapshot returns the current state. It never returns nil.
 func (c *Catalog) Snapshot() *Snapshot {
 	c.mu.Lock()

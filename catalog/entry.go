@@ -63,6 +63,12 @@ type Hit struct {
 	Input       string  `json:"input"`
 	Output      string  `json:"output,omitempty"`
 	Score       float64 `json:"score,omitempty"`
+	// Match is how much of the query the tool matches (MatchLevel):
+	// "strong", "partial" or "weak"; empty outside search results.
+	Match string `json:"match,omitempty"`
+	// Matched lists the query words the tool matched, as written,
+	// separated by ", " (a string, so Hit stays comparable).
+	Matched string `json:"matched,omitempty"`
 	// Unavailable, when set, is why the tool's upstream is down right now:
 	// the tool stays listed (never silently gone) but calls fail until the
 	// upstream is back.

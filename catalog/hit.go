@@ -66,6 +66,59 @@ func (s *Snapshot) Hit(e *Entry, score float64, b Bounds) Hit {
 	return hit
 }
 
+// Match levels of a search hit (Hit.Match; issue 15, failure class 5: a
+// model needs to know when the catalog has nothing that fits, so it can
+// rephrase or say so instead of calling a tool that shares one word).
+const (
+	MatchStrong  = "strong"  // the tool matches most of the query, or the query names it
+	MatchPartial = "partial" // it matches some of the query's informative words
+	MatchWeak    = "weak"    // it shares little with the query
+)
+
+// Bands of Scored.Strength (the idf-weighted share of the query matched).
+const (
+	strongStrength  = 0.6
+	partialStrength = 0.3
+)
+
+// MatchLevel bands a match strength (Scored.Strength, 0..1): "strong" at
+// 0.6 or more, "partial" at 0.3 or more, else "weak".
+func MatchLevel(strength float64) string {
+	switch {
+	case strength >= strongStrength:
+		return MatchStrong
+	case strength >= partialStrength:
+		return MatchPartial
+	}
+	return MatchWeak
+}
+
+// SearchNote is the note that goes with search hits when none is a strong
+// match (hits in rank order, Match set): "" when the first hit is strong;
+// otherwise a sentence saying so, naming the words the best hit matched,
+// and telling the model to rephrase or report that no tool fits.
+func SearchNote(hits []Hit) string {
+	if len(hits) == 0 {
+		return "no match: nothing in the catalog matches this query. Rephrase it with other words for the action and the object (e.g. \"send email\" instead of an app name), or tell the user that no available tool fits."
+	}
+	if hits[0].Match == MatchStrong {
+		return ""
+	}
+	words := "few of its words"
+	if hits[0].Matched != "" {
+		words = "only " + strings.Join(quoteAll(strings.Split(hits[0].Matched, ", ")), ", ")
+	}
+	return "no strong match: the best hit matches " + words + " of the query. These tools may not do what was asked: rephrase the query with other words, or tell the user that no available tool fits."
+}
+
+func quoteAll(ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = `"` + w + `"`
+	}
+	return out
+}
+
 type hitKey struct {
 	e *Entry
 	b Bounds

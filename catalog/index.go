@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 )
 
 // This file is the search index (DESIGN "Search"; SPEC §4 search()).
@@ -65,6 +64,16 @@ type RankParams struct {
 	// ExactBoost is added to the score of an entry whose id, exposed name
 	// or original name equals the whole query (case-insensitive).
 	ExactBoost float64
+	// NameBoost is added to the score of an entry whose name (folded to
+	// letters and digits) the query spells out as a run of 2 to 4 words
+	// ("using the Get IP API" names get_ip) or as one identifier-like word.
+	NameBoost float64
+	// LenPow bends the length normalization: a field's length ratio
+	// len_f/avglen_f enters as (len_f/avglen_f)^LenPow (0 or 1: plain
+	// BM25F). Below 1 a long description (real MCP servers write 60+
+	// words) is no longer punished in proportion to its length while a
+	// short one still gains (issue 15, failure class 1).
+	LenPow float64
 	// Semantic is the weight of the semantic signal (0 = off).
 	Semantic float64
 }
@@ -80,6 +89,9 @@ func DefaultRankParams() RankParams {
 		B:          [numFields]float64{0.8, 1, 1, 0.5, 0.5},
 		Weight:     [numFields]float64{1.5, 0.6, 0.3, 0.3, 0.6},
 		ExactBoost: 1000,
+		NameBoost:  3,
+		LenPow:     0.85,
+		Semantic:   DefaultSemanticWeight,
 	}
 }
 
@@ -88,6 +100,16 @@ func DefaultRankParams() RankParams {
 type Scored struct {
 	Entry *Entry
 	Score float64
+	// Strength is the share of the query the entry matches, 0..1: the
+	// idf- and weight-weighted share of the query's words found in its
+	// text (a word matched only through a misspelling repair or a compound
+	// counts 0.8, through the semantic table 0.5), or 1 when the query
+	// names the entry. MatchLevel turns it into a band.
+	Strength float64
+	// Matched lists the query words (as written) that the entry matches,
+	// in query order.
+	Matched []string
+	doc     int32
 }
 
 // posting is one document's frequencies of one term, per field.
@@ -113,6 +135,7 @@ type idxDoc struct {
 	lens  [numFields]float32
 	terms []termTF // distinct terms, kept for removal and re-weighting
 	keys  []string // exact-match keys (lower-case id, exposed, name)
+	nkeys []string // name keys (nameKey of name, exposed name, title)
 }
 
 // Index is a BM25F search index over catalog entries. It is safe for
@@ -140,6 +163,7 @@ type Index struct {
 	byID    map[string]int32
 	byUp    map[string][]int32
 	exact   map[string][]int32 // lower-case key -> docs (may include dead)
+	names   map[string][]int32 // nameKey -> docs (may include dead)
 	live    int
 	ndead   int
 	sumLen  [numFields]float64
@@ -163,6 +187,9 @@ func NewIndexWithParams(entries []*Entry, p RankParams) *Index {
 // newIndexFromDocs builds an index from analyzed documents (the tuning
 // harness reuses one analysis for many parameter sets).
 func newIndexFromDocs(docs []idxDoc, p RankParams) *Index {
+	if p.Semantic > 0 {
+		go related() // parse the table (~0.1 s) before the first query needs it
+	}
 	ix := &Index{params: p}
 	ix.bulkAddLocked(docs, nil)
 	ix.renormLocked(0)
@@ -186,6 +213,7 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	ix.byID = make(map[string]int32, n)
 	ix.byUp = map[string][]int32{}
 	ix.exact = make(map[string][]int32, n)
+	ix.names = make(map[string][]int32, n)
 	ix.live, ix.ndead = 0, 0
 	ix.sumLen = [numFields]float64{}
 	total := 0
@@ -316,6 +344,11 @@ func analyze(e *Entry) idxDoc {
 		k = strings.ToLower(strings.TrimSpace(k))
 		if k != "" && !slices.Contains(d.keys, k) {
 			d.keys = append(d.keys, k)
+		}
+	}
+	for _, k := range []string{e.Name, e.Exposed, e.Title} {
+		if k = nameKey(k); k != "" && !slices.Contains(d.nkeys, k) {
+			d.nkeys = append(d.nkeys, k)
 		}
 	}
 	return d
@@ -464,6 +497,9 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 	for _, k := range d.keys {
 		ix.exact[k] = append(ix.exact[k], id)
 	}
+	for _, k := range d.nkeys {
+		ix.names[k] = append(ix.names[k], id)
+	}
 	ix.live++
 }
 
@@ -544,7 +580,11 @@ func (ix *Index) renormLocked(from int) {
 				ix.norm[i][f] = 0
 				continue
 			}
-			ix.norm[i][f] = float32(p.Weight[f] / (1 - p.B[f] + p.B[f]*l/avg[f]))
+			ratio := l / avg[f]
+			if p.LenPow > 0 && p.LenPow != 1 {
+				ratio = math.Pow(ratio, p.LenPow)
+			}
+			ix.norm[i][f] = float32(p.Weight[f] / (1 - p.B[f] + p.B[f]*ratio))
 		}
 	}
 }
@@ -553,6 +593,20 @@ func (ix *Index) renormLocked(from int) {
 // calls renormLocked.
 func (ix *Index) compactLocked() {
 	ix.bulkAddLocked(ix.docs, ix.dead)
+}
+
+// Params returns the index's ranking parameters.
+func (ix *Index) Params() RankParams {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.params
+}
+
+// setSemantic sets the weight of the semantic signal (query-time only).
+func (ix *Index) setSemantic(w float64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.params.Semantic = w
 }
 
 // Len returns the number of live entries.
@@ -578,57 +632,6 @@ type scratch struct {
 	touched []int32
 }
 
-// queryTerm is one distinct query term and its weight.
-type queryTerm struct {
-	term string
-	qw   float64
-}
-
-// queryTerms tokenizes a query: free-text terms plus whole identifiers for
-// words that look like identifiers ("create_issue", "math.factorial"), so
-// they meet the whole-name tokens of the name field. Repeated terms are
-// merged (weight 1 each; repetition does not add weight).
-func queryTerms(q string) []queryTerm {
-	seen := map[string]int{}
-	var out []queryTerm
-	add := func(t string) {
-		if _, ok := seen[t]; ok {
-			return
-		}
-		seen[t] = len(out)
-		out = append(out, queryTerm{term: t, qw: 1})
-	}
-	for _, w := range strings.Fields(q) {
-		w = strings.TrimFunc(w, func(r rune) bool { return !isWordRune(r) })
-		if w == "" {
-			continue
-		}
-		if looksLikeIdentifier(w) {
-			add(strings.ToLower(w))
-		}
-	}
-	tokenizeText(q, add)
-	return out
-}
-
-// looksLikeIdentifier reports whether a query word is written like a tool
-// name: it has "_", "-" or "." inside, or an upper-case letter after its
-// first rune (camelCase), and no CJK.
-func looksLikeIdentifier(w string) bool {
-	if strings.IndexFunc(w, isCJK) >= 0 {
-		return false
-	}
-	if strings.ContainsAny(w, "_.-") {
-		return true
-	}
-	for i, r := range w {
-		if i > 0 && unicode.IsUpper(r) {
-			return true
-		}
-	}
-	return false
-}
-
 // Search returns up to limit entries ranked for query, best first, ties
 // broken by ascending id. allow, when not nil, is the policy filter (SPEC
 // §6: search never returns a tool outside the effective policy): entries it
@@ -648,13 +651,17 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if len(query) > 4096 { // a query is a sentence, not a document
 		query = query[:4096]
 	}
-	qts := queryTerms(query)
+	aq := analyzeQuery(query)
 	exactKey := strings.ToLower(strings.TrimSpace(query))
 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.live == 0 {
 		return nil
+	}
+	ix.expand(&aq)
+	if semantic {
+		ix.expandRelated(&aq)
 	}
 	sc, _ := ix.pool.Get().(*scratch)
 	if sc == nil || len(sc.score) < len(ix.docs) {
@@ -671,13 +678,22 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	p := &ix.params
 	n := float64(ix.live)
 	k1 := float32(p.K1)
-	for _, qt := range qts {
+	idfs := make([]float64, len(aq.terms))
+	for i, qt := range aq.terms {
 		ti := ix.terms[qt.term]
-		if ti == nil || ti.df <= 0 {
+		df := 0.0
+		if ti != nil {
+			df = float64(max(ti.df, 0))
+		}
+		idfs[i] = math.Log(1 + (n-df+0.5)/(df+0.5))
+		if df == 0 {
 			continue
 		}
-		df := float64(ti.df)
-		w := float32(qt.qw * math.Log(1+(n-df+0.5)/(df+0.5)))
+		qw := qt.qw
+		if qt.kind == termRelated {
+			qw *= p.Semantic
+		}
+		w := float32(qw * idfs[i])
 		score, dead, norm := sc.score, ix.dead, ix.norm
 		for _, pst := range ti.post {
 			if dead[pst.doc] {
@@ -697,14 +713,29 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			score[pst.doc] += w * tf / (k1 + tf)
 		}
 	}
-	for _, id := range ix.exact[exactKey] {
-		if ix.dead[id] || p.ExactBoost <= 0 {
-			continue
+	boost := func(ids []int32, b float64) {
+		if b <= 0 {
+			return
 		}
-		if sc.score[id] == 0 {
-			sc.touched = append(sc.touched, id)
+		for _, id := range ids {
+			if ix.dead[id] {
+				continue
+			}
+			if sc.score[id] == 0 {
+				sc.touched = append(sc.touched, id)
+			}
+			sc.score[id] += float32(b)
 		}
-		sc.score[id] += float32(p.ExactBoost)
+	}
+	boost(ix.exact[exactKey], p.ExactBoost)
+	named := map[int32]bool{}
+	for _, k := range aq.namePhrases() {
+		for _, id := range ix.names[k] {
+			if !named[id] {
+				named[id] = true
+				boost([]int32{id}, p.NameBoost)
+			}
+		}
 	}
 
 	// Top-k selection with a bounded min-heap; allow is called only for
@@ -723,15 +754,61 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			continue
 		}
 		if len(h) < limit {
-			h.push(Scored{e, s})
+			h.push(Scored{Entry: e, Score: s, doc: id})
 		} else {
-			h[0] = Scored{e, s}
+			h[0] = Scored{Entry: e, Score: s, doc: id}
 			h.down(0)
 		}
 	}
 	out := []Scored(h)
 	sort.Slice(out, func(i, j int) bool { return better(out[i].Score, out[i].Entry, out[j].Score, out[j].Entry) })
+	for i := range out {
+		ix.matchInfo(&out[i], &aq, idfs, named[out[i].doc] || ix.isExact(out[i].doc, exactKey))
+	}
 	return out
+}
+
+// Credit a derived term gives its query word in the match strength.
+var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8, termRelated: 0.5}
+
+// matchInfo fills s.Matched and s.Strength (see Scored) for one hit.
+// Identifier wholes ("create_issue") count only when matched: their parts
+// are query terms too.
+func (ix *Index) matchInfo(s *Scored, aq *analyzedQuery, idfs []float64, named bool) {
+	d := &ix.docs[s.doc]
+	credit := make([]float64, len(aq.terms))
+	for i, qt := range aq.terms {
+		if _, ok := slices.BinarySearchFunc(d.terms, qt.term, func(t termTF, q string) int { return strings.Compare(t.term, q) }); ok {
+			credit[qt.src] = max(credit[qt.src], derivedCredit[qt.kind])
+		}
+		_ = i
+	}
+	var got, total float64
+	for i, qt := range aq.terms {
+		if qt.kind != termWord {
+			continue
+		}
+		w := qt.qw * idfs[i]
+		if qt.word != "" && looksLikeIdentifier(qt.word) && strings.ToLower(qt.word) == qt.term && credit[i] == 0 {
+			continue
+		}
+		total += w
+		got += w * credit[i]
+		if credit[i] > 0 && qt.word != "" && !slices.Contains(s.Matched, qt.word) {
+			s.Matched = append(s.Matched, qt.word)
+		}
+	}
+	if total > 0 {
+		s.Strength = got / total
+	}
+	if named {
+		s.Strength = 1
+	}
+}
+
+// isExact reports whether doc is an exact match of the whole query.
+func (ix *Index) isExact(doc int32, key string) bool {
+	return slices.Contains(ix.exact[key], doc)
 }
 
 // better reports whether (s1, e1) ranks before (s2, e2): higher score, then
@@ -779,4 +856,4 @@ func (h topHeap) down(i int) {
 
 // DefaultSemanticWeight is the weight of the semantic signal when it is
 // switched on ([tool_search] semantic = true).
-const DefaultSemanticWeight = 0.0
+const DefaultSemanticWeight = 0.3 // tuned on shared/bench: docs/design.md "Search"

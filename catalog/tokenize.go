@@ -83,12 +83,28 @@ func tokenizeText(s string, sink tokenSink) {
 				}
 				j += sz
 			}
-			emitWord(s[i:j], sink)
+			if !isClitic(s, i, j) {
+				emitWord(s[i:j], sink)
+			}
 			i = j
 		default:
 			i += size
 		}
 	}
+}
+
+// isClitic reports whether the word s[i:j] is a clitic ("s" of "user's")
+// right after an apostrophe that follows a letter.
+func isClitic(s string, i, j int) bool {
+	if j-i > 2 || i == 0 || !clitics[strings.ToLower(s[i:j])] {
+		return false
+	}
+	a, n := utf8.DecodeLastRuneInString(s[:i])
+	if !isApostrophe(a) {
+		return false
+	}
+	b, _ := utf8.DecodeLastRuneInString(s[:i-n])
+	return i-n > 0 && unicode.IsLetter(b)
 }
 
 // emitWord splits one run of letters/digits on camelCase and emits each part
@@ -99,6 +115,9 @@ func emitWord(w string, sink tokenSink) {
 	parts := 0
 	splitCamel(w, func(part string) {
 		parts++
+		if n := len(part); n >= 3 && part[n-1] == 's' && acronymPlural(part, 0, n-1) {
+			part = part[:n-1] // "APIs" -> "API", "IDs" -> "ID"
+		}
 		t := normalizeWord(part)
 		if t == "" || isStopword(t) {
 			return
@@ -135,7 +154,7 @@ func splitCamel(w string, f func(string)) {
 			boundary := false
 			if unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
 				boundary = true // fooBar, v2Beta
-			} else if unicode.IsLower(r) && unicode.IsUpper(prev) && i-prevSize > start {
+			} else if unicode.IsLower(r) && unicode.IsUpper(prev) && i-prevSize > start && !acronymPlural(w, start, i) {
 				// HTTPServer: the boundary is before the last upper-case rune.
 				if p := i - prevSize; p > start {
 					f(w[start:p])
@@ -154,6 +173,33 @@ func splitCamel(w string, f func(string)) {
 		f(w[start:])
 	}
 }
+
+// acronymPlural reports whether the lower-case rune at w[i] is the plural
+// "s" of an all-caps acronym w[start:i] ("URLs", "APIs", "IDs"): an "s"
+// followed by the end of w, an upper-case letter or a digit. Then "getURLs"
+// splits as "get", "URLs" (not "UR", "Ls").
+func acronymPlural(w string, start, i int) bool {
+	if w[i] != 's' {
+		return false
+	}
+	for _, r := range w[start:i] {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	if i+1 == len(w) {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(w[i+1:])
+	return unicode.IsUpper(r) || unicode.IsDigit(r)
+}
+
+// isApostrophe reports whether r is an apostrophe (straight or curly).
+func isApostrophe(r rune) bool { return r == '\'' || r == '’' || r == 'ʼ' }
+
+// clitics are the English endings after an apostrophe that carry no
+// meaning for search: possessive 's and contractions (don't, I'm, we'll).
+var clitics = map[string]bool{"s": true, "t": true, "d": true, "m": true, "ll": true, "re": true, "ve": true}
 
 // normalizeWord lowercases w; ASCII fast path.
 func normalizeWord(w string) string {
@@ -364,3 +410,12 @@ var cjkGlossary = []struct {
 	{"목록", []string{"list"}}, {"날씨", []string{"weather"}}, {"파일", []string{"file"}},
 	{"이메일", []string{"email"}}, {"전송", []string{"send"}}, {"수정", []string{"update"}},
 }
+
+// StemWord is the index's stemmer for one lower-case word (used by the
+// generator of the semantic table, scripts/semantic/gen.go, so the table
+// and the index agree).
+func StemWord(w string) string { return stem(w) }
+
+// IsStopword reports whether a lower-case word is on the index's stopword
+// list.
+func IsStopword(w string) bool { return isStopword(w) }

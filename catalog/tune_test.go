@@ -9,8 +9,11 @@ import (
 
 // TestTuneRankParams is the tuning harness behind DefaultRankParams: a
 // coordinate search over the BM25F parameters maximizing the mean nDCG@10
-// of sealtools and bfcl, alone and with toolsdk_registry distractors. It
-// runs only with MCPTS_TUNE=1 (it takes minutes).
+// of every labelled shared set (sealtools, bfcl, stabletoolbench,
+// metatool), each alone and with the 8,010 toolsdk_registry tools as
+// distractors. Each index is built once; a parameter change only
+// recomputes the length normalization. It runs only with MCPTS_TUNE=1 (it
+// takes minutes).
 func TestTuneRankParams(t *testing.T) {
 	if os.Getenv("MCPTS_TUNE") == "" {
 		t.Skip("set MCPTS_TUNE=1 to tune")
@@ -20,7 +23,7 @@ func TestTuneRankParams(t *testing.T) {
 		t.Skip("bench data absent")
 	}
 	type set struct {
-		docs    []idxDoc
+		ix      *Index
 		queries []BenchQuery
 		name    string
 	}
@@ -29,8 +32,9 @@ func TestTuneRankParams(t *testing.T) {
 		t.Fatal(err)
 	}
 	disDocs := analyzeAll(BenchEntries(dis, "distractor:"))
+	start := DefaultRankParams()
 	var sets []set
-	for _, name := range []string{"sealtools", "bfcl"} {
+	for _, name := range []string{"sealtools", "bfcl", "stabletoolbench", "metatool"} {
 		tools, err := LoadBenchTools(filepath.Join(d, name, "tools.jsonl"))
 		if err != nil {
 			t.Fatal(err)
@@ -40,19 +44,24 @@ func TestTuneRankParams(t *testing.T) {
 			t.Fatal(err)
 		}
 		docs := analyzeAll(BenchEntries(tools, ""))
-		sets = append(sets, set{docs, qs, name}, set{append(append([]idxDoc{}, docs...), disDocs...), qs, name + "+dis"})
+		sets = append(sets,
+			set{newIndexFromDocs(docs, start), qs, name},
+			set{newIndexFromDocs(append(append([]idxDoc{}, docs...), disDocs...), start), qs, name + "+dis"})
 	}
 	eval := func(p RankParams) (float64, string) {
 		sum := 0.0
 		desc := ""
 		for _, s := range sets {
-			rep := evalIndex(newIndexFromDocs(s.docs, p), s.queries, 10, p.Semantic > 0)
+			s.ix.params = p
+			s.ix.normAvg = [numFields]float64{}
+			s.ix.renormLocked(0)
+			rep := evalIndex(s.ix, s.queries, 10, p.Semantic > 0)
 			sum += rep.NDCG
 			desc += fmt.Sprintf(" %s=%.4f", s.name, rep.NDCG)
 		}
 		return sum / float64(len(sets)), desc
 	}
-	best := DefaultRankParams()
+	best := start
 	bestScore, desc := eval(best)
 	t.Logf("start %.4f%s %+v", bestScore, desc, best)
 	type knob struct {
@@ -61,29 +70,61 @@ func TestTuneRankParams(t *testing.T) {
 		vals []float64
 	}
 	knobs := []knob{
+		{"lenpow", func(p *RankParams) *float64 { return &p.LenPow }, []float64{0.4, 0.55, 0.7, 0.85}},
 		{"k1", func(p *RankParams) *float64 { return &p.K1 }, []float64{0.8, 1.2, 1.6, 2.2}},
+		{"name_boost", func(p *RankParams) *float64 { return &p.NameBoost }, []float64{0, 1, 3, 6}},
+		{"semantic", func(p *RankParams) *float64 { return &p.Semantic }, []float64{0, 0.2, 0.4, 0.7}},
 	}
 	for f, fname := range []string{"name", "desc", "upstream", "param", "paramdesc"} {
 		f := f
 		knobs = append(knobs,
-			knob{"w_" + fname, func(p *RankParams) *float64 { return &p.Weight[f] }, []float64{0, 0.3, 0.6, 1, 1.5, 2.5, 4}},
+			knob{"w_" + fname, func(p *RankParams) *float64 { return &p.Weight[f] }, []float64{0, 0.3, 0.6, 1, 1.5, 2.5}},
 			knob{"b_" + fname, func(p *RankParams) *float64 { return &p.B[f] }, []float64{0.2, 0.5, 0.8, 1}})
 	}
-	for round := 0; round < 1; round++ {
+	if only := os.Getenv("MCPTS_TUNE_KNOBS"); only != "" {
+		var keep []knob
 		for _, k := range knobs {
-			for _, v := range k.vals {
-				p := best
-				*k.ptr(&p) = v
-				if p == best {
-					continue
-				}
-				sc, desc := eval(p)
-				if sc > bestScore+1e-5 {
-					best, bestScore = p, sc
-					t.Logf("%s=%.2f -> %.4f%s", k.name, v, sc, desc)
-				}
+			if filepath.Base(k.name) != "" && containsWord(only, k.name) {
+				keep = append(keep, k)
+			}
+		}
+		knobs = keep
+	}
+	for _, k := range knobs {
+		for _, v := range k.vals {
+			p := best
+			*k.ptr(&p) = v
+			if p == best {
+				continue
+			}
+			sc, desc := eval(p)
+			t.Logf("  %s=%.2f -> %.4f%s", k.name, v, sc, desc)
+			if sc > bestScore+1e-5 {
+				best, bestScore = p, sc
+				t.Logf("%s=%.2f -> %.4f (kept)", k.name, v, sc)
 			}
 		}
 	}
 	t.Logf("best %.4f %+v", bestScore, best)
+}
+
+func containsWord(list, w string) bool {
+	for _, x := range splitComma(list) {
+		if x == w {
+			return true
+		}
+	}
+	return false
+}
+
+func splitComma(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || s[i] == ',' {
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return out
 }

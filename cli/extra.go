@@ -61,18 +61,19 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	distractors := fs.String("distractors", "", "extra unlabelled tools added to the index, JSON Lines; with --dir every set runs alone and then with them")
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
 	semantic := fs.Bool("semantic", catalog.DefaultRankParams().Semantic > 0, "rank with the semantic signal (the lexical-only figures are printed too)")
+	weight := fs.Float64("semantic-weight", catalog.DefaultSemanticWeight, "weight of the semantic signal when it is on (for measuring)")
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
 	if (*dir == "") == (*tools == "" || *queries == "") || *dir != "" && (*tools != "" || *queries != "") {
-		fmt.Fprintln(stderr, "bench search: give --tools and --queries, or --dir")
+		fmt.Fprintln(stderr, "bench search: --tools and --queries are required (or --dir for every set of a folder)")
 		return exitUsage
 	}
 	p := catalog.DefaultRankParams()
 	if !*semantic {
 		p.Semantic = 0
-	} else if p.Semantic == 0 {
-		p.Semantic = catalog.DefaultSemanticWeight
+	} else {
+		p.Semantic = *weight
 	}
 	opts := catalog.BenchOptions{K: *k, Params: &p}
 	if *dir == "" {

@@ -64,6 +64,10 @@ type ToolSearch struct {
 	MaxSearchLimit     int      `toml:"max_search_limit"`     // default 20, clamped to 1..50
 	Pinned             []string `toml:"pinned"`               // directory mode: tools shown with full schemas
 	DirectoryMaxChars  int      `toml:"directory_max_chars"`  // directory mode: default 6000, clamped to 500..50000
+	// Semantic switches the search's semantic signal (a related-terms
+	// table shipped in the binary, fused with BM25F); nil means the
+	// default, catalog.DefaultRankParams().Semantic > 0.
+	Semantic *bool `toml:"semantic"`
 }
 
 // Upstream is one [upstreams.NAME] table: a stdio child (Command set) or an

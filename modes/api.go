@@ -83,7 +83,9 @@ func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit
 	scored := ix.Search(query, limit, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	hits := make([]catalog.Hit, 0, len(scored))
 	for _, s := range scored {
-		hits = append(hits, a.hit(snap, s.Entry, s.Score))
+		h := a.hit(snap, s.Entry, s.Score)
+		h.Match, h.Matched = catalog.MatchLevel(s.Strength), strings.Join(s.Matched, ", ")
+		hits = append(hits, h)
 	}
 	env.Searched(query, len(hits), via)
 	return hits, nil

@@ -162,6 +162,9 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 		if err != nil {
 			return errorResult("tool_search: %v", err), nil
 		}
+		if note := catalog.SearchNote(hits); note != "" {
+			return jsonResult(map[string]any{"hits": hits, "note": note})
+		}
 		return jsonResult(map[string]any{"hits": hits})
 	case ToolDescribe:
 		m, err := ownArgs(name, args, "id")

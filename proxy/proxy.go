@@ -76,6 +76,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})
 	}
 	p.cat = catalog.New(cfg.Server.NameSeparator, modes.Reserved, infos)
+	if s := cfg.ToolSearch.Semantic; s != nil {
+		p.cat.SetSemantic(*s)
+	}
 	p.api = modes.API{
 		Limits: modes.Limits{Default: cfg.ToolSearch.SearchDefaultLimit, Max: cfg.ToolSearch.MaxSearchLimit},
 		Bounds: catalog.DefaultBounds(),

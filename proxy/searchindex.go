@@ -46,7 +46,7 @@ func (vi *viewIndexes) index(v *policy.View, snap *catalog.Snapshot) *catalog.In
 	}
 	ix = snap.Index
 	if len(allowed) < len(snap.Entries) {
-		ix = catalog.NewIndex(allowed)
+		ix = catalog.NewIndexWithParams(allowed, snap.Index.Params())
 	}
 	vi.mu.Lock()
 	if vi.m == nil || len(vi.m) >= maxViewIndexes {

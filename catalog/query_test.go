@@ -1,0 +1,185 @@
+package catalog
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Tests for the failure classes of issue 15, on small catalogs of our own.
+
+func testIndex(t *testing.T, tools [][3]string) *Index {
+	t.Helper()
+	var es []*Entry
+	for _, tl := range tools {
+		e := &Entry{ID: "mcp:" + tl[0], Upstream: strings.Split(tl[0], ":")[0], Name: strings.Split(tl[0], ":")[1], Description: tl[1]}
+		if tl[2] != "" {
+			e.InputSchema = json.RawMessage(tl[2])
+		}
+		e.Exposed = e.Upstream + "__" + e.Name
+		es = append(es, e)
+	}
+	return NewIndex(es)
+}
+
+// filler tools give the idf statistics a realistic spread.
+var filler = [][3]string{
+	{"gh:create_issue", "Create a new issue in a GitHub repository.", ""},
+	{"gh:list_pull_requests", "List pull requests of a repository.", ""},
+	{"mail:send_email", "Send an email message to one or more recipients.", ""},
+	{"cal:list_events", "List the events of a calendar between two dates.", ""},
+	{"web:fetch_page", "Fetch a web page and return its text.", ""},
+	{"db:run_query", "Run a read-only SQL query against the database.", ""},
+	{"fs:write_file", "Write text to a file, replacing its contents.", ""},
+	{"fs:move_file", "Move or rename a file or directory.", ""},
+	{"maps:directions", "Get driving, walking or transit directions between two places.", ""},
+	{"news:top_headlines", "Top news headlines by country and category.", ""},
+}
+
+func top(ix *Index, q string, n int) []string {
+	var ids []string
+	for _, s := range ix.Search(q, n, nil) {
+		ids = append(ids, s.Entry.ID)
+	}
+	return ids
+}
+
+// Class 1: a tool whose long description says what the query says beats a
+// one-line tool that shares one name part with it.
+func TestLongDescriptionNotPunished(t *testing.T) {
+	long := "Retrieve detailed metadata about a file or directory: its size in bytes, creation time, " +
+		"last modification time, last access time, permissions in octal and symbolic form, owner and group, " +
+		"whether it is a regular file, a directory or a symbolic link, and the target of a link. " +
+		"Only works within allowed directories. Use this to inspect a file before reading or changing it; " +
+		"large directories are not listed, only described."
+	tools := append([][3]string{
+		{"fs:get_file_info", long, `{"type":"object","properties":{"path":{"type":"string"}}}`},
+		{"fs:list_directory", "List a directory.", `{"type":"object","properties":{"path":{"type":"string"}}}`},
+	}, filler...)
+	ix := testIndex(t, tools)
+	if got := top(ix, "show the permissions, owner and modification time of a directory", 3); len(got) == 0 || got[0] != "mcp:fs:get_file_info" {
+		t.Errorf("top hits %v, want mcp:fs:get_file_info first", got)
+	}
+}
+
+// Class 4: tokens.
+func TestTokenizerClass4(t *testing.T) {
+	for _, c := range []struct {
+		in       string
+		want     []string
+		unwanted []string
+	}{
+		{"getURLs", []string{"get", "url"}, []string{"ur", "ls"}},
+		{"listAPIsAndIDs", []string{"list", "api", "id"}, []string{"ap", "is", "i"}},
+		{"HTTPServer", []string{"http", "server"}, nil},
+		{"the user's repositories", []string{"user", "repositori"}, []string{"s"}},
+		{"don't delete", []string{"delete"}, []string{"t"}},
+	} {
+		got := Tokenize(c.in)
+		for _, w := range c.want {
+			if !slices.Contains(got, stem(w)) && !slices.Contains(got, w) {
+				t.Errorf("Tokenize(%q) = %q: missing %q", c.in, got, w)
+			}
+		}
+		for _, w := range c.unwanted {
+			if slices.Contains(got, w) {
+				t.Errorf("Tokenize(%q) = %q: has %q", c.in, got, w)
+			}
+		}
+	}
+}
+
+func TestQueryClass4(t *testing.T) {
+	tools := append([][3]string{
+		{"scrape:getURLs", "Extract every link found on a page.", ""},
+		{"geo:forward_geocoding", "Convert a street address into latitude and longitude.", ""},
+		{"post:lookup_zipcode", "Find the zipcode of a town.", ""},
+		{"zip:compress", "Compress files into a zip archive.", ""},
+		{"cal:create_event", "", `{"type":"object","properties":{"calendar_id":{"type":"string","description":"Calendar to add the event to"},"title":{"type":"string"},"start_time":{"type":"string"}}}`},
+		{"cal:event_colors", "List the colors an event can have.", ""},
+		{"fs:list_roots", "List the root directories the server may access.", ""},
+		{"fs:read_text_file", "Read the complete contents of a text file.", ""},
+		{"net:get_ip", "Returns the caller's public address.", ""},
+		{"geo:find_address", "Find the postal address of a place and my current location.", ""},
+	}, filler...)
+	ix := testIndex(t, tools)
+	for _, c := range []struct{ query, want string }{
+		{"extract all urls from this page", "mcp:scrape:getURLs"},
+		{"Geocding of 10 Downing Street", "mcp:geo:forward_geocoding"},
+		{"zip codes of Springfield", "mcp:post:lookup_zipcode"},
+		{"create an event in my calendar", "mcp:cal:create_event"},
+		{"read /srv/root/notes/root.txt", "mcp:fs:read_text_file"},
+		{"using the Get IP API, find my address", "mcp:net:get_ip"},
+	} {
+		got := top(ix, c.query, 3)
+		if len(got) == 0 || got[0] != c.want {
+			t.Errorf("%q: top hits %v, want %s first", c.query, got, c.want)
+		}
+	}
+}
+
+// Class 4, compounds the other way: an unknown query word splits into two
+// known terms.
+func TestQuerySplitsCompound(t *testing.T) {
+	ix := testIndex(t, append([][3]string{
+		{"post:postal_area", "Describe the area a zip code covers.", ""},
+		{"zip:compress", "Compress files into a zip archive.", ""},
+	}, filler...))
+	if got := top(ix, "what area does zipcode 12345 cover", 3); len(got) == 0 || got[0] != "mcp:post:postal_area" {
+		t.Errorf("top hits %v", got)
+	}
+	if got := top(ix, "which area has this postcode", 3); len(got) == 0 || got[0] != "mcp:post:postal_area" {
+		t.Errorf("top hits %v", got)
+	}
+}
+
+// Class 5: a query the catalog cannot answer gets no strong hit and a note;
+// one it can answer gets a strong first hit and no note.
+func TestMatchStrength(t *testing.T) {
+	ops := [][3]string{
+		{"k8s:restart_pod", "Restart a Kubernetes pod.", ""},
+		{"k8s:get_logs", "Get the logs of a pod.", ""},
+		{"alert:send_slack_alert", "Send an alert to a Slack channel.", ""},
+		{"alert:page_oncall", "Page the on-call engineer.", ""},
+		{"metrics:query_prometheus", "Run a PromQL query.", ""},
+		{"deploy:rollback", "Roll back a deployment to its previous release.", ""},
+	}
+	ix := testIndex(t, ops)
+	hits := func(q string) []Hit {
+		var hs []Hit
+		for _, s := range ix.Search(q, 5, nil) {
+			h := MakeHit(s.Entry, s.Score, Bounds{})
+			h.Match, h.Matched = MatchLevel(s.Strength), strings.Join(s.Matched, ", ")
+			hs = append(hs, h)
+		}
+		return hs
+	}
+	hs := hits("send a gmail email")
+	if len(hs) > 0 && hs[0].Match == MatchStrong {
+		t.Errorf("send a gmail email: first hit %s is a strong match (%s)", hs[0].ID, hs[0].Matched)
+	}
+	if note := SearchNote(hs); !strings.Contains(note, "no strong match") && !strings.Contains(note, "no match") {
+		t.Errorf("note %q", note)
+	}
+	if len(hs) > 0 && hs[0].Matched != "send" {
+		t.Errorf("matched %q, want send", hs[0].Matched)
+	}
+	hs = hits("restart the kubernetes pod")
+	if len(hs) == 0 || hs[0].ID != "mcp:k8s:restart_pod" || hs[0].Match != MatchStrong || SearchNote(hs) != "" {
+		t.Errorf("restart the kubernetes pod: %+v note %q", hs, SearchNote(hs))
+	}
+	if SearchNote(nil) == "" {
+		t.Error("no hits: no note")
+	}
+	// A query naming the tool is strong even when its words are rare.
+	hs = hits("page_oncall")
+	if len(hs) == 0 || hs[0].ID != "mcp:alert:page_oncall" || hs[0].Match != MatchStrong {
+		t.Errorf("page_oncall: %+v", hs)
+	}
+	for s, want := range map[float64]string{0: MatchWeak, 0.29: MatchWeak, 0.3: MatchPartial, 0.59: MatchPartial, 0.6: MatchStrong, 1: MatchStrong} {
+		if got := MatchLevel(s); got != want {
+			t.Errorf("MatchLevel(%v) = %q, want %q", s, got, want)
+		}
+	}
+}

@@ -1,0 +1,99 @@
+package catalog
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"strings"
+	"sync"
+)
+
+// The semantic signal (issue 15): a related-terms table built from WordNet
+// 3.0 (Debian's wordnet-base; licence in LICENSE.wordnet beside this file)
+// by scripts/semantic/gen.go, shipped in the binary (1.2 MB gzip). A query
+// term adds its related terms that the index knows as derived query terms
+// (kind termRelated) with weight table weight × RankParams.Semantic, so
+// the final score is a linear mix of the lexical BM25F score and a BM25F
+// score over the related terms. No network at run time.
+
+//go:embed related_wordnet.gz
+var relatedWordNet []byte
+
+type relTerm struct {
+	term string
+	w    float64
+}
+
+var (
+	relatedOnce  sync.Once
+	relatedTable map[string][]relTerm
+)
+
+// related returns the table, parsing it once (about 70,000 words).
+func related() map[string][]relTerm {
+	relatedOnce.Do(func() {
+		relatedTable = map[string][]relTerm{}
+		zr, err := gzip.NewReader(bytes.NewReader(relatedWordNet))
+		if err != nil {
+			return // a build without the table: no semantic signal
+		}
+		sc := bufio.NewScanner(zr)
+		for sc.Scan() {
+			fs := strings.Fields(sc.Text())
+			if len(fs) < 2 {
+				continue
+			}
+			rs := make([]relTerm, 0, len(fs)-1)
+			for _, f := range fs[1:] {
+				i := strings.LastIndexByte(f, ':')
+				if i <= 0 {
+					continue
+				}
+				w := 0
+				for _, c := range f[i+1:] {
+					w = w*10 + int(c-'0')
+				}
+				rs = append(rs, relTerm{f[:i], float64(w) / 10})
+			}
+			relatedTable[fs[0]] = rs
+		}
+	})
+	return relatedTable
+}
+
+// maxRelatedPerTerm bounds the related terms one query term adds.
+const maxRelatedPerTerm = 6
+
+// expandRelated adds, for each base term of the query, up to
+// maxRelatedPerTerm related terms of the table that live documents have
+// (read lock held).
+func (ix *Index) expandRelated(aq *analyzedQuery) {
+	tab := related()
+	seen := map[string]bool{}
+	for _, t := range aq.terms {
+		seen[t.term] = true
+	}
+	nbase := len(aq.terms)
+	for i := 0; i < nbase; i++ {
+		t := aq.terms[i]
+		if t.kind != termWord {
+			continue
+		}
+		added := 0
+		for _, r := range tab[t.term] {
+			if added == maxRelatedPerTerm {
+				break
+			}
+			if seen[r.term] {
+				continue
+			}
+			if ti := ix.terms[r.term]; ti == nil || ti.df <= 0 {
+				continue
+			}
+			seen[r.term] = true
+			aq.terms = append(aq.terms, queryTerm{term: r.term, qw: t.qw * r.w, kind: termRelated, src: i})
+			added++
+		}
+	}
+}
