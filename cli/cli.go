@@ -15,10 +15,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -41,24 +43,25 @@ const (
 var usage = `mcp-toolsearch: one MCP server in front of many, with a compact tool surface.
 
 Usage:
-  mcp-toolsearch [serve] [--config FILE] [--transport stdio|http] [--listen ADDR]
+  mcp-toolsearch [serve] [FILE | --config FILE] [--transport stdio|http] [--listen ADDR]
                                                 serve MCP clients (stdio or HTTP, per config)
-  mcp-toolsearch list [--config FILE] [--client NAME] [--endpoint NAME]
+  mcp-toolsearch list [FILE | --config FILE] [--client NAME] [--endpoint NAME]
                                                 the effective catalog: id, exposed name, upstream, status
   mcp-toolsearch describe ID [--config FILE]    one tool's hit and exact schemas (JSON)
   mcp-toolsearch call ID [--args JSON] [--config FILE]
                                                 call a tool through the proxy, print its result (JSON)
   mcp-toolsearch search QUERY [--limit N] [--config FILE]
                                                 search the catalog, print hits (JSON)
-  mcp-toolsearch check [--config FILE]          validate the config and try each upstream
+  mcp-toolsearch check [FILE | --config FILE]   validate the config and try each upstream
   mcp-toolsearch stats LOG                      summarize a session log
   mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false]
   mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
   mcp-toolsearch bench surface [--config FILE]
-  mcp-toolsearch version
+  mcp-toolsearch version | --version
 
---config defaults to ./config.toml. On every command: --log-level debug|info|warn|error (default info
-for serve, warn for the others),
+--config defaults to ./config.toml; serve, list, check and bench surface also take the config
+file as their argument (mcp-toolsearch check my.toml). On every command:
+--log-level debug|info|warn|error (default info for serve, warn for the others),
 --mode off|code|tools|directory (overrides [tool_search]).
 Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool returned isError.
 `
@@ -66,9 +69,15 @@ Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool 
 // Main runs the command line and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
-	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+	switch {
+	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
 		cmd = "help"
-	} else if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "-V"):
+		cmd = "version"
+	case len(args) > 0 && strings.HasSuffix(args[0], ".toml"):
+		// `mcp-toolsearch my.toml`: serve that config (a positional
+		// config file, as `serve my.toml` takes it).
+	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
 	}
 	switch cmd {
@@ -113,6 +122,26 @@ type common struct {
 	mode     string
 }
 
+// configArg takes a positional config file (issue 12 item 9): `check
+// my.toml`, `list my.toml`, `serve my.toml`. pos are the command's
+// positional arguments; it returns an error (usage) for more than one, or
+// for one given together with --config.
+func (c *common) configArg(pos []string) error {
+	switch len(pos) {
+	case 0:
+		return nil
+	case 1:
+		given := false
+		c.fs.Visit(func(f *flag.Flag) { given = given || f.Name == "config" })
+		if given {
+			return fmt.Errorf("the config file is given twice (%q and --config %q): give it once", pos[0], c.config)
+		}
+		c.config = pos[0]
+		return nil
+	}
+	return fmt.Errorf("unexpected arguments %q: give one config file, as FILE or --config FILE", pos)
+}
+
 func newFlags(name, help string, stderr io.Writer) *common {
 	c := &common{fs: flag.NewFlagSet(name, flag.ContinueOnError)}
 	c.fs.SetOutput(stderr)
@@ -146,17 +175,48 @@ func (c *common) parse(args []string) ([]string, error) {
 	}
 }
 
-func (c *common) level() slog.Level {
+// parseWithConfig parses the flags of a command whose only positional
+// argument is a config file. ok is false when the command must stop with
+// code (help: 0; a usage error, printed: 2).
+func (c *common) parseWithConfig(args []string, stderr io.Writer) (code int, ok bool) {
+	pos, err := c.parse(args)
+	if err != nil {
+		return parseExit(err), false
+	}
+	if err := c.configArg(pos); err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch %s: %v\n", c.fs.Name(), err)
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// level parses --log-level: debug, info, warn or error (case-insensitive;
+// slog's offsets such as "debug+2" are accepted too). Anything else is an
+// error naming the choices (issue 12 item 12: "verbose" used to become info).
+func (c *common) level() (slog.Level, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(c.logLevel)); err != nil {
-		return slog.LevelInfo
+		return 0, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.logLevel)
 	}
-	return l
+	return l, nil
 }
 
 // load reads the config, printing errors and warnings. ok is false on error.
 func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
+	level, err := c.level()
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", err)
+		return nil, nil, false
+	}
 	cfg, err := config.Load(c.config)
+	if errors.Is(err, fs.ErrNotExist) {
+		// A desktop client may start the proxy from an unexpected folder:
+		// say which file was looked for, from where (issue 12 item 11).
+		abs, _ := filepath.Abs(c.config)
+		wd, _ := os.Getwd()
+		fmt.Fprintf(stderr, "mcp-toolsearch: config file not found: %s (working directory %s); pass --config /absolute/path/config.toml\n", abs, wd)
+		return nil, nil, false
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-toolsearch: invalid config:\n%v\n", err)
 		return nil, nil, false
@@ -171,7 +231,7 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 		fmt.Fprintf(stderr, "mcp-toolsearch: --mode %q: want off, code, tools or directory\n", c.mode)
 		return nil, nil, false
 	}
-	log := proxy.NewLogger(stderr, c.level(), cfg.Redact)
+	log := proxy.NewLogger(stderr, level, cfg.Redact)
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}
@@ -214,11 +274,11 @@ func closeProxy(p *proxy.Proxy) {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("serve", "mcp-toolsearch serve [--config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
+	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
 	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
-	if _, err := c.parse(args); err != nil {
-		return parseExit(err)
+	if code, ok := c.parseWithConfig(args, stderr); !ok {
+		return code
 	}
 	cfg, log, ok := c.load(stderr)
 	if !ok {
@@ -282,12 +342,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 }
 
 func runList(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("list", "mcp-toolsearch list [--client NAME] [--endpoint NAME]: the effective catalog a client would get.", stderr)
+	c := newFlags("list", "mcp-toolsearch list [FILE | --config FILE] [--client NAME] [--endpoint NAME]: the effective catalog a client would get.", stderr)
 	client := c.fs.String("client", "", "clientInfo.name of the client to evaluate policy for")
 	endpoint := c.fs.String("endpoint", "", "HTTP endpoint name ([endpoints.NAME]); empty is the main endpoint")
 	asJSON := c.fs.Bool("json", false, "print JSON instead of a table")
-	if _, err := c.parse(args); err != nil {
-		return parseExit(err)
+	if code, ok := c.parseWithConfig(args, stderr); !ok {
+		return code
 	}
 	p, code := c.open(stderr)
 	if p == nil {
@@ -406,9 +466,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 }
 
 func runCheck(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("check", "mcp-toolsearch check [--config FILE]: validate the config, then start each upstream and report. Exit 0 all good, 1 an upstream failed or policy fails closed, 2 invalid config.", stderr)
-	if _, err := c.parse(args); err != nil {
-		return parseExit(err)
+	c := newFlags("check", "mcp-toolsearch check [FILE | --config FILE]: validate the config, then start each upstream and report. Exit 0 all good, 1 an upstream failed or policy fails closed, 2 invalid config.", stderr)
+	if code, ok := c.parseWithConfig(args, stderr); !ok {
+		return code
 	}
 	cfg, log, ok := c.load(stderr)
 	if !ok {

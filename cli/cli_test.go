@@ -29,6 +29,16 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"bench", "what"}, exitUsage, `unknown benchmark "what"`},
 		{[]string{"bench", "search", "--tools", "x"}, exitUsage, "--tools and --queries are required"},
 		{[]string{"stats"}, exitUsage, "session log"},
+		// Issue 12 items 9, 11, 12.
+		{[]string{"check", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml (working directory "},
+		{[]string{"list", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
+		{[]string{"serve", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
+		{[]string{"/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
+		{[]string{"bench", "surface", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
+		{[]string{"check", "a.toml", "b.toml"}, exitUsage, `unexpected arguments ["a.toml" "b.toml"]: give one config file`},
+		{[]string{"check", "a.toml", "--config", "b.toml"}, exitUsage, `the config file is given twice ("a.toml" and --config "b.toml")`},
+		{[]string{"check", "--config", "/nonexistent/c.toml", "--log-level", "verbose"}, exitUsage, `--log-level "verbose": want debug, info, warn or error`},
+		{[]string{"check", "--config", "/nonexistent/c.toml"}, exitUsage, "config file not found: /nonexistent/c.toml"},
 	}
 	for _, c := range cases {
 		code, out, errs := run(c.args...)
@@ -55,6 +65,55 @@ func TestVersionAndHelp(t *testing.T) {
 	}
 	if code, out, _ := run("--help"); code != exitOK || !strings.Contains(out, "Exit codes") {
 		t.Fatalf("--help: %d %q", code, out)
+	}
+	// Issue 12 item 12: --version; help of stats and bench exits 0 on stdout.
+	for _, v := range []string{"--version", "-version", "-V"} {
+		if code, out, _ := run(v); code != exitOK || !strings.HasPrefix(out, "mcp-toolsearch ") {
+			t.Errorf("%s: %d %q", v, code, out)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"stats", "--help"}, []string{"mcp-toolsearch stats LOG"}},
+		{[]string{"bench", "--help"}, []string{"bench search", "bench surface"}},
+		{[]string{"bench", "search", "--help"}, []string{"examples/catalogs/github-like.jsonl", "examples/catalogs/github-like.queries.jsonl", `"relevant"`, "-distractors"}},
+		{[]string{"check", "--help"}, []string{"check [FILE | --config FILE]"}},
+	} {
+		code, out, errs := run(c.args...)
+		for _, w := range c.want {
+			if code != exitOK || !strings.Contains(out+errs, w) {
+				t.Errorf("%v: exit %d, output %q; want exit 0 mentioning %q", c.args, code, out+errs, w)
+			}
+		}
+	}
+	if _, out, _ := run("bench", "search", "--help"); !strings.Contains(out, "github-like.queries.jsonl") {
+		t.Errorf("bench search --help does not print to stdout")
+	}
+}
+
+// The example of `bench search --help` runs as written (from the repo root).
+func TestBenchSearchHelpExampleRuns(t *testing.T) {
+	code, out, errs := run("bench", "search", "--tools", "../examples/catalogs/github-like.jsonl", "--queries", "../examples/catalogs/github-like.queries.jsonl")
+	if code != exitOK || !strings.Contains(out, "recall@") {
+		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+}
+
+// Issue 12 item 9: the config file as the argument of check and list.
+func TestPositionalConfig(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "my.toml")
+	// An upstream that exits at once: check reads the file, then reports it.
+	if err := os.WriteFile(cfg, []byte("[upstreams.gone]\ncommand = \"true\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run("check", cfg)
+	if code != exitFail || !strings.Contains(out, "config "+cfg+": valid") || !strings.Contains(out, "upstream gone") {
+		t.Errorf("check FILE: exit %d, %q %q", code, out, errs)
+	}
+	if code, out, errs := run("list", cfg); code != exitOK || !strings.Contains(out, "upstream gone:") {
+		t.Errorf("list FILE: exit %d, %q %q", code, out, errs)
 	}
 }
 

@@ -19,9 +19,15 @@ func init() {
 	extraCommands["bench"] = runBench
 }
 
+const statsUsage = "mcp-toolsearch stats LOG: per session of a session log (telemetry.session_log): schemas the model saw first, searches, describes, the tools finally called and whether each came from a trusted upstream."
+
 func runStats(args []string, _ io.Reader, stdout, stderr io.Writer) int {
-	if len(args) != 1 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintln(stderr, "mcp-toolsearch stats LOG: per session of a session log (telemetry.session_log): schemas the model saw first, searches, describes, the tools finally called and whether each came from a trusted upstream.")
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(stdout, statsUsage)
+		return exitOK
+	}
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, statsUsage)
 		return exitUsage
 	}
 	f, err := os.Open(args[0])
@@ -37,9 +43,21 @@ func runStats(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitOK
 }
 
+const benchUsage = `usage: mcp-toolsearch bench search|surface [flags]
+  bench search   search quality (recall@k, nDCG@k, MRR) and speed over labelled JSON Lines files
+  bench surface  bytes of tools/list + instructions in each mode, and the ratio to direct
+mcp-toolsearch bench search --help and bench surface --help say more.`
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool { return arg == "-h" || arg == "--help" || arg == "-help" }
+
 func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 1 && isHelp(args[0]) {
+		fmt.Fprintln(stdout, benchUsage)
+		return exitOK
+	}
 	if len(args) == 0 {
-		fmt.Fprintln(stderr, "usage: mcp-toolsearch bench search|surface [flags]")
+		fmt.Fprintln(stderr, benchUsage)
 		return exitUsage
 	}
 	switch args[0] {
@@ -52,6 +70,28 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
+const benchSearchUsage = `mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl]
+mcp-toolsearch bench search --dir FOLDER [--distractors D.jsonl]   (every sub-folder with tools.jsonl and queries.jsonl)
+Search quality and speed of the catalog's search over labelled files: recall@k, nDCG@k, MRR,
+and the time per query.
+
+Files are JSON Lines. A tools file has one tool per line:
+  {"id": "github::create_issue", "server": "github", "name": "create_issue",
+   "description": "Create a new issue in a GitHub repository", "inputSchema": {...}}
+A queries file has one labelled query per line, naming the ids of the relevant tools:
+  {"qid": "gh-1", "query": "open a bug report on GitHub", "relevant": ["github::create_issue"]}
+A distractors file is a tools file whose tools are added to the index unlabelled.
+
+Example, with the files shipped in this repository (12 labelled queries, 1,000 distractors):
+  mcp-toolsearch bench search --tools examples/catalogs/github-like.jsonl \
+      --queries examples/catalogs/github-like.queries.jsonl \
+      --distractors examples/catalogs/toolsdk-1000.jsonl
+Larger labelled sets (tools.jsonl and queries.jsonl per source) are described in
+docs/figures.md ("Search quality and speed").
+
+Flags:
+`
+
 func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("bench search", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -62,6 +102,15 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
 	semantic := fs.Bool("semantic", catalog.DefaultRankParams().Semantic > 0, "rank with the semantic signal (the lexical-only figures are printed too)")
 	weight := fs.Float64("semantic-weight", catalog.DefaultSemanticWeight, "weight of the semantic signal when it is on (for measuring)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), benchSearchUsage)
+		fs.PrintDefaults()
+	}
+	for _, a := range args {
+		if isHelp(a) { // help goes to stdout, exit 0
+			fs.SetOutput(stdout)
+		}
+	}
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
@@ -114,12 +163,12 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func runBenchSurface(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("bench surface", "mcp-toolsearch bench surface [--config FILE | --tools T.jsonl [--limit N]]: tools/list + instructions bytes of each mode, and the ratio to direct.", stderr)
+	c := newFlags("bench surface", "mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N]]: tools/list + instructions bytes of each mode, and the ratio to direct.", stderr)
 	toolsFile := c.fs.String("tools", "", "measure a JSON Lines catalog (shared/bench format) instead of the config's upstreams")
 	limit := c.fs.Int("limit", 0, "with --tools: use only the first N tools")
 	trusted := c.fs.Bool("trusted", false, "with --tools: treat the tools as trusted")
-	if _, err := c.parse(args); err != nil {
-		return parseExit(err)
+	if code, ok := c.parseWithConfig(args, stderr); !ok {
+		return code
 	}
 	var rows []modes.SurfaceSize
 	if *toolsFile != "" {

@@ -815,3 +815,19 @@ func TestBadURLFromSecretNotEchoed(t *testing.T) {
 		t.Fatalf("the error shows part of the secret: %v", err)
 	}
 }
+
+// Issue 12 item 10: an explicit mode implies enabled; with enabled = false
+// it has no effect and a warning says so.
+func TestModeImpliesEnabled(t *testing.T) {
+	c := mustParse(t, minimal+"[tool_search]\nmode = \"tools\"\n", nil)
+	if !c.ToolSearch.Enabled || c.ToolSearch.Mode != "tools" || len(c.Warnings) != 0 {
+		t.Errorf("mode alone: enabled %v mode %q warnings %q", c.ToolSearch.Enabled, c.ToolSearch.Mode, c.Warnings)
+	}
+	c = mustParse(t, minimal+"[tool_search]\nenabled = false\nmode = \"tools\"\n", nil)
+	if c.ToolSearch.Enabled || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "tool_search.mode") || !strings.Contains(c.Warnings[0], "has no effect with tool_search.enabled = false") {
+		t.Errorf("enabled = false with a mode: enabled %v warnings %q", c.ToolSearch.Enabled, c.Warnings)
+	}
+	if c := mustParse(t, minimal, nil); c.ToolSearch.Enabled || len(c.Warnings) != 0 {
+		t.Errorf("no [tool_search]: enabled %v warnings %q (direct mode is the default)", c.ToolSearch.Enabled, c.Warnings)
+	}
+}

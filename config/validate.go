@@ -132,6 +132,17 @@ func (p *parser) defaults() {
 	p.defaultDuration(&c.Server.KeepaliveInterval, DefaultKeepaliveInterval, "server", "keepalive_interval")
 
 	ts := &c.ToolSearch
+	// An explicit mode implies enabled (issue 12 item 10: `mode = "tools"`
+	// alone used to run direct mode without a word); with enabled = false
+	// the mode has no effect, and a warning says so.
+	if p.defined("tool_search", "mode") {
+		switch {
+		case !p.defined("tool_search", "enabled"):
+			ts.Enabled = true
+		case !ts.Enabled:
+			p.warnf([]string{"tool_search", "mode"}, "has no effect with tool_search.enabled = false (direct mode: every tool listed as it is)")
+		}
+	}
 	p.defaultString(&ts.Mode, DefaultMode, "tool_search", "mode")
 	p.clampInt(&ts.CodeTimeoutMS, DefaultCodeTimeoutMS, MinCodeTimeoutMS, MaxCodeTimeoutMS, "tool_search", "code_timeout_ms")
 	p.clampInt(&ts.MaxSearchLimit, DefaultMaxSearchLimit, 1, MaxMaxSearchLimit, "tool_search", "max_search_limit")
