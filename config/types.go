@@ -96,6 +96,10 @@ type Upstream struct {
 	// link-local, cloud-metadata, unspecified and (for a url not on
 	// loopback) loopback addresses; default false (issue 14 item 8).
 	AllowInternalRedirects bool `toml:"allow_internal_redirects"`
+	// ValidateInput: check each call's arguments against the tool's
+	// inputSchema before forwarding (issue 12 item 3). nil means on in the
+	// code, tools and directory modes and off in direct mode.
+	ValidateInput *bool `toml:"validate_input"`
 }
 
 // IsEnabled reports whether the upstream is enabled (default true).

@@ -46,14 +46,27 @@ func countLines(t testing.TB, file, key, value string) int {
 	return n
 }
 
+// seedBodyFixed is the seed's example body with the arguments the github
+// catalog's create_issue requires (owner and repo), as a model writes it
+// after the first attempt's validation error.
+const seedBodyFixed = `const hits = await openclaw.tools.search("create a GitHub issue");
+const t = await openclaw.tools.describe(hits[0].id);
+return await openclaw.tools.call(t.id, {owner: "octo", repo: "hello", title: "Crash on start", body: "Steps..."});`
+
 // TestCodeModeSeedExample: with the default config.toml (code mode is its
 // mode), the official TypeScript SDK client sees tool_search_code and the
-// direct-only memory__read_graph, and the seed's example body (search, then
-// describe, then call) returns the github upstream's real result: the same
-// content and structuredContent as a call straight to that upstream.
+// direct-only memory__read_graph. The seed's example body (search, then
+// describe, then call) leaves out arguments the github catalog's
+// create_issue requires: the run fails with the validation error naming them
+// and the upstream is not called (issue 12 item 3); the corrected body
+// returns the github upstream's real result: the same content and
+// structuredContent as a call straight to that upstream.
 func TestCodeModeSeedExample(t *testing.T) {
 	cfg := defaultConfig(t)
-	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, map[string]any{"op": "list"}, codeStep(seedBody)), "--"}, proxyCmd(t, cfg)...)...)
+	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, map[string]any{"op": "list"}, codeStep(seedBodyFixed), codeStep(seedBody)), "--"}, proxyCmd(t, cfg)...)...)
+	if msg := errorText(t, doc, 2); !strings.Contains(msg, `arguments of mcp:github:create_issue do not match its inputSchema, so the call was not made: /: missing required properties "owner", "repo"; schema: {"properties":{"owner":`) {
+		t.Errorf("the seed body as written: %q, want the validation error naming owner and repo", msg)
+	}
 
 	tools := jpath(t, doc, "steps", 0, "result", "tools").([]any)
 	names := toolNames(t, tools)
@@ -89,7 +102,7 @@ func TestCodeModeSeedExample(t *testing.T) {
 	}
 	// The reference: the same call straight to the upstream.
 	up := gosdkClientStdio(t, []string{catalogServer(t), "-tools", catalogFile(t, "github-like.jsonl"), "-server", "github"})
-	r, err := up.CallTool(t.Context(), &gosdk.CallToolParams{Name: "create_issue", Arguments: map[string]any{"title": "Crash on start", "body": "Steps..."}})
+	r, err := up.CallTool(t.Context(), &gosdk.CallToolParams{Name: "create_issue", Arguments: map[string]any{"owner": "octo", "repo": "hello", "title": "Crash on start", "body": "Steps..."}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +171,7 @@ trusted = true
 	cases := []hostileCase{
 		{"busy loop", `while(true){}`, `^timed out after 1000 ms$`, true},
 		{"never-settling await", `await new Promise(()=>{})`, `never settle|timed out`, false},
-		{"timeout while a bridge call is pending", `await openclaw.tools.call("mcp:github:list_issues", {}); return 1`, `^timed out after 1000 ms$`, true},
+		{"timeout while a bridge call is pending", `await openclaw.tools.call("mcp:github:list_issues", {owner: "o", repo: "r"}); return 1`, `^timed out after 1000 ms$`, true},
 		{"array bomb", `new Array(1e9).fill(0)`, `out of memory|timed out|RangeError`, false},
 		{"string doubling", `let s = "x"; while (true) s += s;`, `out of memory|timed out|RangeError`, false},
 		{"unbounded recursion", `function f(){ return f() } return f()`, `maximum call stack size exceeded`, false},
@@ -288,7 +301,7 @@ command = %s
 args = ["-tools", %s, "-server", "github"]
 trusted = true
 `, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
-	steps := []map[string]any{{"op": "list"}, callStep("tool_call", map[string]any{"id": "mcp:github:create_issue", "args": map[string]any{"title": "t"}})}
+	steps := []map[string]any{{"op": "list"}, callStep("tool_call", map[string]any{"id": "mcp:github:create_issue", "args": map[string]any{"owner": "o", "repo": "r", "title": "t"}})}
 	doc, code, stderr := nodeClientRun(t, append([]string{"--env", "TMPDIR=" + missing, "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg)...)...)
 	if code != 0 {
 		t.Fatalf("client exit %d: %v\n%s", code, doc["error"], tail(stderr, 3000))
@@ -298,7 +311,7 @@ trusted = true
 	if want := []string{"tool_call", "tool_describe", "tool_search"}; !reflect.DeepEqual(names, want) {
 		t.Errorf("tools/list after the fallback = %v, want %v", names, want)
 	}
-	if a := jpath(t, okStructured(t, doc, 1), "result", "details", "arguments"); !reflect.DeepEqual(a, map[string]any{"title": "t"}) {
+	if a := jpath(t, okStructured(t, doc, 1), "result", "details", "arguments"); !reflect.DeepEqual(a, map[string]any{"owner": "o", "repo": "r", "title": "t"}) {
 		t.Errorf("tool_call after the fallback: upstream got %v", a)
 	}
 	var why string

@@ -580,7 +580,7 @@ trusted = true
 	if res(0)["isError"] == true || jpath(t, res(0), "structuredContent", "arguments", "paid") != true {
 		t.Errorf("conforming output: %v", res(0))
 	}
-	want := `output of mcp:trusted:get_forecast does not match its outputSchema: /arguments/paid: type: yes has type "string", want "boolean"`
+	want := `output of mcp:trusted:get_forecast does not match its outputSchema: /arguments/paid: expected a boolean, got "yes"; schema: {"type":"boolean"}`
 	if res(1)["isError"] != true || text(1) != want {
 		t.Errorf("breaking output:\n got %v %q\nwant %q", res(1)["isError"], text(1), want)
 	}
@@ -590,7 +590,9 @@ trusted = true
 	if res(2)["isError"] == true || jpath(t, res(2), "structuredContent", "arguments", "paid") != "yes" {
 		t.Errorf("untrusted output must pass through unchanged: %v", res(2))
 	}
-	if res(3)["isError"] != true || !strings.Contains(text(3), "the outputSchema of mcp:trusted:list_channels does not compile, so the call was not made") {
+	// A schema that does not compile: not validated, the call is made
+	// (issue 13 item 8).
+	if res(3)["isError"] == true || !strings.Contains(text(3), `"tool":"list_channels"`) {
 		t.Errorf("broken schema: %v", res(3))
 	}
 	if res(4)["isError"] == true || !strings.Contains(text(4), `"tool":"list_channels"`) {

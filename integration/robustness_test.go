@@ -195,11 +195,11 @@ ping_interval = "300ms"
 		b, _ := json.Marshal(res)
 		return string(b)
 	}
-	if out := call("tool_call", map[string]any{"id": "mcp:remote:list_issues"}); strings.Contains(out, `"isError":true`) {
+	if out := call("tool_call", map[string]any{"id": "mcp:remote:list_issues", "args": map[string]any{"owner": "o", "repo": "r"}}); strings.Contains(out, `"isError":true`) {
 		t.Fatalf("call while up: %s", out)
 	}
 	srv.Stop()
-	out := call("tool_call", map[string]any{"id": "mcp:remote:list_issues"})
+	out := call("tool_call", map[string]any{"id": "mcp:remote:list_issues", "args": map[string]any{"owner": "o", "repo": "r"}})
 	if !strings.Contains(out, `upstream \"remote\" is unavailable`) {
 		t.Errorf("call after the upstream died: want it reported unavailable, got %s", out)
 	}

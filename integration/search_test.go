@@ -198,8 +198,8 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		callStep("tool_describe", map[string]any{"id": "create_issue"}),                                                                      // 6 ambiguous
 		callStep("tool_describe", map[string]any{"id": "mcp:github:create_isue"}),                                                            // 7 unknown
 		callStep("tool_describe", map[string]any{"id": "mcp:everything:get-structured-content"}),                                             // 8 outputSchema
-		callStep("tool_call", map[string]any{"id": "mcp:github:list_issues"}),                                                                // 9 args missing
-		callStep("tool_call", map[string]any{"id": "mcp:github:list_issues", "args": nil}),                                                   // 10 args null
+		callStep("tool_call", map[string]any{"id": "mcp:registry:list_issues"}),                                                              // 9 args missing
+		callStep("tool_call", map[string]any{"id": "mcp:registry:list_issues", "args": nil}),                                                 // 10 args null
 		callStep("tool_call", map[string]any{"id": "mcp:everything:get-tiny-image"}),                                                         // 11 image
 		callStep("tool_call", map[string]any{"id": "mcp:everything:get-structured-content", "args": map[string]any{"location": "New York"}}), // 12
 		callStep("tool_search", map[string]any{"query": "list", "limit": 500}),                                                               // 13 clamp

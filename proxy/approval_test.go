@@ -41,7 +41,15 @@ const (
 	paidSchema    = `{"type":"object","properties":{"paid":{"type":"boolean"},"lines":{"type":"array","items":{"type":"object","properties":{"qty":{"type":"integer"}}}}},"required":["paid"]}`
 	brokenSchema  = `{"type":"object","properties":{"x":{"$ref":"#/$defs/missing"}}}`
 	draft04Schema = `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`
+	writeSchema   = `{"type":"object","properties":{"path":{"type":"string","description":"file to write"},"content":{"type":"string"},"mode":{"enum":["overwrite","append"]}},"required":["path","content"],"additionalProperties":false}`
 )
+
+// inputSchemas are the test tools' inputSchemas other than {"type":"object"}.
+var inputSchemas = map[string]string{
+	"write":     writeSchema,
+	"old_write": `{"$schema":"http://json-schema.org/draft-04/schema#","id":"urn:old","type":"object","properties":{"path":{"type":"string"},"size":{"type":"number","minimum":0,"exclusiveMinimum":true}},"required":["path"]}`,
+	"draft03":   `{"$schema":"http://json-schema.org/draft-03/schema#","type":"object","properties":{"path":{"type":"string","required":true}}}`,
+}
 
 // startTestUpstream serves these tools (each records its call):
 //
@@ -52,12 +60,19 @@ const (
 //	broken        outputSchema brokenSchema (does not compile)
 //	draft04       outputSchema draft04Schema (not validatable)
 //	failing       outputSchema paidSchema; an isError result without structuredContent
+//	write         like echo; inputSchema writeSchema (path and content required)
+//	old_write     like echo; the same inputSchema in draft-04
+//	draft03       like echo; a draft-03 inputSchema (does not compile)
 func startTestUpstream(t testing.TB) *testUpstream {
 	t.Helper()
 	u := &testUpstream{calls: map[string]int{}, args: map[string][]json.RawMessage{}}
 	s := mcp.NewServer(&mcp.Implementation{Name: "test-upstream", Version: "1"}, nil)
 	add := func(name, outSchema string, h func(args json.RawMessage) *mcp.CallToolResult) {
-		tool := &mcp.Tool{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(`{"type":"object"}`)}
+		in := `{"type":"object"}`
+		if s, ok := inputSchemas[name]; ok {
+			in = s
+		}
+		tool := &mcp.Tool{Name: name, Description: "test tool " + name, InputSchema: json.RawMessage(in)}
 		if outSchema != "" {
 			tool.OutputSchema = json.RawMessage(outSchema)
 		}
@@ -83,6 +98,9 @@ func startTestUpstream(t testing.TB) *testUpstream {
 	})
 	add("broken", brokenSchema, asIs)
 	add("draft04", draft04Schema, asIs)
+	add("write", "", echo)
+	add("old_write", "", echo)
+	add("draft03", "", echo)
 	add("failing", paidSchema, func(json.RawMessage) *mcp.CallToolResult {
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "upstream failure"}}}
 	})

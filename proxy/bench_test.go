@@ -38,15 +38,24 @@ func benchCatalogServer(b *testing.B) string {
 
 // BenchmarkCallInProcess: b.N tools/call of gh__list_issues through an
 // in-process proxy in direct mode whose upstream is catalogserver serving
-// examples/catalogs/github-like.jsonl.
+// examples/catalogs/github-like.jsonl. The sub-benchmarks run it with input
+// validation off (direct mode's default) and on (validate_input = true, the
+// default of the search modes): the difference is what validating the
+// arguments against the inputSchema adds to a call (issue 12 item 3).
 func BenchmarkCallInProcess(b *testing.B) {
 	cs := benchCatalogServer(b)
+	for _, v := range []bool{false, true} {
+		b.Run(fmt.Sprintf("validate_input=%v", v), func(b *testing.B) { benchCallInProcess(b, cs, v) })
+	}
+}
+
+func benchCallInProcess(b *testing.B, cs string, validate bool) {
 	cat, err := filepath.Abs("../examples/catalogs/github-like.jsonl")
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfgPath := filepath.Join(b.TempDir(), "config.toml")
-	toml := fmt.Sprintf("[tool_search]\nenabled = false\n\n[upstreams.gh]\ncommand = %q\nargs = [\"-tools\", %q]\n", cs, cat)
+	toml := fmt.Sprintf("[tool_search]\nenabled = false\n\n[upstreams.gh]\ncommand = %q\nargs = [\"-tools\", %q]\nvalidate_input = %v\n", cs, cat, validate)
 	if err := os.WriteFile(cfgPath, []byte(toml), 0o644); err != nil {
 		b.Fatal(err)
 	}

@@ -299,13 +299,15 @@ func (e *CallUnavailableError) Error() string {
 // name, the CLI), runs through here, in this order:
 //
 //  1. policy (SPEC §6): a denied tool gets the same answer as an unknown one;
-//  2. approval (approval.go): require_approval tools ask the person first;
-//  3. output schema compiled for trusted tools (validate.go), before any side effect;
-//  4. forward (forward.go): the upstream call, with call_timeout, progress
+//  2. arguments validated against the inputSchema (inputcheck.go), so a
+//     wrong call never reaches the upstream nor asks for approval;
+//  3. approval (approval.go): require_approval tools ask the person first;
+//  4. output schema compiled for trusted tools (validate.go), before any side effect;
+//  5. forward (forward.go): the upstream call, with call_timeout, progress
 //     and cancellation, and the calling client's context for requests the
 //     upstream sends back;
-//  5. output validated for trusted tools (validate.go);
-//  6. telemetry: one call record with outcome, duration and bytes.
+//  6. output validated for trusted tools (validate.go);
+//  7. telemetry: one call record with outcome, duration and bytes.
 func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, err error) {
 	start := time.Now()
 	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surface.Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
@@ -331,15 +333,15 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`) // MCP: arguments is an object; missing or null means {}
 	}
+	if err := p.checkInput(e, args); err != nil {
+		return nil, err
+	}
 	if d.NeedsApproval {
 		if res, err := p.approve(ctx, s, e, args, d.ApprovalRule); res != nil || err != nil {
 			return res, err // blocked: the upstream never sees the call
 		}
 	}
-	check, stop := p.outputCheck(e)
-	if stop != nil {
-		return stop, nil // the outputSchema does not compile: no side effect
-	}
+	check := p.outputCheck(e)
 	res, err = p.forward(ctx, s, e, args)
 	if err == nil && check != nil {
 		res = check(res)
@@ -381,9 +383,12 @@ func (b *blockedError) Unwrap() error { return b.err }
 // outcomeOf classifies a call's result for telemetry.
 func outcomeOf(res *mcp.CallToolResult, err error) string {
 	var be *blockedError
+	var ae *ArgumentsError
 	switch {
 	case errors.As(err, &be):
 		return be.outcome
+	case errors.As(err, &ae):
+		return telemetry.OutcomeInvalidArguments
 	case err != nil && errors.Is(err, upstream.ErrUnavailable):
 		return telemetry.OutcomeUnavailable
 	case err != nil && errors.Is(err, context.DeadlineExceeded):

@@ -153,6 +153,12 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				// Issue 7: forward reads the client's progress token and _meta.
 				ctx = withCallRequest(ctx, cr)
 				res, err := p.surface.Call(ctx, s, cr.Params.Name, args)
+				var ae *ArgumentsError
+				if errors.As(err, &ae) {
+					// A tool execution error, so the model can correct itself
+					// (MCP 2025-11-25, Tools / Error Handling).
+					return errorText(p.cfg.Redact(ae.Error())), nil
+				}
 				if err != nil {
 					return nil, wireError(err)
 				}

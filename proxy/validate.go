@@ -5,14 +5,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
-	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/schemacheck"
 )
 
 // Output validation (SPEC §4 "Where a trusted tool declares an
@@ -23,109 +21,50 @@ import (
 // declare an outputSchema are checked; untrusted output schemas are passed
 // through to clients and never enforced.
 //
-//   - Before the call: the schema is compiled with github.com/google/jsonschema-go
-//     (unmarshal + Resolve, no remote $ref loading). A schema that does not
-//     compile, or is larger than maxOutputSchemaBytes, makes the call an
-//     isError result and the upstream is never called.
+//   - Before the call: the schema is compiled (package schemacheck:
+//     github.com/google/jsonschema-go, with draft-04, draft-06 and 2019-09
+//     schemas rewritten into draft-07 or 2020-12; no remote $ref loading).
+//     A schema that does not compile (a draft-03 or custom $schema, an
+//     unresolvable $ref, over schemacheck.MaxSchemaBytes) means the output
+//     is not validated: the call is made, and a warning is logged once per
+//     tool and schema (issue 13 item 8: never a refused call).
 //   - After the call, for a result that is not isError: structuredContent
 //     must be present (MCP spec 2025-06-18, "Tools" / "Structured Content":
 //     a tool with an outputSchema MUST return structured results conforming
 //     to it) and must validate. Otherwise the result is replaced by an
 //     isError result naming the failing field, e.g.
-//     `output of mcp:billing:get_invoice does not match its outputSchema: /paid: type: yes has type "string", want "boolean"`.
+//     `output of mcp:billing:get_invoice does not match its outputSchema: /paid: expected a boolean, got "yes"; schema: {"type":"boolean"}`.
 //   - isError results and JSON-RPC errors pass through unchanged.
-
-// maxOutputSchemaBytes bounds the cost of compiling: a trusted tool's
-// outputSchema larger than this is treated as not compiling (fail closed).
-const maxOutputSchemaBytes = 512 << 10
-
-// maxSchemaCache bounds the compiled-schema cache; it is emptied when full.
-const maxSchemaCache = 4096
-
-// compiled is the outcome of compiling one output schema.
-type compiled struct {
-	rs  *jsonschema.Resolved
-	err error
-}
-
-// schemaCache holds compiled output schemas keyed by entry id and the
-// SHA-256 of the schema bytes, so a changed schema is compiled afresh.
-var schemaCache = struct {
-	sync.Mutex
-	m map[string]compiled
-}{m: map[string]compiled{}}
-
-// compileOutputSchema compiles (or returns from the cache) an entry's output
-// schema. The error says why it does not compile.
-func compileOutputSchema(id string, raw json.RawMessage) (*jsonschema.Resolved, error) {
-	sum := sha256.Sum256(raw)
-	key := id + "\x00" + hex.EncodeToString(sum[:])
-	schemaCache.Lock()
-	c, ok := schemaCache.m[key]
-	schemaCache.Unlock()
-	if ok {
-		return c.rs, c.err
-	}
-	c.rs, c.err = compileSchema(raw)
-	schemaCache.Lock()
-	if len(schemaCache.m) >= maxSchemaCache {
-		clear(schemaCache.m)
-	}
-	schemaCache.m[key] = c
-	schemaCache.Unlock()
-	return c.rs, c.err
-}
-
-func compileSchema(raw json.RawMessage) (*jsonschema.Resolved, error) {
-	if len(raw) > maxOutputSchemaBytes {
-		return nil, fmt.Errorf("it is %d bytes, over the %d-byte limit for validated output schemas", len(raw), maxOutputSchemaBytes)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("it is not a JSON Schema: %v", err)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return nil, err
-	}
-	// jsonschema-go accepts any $schema at Resolve but validates only
-	// draft-07 and 2020-12; find out now, before the call, not after.
-	if err := rs.Validate(map[string]any{}); err != nil && strings.HasPrefix(err.Error(), "cannot validate version") {
-		return nil, err
-	}
-	return rs, nil
-}
 
 // outputCheck prepares output validation for a trusted tool that declares
 // an outputSchema (SPEC §4): the schema is compiled before the call runs.
-// It returns the check to apply to the upstream's result (nil when there
-// is nothing to check), or, when the schema does not compile, the isError
-// result to return instead of calling the upstream.
-func (p *Proxy) outputCheck(e *catalog.Entry) (check func(*mcp.CallToolResult) *mcp.CallToolResult, stop *mcp.CallToolResult) {
+// It returns the check to apply to the upstream's result, or nil when there
+// is nothing to check (no schema, untrusted, or a schema that does not
+// compile: then a warning is logged).
+func (p *Proxy) outputCheck(e *catalog.Entry) func(*mcp.CallToolResult) *mcp.CallToolResult {
 	if !e.Trusted || len(e.OutputSchema) == 0 || string(e.OutputSchema) == "null" {
-		return nil, nil
+		return nil
 	}
-	rs, err := compileOutputSchema(e.ID, e.OutputSchema)
+	sc, err := schemacheck.Compile(e.OutputSchema)
 	if err != nil {
-		msg := fmt.Sprintf("the outputSchema of %s does not compile, so the call was not made (upstream %q is trusted, so its output is validated): %s", e.ID, e.Upstream, bounded(err.Error(), 500))
-		p.log.Warn("output schema does not compile; call refused", "id", e.ID, "err", err)
-		return nil, errorText(msg)
+		p.warnSchemaOnce(e, "output", err)
+		return nil
 	}
 	return func(res *mcp.CallToolResult) *mcp.CallToolResult {
 		if res == nil || res.IsError {
 			return res
 		}
-		if msg := validateOutput(e.ID, rs, res); msg != "" {
+		if msg := validateOutput(e.ID, sc, res); msg != "" {
 			p.log.Warn("output does not match its outputSchema", "id", e.ID, "err", msg)
 			return errorText(msg)
 		}
 		return res
-	}, nil
+	}
 }
 
-// validateOutput checks a result's structuredContent against rs and
+// validateOutput checks a result's structuredContent against sc and
 // returns "" when it conforms, else the message for the caller.
-func validateOutput(id string, rs *jsonschema.Resolved, res *mcp.CallToolResult) string {
+func validateOutput(id string, sc *schemacheck.Schema, res *mcp.CallToolResult) string {
 	if res.StructuredContent == nil {
 		return fmt.Sprintf("output of %s has no structuredContent, but the tool declares an outputSchema (MCP spec 2025-06-18, Structured Content: the result must conform to it)", id)
 	}
@@ -137,8 +76,8 @@ func validateOutput(id string, rs *jsonschema.Resolved, res *mcp.CallToolResult)
 	if err := json.Unmarshal(b, &v); err != nil || v == nil {
 		return fmt.Sprintf("output of %s has no structuredContent, but the tool declares an outputSchema (MCP spec 2025-06-18, Structured Content: the result must conform to it)", id)
 	}
-	if err := rs.Validate(v); err != nil {
-		return fmt.Sprintf("output of %s does not match its outputSchema: %s", id, bounded(describeValidation(err), 500))
+	if err := sc.Validate(v); err != nil {
+		return fmt.Sprintf("output of %s does not match its outputSchema: %s", id, bounded(err.Error(), 1200))
 	}
 	return ""
 }
@@ -147,69 +86,33 @@ func errorText(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// validatingRE matches one "validating <schema location>: " step of a
-// jsonschema-go validation error.
-var validatingRE = regexp.MustCompile(`^validating (root|/.*?): `)
+// schemaWarned remembers (kind, id, schema hash) triples already warned
+// about, so a schema that does not compile is logged once, not per call.
+// Bounded: emptied when full.
+var schemaWarned = struct {
+	sync.Mutex
+	m map[string]bool
+}{m: map[string]bool{}}
 
-// describeValidation turns a jsonschema-go validation error, whose text is
-// a chain of schema locations ("validating root: validating
-// /properties/a: validating /properties/a/properties/paid: type: ..."),
-// into "<field path>: <reason>", e.g. "/a/paid: type: yes has type
-// "string", want "boolean"". The field path follows the instance:
-// properties become their names, array items and additional properties
-// "*" (the index is not known), prefixItems their index; schema-only steps
-// ($defs after a $ref, allOf/anyOf/oneOf branches, if/then/else) add
-// nothing. The root is "/". Multi-line reasons (anyOf) are joined with "; ".
-func describeValidation(err error) string {
-	rest := err.Error()
-	var field []string
-	prev := ""
-	for {
-		m := validatingRE.FindStringSubmatch(rest)
-		if m == nil {
-			break
-		}
-		rest = rest[len(m[0]):]
-		loc := m[1]
-		if loc == "root" {
-			prev = ""
-			continue
-		}
-		rel := loc
-		if prev != "" && strings.HasPrefix(loc, prev+"/") {
-			rel = loc[len(prev):]
-		}
-		field = append(field, schemaSteps(rel)...)
-		prev = loc
+// warnSchemaOnce logs that e's input or output schema (kind) does not
+// compile and is therefore not validated.
+func (p *Proxy) warnSchemaOnce(e *catalog.Entry, kind string, err error) {
+	raw := e.OutputSchema
+	if kind == "input" {
+		raw = e.InputSchema
 	}
-	reason := strings.Join(strings.Fields(strings.ReplaceAll(rest, "\n", " ; ")), " ")
-	reason = strings.ReplaceAll(reason, ": ;", ";")
-	return "/" + strings.Join(field, "/") + ": " + reason
-}
-
-// schemaSteps converts a relative schema JSON Pointer into field path
-// elements (see describeValidation).
-func schemaSteps(ptr string) []string {
-	segs := strings.Split(strings.TrimPrefix(ptr, "/"), "/")
-	unesc := strings.NewReplacer("~1", "/", "~0", "~")
-	var out []string
-	for i := 0; i < len(segs); i++ {
-		switch segs[i] {
-		case "properties":
-			if i+1 < len(segs) {
-				out = append(out, unesc.Replace(segs[i+1]))
-				i++
-			}
-		case "prefixItems":
-			if i+1 < len(segs) {
-				out = append(out, segs[i+1])
-				i++
-			}
-		case "items", "additionalItems", "additionalProperties", "unevaluatedProperties", "unevaluatedItems", "contains":
-			out = append(out, "*")
-		case "patternProperties", "$defs", "definitions", "dependentSchemas", "allOf", "anyOf", "oneOf":
-			i++ // the name or index that follows is the schema's, not the instance's
+	sum := sha256.Sum256(raw)
+	key := kind + "\x00" + e.ID + "\x00" + hex.EncodeToString(sum[:8])
+	schemaWarned.Lock()
+	seen := schemaWarned.m[key]
+	if !seen {
+		if len(schemaWarned.m) >= 4096 {
+			clear(schemaWarned.m)
 		}
+		schemaWarned.m[key] = true
 	}
-	return out
+	schemaWarned.Unlock()
+	if !seen {
+		p.log.Warn(kind+"Schema does not compile; calls are made without validating their "+kind, "id", e.ID, "err", bounded(err.Error(), 500))
+	}
 }

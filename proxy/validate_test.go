@@ -2,14 +2,13 @@ package proxy
 
 import (
 	"encoding/json"
-	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/schemacheck"
 )
 
 // validateConfig has the same upstream twice: trusted ("up", output
@@ -36,14 +35,15 @@ func TestOutputValidationTrusted(t *testing.T) {
 	}{
 		{"conforming", "up__paid", map[string]any{"paid": true, "lines": []any{map[string]any{"qty": 2}}}, true, "", true},
 		{"wrong type names the field", "up__paid", map[string]any{"paid": "yes"}, false,
-			`output of mcp:up:paid does not match its outputSchema: /paid: type: yes has type "string", want "boolean"`, true},
+			`output of mcp:up:paid does not match its outputSchema: /paid: expected a boolean, got "yes"; schema: {"type":"boolean"}`, true},
 		{"nested field in an array", "up__paid", map[string]any{"paid": false, "lines": []any{map[string]any{"qty": 1}, map[string]any{"qty": "two"}}}, false,
-			`/lines/*/qty: type: two has type "string", want "integer"`, true},
-		{"missing required", "up__paid", map[string]any{"lines": []any{}}, false, `/: required: missing properties: ["paid"]`, true},
+			`/lines/*/qty: expected an integer; schema: {"type":"integer"}`, true},
+		{"missing required", "up__paid", map[string]any{"lines": []any{}}, false, `/paid: missing required property "paid"`, true},
 		{"no structuredContent", "up__nostruct", map[string]any{}, false, "output of mcp:up:nostruct has no structuredContent, but the tool declares an outputSchema", true},
-		{"schema does not compile: upstream never called", "up__broken", map[string]any{"x": 1}, false,
-			`the outputSchema of mcp:up:broken does not compile, so the call was not made`, false},
-		{"unsupported draft: upstream never called", "up__draft04", map[string]any{}, false, "cannot validate version http://json-schema.org/draft-04/schema#", false},
+		// Issue 13 item 8: a schema that does not compile is not enforced
+		// (warning logged), and draft-04 output schemas are validated.
+		{"schema does not compile: called, not validated", "up__broken", map[string]any{"x": 1}, true, "", true},
+		{"draft-04 output schema: validated", "up__draft04", map[string]any{"a": 1}, true, "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,62 +113,16 @@ func TestOutputValidationUntrustedPassesThrough(t *testing.T) {
 	}
 }
 
-func TestCompileOutputSchemaLimitsAndCache(t *testing.T) {
-	big := fmt.Sprintf(`{"type":"object","description":%q}`, strings.Repeat("d", maxOutputSchemaBytes))
-	if _, err := compileOutputSchema("mcp:t:big", json.RawMessage(big)); err == nil || !strings.Contains(err.Error(), "over the 524288-byte limit") {
-		t.Errorf("oversized schema: err = %v", err)
-	}
-	if _, err := compileOutputSchema("mcp:t:notjson", json.RawMessage(`{"type":3}`)); err == nil {
-		t.Error("a schema whose type is a number compiled")
-	}
-	raw := json.RawMessage(paidSchema)
-	a, err := compileOutputSchema("mcp:t:paid", raw)
+// A bare result check without a session: conforming output passes.
+func TestValidateOutputDirect(t *testing.T) {
+	sc, err := schemacheck.Compile(json.RawMessage(paidSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := compileOutputSchema("mcp:t:paid", raw)
-	if a != b {
-		t.Error("the same id and schema were compiled twice")
-	}
-	c, _ := compileOutputSchema("mcp:t:paid", json.RawMessage(`{"type":"object"}`))
-	if c == a {
-		t.Error("a changed schema reused the old compilation")
-	}
-}
-
-func TestDescribeValidation(t *testing.T) {
-	cases := []struct{ schema, value, want string }{
-		{`{"type":"object","properties":{"a b/c":{"type":"string"}}}`, `{"a b/c":1}`, `/a b/c: type: 1 has type "integer", want "string"`},
-		{`{"type":"object","properties":{"it":{"type":"array","items":{"$ref":"#/$defs/I"}}},"$defs":{"I":{"type":"object","properties":{"id":{"type":"integer"}}}}}`, `{"it":[{"id":"x"}]}`, `/it/*/id: type: x has type "string", want "integer"`},
-		{`{"type":"object","additionalProperties":{"type":"string"}}`, `{"k":1}`, `/*: type: 1 has type "integer", want "string"`},
-		{`{"type":"object","properties":{"x":{"anyOf":[{"type":"string"},{"type":"integer"}]}}}`, `{"x":true}`, `/x: anyOf: did not validate against any of`},
-		{`{"type":"array","prefixItems":[{"type":"string"}]}`, `[1]`, `/0: type: 1 has type "integer", want "string"`},
-	}
-	for _, c := range cases {
-		var s jsonschema.Schema
-		if err := json.Unmarshal([]byte(c.schema), &s); err != nil {
-			t.Fatal(err)
-		}
-		rs, err := s.Resolve(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		_ = json.Unmarshal([]byte(c.value), &v)
-		err = rs.Validate(v)
-		if err == nil {
-			t.Fatalf("%s validated against %s", c.value, c.schema)
-		}
-		if got := describeValidation(err); !strings.HasPrefix(got, c.want) {
-			t.Errorf("describeValidation(%s vs %s) =\n  %s\nwant prefix\n  %s", c.value, c.schema, got, c.want)
-		}
-	}
-	if got := describeValidation(errors.New("plain")); got != "/: plain" {
-		t.Errorf("plain error: %q", got)
-	}
-	// A bare result check without a session: nil structuredContent.
-	rs, _ := compileOutputSchema("mcp:t:paid", json.RawMessage(paidSchema))
-	if msg := validateOutput("mcp:t:paid", rs, &mcp.CallToolResult{StructuredContent: map[string]any{"paid": true}}); msg != "" {
+	if msg := validateOutput("mcp:t:paid", sc, &mcp.CallToolResult{StructuredContent: map[string]any{"paid": true}}); msg != "" {
 		t.Errorf("conforming output rejected: %s", msg)
+	}
+	if msg := validateOutput("mcp:t:paid", sc, &mcp.CallToolResult{}); !strings.Contains(msg, "no structuredContent") {
+		t.Errorf("missing structuredContent: %q", msg)
 	}
 }

@@ -22,6 +22,9 @@ const (
 	OutcomeBlockedApproval = "blocked_approval" // refused or not answered by the approval step
 	OutcomeUnavailable     = "unavailable"      // unknown id, or the upstream is down
 	OutcomeTimeout         = "timeout"          // the upstream call timed out
+	// OutcomeInvalidArguments: the arguments did not match the tool's
+	// inputSchema; the upstream was not called (issue 12 item 3).
+	OutcomeInvalidArguments = "invalid_arguments"
 )
 
 // Code-run outcomes: the "outcome" label of mcp_toolsearch_code_runs_total.
@@ -50,7 +53,7 @@ const (
 
 var knownOutcomes = map[string]bool{
 	OutcomeOK: true, OutcomeToolError: true, OutcomeError: true, OutcomeBlockedPolicy: true,
-	OutcomeBlockedApproval: true, OutcomeUnavailable: true, OutcomeTimeout: true,
+	OutcomeBlockedApproval: true, OutcomeUnavailable: true, OutcomeTimeout: true, OutcomeInvalidArguments: true,
 }
 
 var knownModes = map[string]bool{ModeDirect: true, ModeCode: true, ModeTools: true, ModeDirectory: true}

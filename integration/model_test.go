@@ -1,0 +1,156 @@
+package integration
+
+// End-to-end tests of issue 12 ("what a model trips over"): the mistakes a
+// model makes on its first attempt, made through real clients against the
+// real binary and real upstreams, must come back with an answer that names
+// the fix, and never reach the upstream.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
+)
+
+// modelConfig is a deployment with the reference filesystem server confined
+// to dir and the trusted github-like catalog, in the given mode.
+func modelConfig(t *testing.T, mode, dir string) string {
+	fs := npmServer(t, "filesystem")
+	return writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = %q
+
+[upstreams.filesystem]
+command = %s
+args = [%s, %s]
+
+[upstreams.github]
+command = %s
+args = ["-tools", %s, "-server", "github"]
+trusted = true
+`, mode, tomlString(fs[0]), quoteArgs(fs[1:]), tomlString(dir),
+		tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+}
+
+// TestModelFirstAttemptsToolsMode (issue 12 items 1, 2, 3, 5), with the
+// official TypeScript SDK client: each slip gets an isError answer naming
+// the fix and writes nothing; the corrected calls work.
+func TestModelFirstAttemptsToolsMode(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "a.txt")
+	cfg := modelConfig(t, "tools", dir)
+	wf := "mcp:filesystem:write_file"
+	steps := []map[string]any{
+		{"op": "list"}, // 0
+		callStep("tool_call", map[string]any{"id": wf, "path": file, "content": "flat"}),                                    // 1 flat arguments
+		callStep("tool_call", map[string]any{"id": wf, "arguments": map[string]any{"path": file, "content": "x"}}),          // 2 arguments
+		callStep("tool_call", map[string]any{"args": map[string]any{"path": file, "content": "x"}}),                         // 3 no id
+		callStep("tool_call", map[string]any{"id": wf, "args": []any{file, "x"}}),                                           // 4 array args
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file}}),                               // 5 missing content
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "content": 42}}),                // 6 wrong type
+		callStep("filesystem__write_file", map[string]any{"path": file, "content": "x"}),                                    // 7 hidden name
+		callStep("tool_call", map[string]any{"id": wf, "args": fmt.Sprintf(`{"path": %q, "content": "hello"}`, file)}),      // 8 args as a JSON string: repaired
+		callStep("tool_call", map[string]any{"id": "mcp:filesystem:read_text_file", "args": map[string]any{"path": file}}), // 9
+		callStep("tool_describe", map[string]any{"id": wf}),                                                                 // 10
+	}
+	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg)...)...)
+	for i, want := range map[int]string{
+		1: "`content`, `path` are not a key of tool_call, which takes only `id` and `args`: put the tool's own arguments inside `args`",
+		2: "unknown key `arguments`: did you mean `args`?",
+		3: "`id` is required",
+		4: "`args` must be an object with the tool's arguments by name",
+		5: `arguments of mcp:filesystem:write_file do not match its inputSchema, so the call was not made: /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"}},"required":["path","content"]}`,
+		6: `/content: expected a string, got 42; schema: {"type":"string"}`,
+	} {
+		if msg := errorText(t, doc, i); !strings.Contains(msg, want) {
+			t.Errorf("step %d: %q\nwant it to contain %q", i, msg, want)
+		}
+	}
+	if e, ok := jpath(t, doc, "steps", 7).(map[string]any)["error"].(map[string]any); !ok || e["code"] != float64(-32602) ||
+		!strings.Contains(e["message"].(string), `call it with tool_call: {"id": "mcp:filesystem:write_file"`) {
+		t.Errorf("tools/call of the hidden name: %v", jpath(t, doc, "steps", 7))
+	}
+	if r := stepResult(t, doc, 8); r["isError"] == true {
+		t.Fatalf("args as a JSON string: %v", r)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "hello" {
+		t.Errorf("file after the repaired call: %q %v (no failed attempt may have written it)", b, err)
+	}
+	if got := jpath(t, okStructured(t, doc, 9), "result", "content", 0, "text"); got != "hello" {
+		t.Errorf("read back: %v", got)
+	}
+	if d := okStructured(t, doc, 10)["description"].(string); !strings.Contains(d, "Only works within allowed directories") {
+		t.Errorf("describe lacks the whole description: %q", d)
+	}
+}
+
+// TestModelFirstAttemptsCodeMode (issue 12 items 2, 3, 4, 5) with
+// mark3labs/mcp-go as the client: the same slips through the code bridge,
+// and the hints for a body that returns nothing and a missing await.
+func TestModelFirstAttemptsCodeMode(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "b.txt")
+	c := mcpgoClientStdio(t, proxyCmd(t, modelConfig(t, "code", dir)))
+	run := func(body string) (string, map[string]any) {
+		t.Helper()
+		req := mcpgo.CallToolRequest{}
+		req.Params.Name = "tool_search_code"
+		req.Params.Arguments = map[string]any{"code": body}
+		r, err := c.CallTool(context.Background(), req)
+		if err != nil {
+			t.Fatalf("tool_search_code: %v", err)
+		}
+		var sc map[string]any
+		b, _ := json.Marshal(r.StructuredContent)
+		_ = json.Unmarshal(b, &sc)
+		return r.Content[0].(mcpgo.TextContent).Text, sc
+	}
+	// The bridge's answers to a wrong first call, caught in the body.
+	text, sc := run(fmt.Sprintf(`const out = [];
+for (const f of [
+  () => openclaw.tools.call("mcp:filesystem:write_file", {path: %[1]q}),
+  () => openclaw.tools.call("mcp:filesystem:write_file", [%[1]q, "x"]),
+  () => openclaw.tools.call({id: "mcp:filesystem:write_file", args: {path: %[1]q, content: "x"}}),
+]) { try { await f(); out.push("no error"); } catch (e) { out.push(e.message); } }
+await openclaw.tools.call("mcp:filesystem:write_file", '{"path": %[1]q, "content": "from code"}');
+return out;`, file))
+	if sc["ok"] != true {
+		t.Fatalf("run failed: %s", text)
+	}
+	var errs []string
+	_ = json.Unmarshal([]byte(text), &errs)
+	for i, want := range []string{
+		`/content: missing required property "content"; schema: {"properties":{"content":{"type":"string"}}`,
+		"openclaw.tools.call's second argument (args) must be an object",
+		"openclaw.tools.call(id, args): the first argument is the tool id (a string)",
+	} {
+		if i >= len(errs) || !strings.Contains(errs[i], want) {
+			t.Errorf("bridge error %d: %v\nwant %q", i, errs, want)
+		}
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "from code" {
+		t.Errorf("file: %q %v, want only the repaired call's content", b, err)
+	}
+	// Hints.
+	for body, want := range map[string]string{
+		`const r = await openclaw.tools.search("write a file"); r.length;`:        "the body returned nothing: end it with `return …`",
+		`const hits = openclaw.tools.search("write a file"); return hits[0].id;`: "openclaw.tools.search(…) returns a Promise: did you forget `await` before it?",
+	} {
+		if text, sc := run(body); !strings.Contains(text, want) || !strings.Contains(fmt.Sprint(sc["hint"]), want) {
+			t.Errorf("body %q: text %q, hint %v; want %q", body, text, sc["hint"], want)
+		}
+	}
+	// A catalog tool's name called directly points into the code.
+	req := mcpgo.CallToolRequest{}
+	req.Params.Name = "filesystem__read_text_file"
+	req.Params.Arguments = map[string]any{"path": file}
+	if _, err := c.CallTool(context.Background(), req); err == nil || !strings.Contains(err.Error(), `return await openclaw.tools.call("mcp:filesystem:read_text_file"`) {
+		t.Errorf("hidden name in code mode: %v", err)
+	}
+}

@@ -1,0 +1,140 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// loggedProxy is testProxy with the proxy's log kept in a buffer.
+func loggedProxy(t *testing.T, base string) (*Proxy, *testUpstream, *syncBuffer) {
+	t.Helper()
+	up := startTestUpstream(t)
+	text := fmt.Sprintf(base, tomlQuote(up.URL))
+	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatalf("config: %v\n%s", err, text)
+	}
+	logs := &syncBuffer{}
+	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	return p, up, logs
+}
+
+// Issue 12 item 3: arguments are validated against the inputSchema in the
+// one call path, before the upstream sees anything; the error names the
+// field, what was expected and the part of the schema.
+func TestInputValidationToolsMode(t *testing.T) {
+	p, up, logs := loggedProxy(t, `
+[tool_search]
+enabled = true
+mode = "tools"
+[upstreams.up]
+url = %[1]s
+[upstreams.off]
+url = %[1]s
+validate_input = false
+`)
+	cs := connect(t, p, "unit-input", nil)
+	for _, c := range []struct {
+		name, id string
+		args     any
+		want     string // "" = reaches the upstream
+	}{
+		{"missing required", "mcp:up:write", map[string]any{"path": "/tmp/a"},
+			`tool_call mcp:up:write: arguments of mcp:up:write do not match its inputSchema, so the call was not made: /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"}},"required":["path","content"]}`},
+		{"wrong type", "mcp:up:write", map[string]any{"path": 3, "content": "x"},
+			`/path: expected a string, got 3; schema: {"description":"file to write","type":"string"}`},
+		{"enum", "mcp:up:write", map[string]any{"path": "a", "content": "x", "mode": "replace"},
+			`/mode: expected one of ["overwrite","append"], got "replace"`},
+		{"unexpected property", "mcp:up:write", map[string]any{"path": "a", "content": "x", "force": true},
+			`/force: unexpected property "force" (allowed: "content", "mode", "path")`},
+		{"valid", "mcp:up:write", map[string]any{"path": "a", "content": "x"}, ""},
+		{"draft-04 exclusiveMinimum", "mcp:up:old_write", map[string]any{"path": "a", "size": 0}, `/size: expected exclusiveMinimum 0, got 0`},
+		{"draft-04 valid", "mcp:up:old_write", map[string]any{"path": "a", "size": 1}, ""},
+		{"draft-03 does not compile: not validated", "mcp:up:draft03", map[string]any{"path": 1}, ""},
+		{"validate_input = false", "mcp:off:write", map[string]any{}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tool := c.id[strings.LastIndex(c.id, ":")+1:]
+			before := up.count(tool)
+			r := callTool(t, cs, "tool_call", map[string]any{"id": c.id, "args": c.args})
+			reached := up.count(tool) - before
+			if c.want == "" {
+				if r.IsError || reached != 1 {
+					t.Fatalf("want the call to reach the upstream; isError=%v reached=%d: %s", r.IsError, reached, resultText(r))
+				}
+				return
+			}
+			if !r.IsError || !strings.Contains(resultText(r), c.want) {
+				t.Errorf("got isError=%v\n  %s\nwant\n  %s", r.IsError, resultText(r), c.want)
+			}
+			if reached != 0 {
+				t.Errorf("the upstream saw %d calls", reached)
+			}
+		})
+	}
+	// The draft-03 schema is warned about once, however many calls.
+	callTool(t, cs, "tool_call", map[string]any{"id": "mcp:up:draft03", "args": map[string]any{}})
+	if n := strings.Count(logs.String(), "inputSchema does not compile"); n != 1 {
+		t.Errorf("%d warnings about the draft-03 inputSchema, want 1:\n%s", n, logs.String())
+	}
+}
+
+// In direct mode validation is off unless validate_input = true; then a
+// bad call is an isError result (a tool execution error), not a JSON-RPC
+// error.
+func TestInputValidationDirectMode(t *testing.T) {
+	p, up := testProxy(t, `
+[upstreams.up]
+url = %[1]s
+[upstreams.strict]
+url = %[1]s
+validate_input = true
+`)
+	cs := connect(t, p, "unit-input-direct", nil)
+	before := up.count("write")
+	if r := callTool(t, cs, "up__write", map[string]any{}); r.IsError || up.count("write") != before+1 {
+		t.Errorf("direct mode, default: want the call forwarded, got isError=%v %s", r.IsError, resultText(r))
+	}
+	r := callTool(t, cs, "strict__write", map[string]any{"path": "a"})
+	if !r.IsError || !strings.Contains(resultText(r), `arguments of mcp:strict:write do not match its inputSchema, so the call was not made: /content: missing required property "content"`) {
+		t.Errorf("validate_input = true in direct mode: isError=%v %s", r.IsError, resultText(r))
+	}
+	if up.count("write") != before+1 {
+		t.Errorf("the invalid call reached the upstream")
+	}
+}

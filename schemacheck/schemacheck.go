@@ -1,0 +1,154 @@
+// Package schemacheck compiles the JSON Schemas of upstream tools
+// (inputSchema, outputSchema) and validates values against them, with
+// errors a model can act on: the field, what was expected, and the part of
+// the schema that says so.
+//
+// It wraps github.com/google/jsonschema-go (drafts 2020-12 and draft-07),
+// after rewriting draft-04, draft-06 and 2019-09 schemas into those
+// (normalize.go). Remote $refs are never loaded. A schema that does not
+// compile is reported as an error by Compile; callers decide what that
+// means (the proxy skips input validation for it).
+//
+// Schemas come from upstream servers (untrusted text): compiling is bounded
+// by MaxSchemaBytes, and everything echoed in errors is bounded.
+package schemacheck
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// MaxSchemaBytes bounds the size of a schema that is compiled; a larger one
+// does not compile.
+const MaxSchemaBytes = 512 << 10
+
+// maxCache bounds the compiled schemas kept; one is dropped when full.
+const maxCache = 2048
+
+// Schema is a compiled schema.
+type Schema struct {
+	rs *jsonschema.Resolved
+	// Dialect is the dialect the schema declared (Draft04 … Draft2020;
+	// Draft2020 when it declared none).
+	Dialect string
+	// doc is the normalised schema as generic JSON, for ValidationError.Schema.
+	doc any
+	// ids maps the $id of each schema in doc to its JSON Pointer.
+	ids map[string]string
+}
+
+type cached struct {
+	s   *Schema
+	err error
+}
+
+var cache = struct {
+	sync.Mutex
+	m map[[32]byte]cached
+}{m: map[[32]byte]cached{}}
+
+// Compile compiles raw, or returns the cached result for the same bytes.
+// The error says why the schema does not compile, e.g. `$schema
+// "http://json-schema.org/draft-03/schema#" is not a dialect the validator
+// knows` or `it is 600000 bytes, over the 524288-byte limit`.
+func Compile(raw json.RawMessage) (*Schema, error) {
+	key := sha256.Sum256(raw)
+	cache.Lock()
+	c, ok := cache.m[key]
+	cache.Unlock()
+	if ok {
+		return c.s, c.err
+	}
+	c.s, c.err = compile(raw)
+	cache.Lock()
+	if len(cache.m) >= maxCache {
+		for k := range cache.m { // drop one (map order is random)
+			delete(cache.m, k)
+			break
+		}
+	}
+	cache.m[key] = c
+	cache.Unlock()
+	return c.s, c.err
+}
+
+func compile(raw json.RawMessage) (*Schema, error) {
+	if len(raw) > MaxSchemaBytes {
+		return nil, fmt.Errorf("it is %d bytes, over the %d-byte limit", len(raw), MaxSchemaBytes)
+	}
+	norm, dialect, err := normalize(raw)
+	if err != nil {
+		return nil, err
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(norm, &s); err != nil {
+		return nil, fmt.Errorf("it is not a JSON Schema: %v", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, err
+	}
+	// Resolve accepts any $schema; Validate refuses the versions it cannot
+	// validate. Find out now (normalize leaves none of those, so this is a
+	// guard against a change of the library).
+	if err := rs.Validate(map[string]any{}); err != nil && strings.HasPrefix(err.Error(), "cannot validate version") {
+		return nil, err
+	}
+	var doc any
+	_ = json.Unmarshal(norm, &doc)
+	ids := map[string]string{}
+	collectIDs(doc, "", ids)
+	return &Schema{rs: rs, Dialect: dialect, doc: doc, ids: ids}, nil
+}
+
+// ValidationError is a value that does not match its schema.
+type ValidationError struct {
+	// Field is the JSON Pointer of the failing value in the instance ("/"
+	// for the whole value); an array item whose index is not known is "*"
+	// (e.g. "/files/*/path").
+	Field string
+	// Reason says what is wrong and what was expected, e.g. `missing
+	// required property "content"` or `expected a string, got 3`.
+	Reason string
+	// Schema is the part of the schema that applies to Field, as compact
+	// JSON, at most MaxSchemaPart bytes (large objects keep only their
+	// property names); "" when not known.
+	Schema string
+}
+
+// MaxSchemaPart bounds ValidationError.Schema, in bytes.
+const MaxSchemaPart = 600
+
+func (e *ValidationError) Error() string {
+	msg := e.Field + ": " + e.Reason
+	if e.Schema != "" {
+		msg += "; schema: " + e.Schema
+	}
+	return msg
+}
+
+// Validate checks v, a value decoded from JSON (map[string]any, []any,
+// string, float64, bool, nil), against s. It returns nil or a
+// *ValidationError for the first failure found.
+func (s *Schema) Validate(v any) error {
+	err := s.rs.Validate(v)
+	if err == nil {
+		return nil
+	}
+	return s.explain(err, v)
+}
+
+// ValidateJSON decodes raw and validates it; raw that is not JSON is a
+// *ValidationError at "/".
+func (s *Schema) ValidateJSON(raw json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return &ValidationError{Field: "/", Reason: "not JSON: " + err.Error()}
+	}
+	return s.Validate(v)
+}
