@@ -116,6 +116,12 @@ func (a API) Resolve(env Env, ref string) (*catalog.Entry, error) {
 		return nil, fmt.Errorf("tool name %q is ambiguous: use one of the ids %s", clipRef(ref), strings.Join(ids, ", "))
 	}
 	msg := fmt.Sprintf("unknown tool %q", clipRef(ref))
+	// No suggestions for a reference longer than any tool id could be
+	// (ids are bounded by names of at most 64 bytes plus the upstream's):
+	// matching it costs time in proportion to its length and finds nothing.
+	if len(ref) > maxSuggestRef {
+		return nil, errors.New(msg + "; use search to find tool ids")
+	}
 	if sug := snap.Suggest(ref, 3, keep); len(sug) > 0 {
 		ids := make([]string, len(sug))
 		for i, s := range sug {
@@ -127,6 +133,10 @@ func (a API) Resolve(env Env, ref string) (*catalog.Entry, error) {
 	}
 	return nil, errors.New(msg)
 }
+
+// maxSuggestRef is the longest reference Resolve looks for suggestions for,
+// in bytes.
+const maxSuggestRef = 512
 
 // Describe returns the hit and exact schemas of the tool ref names.
 func (a API) Describe(env Env, ref string, via string) (*Description, error) {
