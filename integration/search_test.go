@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -188,6 +189,8 @@ var createIssueCallArgs = map[string]any{"owner": "octo", "repo": "hello", "titl
 // unchanged (TestDirectModeMatchesUpstreams).
 func TestToolsModeDefaultConfig(t *testing.T) {
 	cfg := defaultConfig(t)
+	scratch := filepath.Join(repoRoot(t), "scratch", fmt.Sprintf("model-test-%d.txt", os.Getpid()))
+	t.Cleanup(func() { os.Remove(scratch) })
 	steps := []map[string]any{
 		{"op": "list"}, // 0
 		callStep("tool_search", map[string]any{"query": "create a GitHub issue"}),                                                            // 1
@@ -210,6 +213,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		callStep("memory__read_graph", map[string]any{}),                                                                                     // 18 direct-only
 		callStep("tool_call", map[string]any{"id": "mcp:registry:no_such_tool_anywhere"}),                                                    // 19
 		callStep("tool_describe", map[string]any{"id": "mcp:filesystem:write_file"}),                                                         // 20 whole description
+		callStep("tool_call", map[string]any{"id": "mcp:filesystem:write_file", "args": map[string]any{"path": scratch, "content": "x"}}),     // 21 scratch folder
 	}
 	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg, "--mode", "tools")...)...)
 
@@ -390,6 +394,17 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 	json.Unmarshal(mustJSON(t, refTools["filesystem__write_file"].Annotations), &wantAnn)
 	if wantAnn == nil || !reflect.DeepEqual(wf["annotations"], wantAnn) {
 		t.Errorf("describe write_file annotations = %v, want %v", wf["annotations"], wantAnn)
+	}
+	// The default filesystem upstream writes into scratch/, which git
+	// ignores (issue 12 item 17).
+	okStructured(t, doc, 21)
+	if b, err := os.ReadFile(scratch); err != nil || string(b) != "x" {
+		t.Errorf("file written through the default filesystem upstream: %q %v", b, err)
+	}
+	if _, err := exec.LookPath("git"); err == nil {
+		if out, err := exec.Command("git", "-C", repoRoot(t), "check-ignore", "-q", scratch).CombinedOutput(); err != nil {
+			t.Errorf("git does not ignore %s: %v %s", scratch, err, out)
+		}
 	}
 }
 
