@@ -48,16 +48,16 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 	wf := "mcp:filesystem:write_file"
 	steps := []map[string]any{
 		{"op": "list"}, // 0
-		callStep("tool_call", map[string]any{"id": wf, "path": file, "content": "flat"}),                                    // 1 flat arguments
-		callStep("tool_call", map[string]any{"id": wf, "arguments": map[string]any{"path": file, "content": "x"}}),          // 2 arguments
-		callStep("tool_call", map[string]any{"args": map[string]any{"path": file, "content": "x"}}),                         // 3 no id
-		callStep("tool_call", map[string]any{"id": wf, "args": []any{file, "x"}}),                                           // 4 array args
-		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file}}),                               // 5 missing content
-		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "content": 42}}),                // 6 wrong type
-		callStep("filesystem__write_file", map[string]any{"path": file, "content": "x"}),                                    // 7 hidden name
-		callStep("tool_call", map[string]any{"id": wf, "args": fmt.Sprintf(`{"path": %q, "content": "hello"}`, file)}),      // 8 args as a JSON string: repaired
+		callStep("tool_call", map[string]any{"id": wf, "path": file, "content": "flat"}),                                   // 1 flat arguments
+		callStep("tool_call", map[string]any{"id": wf, "arguments": map[string]any{"path": file, "content": "x"}}),         // 2 arguments
+		callStep("tool_call", map[string]any{"args": map[string]any{"path": file, "content": "x"}}),                        // 3 no id
+		callStep("tool_call", map[string]any{"id": wf, "args": []any{file, "x"}}),                                          // 4 array args
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file}}),                              // 5 missing content
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "content": 42}}),               // 6 wrong type
+		callStep("filesystem__write_file", map[string]any{"path": file, "content": "x"}),                                   // 7 hidden name
+		callStep("tool_call", map[string]any{"id": wf, "args": fmt.Sprintf(`{"path": %q, "content": "hello"}`, file)}),     // 8 args as a JSON string: repaired
 		callStep("tool_call", map[string]any{"id": "mcp:filesystem:read_text_file", "args": map[string]any{"path": file}}), // 9
-		callStep("tool_describe", map[string]any{"id": wf}),                                                                 // 10
+		callStep("tool_describe", map[string]any{"id": wf}),                                                                // 10
 	}
 	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg)...)...)
 	for i, want := range map[int]string{
@@ -139,7 +139,7 @@ return out;`, file))
 	}
 	// Hints.
 	for body, want := range map[string]string{
-		`const r = await openclaw.tools.search("write a file"); r.length;`:        "the body returned nothing: end it with `return …`",
+		`const r = await openclaw.tools.search("write a file"); r.length;`:       "the body returned nothing: end it with `return …`",
 		`const hits = openclaw.tools.search("write a file"); return hits[0].id;`: "openclaw.tools.search(…) returns a Promise: did you forget `await` before it?",
 	} {
 		if text, sc := run(body); !strings.Contains(text, want) || !strings.Contains(fmt.Sprint(sc["hint"]), want) {

@@ -213,7 +213,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		callStep("memory__read_graph", map[string]any{}),                                                                                     // 18 direct-only
 		callStep("tool_call", map[string]any{"id": "mcp:registry:no_such_tool_anywhere"}),                                                    // 19
 		callStep("tool_describe", map[string]any{"id": "mcp:filesystem:write_file"}),                                                         // 20 whole description
-		callStep("tool_call", map[string]any{"id": "mcp:filesystem:write_file", "args": map[string]any{"path": scratch, "content": "x"}}),     // 21 scratch folder
+		callStep("tool_call", map[string]any{"id": "mcp:filesystem:write_file", "args": map[string]any{"path": scratch, "content": "x"}}),    // 21 scratch folder
 	}
 	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg, "--mode", "tools")...)...)
 
