@@ -47,8 +47,8 @@ func (c *Config) Summary() string {
 		w("config: %s", c.Path)
 	}
 	s := c.Server
-	w("server: transport=%s listen=%s name_separator=%q shutdown_grace=%s bearer_token=%s",
-		s.Transport, s.Listen, s.NameSeparator, s.ShutdownGrace.Duration, set(s.BearerToken))
+	w("server: transport=%s listen=%s name_separator=%q shutdown_grace=%s max_message_bytes=%d client_prefix_room=%d bearer_token=%s",
+		s.Transport, s.Listen, s.NameSeparator, s.ShutdownGrace.Duration, s.MaxMessageBytes, s.ClientPrefixRoom, set(s.BearerToken))
 	if len(s.AllowedOrigins) > 0 || len(s.AllowedHosts) > 0 {
 		w("  allowed_origins=%v allowed_hosts=%v", s.AllowedOrigins, s.AllowedHosts)
 	}

@@ -53,6 +53,14 @@ type Server struct {
 
 	// Scale-out (issue 11 item 6): docs/scale-out.md.
 	Stateless bool `toml:"stateless"` // default false: the HTTP front keeps no client state between requests
+	// MaxMessageBytes caps one JSON-RPC message from an upstream on every
+	// transport, and one line from a stdio client; default 32 MiB, clamped
+	// to 64 KiB..1 GiB.
+	MaxMessageBytes int `toml:"max_message_bytes"`
+	// ClientPrefixRoom is the number of characters exposed names leave
+	// free for a prefix the client adds (Claude Code: "mcp__<server>__");
+	// names are at most 64 minus this. Default 0, clamped to 0..48.
+	ClientPrefixRoom int `toml:"client_prefix_room"`
 }
 
 // ToolSearch is the [tool_search] table (SPEC §3, §4).

@@ -20,6 +20,10 @@ const (
 	DefaultListen             = "127.0.0.1:8080"
 	DefaultNameSeparator      = "__"
 	DefaultShutdownGrace      = 3 * time.Second
+	DefaultMaxMessageBytes    = 32 << 20
+	MinMaxMessageBytes        = 64 << 10
+	MaxMaxMessageBytes        = 1 << 30
+	MaxClientPrefixRoom       = 48
 	DefaultMode               = "code"
 	DefaultCodeTimeoutMS      = 10000
 	MinCodeTimeoutMS          = 1000
@@ -130,6 +134,8 @@ func (p *parser) defaults() {
 	p.clampInt(&c.Server.MaxSessions, DefaultMaxSessions, 1, MaxMaxSessions, "server", "max_sessions")
 	p.clampInt(&c.Server.MaxPerClientUpstreams, DefaultMaxPerClientUps, 0, MaxMaxPerClientUps, "server", "max_per_client_upstreams")
 	p.defaultDuration(&c.Server.KeepaliveInterval, DefaultKeepaliveInterval, "server", "keepalive_interval")
+	p.clampInt(&c.Server.MaxMessageBytes, DefaultMaxMessageBytes, MinMaxMessageBytes, MaxMaxMessageBytes, "server", "max_message_bytes")
+	p.clampInt(&c.Server.ClientPrefixRoom, 0, 0, MaxClientPrefixRoom, "server", "client_prefix_room")
 
 	ts := &c.ToolSearch
 	// An explicit mode implies enabled (issue 12 item 10: `mode = "tools"`

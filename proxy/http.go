@@ -19,10 +19,14 @@ import (
 
 // ServeStdio serves one client over stdin/stdout until it disconnects or
 // ctx ends. stdout carries only the protocol (logs go to stderr). One
-// message may be up to upstream.MaxMessageBytes (32 MiB), as on the
-// upstream legs.
+// message may be up to server.max_message_bytes (default 32 MiB), as on
+// the upstream legs.
 func (p *Proxy) ServeStdio(ctx context.Context) error {
-	err := p.Server("", "stdio").Run(ctx, &mcp.StdioTransport{MaxLineLength: upstream.MaxMessageBytes})
+	maxLine := p.cfg.Server.MaxMessageBytes
+	if maxLine <= 0 {
+		maxLine = upstream.MaxMessageBytes
+	}
+	err := p.Server("", "stdio").Run(ctx, &mcp.StdioTransport{MaxLineLength: maxLine})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

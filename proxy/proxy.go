@@ -109,8 +109,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		ClientOptions:    p.pt.clientOptions,
 		ClientMiddleware: p.pt.clientMiddleware,
 		// Issue 11: request identity for server-to-client requests (relay_route.go).
-		WrapHTTP: func(_ string, rt http.RoundTripper) http.RoundTripper { return callerTagger{base: rt} },
-		Ingest:   ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
+		WrapHTTP:        func(_ string, rt http.RoundTripper) http.RoundTripper { return callerTagger{base: rt} },
+		Ingest:          ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
+		MaxMessageBytes: cfg.Server.MaxMessageBytes,
 	})
 	return p, nil
 }

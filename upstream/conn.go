@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -274,12 +275,17 @@ wait:
 		}
 	}
 	if l.child != nil {
-		// The child's exit status says more than "connection closed".
+		// The child's exit status says more than "connection closed"; a
+		// failure with its own cause keeps it first (the child may have
+		// exited only because its stdin was closed).
 		t := time.NewTimer(exitReasonWait)
 		defer t.Stop()
 		select {
 		case <-l.child.exited:
-			return l.child.reason(), false
+			if reason == "connection closed" || strings.HasSuffix(reason, "EOF") {
+				return l.child.reason(), false
+			}
+			return reason + "; then the process " + l.child.reason(), false
 		case <-t.C:
 		}
 	}
@@ -379,13 +385,15 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 		lcancel()
 		return nil, fmt.Errorf("both command and url are set")
 	case c.cfg.URL != "":
-		t, tr, err := httpTransport(c.cfg)
+		t, tr, err := httpTransport(c.cfg, c.log, c.m.opts.MaxMessageBytes)
 		if err != nil {
 			lcancel()
 			return nil, err
 		}
 		if wrap := c.m.opts.WrapHTTP; wrap != nil {
 			switch ht := t.(type) {
+			case *streamableTransport:
+				ht.client.Transport = wrap(c.name, ht.client.Transport)
 			case *mcp.StreamableClientTransport:
 				ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
 			case *mcp.SSEClientTransport:
@@ -400,7 +408,7 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 			return nil, err
 		}
 		l.child = ch
-		transport = ch.transport()
+		transport = ch.transport(c.m.opts.MaxMessageBytes)
 	default:
 		lcancel()
 		return nil, fmt.Errorf("neither command nor url is set")

@@ -6,14 +6,19 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
 )
 
 func fakeUpstream(name, scenario string) *config.Upstream {
@@ -100,5 +105,174 @@ func TestZeroToolsIsHealthy(t *testing.T) {
 	st, _ := m2.Status("zero")
 	if st.State != StateReady || st.Tools != 0 {
 		t.Fatalf("status %+v, want ready with 0 tools", st)
+	}
+}
+
+// Item 10: one tool nesting 1,500 levels is quarantined; the other five
+// tools of its upstream stay.
+func TestDeepSchemaQuarantinedAlone(t *testing.T) {
+	m, _ := startManager(t, []*config.Upstream{fakeUpstream("deep", "deep")}, Options{})
+	st, _ := m.Status("deep")
+	if st.State != StateReady {
+		t.Fatalf("state %s: %s", st.State, st.Err)
+	}
+	if got := strings.Join(toolNames(m.Tools("deep")), ","); got != "five,four,one,three,two" {
+		t.Fatalf("tools %s", got)
+	}
+	d := diagFor(st.Diagnostics, "deep")
+	if d == nil || d.Action != ingest.Quarantined || !strings.Contains(d.Detail, "JSON nesting deeper than 512 levels") {
+		t.Fatalf("deep diagnostic %+v", d)
+	}
+}
+
+// fakeHTTP serves h on a test server and returns its upstream config.
+func fakeHTTP(t *testing.T, name string, h *fakeupstream.HTTP) *config.Upstream {
+	t.Helper()
+	if h.Scenario == nil {
+		h.Scenario = fakeupstream.Named("plain")
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	u := &config.Upstream{Name: name, URL: srv.URL + "/mcp"}
+	u.StartupTimeout.Duration = 5 * time.Second
+	return u
+}
+
+func callText(t *testing.T, m *Manager, up, tool string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := m.CallTool(ctx, up, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+	if err != nil {
+		return "", err
+	}
+	return textOf(t, res), nil
+}
+
+// Item 1: an upstream that holds GET /mcp open without headers is ready
+// at once (next to a healthy stdio upstream), and its calls work.
+func TestHTTPStallingGETDoesNotBlock(t *testing.T) {
+	h := &fakeupstream.HTTP{GET: "stall"}
+	m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "stall", h), fakeUpstream("healthy", "plain")}, Options{})
+	for _, up := range []string{"stall", "healthy"} {
+		if st, _ := m.Status(up); st.State != StateReady {
+			t.Fatalf("%s: %s %s", up, st.State, st.Err)
+		}
+		if got, err := callText(t, m, up, "echo"); err != nil || got != "called echo" {
+			t.Fatalf("%s: %q %v", up, got, err)
+		}
+	}
+	if h.GETs.Load() == 0 {
+		t.Error("the GET stream was never opened")
+	}
+}
+
+// Item 2: a GET stream that sends pings without ids, closes after 0.3 s
+// and then answers 405 never tears the session down.
+func TestHTTPFlakyGETKeepsSession(t *testing.T) {
+	h := &fakeupstream.HTTP{GET: "flaky"}
+	m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "flaky", h)}, Options{})
+	deadline := time.Now().Add(2500 * time.Millisecond) // past the flap and the 405 retry
+	n := 0
+	for time.Now().Before(deadline) || h.GETs.Load() < 2 {
+		if _, err := callText(t, m, "flaky", "echo"); err != nil {
+			t.Fatalf("call %d: %v", n, err)
+		}
+		n++
+		time.Sleep(50 * time.Millisecond)
+	}
+	st, _ := m.Status("flaky")
+	if st.State != StateReady || st.Restarts != 0 || h.Initializes.Load() != 1 {
+		t.Fatalf("after %d calls: state %s, restarts %d, initializes %d (want ready, 0, 1)", n, st.State, st.Restarts, h.Initializes.Load())
+	}
+}
+
+// Item 5: an HTTP 200 body that is not JSON-RPC fails that call only.
+func TestHTTPNonJSONRPCBodyFailsOneCall(t *testing.T) {
+	h := &fakeupstream.HTTP{Answer: func(m *fakeupstream.Msg) (int, string, string, bool) {
+		if strings.Contains(string(m.Params), `"bad"`) {
+			return 200, "application/json", `{"status":"ok","note":"this is not JSON-RPC"}`, true
+		}
+		if strings.Contains(string(m.Params), `"html"`) {
+			return 200, "text/html", `<html>proxy error</html>`, true
+		}
+		return 0, "", "", false
+	}}
+	m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "odd", h)}, Options{})
+	for _, tool := range []string{"bad", "html"} {
+		_, err := callText(t, m, "odd", tool)
+		if err == nil || !strings.Contains(err.Error(), "upstream") || errors.Is(err, ErrUnavailable) {
+			t.Fatalf("%s: err %v (want a failed call naming the cause, upstream still available)", tool, err)
+		}
+		t.Logf("%s: %v", tool, err)
+	}
+	if got, err := callText(t, m, "odd", "echo"); err != nil || got != "called echo" {
+		t.Fatalf("next call: %q %v", got, err)
+	}
+	if st, _ := m.Status("odd"); st.Restarts != 0 || h.Initializes.Load() != 1 {
+		t.Fatalf("the session was restarted: %+v, initializes %d", st, h.Initializes.Load())
+	}
+}
+
+// Item 6: one cap for every transport: an HTTP answer past it becomes an
+// isError result naming the size and the cap; the session stays (JSON and
+// event-stream answers).
+func TestHTTPOversizedAnswer(t *testing.T) {
+	for _, sse := range []bool{false, true} {
+		sc := &fakeupstream.Scenario{Call: func(s *fakeupstream.Session, name string, _ json.RawMessage) string {
+			if name == "big" {
+				return fakeupstream.TextResult(strings.Repeat("x", 3<<20))
+			}
+			return fakeupstream.EchoResult(name)
+		}}
+		h := &fakeupstream.HTTP{Scenario: sc, SSE: sse}
+		m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "big", h)}, Options{MaxMessageBytes: 1 << 20})
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		res, err := m.CallTool(ctx, "big", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{}})
+		cancel()
+		if err != nil || !res.IsError || !strings.Contains(textOf(t, res), "exceeds the cap of 1048576 bytes") {
+			t.Fatalf("sse=%v: res %+v err %v", sse, res, err)
+		}
+		if got, err := callText(t, m, "big", "echo"); err != nil || got != "called echo" {
+			t.Fatalf("sse=%v: next call %q %v", sse, got, err)
+		}
+	}
+}
+
+// Item 7: an upstream that lost the session after a restart and says so
+// with HTTP 400 / -32600, or with an error in a 200 event stream, is
+// initialized again and the call retried once: the call succeeds.
+func TestHTTPLostSessionRetried(t *testing.T) {
+	for _, lost := range []string{"404", "400", "sse-error"} {
+		h := &fakeupstream.HTTP{Lost: lost}
+		m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "re", h)}, Options{})
+		if _, err := callText(t, m, "re", "echo"); err != nil {
+			t.Fatal(err)
+		}
+		h.Forget()
+		if got, err := callText(t, m, "re", "echo"); err != nil || got != "called echo" {
+			t.Fatalf("lost=%s: the first call after the restart: %q %v", lost, got, err)
+		}
+		if n := h.Initializes.Load(); n != 2 {
+			t.Errorf("lost=%s: %d initializes, want 2", lost, n)
+		}
+	}
+}
+
+// Item 13 (upstream side, HTTP): a request of the upstream with id 1.5 is
+// answered with id 1.5.
+func TestHTTPUpstreamRequestIDExact(t *testing.T) {
+	h := &fakeupstream.HTTP{BeforeAnswer: func(m *fakeupstream.Msg) []string {
+		return []string{`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `{"jsonrpc":"2.0","id":1180591620717411303424,"method":"ping"}`}
+	}}
+	m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "ids", h)}, Options{})
+	if _, err := callText(t, m, "ids", "echo"); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the answers to the upstream's pings", func() bool { return len(h.AnswerIDs()) >= 2 })
+	ids := h.AnswerIDs()
+	slices.Sort(ids)
+	if got := strings.Join(ids, ","); got != "1.5,1180591620717411303424" {
+		t.Fatalf("answer ids %s", got)
 	}
 }

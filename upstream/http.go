@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 
@@ -10,14 +11,14 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
-// httpTransport builds the go-sdk client transport for an HTTP upstream:
+// httpTransport builds the client transport for an HTTP upstream:
 // Streamable HTTP (transport "" or "streamable-http", MCP spec 2025-11-25
-// basic/transports) or the legacy HTTP+SSE transport ("sse", spec
-// 2024-11-05). Each upstream gets its own http.Transport (closed on
+// basic/transports; the proxy's own, httpconn.go) or the legacy HTTP+SSE
+// transport ("sse", spec 2024-11-05; the go-sdk's). Each upstream gets its own http.Transport (closed on
 // teardown) and an http.Client without Timeout: deadlines come from the
 // contexts of connect and calls. The configured headers are set on every
 // request to the configured origin; redirects are checked (redirect.go).
-func httpTransport(u *config.Upstream) (mcp.Transport, *http.Transport, error) {
+func httpTransport(u *config.Upstream, log *slog.Logger, maxBytes int) (mcp.Transport, *http.Transport, error) {
 	parsed, err := url.Parse(u.URL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("url %q: %w", u.URL, err)
@@ -30,8 +31,11 @@ func httpTransport(u *config.Upstream) (mcp.Transport, *http.Transport, error) {
 		CheckRedirect: guardRedirects(base, parsed, u.AllowInternalRedirects)} // redirect.go
 	switch u.Transport {
 	case "", "streamable-http", "streamable":
-		return &mcp.StreamableClientTransport{Endpoint: u.URL, HTTPClient: client}, base, nil
+		return &streamableTransport{url: u.URL, client: client, log: log, maxBytes: maxBytes}, base, nil
 	case "sse":
+		// The legacy HTTP+SSE transport stays the go-sdk's (deprecated in
+		// the spec since 2025-03-26): the faults the proxy's own transports
+		// contain (issue 13 items 4 to 6 and 10) still end such a session.
 		return &mcp.SSEClientTransport{Endpoint: u.URL, HTTPClient: client}, base, nil
 	default:
 		return nil, nil, fmt.Errorf("transport %q: want \"streamable-http\" or \"sse\"", u.Transport)

@@ -17,6 +17,9 @@ import (
 // levels, a wrong type) would otherwise fail the whole page and drop every
 // tool of the upstream.
 type rawToolPages interface {
+	// keepToolPages turns the split on (a go-sdk session used directly,
+	// without listTools, gets its tools as usual).
+	keepToolPages()
 	// takeToolsPage returns the raw tools of the last tools/list answer
 	// for cursor and forgets them; ok is false when there is none.
 	takeToolsPage(cursor string) (tools []json.RawMessage, ok bool)
@@ -41,6 +44,9 @@ func (c *conn) listTools(ctx context.Context, l *live) (ingest.Result, error) {
 		if page >= c.m.opts.MaxPages {
 			c.log.Warn("tools/list: page limit reached, keeping the tools read so far", "max_pages", c.m.opts.MaxPages, "tools", len(raws))
 			break
+		}
+		if rp, isRaw := l.conn.(rawToolPages); isRaw && page == 0 {
+			rp.keepToolPages()
 		}
 		res, err := l.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {

@@ -111,6 +111,12 @@ type Options struct {
 	// which of its calls a server-to-client request answers (the request
 	// arrives on that call's POST response stream). nil is allowed.
 	WrapHTTP func(upstream string, rt http.RoundTripper) http.RoundTripper
+	// MaxMessageBytes caps one message from an upstream, on every
+	// transport (a stdio line, an HTTP body, an SSE event). An answer past
+	// it fails its request (tools/call: an isError result naming the size
+	// and the cap); the session stays up. Default MaxMessageBytes (config
+	// server.max_message_bytes).
+	MaxMessageBytes int
 	// MaxPages caps the number of tools/list pages read per listing.
 	// Default 100.
 	MaxPages int
@@ -212,6 +218,9 @@ func NewManager(ups []*config.Upstream, opts Options) *Manager {
 	}
 	if opts.Grace <= 0 {
 		opts.Grace = defaultGrace
+	}
+	if opts.MaxMessageBytes <= 0 {
+		opts.MaxMessageBytes = MaxMessageBytes
 	}
 	if opts.MaxPages <= 0 {
 		opts.MaxPages = defaultMaxPages

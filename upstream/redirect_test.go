@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -80,7 +81,7 @@ func mcpTarget(t *testing.T) (port string, seen func() []string) {
 
 func connectVia(t *testing.T, u *config.Upstream) (*mcp.ClientSession, error) {
 	t.Helper()
-	tr, base, err := httpTransport(u)
+	tr, base, err := httpTransport(u, slog.Default(), MaxMessageBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

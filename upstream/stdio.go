@@ -1,10 +1,7 @@
 package upstream
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"io"
 	"log/slog"
 	"os"
 	"sort"
@@ -71,15 +68,10 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 	return c, nil
 }
 
-// transport speaks newline-delimited JSON over the child's stdin/stdout,
-// skipping stdout lines that are not JSON.
-func (c *child) transport() mcp.Transport {
-	out := c.p.Stdout()
-	return &mcp.IOTransport{
-		Reader:        &jsonLineFilter{r: bufio.NewReaderSize(out, 64<<10), closer: out, log: c.log},
-		Writer:        c.p.Stdin(),
-		MaxLineLength: MaxMessageBytes,
-	}
+// transport speaks newline-delimited JSON over the child's stdin/stdout
+// (stdioconn.go), skipping stdout lines that are not JSON-RPC messages.
+func (c *child) transport(maxBytes int) mcp.Transport {
+	return &stdioTransport{r: c.p.Stdout(), w: c.p.Stdin(), log: c.log, maxBytes: maxBytes}
 }
 
 // wait records the exit reason once the child was reaped.
@@ -142,88 +134,6 @@ func trimLine(b []byte) string {
 	}
 	return string(b)
 }
-
-// jsonLineFilter passes through stdout lines whose first non-space byte is
-// '{' or '[' (a JSON-RPC message or batch) and drops every other line,
-// logging it (bounded). Leading blanks and empty lines are dropped. JSON
-// lines are streamed without buffering them whole, so their size is only
-// bounded by the SDK's MaxLineLength.
-type jsonLineFilter struct {
-	r      *bufio.Reader
-	closer io.Closer
-	log    *slog.Logger
-
-	mode    int    // lineStart, passing or skipping
-	out     []byte // pending bytes to hand out
-	one     [1]byte
-	skipped []byte // bounded copy of the line being skipped
-	err     error  // deferred read error
-}
-
-const (
-	lineStart = iota
-	passing
-	skipping
-)
-
-func (f *jsonLineFilter) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	for {
-		if len(f.out) > 0 {
-			n := copy(p, f.out)
-			f.out = f.out[n:]
-			return n, nil
-		}
-		if f.err != nil {
-			return 0, f.err
-		}
-		switch f.mode {
-		case lineStart:
-			b, err := f.r.ReadByte()
-			if err != nil {
-				f.err = err
-				continue
-			}
-			switch b {
-			case ' ', '\t', '\r', '\n':
-			case '{', '[':
-				f.mode = passing
-				f.one[0] = b
-				f.out = f.one[:]
-			default:
-				f.mode = skipping
-				f.skipped = append(f.skipped[:0], b)
-			}
-		case passing:
-			chunk, err := f.r.ReadSlice('\n')
-			f.out = chunk
-			switch {
-			case err == nil:
-				f.mode = lineStart
-			case errors.Is(err, bufio.ErrBufferFull):
-			default:
-				f.err = err
-			}
-		case skipping:
-			chunk, err := f.r.ReadSlice('\n')
-			if room := 512 - len(f.skipped); room > 0 {
-				f.skipped = append(f.skipped, chunk[:min(room, len(chunk))]...)
-			}
-			if errors.Is(err, bufio.ErrBufferFull) {
-				continue
-			}
-			f.log.Warn("skipped a non-JSON line on the upstream's stdout", "line", trimLine(f.skipped))
-			f.mode = lineStart
-			if err != nil {
-				f.err = err
-			}
-		}
-	}
-}
-
-func (f *jsonLineFilter) Close() error { return f.closer.Close() }
 
 // errorWords mark a stderr line as an error message for exit reasons.
 var errorWords = []string{"error", "fatal", "panic", "not defined", "cannot", "can't", "failed", "no such", "not found", "denied", "invalid", "exception"}

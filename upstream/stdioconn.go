@@ -1,0 +1,264 @@
+package upstream
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// stdioTransport is the proxy's own newline-delimited JSON transport to a
+// stdio upstream (MCP spec 2025-11-25 basic/transports "stdio": one
+// message per line, no embedded newlines). It replaces the go-sdk's
+// IOTransport on upstream legs: lines are framed with one reusable
+// buffer (no decoder buffer per message), a line that is not a JSON-RPC
+// message is skipped whatever its first character, and faults in one
+// line never end the session (see wire).
+type stdioTransport struct {
+	r        io.ReadCloser // the child's stdout
+	w        io.WriteCloser
+	log      *slog.Logger
+	maxBytes int
+}
+
+func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &stdioConn{
+		wire:     newWire(t.log, t.maxBytes),
+		r:        t.r,
+		w:        t.w,
+		incoming: make(chan jsonrpc.Message, 8),
+		done:     make(chan struct{}),
+	}
+	go c.readLoop()
+	return c, nil
+}
+
+// stdioConn is one connection over a child's stdin/stdout.
+type stdioConn struct {
+	*wire
+	r io.ReadCloser
+	w io.WriteCloser
+
+	writeMu sync.Mutex
+
+	incoming chan jsonrpc.Message
+	readErr  error // set before incoming is closed
+	done     chan struct{}
+	once     sync.Once
+}
+
+// stdioReadBuf is the read buffer of a stdio connection (bytes).
+const stdioReadBuf = 64 << 10
+
+// readLoop frames lines and hands their messages to Read until stdout
+// ends or the connection is closed.
+func (c *stdioConn) readLoop() {
+	defer close(c.incoming)
+	br := bufio.NewReaderSize(c.r, stdioReadBuf)
+	var line []byte
+	var sniff idSniffer
+	oversize := false
+	size := 0
+	for {
+		chunk, err := br.ReadSlice('\n')
+		size += len(chunk)
+		switch {
+		case oversize:
+			sniff.feed(chunk)
+		case len(line)+len(chunk) > c.maxBytes:
+			oversize = true
+			sniff.reset()
+			sniff.feed(line)
+			sniff.feed(chunk)
+			line = line[:0]
+		default:
+			line = append(line, chunk...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		var msgs []jsonrpc.Message
+		if oversize {
+			msgs = c.oversized(sniff.id(), sniff.sawMethod, size)
+		} else {
+			msgs = c.decode(line)
+		}
+		for _, m := range msgs {
+			select {
+			case c.incoming <- m:
+			case <-c.done:
+				return
+			}
+		}
+		if cap(line) > 4*stdioReadBuf {
+			line = nil // do not keep a huge buffer after one large message
+		} else {
+			line = line[:0]
+		}
+		oversize, size = false, 0
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				c.readErr = err
+			}
+			return
+		}
+	}
+}
+
+// Read implements mcp.Connection. It returns io.EOF once the upstream's
+// stdout is closed.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case m, ok := <-c.incoming:
+		if !ok {
+			if c.readErr != nil {
+				return nil, c.readErr
+			}
+			return nil, io.EOF
+		}
+		return m, nil
+	case <-c.done:
+		return nil, io.EOF
+	}
+}
+
+// Write implements mcp.Connection: one line, encoded into a pooled buffer.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	b := getBuf()
+	defer putBuf(b)
+	buf, err := c.encode(*b, msg)
+	if err != nil {
+		return err
+	}
+	buf = append(buf, '\n')
+	*b = buf
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err = c.w.Write(buf)
+	return err
+}
+
+// Close implements mcp.Connection: it closes stdin (the child sees EOF,
+// MCP's first shutdown step) and stdout.
+func (c *stdioConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		close(c.done)
+		err = c.w.Close()
+		_ = c.r.Close()
+	})
+	return err
+}
+
+func (c *stdioConn) SessionID() string { return "" }
+
+// idSniffer reads the members of a JSON object as it streams past
+// without keeping it: it records the raw value of the top-level "id"
+// (bounded) and whether a top-level "method" was seen. It is used on a
+// frame past the size cap, so that the request it answers can be failed.
+type idSniffer struct {
+	depth     int
+	inString  bool
+	escape    bool
+	inKey     bool   // the current string is a member name at depth 1
+	afterKey  bool   // a member name at depth 1 was read; value not yet started/ended
+	key       []byte // current member name at depth 1 (bounded)
+	capture   bool   // capturing the value of "id"
+	val       []byte
+	done      bool // the id value was captured completely
+	sawMethod bool
+}
+
+const sniffMax = 128
+
+func (s *idSniffer) reset() { *s = idSniffer{key: s.key[:0], val: s.val[:0]} }
+
+func (s *idSniffer) id() []byte {
+	if !s.done || len(s.val) == 0 || len(s.val) > sniffMax {
+		return nil
+	}
+	return s.val
+}
+
+func (s *idSniffer) feed(p []byte) {
+	for _, b := range p {
+		if s.inString {
+			if s.capture && len(s.val) <= sniffMax {
+				s.val = append(s.val, b)
+			}
+			switch {
+			case s.escape:
+				s.escape = false
+				if s.inKey && len(s.key) < sniffMax {
+					s.key = append(s.key, b)
+				}
+			case b == '\\':
+				s.escape = true
+				if s.inKey && len(s.key) < sniffMax {
+					s.key = append(s.key, b)
+				}
+			case b == '"':
+				s.inString = false
+				if s.inKey {
+					s.inKey = false
+					s.afterKey = true
+					if string(s.key) == "method" {
+						s.sawMethod = true
+					}
+				} else if s.capture {
+					s.capture, s.done = false, true
+				}
+			default:
+				if s.inKey && len(s.key) < sniffMax {
+					s.key = append(s.key, b)
+				}
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			s.inString = true
+			if s.depth == 1 && !s.afterKey {
+				s.inKey = true
+				s.key = s.key[:0]
+			} else if s.depth == 1 && s.afterKey && string(s.key) == "id" && !s.done {
+				s.capture = true
+				s.val = append(s.val[:0], b)
+			}
+		case '{', '[':
+			s.depth++
+		case '}', ']':
+			if s.depth == 1 && s.capture {
+				s.capture, s.done = false, true
+			}
+			s.depth--
+		case ':':
+			if s.depth == 1 && s.afterKey && string(s.key) == "id" && !s.done {
+				s.capture = true
+				s.val = s.val[:0]
+			}
+		case ',':
+			if s.depth == 1 {
+				if s.capture {
+					s.capture, s.done = false, true
+				}
+				s.afterKey = false
+			}
+		case ' ', '\t', '\r', '\n':
+		default:
+			if s.capture && len(s.val) <= sniffMax {
+				s.val = append(s.val, b)
+			}
+		}
+	}
+}
