@@ -129,7 +129,11 @@ func (p *Proxy) elicitApproval(ctx context.Context, s *session, e *catalog.Entry
 	defer cancel()
 	msg := fmt.Sprintf("Approve this tool call?\nTool: %s (upstream %q, tool %q), required by %s.\nArguments: %s",
 		e.ID, e.Upstream, e.Name, rule, approvalSummary(args))
-	res, err := s.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema})
+	var res *mcp.ElicitResult
+	r, err := askClient(ctx, s, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}) // exchange.go
+	if err == nil {
+		res = r.(*mcp.ElicitResult)
+	}
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		return false, fmt.Sprintf("no answer to the approval request within tools.approval_timeout (%s)", timeout)

@@ -93,14 +93,17 @@ func (p *Proxy) endpointToken(endpoint string) string {
 }
 
 // cacheMiddleware sets ttlMs and cacheScope on the cacheable results the
-// proxy answers (outermost middleware, so it sees the final result).
+// proxy answers to 2026-07-28 requests (outermost middleware, so it sees
+// the final result).
 // resources/read keeps an upstream's own ttlMs when it gave one (the
 // proxy does not know how fast a resource changes).
 func (p *Proxy) cacheMiddleware(endpoint string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
-			if err != nil || res == nil {
+			if err != nil || res == nil || !modernRequestOf(req) {
+				// Older protocols have no cache hints: their answers stay
+				// as they were (the go-sdk's zero values).
 				return res, err
 			}
 			var c *mcp.Cacheable

@@ -199,12 +199,14 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			var res mcp.Result
 			var err error
 			switch r := req.(type) {
+			// exchange.go: a request on the client's session, or a question
+			// of a 2026-07-28 call's input_required result.
 			case *mcp.CreateMessageWithToolsRequest:
-				res, err = target.ss.CreateMessageWithTools(ctx, r.Params)
+				res, err = askClient(ctx, target, r.Params)
 			case *mcp.ElicitRequest:
-				res, err = target.ss.Elicit(ctx, r.Params)
+				res, err = askClient(ctx, target, r.Params)
 			case *mcp.ListRootsRequest:
-				res, err = target.ss.ListRoots(ctx, r.Params)
+				res, err = askClient(ctx, target, r.Params)
 			default:
 				return next(ctx, method, req)
 			}

@@ -55,6 +55,7 @@ type Proxy struct {
 	pt       *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
 	st       statelessState
 	cacheClk cacheClock // cache.go: when the catalog last changed (ttlMs)
+	exs      exchanges  // exchange.go: 2026-07-28 calls waiting for client input
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server

@@ -152,6 +152,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				// Issue 7: forward reads the client's progress token and _meta.
 				ctx = withCallRequest(ctx, cr)
+				if modernRequestOf(req) { // exchange.go: input-required rounds
+					return p.callModern(ctx, s, cr, args)
+				}
 				res, err := p.surface.Call(ctx, s, cr.Params.Name, args)
 				var ae *ArgumentsError
 				if errors.As(err, &ae) {
@@ -164,9 +167,6 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				if res.Content == nil {
 					res.Content = []mcp.Content{}
-				}
-				if modernRequestOf(req) { // mrtr.go: 2026-07-28 results say resultType
-					return withResultType(res, resultComplete), nil
 				}
 				return res, nil
 			}

@@ -26,6 +26,8 @@ type session struct {
 	// are bound to it (bind) so that they are cancelled then.
 	life context.Context
 	end  context.CancelFunc
+
+	ex *exchange // exchange.go: set on the copy a 2026-07-28 call runs with
 }
 
 // Snapshot implements modes.Env.

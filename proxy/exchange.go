@@ -1,0 +1,311 @@
+package proxy
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Input-required results (MCP 2026-07-28, SEP-2322) on the front.
+//
+// A 2026-07-28 client cannot be sent a request (no sampling/createMessage,
+// elicitation/create or roots/list from server to client). When a call
+// of such a client needs the client's input mid-way — an upstream on an
+// older protocol asks for it during the call, or the proxy's own approval
+// asks (tools.require_approval) — the proxy answers the client's
+// tools/call with an input_required result naming the requests, and keeps
+// the call running in the background; the client retries the same
+// tools/call with inputResponses and the requestState, and gets the result
+// (or the next input_required). This object is an exchange:
+//
+//   - the call runs in its own goroutine, on a copy of the client's
+//     session whose ex names the exchange; askClient (relays, approval)
+//     puts a question on the exchange and waits for the answer;
+//   - each tools/call of the client (the first, then each retry) waits
+//     until the call ends (the result) or has unanswered questions (an
+//     input_required result listing them, with requestState = the
+//     exchange's id);
+//   - an exchange not retried within tools.approval_timeout is cancelled
+//     (its questions fail, so the upstream gets an error).
+//
+// Exchanges live in the process that started the call: a retry that
+// reaches another replica (server.stateless behind a load balancer) gets
+// -32602 naming the reason. requestState is an unguessable id (128 random
+// bits), so one client cannot answer another's questions; it grants
+// nothing else (the retry must name the same tool).
+
+// Limits of exchanges.
+const (
+	// maxExchanges bounds the calls waiting for client input at once.
+	maxExchanges = 1000
+	// askSettle lets concurrent questions of one call gather into one
+	// input_required result.
+	askSettle = 20 * time.Millisecond
+	// statePrefix marks the proxy's requestState values.
+	statePrefix = "mts1."
+)
+
+// exchanges is the process's table of exchanges by id.
+type exchanges struct {
+	mu sync.Mutex
+	m  map[string]*exchange
+}
+
+type exchange struct {
+	id     string
+	tool   string // the tools/call name; a retry must name the same
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the call returned
+	res    *mcp.CallToolResult
+	err    error
+
+	mu      sync.Mutex
+	seq     int
+	pending map[string]*question // asked, not yet answered
+	wake    chan struct{}        // (cap 1) a question was added
+	expiry  *time.Timer
+}
+
+type question struct {
+	req    mcp.InputRequest
+	answer chan answerOrErr // cap 1
+}
+
+type answerOrErr struct {
+	res mcp.InputResponse
+	err error
+}
+
+// errNoAnswer is the error of a question whose exchange expired or was
+// cancelled.
+var errNoAnswer = errors.New("the client did not answer (no retry of its tools/call within tools.approval_timeout)")
+
+// callModern runs tools/call cr of a 2026-07-28 client (session s) as an
+// exchange: a new call, or the retry of one (cr.Params.RequestState).
+func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequest, args json.RawMessage) (mcp.Result, error) {
+	var ex *exchange
+	if state := cr.Params.RequestState; state != "" {
+		p.exs.mu.Lock()
+		ex = p.exs.m[state]
+		p.exs.mu.Unlock()
+		if ex == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is unknown or expired: the call it continued ended (answered, timed out after tools.approval_timeout, or started on another replica of a stateless deployment); call the tool again without requestState"}
+		}
+		if ex.tool != cr.Params.Name {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("requestState belongs to a call of %q, not %q", ex.tool, cr.Params.Name)}
+		}
+		ex.deliver(cr.Params.InputResponses)
+	} else {
+		var err error
+		if ex, err = p.startExchange(ctx, s, cr.Params.Name, args); err != nil {
+			return nil, err
+		}
+	}
+	return p.waitExchange(ctx, ex)
+}
+
+// startExchange starts the call in the background. Its context keeps ctx's
+// values (progress token, _meta) but not its cancellation: the call
+// outlives this HTTP request when it needs input.
+func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args json.RawMessage) (*exchange, error) {
+	var idb [16]byte
+	_, _ = rand.Read(idb[:])
+	ex := &exchange{id: statePrefix + base64.RawURLEncoding.EncodeToString(idb[:]), tool: name, done: make(chan struct{}), pending: map[string]*question{}, wake: make(chan struct{}, 1)}
+	p.exs.mu.Lock()
+	if p.exs.m == nil {
+		p.exs.m = map[string]*exchange{}
+	}
+	if len(p.exs.m) >= maxExchanges {
+		p.exs.mu.Unlock()
+		return nil, &jsonrpc.Error{Code: -32000, Message: fmt.Sprintf("mcp-toolsearch: too many calls waiting for client input (%d); retry later", maxExchanges)}
+	}
+	p.exs.m[ex.id] = ex
+	p.exs.mu.Unlock()
+
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	ex.cancel = cancel
+	ex.expiry = time.AfterFunc(p.approvalTimeout(), func() { p.endExchange(ex) })
+	cs := *s // the call's own copy of the session, naming the exchange
+	cs.ex = ex
+	go func() {
+		defer close(ex.done)
+		ex.res, ex.err = p.surface.Call(cctx, &cs, name, args)
+	}()
+	return ex, nil
+}
+
+// endExchange cancels ex and forgets it: its questions fail.
+func (p *Proxy) endExchange(ex *exchange) {
+	ex.cancel()
+	ex.expiry.Stop()
+	p.exs.mu.Lock()
+	delete(p.exs.m, ex.id)
+	p.exs.mu.Unlock()
+	ex.mu.Lock()
+	for k, q := range ex.pending {
+		q.answer <- answerOrErr{err: errNoAnswer}
+		delete(ex.pending, k)
+	}
+	ex.mu.Unlock()
+}
+
+// waitExchange answers one tools/call of the exchange: the call's result
+// when it ends, or input_required while it has unanswered questions.
+func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, error) {
+	ex.expiry.Stop() // a request waits: the exchange does not expire meanwhile
+	for {
+		if reqs := ex.questions(); len(reqs) > 0 {
+			ex.expiry.Reset(p.approvalTimeout())
+			return withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.id}, resultInputRequired), nil
+		}
+		select {
+		case <-ex.done:
+			p.endExchange(ex)
+			if ex.err != nil {
+				return nil, wireError(ex.err)
+			}
+			res := ex.res
+			if res.Content == nil {
+				res.Content = []mcp.Content{}
+			}
+			return withResultType(res, resultComplete), nil
+		case <-ex.wake:
+			// Let questions asked at the same moment join this answer.
+			select {
+			case <-ex.done:
+			case <-time.After(askSettle):
+			}
+		case <-ctx.Done():
+			// The client is gone; the call goes on until a retry or expiry.
+			ex.expiry.Reset(p.approvalTimeout())
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// questions are the unanswered questions of ex, by key.
+func (ex *exchange) questions() mcp.InputRequestMap {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if len(ex.pending) == 0 {
+		return nil
+	}
+	out := mcp.InputRequestMap{}
+	for k, q := range ex.pending {
+		out[k] = q.req
+	}
+	return out
+}
+
+// deliver hands each answer to the question of the same key; answers to
+// unknown keys are ignored (the spec lets a client send extra ones).
+func (ex *exchange) deliver(answers mcp.InputResponseMap) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	keys := make([]string, 0, len(answers))
+	for k := range answers {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if q, ok := ex.pending[k]; ok && answers[k] != nil {
+			q.answer <- answerOrErr{res: answers[k]}
+			delete(ex.pending, k)
+		}
+	}
+}
+
+// ask puts a question on ex and waits for its answer.
+func (ex *exchange) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
+	q := &question{req: req, answer: make(chan answerOrErr, 1)}
+	ex.mu.Lock()
+	ex.seq++
+	key := fmt.Sprintf("%s-%d", inputKind(req), ex.seq)
+	ex.pending[key] = q
+	ex.mu.Unlock()
+	select {
+	case ex.wake <- struct{}{}:
+	default:
+	}
+	select {
+	case a := <-q.answer:
+		return a.res, a.err
+	case <-ctx.Done():
+		ex.mu.Lock()
+		delete(ex.pending, key)
+		ex.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+func inputKind(req mcp.InputRequest) string {
+	switch req.(type) {
+	case *mcp.ElicitParams:
+		return "elicit"
+	case *mcp.ListRootsParams:
+		return "roots"
+	default:
+		return "sample"
+	}
+}
+
+// askClient asks the client of session s for input: through the call's
+// exchange for a 2026-07-28 call, else as a request on the client's
+// session (sampling/createMessage, elicitation/create, roots/list). req is
+// *mcp.ElicitParams, *mcp.CreateMessageWithToolsParams or
+// *mcp.ListRootsParams; the answer is the matching *mcp.ElicitResult,
+// *mcp.CreateMessageWithToolsResult or *mcp.ListRootsResult.
+func askClient(ctx context.Context, s *session, req mcp.InputRequest) (mcp.Result, error) {
+	if s.ex != nil {
+		res, err := s.ex.ask(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		return asResult(req, res)
+	}
+	switch r := req.(type) {
+	case *mcp.ElicitParams:
+		return s.ss.Elicit(ctx, r)
+	case *mcp.CreateMessageWithToolsParams:
+		return s.ss.CreateMessageWithTools(ctx, r)
+	case *mcp.ListRootsParams:
+		return s.ss.ListRoots(ctx, r)
+	}
+	return nil, fmt.Errorf("askClient: unsupported input request %T", req)
+}
+
+// asResult gives a client's input response the result type the asking
+// side expects (a sampling answer may come as either sampling result).
+func asResult(req mcp.InputRequest, res mcp.InputResponse) (mcp.Result, error) {
+	switch req.(type) {
+	case *mcp.ElicitParams:
+		if r, ok := res.(*mcp.ElicitResult); ok {
+			return r, nil
+		}
+	case *mcp.ListRootsParams:
+		if r, ok := res.(*mcp.ListRootsResult); ok {
+			return r, nil
+		}
+	case *mcp.CreateMessageWithToolsParams:
+		if r, ok := res.(*mcp.CreateMessageWithToolsResult); ok {
+			return r, nil
+		}
+		b, err := json.Marshal(res)
+		if err == nil {
+			var r mcp.CreateMessageWithToolsResult
+			if err = json.Unmarshal(b, &r); err == nil {
+				return &r, nil
+			}
+		}
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses: a %T does not answer a %T", res, req)}
+}
