@@ -49,6 +49,14 @@ func (c *Config) Summary() string {
 	s := c.Server
 	w("server: transport=%s listen=%s name_separator=%q shutdown_grace=%s max_message_bytes=%d client_prefix_room=%d bearer_token=%s",
 		s.Transport, s.Listen, s.NameSeparator, s.ShutdownGrace.Duration, s.MaxMessageBytes, s.ClientPrefixRoom, set(s.BearerToken))
+	if s.Transport == "http" {
+		maxConns := "auto"
+		if s.MaxConnections > 0 {
+			maxConns = strconv.Itoa(s.MaxConnections)
+		}
+		w("  front: read_header_timeout=%s read_timeout=%s idle_timeout=%s max_header_bytes=%d max_connections=%s max_connections_per_address=%d",
+			s.ReadHeaderTimeout.Duration, s.ReadTimeout.Duration, s.IdleTimeout.Duration, s.MaxHeaderBytes, maxConns, s.MaxConnectionsPerAddress)
+	}
 	if len(s.AllowedOrigins) > 0 || len(s.AllowedHosts) > 0 {
 		w("  allowed_origins=%v allowed_hosts=%v", s.AllowedOrigins, s.AllowedHosts)
 	}

@@ -61,6 +61,7 @@ type Server struct {
 	// free for a prefix the client adds (Claude Code: "mcp__<server>__");
 	// names are at most 64 minus this. Default 0, clamped to 0..48.
 	ClientPrefixRoom int `toml:"client_prefix_room"`
+	FrontLimits          // timeouts and connection caps of the HTTP front (front.go)
 }
 
 // ToolSearch is the [tool_search] table (SPEC §3, §4).

@@ -136,6 +136,7 @@ func (p *parser) defaults() {
 	p.defaultDuration(&c.Server.KeepaliveInterval, DefaultKeepaliveInterval, "server", "keepalive_interval")
 	p.clampInt(&c.Server.MaxMessageBytes, DefaultMaxMessageBytes, MinMaxMessageBytes, MaxMaxMessageBytes, "server", "max_message_bytes")
 	p.clampInt(&c.Server.ClientPrefixRoom, 0, 0, MaxClientPrefixRoom, "server", "client_prefix_room")
+	p.frontDefaults()
 
 	ts := &c.ToolSearch
 	// An explicit mode implies enabled (issue 12 item 10: `mode = "tools"`

@@ -78,25 +78,27 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 }
 
 // guard rejects requests whose Host or Origin is not allowed (403) or
-// that lack the bearer token (401).
+// that lack the bearer token (401), before any byte of the body is read,
+// and closes their connection (front.go).
 func (p *Proxy) guard(token string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !p.hostAllowed(r.Host) {
-			http.Error(w, "forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowed_hosts", http.StatusForbidden)
+			reject(w, http.StatusForbidden, "forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowed_hosts")
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o) {
-			http.Error(w, "forbidden: Origin not allowed; add it to server.allowed_origins", http.StatusForbidden)
+			reject(w, http.StatusForbidden, "forbidden: Origin not allowed; add it to server.allowed_origins")
 			return
 		}
 		if token != "" {
 			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-toolsearch"`)
-				http.Error(w, "unauthorized: missing or wrong bearer token", http.StatusUnauthorized)
+				reject(w, http.StatusUnauthorized, "unauthorized: missing or wrong bearer token")
 				return
 			}
 		}
+		p.admit(w, r, token != "") // front.go: vet the connection, bound the body
 		h.ServeHTTP(w, r)
 	})
 }
@@ -187,9 +189,9 @@ func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string
 	// SSE and Streamable HTTP GET streams then end instead of holding it.
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
-	srv := &http.Server{Handler: p.Handler(extra), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return base }}
+	srv := p.httpServer(p.Handler(extra), base) // front.go: timeouts, header cap
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(p.limitListener(ln)) }() // front.go: connection caps
 	select {
 	case err := <-errc:
 		return err

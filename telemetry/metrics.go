@@ -105,6 +105,7 @@ type Metrics struct {
 	sessions     prometheus.Gauge
 	limits       limitMetrics                        // limits.go
 	redact       atomic.Pointer[func(string) string] // SetRedactor (redact.go)
+	front        frontSeries                         // SetFrontStats (front.go)
 }
 
 // NewMetrics returns a Metrics with all series registered on a fresh registry.

@@ -1,0 +1,133 @@
+package proxy
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/connlimit"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+)
+
+// A front that cannot be exhausted (issue 14 item 4). Trust: clients
+// without a token are not trusted (docs/security.md). What they can do to
+// the HTTP front is bounded here:
+//
+//   - headers must arrive within server.read_header_timeout and fit in
+//     server.max_header_bytes; an idle keep-alive connection is closed
+//     after server.idle_timeout;
+//   - a request that fails the Host/Origin or token check is answered and
+//     its connection closed at once, its body never read (before, net/http
+//     read the rest of a rejected body before closing, so a wrong token
+//     with a trickled body held a connection forever);
+//   - a request that passed has server.read_timeout to send its body;
+//   - the listener caps connections in total (server.max_connections) and
+//     per remote address (server.max_connections_per_address); at a cap the
+//     oldest connection that never passed a token check is closed to make
+//     room (package connlimit), so unauthenticated connections can crowd
+//     out only each other.
+
+// maxAutoConnections bounds the automatic server.max_connections.
+const maxAutoConnections = 10000
+
+// maxConnections is server.max_connections, or half the process's
+// open-file limit (at most maxAutoConnections) when it is 0: the other
+// half stays for upstreams, sandbox workers and the session log.
+func (p *Proxy) maxConnections() int {
+	if n := p.cfg.Server.MaxConnections; n > 0 {
+		return n
+	}
+	limit := openFileLimit()
+	if limit <= 0 {
+		return maxAutoConnections
+	}
+	return min(maxAutoConnections, max(16, limit/2))
+}
+
+// limitListener wraps the front's listener with the connection caps and
+// reports its counters on /metrics.
+func (p *Proxy) limitListener(ln net.Listener) *connlimit.Listener {
+	l := connlimit.New(ln, connlimit.Limits{Max: p.maxConnections(), PerAddr: p.cfg.Server.MaxConnectionsPerAddress})
+	p.metrics.SetFrontStats(func() telemetry.FrontStats {
+		s := l.Stats()
+		return telemetry.FrontStats{Open: s.Open, RefusedTotal: s.RefusedTotal, RefusedPerAddr: s.RefusedPerAddr, Evicted: s.Evicted}
+	})
+	return l
+}
+
+// httpServer is the front's http.Server: h with the configured timeouts
+// and header cap; request contexts derive from base and carry their
+// connection (for admit).
+func (p *Proxy) httpServer(h http.Handler, base context.Context) *http.Server {
+	f := p.cfg.Server.FrontLimits
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: orDefault(f.ReadHeaderTimeout.Duration, 10*time.Second),
+		IdleTimeout:       orDefault(f.IdleTimeout.Duration, 120*time.Second),
+		MaxHeaderBytes:    f.MaxHeaderBytes,
+		BaseContext:       func(net.Listener) context.Context { return base },
+		ConnContext:       connlimit.WithConn,
+	}
+}
+
+func orDefault(d, def time.Duration) time.Duration {
+	if d > 0 {
+		return d
+	}
+	return def
+}
+
+// reject answers a request that failed the Host/Origin or token check
+// with code and msg, and closes the connection without reading the body.
+func reject(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Connection", "close")
+	// An expired read deadline makes net/http drop the unread body at once
+	// instead of reading it to reuse the connection.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	http.Error(w, msg, code)
+}
+
+// admit is called for a request that passed the checks: when a token was
+// checked its connection is vetted (never closed to make room), and the
+// body must arrive within server.read_timeout.
+func (p *Proxy) admit(w http.ResponseWriter, r *http.Request, tokenChecked bool) {
+	if tokenChecked {
+		connlimit.VetContext(r.Context())
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return
+	}
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(orDefault(p.cfg.Server.ReadTimeout.Duration, 30*time.Second))) != nil {
+		return // not an HTTP/1 connection of ours (e.g. a test recorder)
+	}
+	r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+}
+
+// deadlineBody lifts the body's read deadline once the body is read to its
+// end or closed, so that a long-running response (an SSE stream, a slow
+// tool call) is not cut when it passes.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+func (b *deadlineBody) Close() error {
+	if !b.done {
+		b.done = true
+		_ = b.rc.SetReadDeadline(time.Time{})
+	}
+	return b.ReadCloser.Close()
+}
