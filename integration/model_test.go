@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 )
@@ -152,5 +154,51 @@ return out;`, file))
 	req.Params.Arguments = map[string]any{"path": file}
 	if _, err := c.CallTool(context.Background(), req); err == nil || !strings.Contains(err.Error(), `return await openclaw.tools.call("mcp:filesystem:read_text_file"`) {
 		t.Errorf("hidden name in code mode: %v", err)
+	}
+}
+
+// TestCodeRunKilledCancelsUpstreamCall (issue 12 item 7): a run that times
+// out while a bridge call waits on a slow upstream tool cancels that call
+// upstream (catalogserver -slow-tool logs "call cancelled"), and the proxy
+// warned at start that a run cannot outlive one call of that upstream.
+func TestCodeRunKilledCancelsUpstreamCall(t *testing.T) {
+	errLog := filepath.Join(t.TempDir(), "upstream.stderr")
+	cfg := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+mode = "code"
+code_timeout_ms = 1000
+
+[upstreams.github]
+command = "sh"
+args = ["-c", %s]
+trusted = true
+`, tomlString(fmt.Sprintf("exec %s -tools %s -server github -slow-tool list_issues=60s 2>>%s", catalogServer(t), catalogFile(t, "github-like.jsonl"), errLog))))
+	body := `return await openclaw.tools.call("mcp:github:list_issues", {owner: "o", repo: "r"})`
+	// The session stays open 3 s after the run: a cancel caused by the
+	// proxy shutting down would come after that.
+	doc, code, stderr := nodeClientRun(t, append([]string{"--script", scriptArg(t, codeStep(body), map[string]any{"op": "sleep", "ms": 3000}, map[string]any{"op": "ping"}), "--"}, proxyCmd(t, cfg)...)...)
+	end := time.Now()
+	if code != 0 {
+		t.Fatalf("client exit %d: %v", code, doc["error"])
+	}
+	if msg := errorText(t, doc, 0); !strings.Contains(msg, "timed out after 1000 ms") {
+		t.Errorf("run: %q, want a timeout", msg)
+	}
+	if !strings.Contains(stderr, "a tool_search_code run ends after tool_search.code_timeout_ms (1s), before one call of these upstreams may end (call_timeout): github (1m0s)") {
+		t.Errorf("no start-up warning about the run budget in the proxy's stderr:\n%s", tail(stderr, 2000))
+	}
+	// The client has exited; the upstream saw the cancel when the run was
+	// killed (the proxy and its children are gone by now).
+	b, _ := os.ReadFile(errLog)
+	m := regexp.MustCompile(`time=(\S+) level=WARN msg="call cancelled"`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("the upstream call was not cancelled; upstream stderr:\n%s", tail(string(b), 2000))
+	}
+	at, err := time.Parse(time.RFC3339Nano, string(m[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if end.Sub(at) < 2*time.Second {
+		t.Errorf("the upstream saw the cancel %v before the client ended, want it when the run was killed (3 s before)", end.Sub(at))
 	}
 }

@@ -139,6 +139,9 @@ func (p *Proxy) surfaceFor(cfg *config.Config) modes.Surface {
 		return &modes.Tools{API: p.api}
 	}
 	p.pool = pool
+	if w := codeBudgetWarning(cfg); w != "" {
+		p.log.Warn(w) // issue 12 item 7 (codebudget.go)
+	}
 	return &modes.Code{API: p.api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond}
 }
 
