@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,11 +35,21 @@ args = [%s, %s]
 
 [upstreams.github]
 command = %s
-args = ["-tools", %s, "-server", "github"]
+args = ["-tools", %s, "-server", "github", "-rpc-error", %s, "-rpc-error", %s]
 trusted = true
+direct_only = ["search_issues"]
 `, mode, tomlString(fs[0]), quoteArgs(fs[1:]), tomlString(dir),
-		tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+		tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl")),
+		tomlString("get_file_contents="+upstreamRPCError), tomlString("search_issues="+upstreamRPCError)))
 }
+
+// upstreamRPCError is the JSON-RPC error the github upstream of modelConfig
+// answers get_file_contents and search_issues with, worded as the
+// TypeScript SDK words its errors (the code repeated in the message).
+const upstreamRPCError = `{"code":-32042,"message":"MCP error -32042: URL elicitation required","data":{"url":"https://example.com/auth"}}`
+
+// wantUpstreamError is the one clean line a client gets for it (issue 12 item 13).
+const wantUpstreamError = `upstream "github": URL elicitation required`
 
 // TestModelFirstAttemptsToolsMode (issue 12 items 1, 2, 3, 5), with the
 // official TypeScript SDK client: each slip gets an isError answer naming
@@ -50,16 +61,18 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 	wf := "mcp:filesystem:write_file"
 	steps := []map[string]any{
 		{"op": "list"}, // 0
-		callStep("tool_call", map[string]any{"id": wf, "path": file, "content": "flat"}),                                   // 1 flat arguments
-		callStep("tool_call", map[string]any{"id": wf, "arguments": map[string]any{"path": file, "content": "x"}}),         // 2 arguments
-		callStep("tool_call", map[string]any{"args": map[string]any{"path": file, "content": "x"}}),                        // 3 no id
-		callStep("tool_call", map[string]any{"id": wf, "args": []any{file, "x"}}),                                          // 4 array args
-		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file}}),                              // 5 missing content
-		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "content": 42}}),               // 6 wrong type
-		callStep("filesystem__write_file", map[string]any{"path": file, "content": "x"}),                                   // 7 hidden name
-		callStep("tool_call", map[string]any{"id": wf, "args": fmt.Sprintf(`{"path": %q, "content": "hello"}`, file)}),     // 8 args as a JSON string: repaired
-		callStep("tool_call", map[string]any{"id": "mcp:filesystem:read_text_file", "args": map[string]any{"path": file}}), // 9
-		callStep("tool_describe", map[string]any{"id": wf}),                                                                // 10
+		callStep("tool_call", map[string]any{"id": wf, "path": file, "content": "flat"}),                                                                    // 1 flat arguments
+		callStep("tool_call", map[string]any{"id": wf, "arguments": map[string]any{"path": file, "content": "x"}}),                                          // 2 arguments
+		callStep("tool_call", map[string]any{"args": map[string]any{"path": file, "content": "x"}}),                                                         // 3 no id
+		callStep("tool_call", map[string]any{"id": wf, "args": []any{file, "x"}}),                                                                           // 4 array args
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file}}),                                                               // 5 missing content
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "content": 42}}),                                                // 6 wrong type
+		callStep("filesystem__write_file", map[string]any{"path": file, "content": "x"}),                                                                    // 7 hidden name
+		callStep("tool_call", map[string]any{"id": wf, "args": fmt.Sprintf(`{"path": %q, "content": "hello"}`, file)}),                                      // 8 args as a JSON string: repaired
+		callStep("tool_call", map[string]any{"id": "mcp:filesystem:read_text_file", "args": map[string]any{"path": file}}),                                  // 9
+		callStep("tool_describe", map[string]any{"id": wf}),                                                                                                 // 10
+		callStep("tool_call", map[string]any{"id": "mcp:github:get_file_contents", "args": map[string]any{"owner": "o", "repo": "r", "path": "README.md"}}), // 11 upstream JSON-RPC error
+		callStep("github__search_issues", map[string]any{"q": "crash"}),                                                                                     // 12 the same, direct tools/call
 	}
 	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg)...)...)
 	for i, want := range map[int]string{
@@ -89,6 +102,18 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 	}
 	if d := okStructured(t, doc, 10)["description"].(string); !strings.Contains(d, "Only works within allowed directories") {
 		t.Errorf("describe lacks the whole description: %q", d)
+	}
+	// An upstream's JSON-RPC error: one clean line; the code and data as data.
+	if msg := errorText(t, doc, 11); msg != "tool_call mcp:github:get_file_contents: "+wantUpstreamError {
+		t.Errorf("tool_call of a failing tool: %q", msg)
+	}
+	wantDetails := map[string]any{"upstream": "github", "code": -32042.0, "data": map[string]any{"url": "https://example.com/auth"}, "message": "tool_call mcp:github:get_file_contents: " + wantUpstreamError}
+	if got := jpath(t, stepResult(t, doc, 11), "structuredContent", "error"); !reflect.DeepEqual(got, any(wantDetails)) {
+		t.Errorf("tool_call error details = %v\nwant %v", got, wantDetails)
+	}
+	wantWire := map[string]any{"code": -32042.0, "message": wantUpstreamError, "data": map[string]any{"url": "https://example.com/auth"}}
+	if got := jpath(t, doc, "steps", 12).(map[string]any)["error"]; !reflect.DeepEqual(got, any(wantWire)) {
+		t.Errorf("direct tools/call of a failing tool: JSON-RPC error %v\nwant %v", got, wantWire)
 	}
 }
 
@@ -138,6 +163,14 @@ return out;`, file))
 	}
 	if b, err := os.ReadFile(file); err != nil || string(b) != "from code" {
 		t.Errorf("file: %q %v, want only the repaired call's content", b, err)
+	}
+	// An upstream's JSON-RPC error in the bridge: the clean message, the
+	// code and data as properties of the Error.
+	text, _ = run(`try { await openclaw.tools.call("mcp:github:get_file_contents", {owner: "o", repo: "r", path: "README.md"}); return "no error"; }
+catch (e) { return {message: e.message, upstream: e.upstream, code: e.code, data: e.data}; }`)
+	want := map[string]any{"message": wantUpstreamError, "upstream": "github", "code": -32042.0, "data": map[string]any{"url": "https://example.com/auth"}}
+	if got := decodeJSON(t, text); !reflect.DeepEqual(got, any(want)) {
+		t.Errorf("bridge error: %v\nwant %v", got, want)
 	}
 	// Hints.
 	for body, want := range map[string]string{

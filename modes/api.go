@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
@@ -246,16 +245,6 @@ func EnvelopeResult(env *Envelope, upstream *mcp.CallToolResult) *mcp.CallToolRe
 	}
 	r.IsError = upstream.IsError
 	return r
-}
-
-// ErrorText renders an error for a model: a JSON-RPC error from an upstream
-// keeps its code.
-func ErrorText(err error) string {
-	var je *jsonrpc.Error
-	if errors.As(err, &je) {
-		return fmt.Sprintf("%v (JSON-RPC error %d)", err, je.Code)
-	}
-	return err.Error()
 }
 
 // clipRef bounds a tool reference echoed in an error (it comes from the

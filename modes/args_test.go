@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Issue 12 item 2: argument-shape mistakes in tool_call (and the other
@@ -157,5 +159,27 @@ return {a: a.length, b: {}};`, ""},
 		if out.Hint == "" != (tc.want == "") || !strings.Contains(out.Hint, tc.want) || (tc.want != "" && !strings.Contains(text, tc.want)) {
 			t.Errorf("body %q: hint %q, text %q; want %q", tc.body, out.Hint, text, tc.want)
 		}
+	}
+}
+
+// Issue 12 item 13: in the bridge an upstream's JSON-RPC error rejects with
+// one clean message and carries upstream, code and data as properties.
+func TestBridgeUpstreamErrorProps(t *testing.T) {
+	env := newTestEnv(t)
+	env.special = map[string]func(json.RawMessage) (*mcp.CallToolResult, error){
+		"mcp:github:list_issues": func(json.RawMessage) (*mcp.CallToolResult, error) {
+			return nil, NewUpstreamError("github", &jsonrpc.Error{Code: -32042, Message: "MCP error -32042: auth needed", Data: json.RawMessage(`{"url":"https://example.com/auth"}`)})
+		},
+	}
+	c := newTestCode(t, 1)
+	_, out := runCode(t, c, env, `try { await openclaw.tools.call("mcp:github:list_issues", {owner: "o", repo: "r"}); return "no error"; }
+catch (e) { return {message: e.message, upstream: e.upstream, code: e.code, data: e.data}; }`)
+	var got map[string]any
+	if err := json.Unmarshal(out.Value, &got); err != nil || !out.OK {
+		t.Fatalf("%s %v", out.Error, err)
+	}
+	want := map[string]any{"message": `upstream "github": auth needed`, "upstream": "github", "code": -32042.0, "data": map[string]any{"url": "https://example.com/auth"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the script saw %v\nwant %v", got, want)
 	}
 }

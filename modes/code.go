@@ -199,7 +199,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			}
 			envl, res, err := c.API.Call(ctx, env, id, callArgs, ViaBridge)
 			if err != nil {
-				return nil, errors.New(ErrorText(err))
+				return nil, newBridgeError(err)
 			}
 			mu.Lock()
 			for _, b := range res.Content {

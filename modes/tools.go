@@ -195,7 +195,7 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 		}
 		envl, res, err := t.API.Call(ctx, env, id, callArgs, ViaTool)
 		if err != nil {
-			return errorResult("tool_call %s: %s", clipRef(id), ErrorText(err)), nil
+			return callErrorResult(id, err), nil
 		}
 		return EnvelopeResult(envl, res), nil
 	}

@@ -198,7 +198,8 @@ func TestToolCallEnvelope(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "not json"}, img}, IsError: true}, nil
 		},
 		"mcp:github:list_issues": func(json.RawMessage) (*mcp.CallToolResult, error) {
-			return nil, &jsonrpc.Error{Code: -32603, Message: `upstream "github": boom`}
+			// As the proxy's call path hands an upstream's JSON-RPC error on.
+			return nil, NewUpstreamError("github", &jsonrpc.Error{Code: -32042, Message: "MCP error -32042: boom", Data: json.RawMessage(`{"url":"https://example.com/auth"}`)})
 		},
 	}
 	s := &Tools{API: testAPI()}
@@ -256,10 +257,14 @@ func TestToolCallEnvelope(t *testing.T) {
 	if o := envl.Result["content"].([]any)[1].(map[string]any)["omitted"].(string); strings.Contains(o, "tool_call") || !strings.Contains(o, "tool_search_code result") {
 		t.Errorf("bridge stub = %q", o)
 	}
-	// An upstream JSON-RPC error: an isError result naming it, with the code.
-	r, _ = call(map[string]any{"id": "mcp:github:list_issues"})
-	if !r.IsError || !strings.Contains(resultText(t, r), "boom") || !strings.Contains(resultText(t, r), "-32603") {
-		t.Errorf("JSON-RPC error: %v", resultText(t, r))
+	// An upstream JSON-RPC error: an isError result with one clean line,
+	// the code and data in structuredContent (issue 12 item 13).
+	r, m = call(map[string]any{"id": "mcp:github:list_issues", "args": map[string]any{"owner": "o", "repo": "r"}})
+	if want := `tool_call mcp:github:list_issues: upstream "github": boom`; !r.IsError || resultText(t, r) != want {
+		t.Errorf("JSON-RPC error: %q, want %q", resultText(t, r), want)
+	}
+	if want := map[string]any{"error": map[string]any{"upstream": "github", "code": -32042.0, "data": map[string]any{"url": "https://example.com/auth"}, "message": resultText(t, r)}}; !reflect.DeepEqual(m, want) {
+		t.Errorf("structuredContent = %v, want %v", m, want)
 	}
 	// Unknown id: no call made.
 	before := len(env.calls)

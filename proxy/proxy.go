@@ -14,9 +14,11 @@ import (
 	"log/slog"
 	"net/http"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
@@ -351,8 +353,48 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if err == nil && check != nil {
 		res = check(res)
 	}
-	return redactResult(p.cfg, res), p.redactErr(err)
+	return redactResult(p.cfg, res), p.redactErr(p.shapeErr(e, err))
 }
+
+// shapeErr is where an upstream's failure is shaped for clients (issue 12
+// item 13): an upstream's JSON-RPC error answer becomes one clean
+// `upstream "NAME": <its message>` (modes.UpstreamError) instead of the
+// layers it came through (`upstream "x": tools/call "t": calling
+// "tools/call": MCP error -32042: … (JSON-RPC error -32042)`), its code and
+// data kept as data; a timeout loses the Go context text at its end.
+// Unavailable upstreams and cancellations keep their messages.
+func (p *Proxy) shapeErr(e *catalog.Entry, err error) error {
+	if err == nil || errors.Is(err, upstream.ErrUnavailable) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &timeoutError{msg: strings.TrimSuffix(err.Error(), ": "+context.DeadlineExceeded.Error()), err: err}
+	}
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		ue := modes.NewUpstreamError(e.Upstream, je)
+		if len(ue.Data) > 0 { // upstream text: may echo a secret like the message
+			if red := p.cfg.Redact(string(ue.Data)); red != string(ue.Data) {
+				ue.Data = nil
+				if json.Valid([]byte(red)) {
+					ue.Data = json.RawMessage(red)
+				}
+			}
+		}
+		return ue
+	}
+	return err
+}
+
+// timeoutError is a call that ran out of time, without the Go context
+// text in its message; errors.Is(err, context.DeadlineExceeded) holds.
+type timeoutError struct {
+	msg string
+	err error
+}
+
+func (t *timeoutError) Error() string { return t.msg }
+func (t *timeoutError) Unwrap() error { return t.err }
 
 // redactErr hides secret values (${VAR} substitutions, tokens) in an
 // error's message, e.g. an HTTP upstream's URL with an API key in a

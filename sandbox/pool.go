@@ -37,6 +37,15 @@ import (
 // cancellation). Calls of one run may be served concurrently.
 type Bridge func(ctx context.Context, op string, args json.RawMessage) (json.RawMessage, error)
 
+// PropsError is implemented by Bridge errors that carry properties for the
+// JS Error object the Promise is rejected with, as a JSON object (e.g.
+// {"upstream": "gh", "code": -32042, "data": {...}}: the script reads
+// e.code). Props larger than the bridge's error bound are dropped.
+type PropsError interface {
+	error
+	JSProps() json.RawMessage
+}
+
 // Options configures a Pool. Zero fields take the defaults shown.
 type Options struct {
 	// Exe is the binary re-executed as a worker; default os.Executable().
@@ -520,6 +529,12 @@ func (r *run) serve(idx int, m message) {
 		reply.Error = clipError(err.Error(), maxCallErrorBytes)
 		if reply.Error == "" {
 			reply.Error = "bridge call failed"
+		}
+		var pe PropsError
+		if errors.As(err, &pe) {
+			if p := pe.JSProps(); len(p) > 0 && len(p) <= maxCallErrorBytes && json.Valid(p) {
+				reply.Props = p
+			}
 		}
 	} else {
 		reply.Value = out

@@ -31,6 +31,7 @@ import (
 //	{"t":"run","code":"...","limits":{...}}  once, the run request
 //	{"t":"reply","id":7,"value":<json>}      a bridge call succeeded
 //	{"t":"reply","id":7,"error":"..."}       a bridge call failed (rejects the JS Promise)
+//	                                         "props":{...} adds properties to that Error (e.g. code, data)
 const (
 	msgReady   = "ready"
 	msgRun     = "run"
@@ -55,6 +56,7 @@ type message struct {
 	Text      string          `json:"text,omitempty"`
 	Truncated bool            `json:"truncated,omitempty"`
 	Undef     bool            `json:"undef,omitempty"`
+	Props     json.RawMessage `json:"props,omitempty"`
 	Code      string          `json:"code,omitempty"`
 	Limits    *runLimits      `json:"limits,omitempty"`
 }

@@ -285,6 +285,29 @@ func callCapMessage(op string, limit int) string {
 	return fmt.Sprintf("openclaw.tools.%s refused: this run reached the limit of %d bridge calls", op, limit)
 }
 
+// errorWithProps is newError(msg) with the own properties of props (a
+// JSON object from the parent) set on it.
+func (w *jsWorker) errorWithProps(msg string, props json.RawMessage) goja.Value {
+	e := w.newError(msg)
+	if len(props) == 0 {
+		return e
+	}
+	o, ok := e.(*goja.Object)
+	if !ok {
+		return e
+	}
+	v, err := w.jsonParse(goja.Undefined(), w.vm.ToValue(string(props)))
+	if err != nil {
+		return e
+	}
+	if po, ok := v.(*goja.Object); ok {
+		for _, k := range po.Keys() {
+			_ = o.Set(k, po.Get(k))
+		}
+	}
+	return e
+}
+
 func (w *jsWorker) newError(msg string) goja.Value {
 	if o, err := w.errorCtor(nil, w.vm.ToValue(msg)); err == nil {
 		return o
@@ -329,7 +352,7 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 			if msg == "" {
 				msg = "bridge returned no value"
 			}
-			settleErr = pc.reject(w.newError(msg))
+			settleErr = pc.reject(w.errorWithProps(msg, m.Props))
 		} else {
 			val, perr := w.jsonParse(goja.Undefined(), vm.ToValue(string(m.Value)))
 			if perr != nil {

@@ -217,6 +217,10 @@ type Options struct {
 	// RPCErrorTools answer every call with the JSON-RPC error -32603
 	// (internal error) instead of the echo: a misbehaving upstream for tests.
 	RPCErrorTools []string
+	// RPCErrors answer every call of the named tools with the given JSON-RPC
+	// error (code, message and data as written), e.g. the TypeScript SDK's
+	// `{"code": -32042, "message": "MCP error -32042: …", "data": …}`.
+	RPCErrors map[string]*jsonrpc.Error
 	// IsErrorTools answer every call with the echo marked isError: true.
 	IsErrorTools []string
 	// NoPing answers ping with -32601 (method not found), like servers
@@ -268,6 +272,9 @@ func addTool(s *mcp.Server, t Tool, logger *slog.Logger, opts Options) {
 	rpcErr, isErr := slices.Contains(opts.RPCErrorTools, name), slices.Contains(opts.IsErrorTools, name)
 	slow := opts.SlowTools[name]
 	h := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if e := opts.RPCErrors[name]; e != nil {
+			return nil, &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: e.Data}
+		}
 		if rpcErr {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "simulated internal error in " + name}
 		}

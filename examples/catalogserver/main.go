@@ -36,6 +36,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -60,6 +61,16 @@ func run(args []string, stderr io.Writer) int {
 	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
 	noPing := fs.Bool("no-ping", false, "answer ping with -32601 method not found (tests)")
 	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
+	rpcErrors := map[string]*jsonrpc.Error{}
+	fs.Func("rpc-error", `NAME=JSON: tool NAME answers every call with the JSON-RPC error JSON, e.g. {"code":-32042,"message":"MCP error -32042: …","data":{…}} (repeatable; tests)`, func(v string) error {
+		k, js, ok := strings.Cut(v, "=")
+		var e jsonrpc.Error
+		if !ok || k == "" || json.Unmarshal([]byte(js), &e) != nil || e.Code == 0 {
+			return fmt.Errorf("want NAME={\"code\":N,\"message\":…}, got %q", v)
+		}
+		rpcErrors[k] = &e
+		return nil
+	})
 	outSchemas := map[string]json.RawMessage{}
 	fs.Func("output-schema", "NAME=JSON: declare JSON as the outputSchema of tool NAME (repeatable; the echo is not made to match it: tests)", func(v string) error {
 		k, schema, ok := strings.Cut(v, "=")
@@ -107,7 +118,7 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing}
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors}
 	if *rpcErr != "" {
 		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
 	}
