@@ -54,6 +54,11 @@ Usage:
                                                 search the catalog, print hits (JSON)
   mcp-toolsearch check [FILE | --config FILE]   validate the config and try each upstream
   mcp-toolsearch stats LOG                      summarize a session log
+  mcp-toolsearch import FILE [-o config.toml] [--print] [--force]
+                                                turn a client's MCP server list (Claude Desktop, Cursor,
+                                                Claude Code, VS Code, Windsurf) into a config
+  mcp-toolsearch init [-o config.toml] [--print] [--force]
+                                                write a commented starter config
   mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false]
   mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
   mcp-toolsearch bench surface [--config FILE]

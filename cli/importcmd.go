@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/clientconfig"
+)
+
+func init() {
+	extraCommands["import"] = runImport
+	extraCommands["init"] = runInit
+}
+
+const importHelp = `mcp-toolsearch import FILE [-o config.toml] [--print] [--force]: turn an MCP client's server list
+into an mcp-toolsearch config. FILE is Claude Desktop's claude_desktop_config.json, Cursor's mcp.json,
+Claude Code's .mcp.json, VS Code's .vscode/mcp.json ("servers") or Windsurf's mcp_config.json.
+Literal secrets in env, headers and secret flags become ${VAR} references (the config's header lists the
+variables to set); entries that cannot be mapped are named, never dropped. Check the result with
+mcp-toolsearch check --config FILE. Exit 0 written, 1 cannot write, 2 usage or unreadable FILE.`
+
+// oneFileArgs parses flags around at most one positional argument.
+func oneFileArgs(fs *flag.FlagSet, args []string) (string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return "", err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+	if len(pos) > 1 {
+		return "", fmt.Errorf("one FILE expected, got %d: %s", len(pos), strings.Join(pos, " "))
+	}
+	if len(pos) == 0 {
+		return "", nil
+	}
+	return pos[0], nil
+}
+
+func runImport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "config.toml", "write the config to this file")
+	print := fs.Bool("print", false, "write the config to stdout instead of a file")
+	force := fs.Bool("force", false, "overwrite the -o file if it exists")
+	fs.Usage = func() { fmt.Fprintf(stderr, "%s\n\nFlags:\n", importHelp); fs.PrintDefaults() }
+	file, err := oneFileArgs(fs, args)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "mcp-toolsearch import: %v\n", err)
+		}
+		return exitUsage
+	}
+	if file == "" {
+		fmt.Fprintf(stderr, "mcp-toolsearch import: FILE is missing\n\n%s\n", importHelp)
+		return exitUsage
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch import: %v\n", err)
+		return exitUsage
+	}
+	r, err := clientconfig.Parse(file, data)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch import: %v\n", err)
+		return exitUsage
+	}
+	toml := r.TOML()
+	fmt.Fprint(stderr, r.Summary())
+	if *print {
+		_, _ = stdout.Write(toml)
+		return exitOK
+	}
+	if code := writeNew(*out, toml, *force, "import", stderr); code != exitOK {
+		return code
+	}
+	fmt.Fprintf(stderr, "wrote %s; check it with: mcp-toolsearch check --config %s\n", *out, *out)
+	return exitOK
+}
+
+// writeNew writes data to path, refusing to replace an existing file
+// unless force.
+func writeNew(path string, data []byte, force bool, cmd string, stderr io.Writer) int {
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		fmt.Fprintf(stderr, "mcp-toolsearch %s: %s exists; use --force to overwrite it or -o to write elsewhere\n", cmd, path)
+		return exitUsage
+	}
+	if err == nil {
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch %s: %v\n", cmd, err)
+		return exitFail
+	}
+	return exitOK
+}
+
+const initHelp = `mcp-toolsearch init [-o config.toml] [--print] [--force]: write a commented starter config
+(one upstream: the reference memory server via npx; code mode on). Exit 0 written, 1 cannot write, 2 usage.`
+
+func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("init", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "config.toml", "write the config to this file")
+	print := fs.Bool("print", false, "write the config to stdout instead of a file")
+	force := fs.Bool("force", false, "overwrite the -o file if it exists")
+	fs.Usage = func() { fmt.Fprintf(stderr, "%s\n\nFlags:\n", initHelp); fs.PrintDefaults() }
+	extra, err := oneFileArgs(fs, args)
+	if err != nil || extra != "" {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q (the file is given with -o)", extra)
+		}
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "mcp-toolsearch init: %v\n", err)
+		}
+		return exitUsage
+	}
+	if *print {
+		fmt.Fprint(stdout, starterConfig)
+		return exitOK
+	}
+	if code := writeNew(*out, []byte(starterConfig), *force, "init", stderr); code != exitOK {
+		return code
+	}
+	fmt.Fprintf(stderr, "wrote %s; next: mcp-toolsearch check --config %s, then add it to your client (README \"Add it to a client\")\n", *out, *out)
+	return exitOK
+}
+
+// starterConfig is what init writes: valid as it is, every line explained.
+const starterConfig = `# mcp-toolsearch starter config (written by ` + "`mcp-toolsearch init`" + `).
+# Every key: docs/config.md and examples/config.reference.toml. Check a config with
+#   mcp-toolsearch check --config config.toml
+# To bring in the servers you already use in a client:
+#   mcp-toolsearch import ~/Library/Application\ Support/Claude/claude_desktop_config.json -o imported.toml
+#
+# "${VAR}" in url, args, env and header values is the environment variable VAR
+# (a missing one is an error; "$$" is a literal "$"). Relative paths are
+# resolved against this file's folder, also available as ${CONFIG_DIR}.
+
+[server]
+# "stdio": the client starts this binary (Claude Desktop, Cursor, VS Code, Claude Code).
+# "http": Streamable HTTP at http://LISTEN/mcp and SSE at /sse.
+transport = "stdio"
+# listen = "127.0.0.1:8080"
+# bearer_token = "${MCP_TOOLSEARCH_TOKEN}"   # HTTP clients must send it
+
+[tool_search]
+# true: the model sees one tool (tool_search_code, a JavaScript sandbox) and finds
+# upstream tools by search; false: every upstream tool is exposed directly.
+enabled = true
+# "code" (default), "tools" (tool_search / tool_describe / tool_call) or "directory".
+mode = "code"
+
+# One [upstreams.NAME] table per MCP server. NAME prefixes its tools (memory__create_entities).
+[upstreams.memory]
+# A stdio server: command, args, env, cwd.
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-memory"]
+env = { MEMORY_FILE_PATH = "${CONFIG_DIR}/memory.jsonl" }
+
+# An HTTP server (Streamable HTTP; transport = "sse" for the older SSE transport):
+# [upstreams.github]
+# url = "https://api.githubcopilot.com/mcp/"
+# headers = { Authorization = "Bearer ${GITHUB_TOKEN}" }
+`

@@ -1,0 +1,176 @@
+package clientconfig
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+)
+
+// secrets are the literal credentials in testdata: none may appear in an
+// imported config.
+var secrets = []string{
+	"ghp_R2d2C3poXwingT1eF1ghterL0ngT0ken99", "BSAq1w2e3r4t5y6u7i8o9p0",
+	"ctx7sk-8f2e1c7a-93b4-4d1e-a6f0-5b9c2d7e1f30", "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+	"xoxb-123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx", "sk_test_51Hxyzabcdefghijklmnop",
+}
+
+// importFile parses a testdata file, renders it, and loads the TOML with the
+// real config loader, every variable the result names set to "v-NAME".
+func importFile(t *testing.T, rel string) (*Result, string, *config.Config) {
+	t.Helper()
+	path := filepath.Join("testdata", rel)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(r.TOML())
+	for _, s := range secrets {
+		if strings.Contains(out, s) || strings.Contains(r.Summary(), s) {
+			t.Fatalf("%s: a literal secret is in the output:\n%s", rel, out)
+		}
+	}
+	vars := map[string]string{}
+	for _, v := range r.Vars {
+		vars[v.Name] = "v-" + v.Name
+		if strings.HasSuffix(v.Where, ".url") {
+			vars[v.Name] = "https://" + strings.ToLower(v.Name) + ".example"
+		}
+	}
+	cfg, err := config.Parse([]byte(out), filepath.Join(t.TempDir(), "config.toml"), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+	if err != nil {
+		t.Fatalf("%s: the imported config does not load: %v\n%s", rel, err, out)
+	}
+	t.Logf("%s →\n%s", rel, out)
+	return r, out, cfg
+}
+
+func up(t *testing.T, cfg *config.Config, name string) *config.Upstream {
+	t.Helper()
+	u := cfg.Upstreams[name]
+	if u == nil {
+		t.Fatalf("no upstream %q (have %v)", name, keys(cfg.Upstreams))
+	}
+	return u
+}
+
+func keys(m map[string]*config.Upstream) []string {
+	var k []string
+	for n := range m {
+		k = append(k, n)
+	}
+	return k
+}
+
+func eq(t *testing.T, what string, got, want any) {
+	t.Helper()
+	if g, w := strings.TrimSpace(strings.ReplaceAll(fmtAny(got), "\n", " ")), fmtAny(want); g != w {
+		t.Errorf("%s = %s, want %s", what, g, w)
+	}
+}
+
+func fmtAny(v any) string {
+	switch x := v.(type) {
+	case []string:
+		return "[" + strings.Join(x, "|") + "]"
+	default:
+		return strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(strings.TrimPrefix(strings.TrimSpace(sprint(x)), "map"), "\n", " "), "  ", " "))
+	}
+}
+
+func TestClaudeDesktop(t *testing.T) {
+	r, _, cfg := importFile(t, "claude-desktop/claude_desktop_config.json")
+	eq(t, "format", string(r.Format), "Claude Desktop")
+	fs := up(t, cfg, "filesystem")
+	eq(t, "filesystem args", fs.Args, []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/alex/Desktop", "/Users/alex/Downloads"})
+	gh := up(t, cfg, "github")
+	eq(t, "github env", gh.Env["GITHUB_PERSONAL_ACCESS_TOKEN"], "v-GITHUB_PERSONAL_ACCESS_TOKEN")
+	eq(t, "brave env", up(t, cfg, "Brave-Search").Env["BRAVE_API_KEY"], "v-BRAVE_API_KEY")
+	eq(t, "literal $ kept", up(t, cfg, "price-tracker").Args, []string{"--currency", "US$"})
+	eq(t, "servers", len(cfg.Upstreams), 5)
+}
+
+func TestCursor(t *testing.T) {
+	r, out, cfg := importFile(t, "cursor/.cursor/mcp.json")
+	eq(t, "format", string(r.Format), "Cursor")
+	eq(t, "linear transport", up(t, cfg, "linear").Transport, "sse")
+	eq(t, "context7 header", up(t, cfg, "context7").Headers["CONTEXT7_API_KEY"], "v-CONTEXT7_CONTEXT7_API_KEY")
+	eq(t, "notion env", up(t, cfg, "notion").Env["NOTION_TOKEN"], "v-NOTION_TOKEN")
+	ws, _ := filepath.Abs("testdata/cursor")
+	eq(t, "docs args", up(t, cfg, "docs").Args, []string{ws + "/tools/docs-server.js"})
+	if !strings.Contains(out, `"envFile" not imported`) {
+		t.Errorf("envFile not named as not imported")
+	}
+}
+
+func TestClaudeCode(t *testing.T) {
+	r, out, cfg := importFile(t, "claude-code/.mcp.json")
+	eq(t, "format", string(r.Format), "Claude Code")
+	eq(t, "sentry url", up(t, cfg, "sentry").URL, "https://mcp.sentry.dev/mcp")
+	eq(t, "asana transport", up(t, cfg, "asana").Transport, "sse")
+	eq(t, "airtable env", up(t, cfg, "airtable").Env["AIRTABLE_API_KEY"], "v-AIRTABLE_API_KEY")
+	api := up(t, cfg, "api-server")
+	eq(t, "api url", api.URL, "https://api_base_url.example/mcp")
+	eq(t, "api auth", api.Headers["Authorization"], "Bearer v-API_KEY")
+	if len(r.Skipped) != 1 || r.Skipped[0].Name != "local-ws" || !strings.Contains(out, `"local-ws": "type": "ws" is not http or sse`) {
+		t.Errorf("local-ws not named as not imported: %+v", r.Skipped)
+	}
+}
+
+func TestVSCode(t *testing.T) {
+	r, out, cfg := importFile(t, "vscode/.vscode/mcp.json")
+	eq(t, "format", string(r.Format), "VS Code")
+	eq(t, "perplexity env", up(t, cfg, "Perplexity").Env["PERPLEXITY_API_KEY"], "v-PERPLEXITY_KEY")
+	if !strings.Contains(out, `PERPLEXITY_KEY`) || !strings.Contains(out, `VS Code prompted for input "perplexity-key" (Perplexity API Key)`) {
+		t.Errorf("the input variable is not explained")
+	}
+	eq(t, "github auth", up(t, cfg, "github").Headers["Authorization"], "Bearer v-GITHUB_TOKEN")
+	ws, _ := filepath.Abs("testdata/vscode")
+	eq(t, "python command", up(t, cfg, "my-python-server").Command, ws+"/.venv/bin/python")
+	for _, f := range []string{`"envFile" not imported`, `"dev" not imported`} {
+		if !strings.Contains(out, f) {
+			t.Errorf("missing note %s", f)
+		}
+	}
+}
+
+func TestWindsurf(t *testing.T) {
+	r, _, cfg := importFile(t, "windsurf/mcp_config.json")
+	eq(t, "format", string(r.Format), "Windsurf")
+	eq(t, "git disabled", up(t, cfg, "git").IsEnabled(), false)
+	eq(t, "figma url", up(t, cfg, "figma").URL, "https://mcp.figma.com/mcp")
+	eq(t, "figma auth", up(t, cfg, "figma").Headers["Authorization"], "Bearer v-FIGMA_TOKEN")
+	sl := up(t, cfg, "slack")
+	eq(t, "slack token", sl.Env["SLACK_BOT_TOKEN"], "v-SLACK_BOT_TOKEN")
+	eq(t, "slack team id kept", sl.Env["SLACK_TEAM_ID"], "T01234567")
+	eq(t, "stripe args", up(t, cfg, "stripe").Args, []string{"-y", "@stripe/mcp", "--tools=all", "--api-key=v-STRIPE_API_KEY"})
+}
+
+func TestBadInput(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`[1]`, "not a JSON object"},
+		{`{"other": {}}`, `no "mcpServers"`},
+		{`{"mcpServers": {"a": {"command": "x", "url": "http://y"}}}`, ""},
+		{`{"mcpServers": /* x`, "unterminated"},
+	} {
+		r, err := Parse("f.json", []byte(c.in))
+		if c.want == "" {
+			if err != nil || len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0].Reason, `both "command" and "url"`) {
+				t.Errorf("%s: %v %+v", c.in, err, r)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.in, err, c.want)
+		}
+	}
+}
+
+func sprint(v any) string { return fmt.Sprint(v) }

@@ -1,0 +1,179 @@
+package clientconfig
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
+)
+
+// clientRef matches a client's variable reference: ${NAME}, ${env:NAME},
+// ${input:ID}, ${NAME:-default}, ${workspaceFolder}, ${userHome}.
+var clientRef = regexp.MustCompile(`\$\{([^{}]*)\}`)
+
+var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// value turns a client's string into mcp-toolsearch syntax: references the
+// client would expand become ${VAR} (or a resolved path), everything else is
+// literal ("$" written "$$"). where names the field for notes.
+func (im *importer) value(out *Server, where, s, _ string) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	if im.r.Format == ClaudeDesktop { // Claude Desktop expands nothing
+		return strings.ReplaceAll(s, "$", "$$")
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range clientRef.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(strings.ReplaceAll(s[last:m[0]], "$", "$$"))
+		last = m[1]
+		b.WriteString(im.ref(out, where, s[m[2]:m[3]], s[m[0]:m[1]]))
+	}
+	b.WriteString(strings.ReplaceAll(s[last:], "$", "$$"))
+	return b.String()
+}
+
+// ref translates the inside of one ${...} reference.
+func (im *importer) ref(out *Server, where, inner, whole string) string {
+	f := im.r.Format
+	vscodeLike := f == VSCode || f == Cursor || f == Windsurf || f == Generic
+	switch {
+	case strings.HasPrefix(inner, "env:") && vscodeLike && varName.MatchString(inner[4:]):
+		im.need(inner[4:], out, where, "referenced by the client config")
+		return "${" + inner[4:] + "}"
+	case strings.HasPrefix(inner, "input:") && f == VSCode:
+		id := inner[len("input:"):]
+		v := strings.ToUpper(strings.Trim(invalidVar.ReplaceAllString(id, "_"), "_"))
+		if v == "" || !varName.MatchString(v) {
+			v = "INPUT_" + v
+		}
+		why := fmt.Sprintf("VS Code prompted for input %q", id)
+		if d := im.inputs[id]; d != "" {
+			why += " (" + d + ")"
+		}
+		im.need(v, out, where, why)
+		return "${" + v + "}"
+	case (inner == "workspaceFolder" || inner == "workspaceRoot") && vscodeLike:
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: %s resolved to %s", where, whole, im.workspace))
+		return strings.ReplaceAll(im.workspace, "$", "$$")
+	case inner == "userHome" && vscodeLike:
+		home, err := os.UserHomeDir()
+		if err == nil {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s: ${userHome} resolved to %s", where, home))
+			return strings.ReplaceAll(home, "$", "$$")
+		}
+	case (f == ClaudeCode || f == Generic) && varName.MatchString(inner):
+		im.need(inner, out, where, "referenced by the client config")
+		return whole
+	case f == ClaudeCode || f == Generic:
+		if name, def, ok := strings.Cut(inner, ":-"); ok && varName.MatchString(name) {
+			_ = def // the default may be a secret: never shown
+			out.Notes = append(out.Notes, fmt.Sprintf("%s: the default of ${%s:-…} was dropped (mcp-toolsearch has no defaults): set %s", where, name, name))
+			im.need(name, out, where, "referenced by the client config (its default was dropped)")
+			return "${" + name + "}"
+		}
+	}
+	out.Notes = append(out.Notes, fmt.Sprintf("%s: %s is kept literally (the client would expand it; mcp-toolsearch does not know it)", where, whole))
+	return strings.ReplaceAll(whole, "$", "$$")
+}
+
+var invalidVar = regexp.MustCompile(`[^A-Za-z0-9_]+`)
+
+// need records a variable the config will read.
+func (im *importer) need(name string, out *Server, where, why string) {
+	w := "upstreams." + out.Name + "." + where
+	for _, v := range im.r.Vars {
+		if v.Name == name && v.Where == w {
+			return
+		}
+	}
+	im.r.Vars = append(im.r.Vars, Var{Name: name, Where: w, Why: why})
+}
+
+// secretPrefixes mark a value as a credential whatever its key is called.
+var secretPrefixes = []string{"ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "sk-", "sk_live_", "sk_test_", "xoxb-", "xoxp-", "xapp-", "AKIA", "eyJ"}
+
+func looksSecret(v string) bool {
+	for _, p := range secretPrefixes {
+		if strings.HasPrefix(v, p) && len(v) >= len(p)+8 {
+			return true
+		}
+	}
+	return false
+}
+
+// secretValue maps an env or header value: a literal secret (by its key or
+// its shape) becomes a ${VAR} reference, anything else goes through value.
+// table is "env" or "headers".
+func (im *importer) secretValue(out *Server, table, key, v string) string {
+	where := table + "." + key
+	literal := !clientRef.MatchString(v) || im.r.Format == ClaudeDesktop
+	if !literal || v == "" || !(redact.IsSecretKey(key) || looksSecret(v)) {
+		return im.value(out, where, v, "")
+	}
+	if table == "headers" {
+		if scheme, tok, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "token")) && tok != "" {
+			name := im.varFor(upperVar(out.Name)+"_TOKEN", tok)
+			im.need(name, out, where, "literal secret moved out of the file")
+			return scheme + " ${" + name + "}"
+		}
+		name := im.varFor(upperVar(out.Name)+"_"+upperVar(key), v)
+		im.need(name, out, where, "literal secret moved out of the file")
+		return "${" + name + "}"
+	}
+	name := key
+	if !varName.MatchString(name) {
+		name = upperVar(out.Name) + "_" + upperVar(key)
+	}
+	name = im.varFor(name, v)
+	im.need(name, out, where, "literal secret moved out of the file")
+	return "${" + name + "}"
+}
+
+// arg maps one argument: a literal value of a secret-looking flag
+// ("--api-key=X", or X after "--api-key") becomes a ${VAR} reference.
+func (im *importer) arg(out *Server, i int, a string, all []string) string {
+	where := fmt.Sprintf("args[%d]", i)
+	if clientRef.MatchString(a) && im.r.Format != ClaudeDesktop {
+		return im.value(out, where, a, "")
+	}
+	if strings.HasPrefix(a, "-") {
+		if flag, val, ok := strings.Cut(a, "="); ok && val != "" && redact.IsSecretKey(flag) {
+			name := im.varFor(upperVar(out.Name)+"_"+upperVar(strings.TrimLeft(flag, "-")), val)
+			im.need(name, out, where, "literal secret moved out of the file")
+			return flag + "=${" + name + "}"
+		}
+		return im.value(out, where, a, "")
+	}
+	if i > 0 && strings.HasPrefix(all[i-1], "-") && !strings.Contains(all[i-1], "=") && redact.IsSecretKey(all[i-1]) || looksSecret(a) {
+		flag := "ARG"
+		if i > 0 && strings.HasPrefix(all[i-1], "-") {
+			flag = upperVar(strings.TrimLeft(all[i-1], "-"))
+		}
+		name := im.varFor(upperVar(out.Name)+"_"+flag, a)
+		im.need(name, out, where, "literal secret moved out of the file")
+		return "${" + name + "}"
+	}
+	return im.value(out, where, a, "")
+}
+
+// varFor returns name, or name_2, name_3 … when name already stands for a
+// different literal value.
+func (im *importer) varFor(name, value string) string {
+	n := name
+	for i := 2; ; i++ {
+		old, taken := im.varValue[n]
+		if !taken || old == value {
+			im.varValue[n] = value
+			return n
+		}
+		n = fmt.Sprintf("%s_%d", name, i)
+	}
+}
+
+func upperVar(s string) string {
+	return strings.ToUpper(strings.Trim(invalidVar.ReplaceAllString(s, "_"), "_"))
+}
