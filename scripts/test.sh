@@ -16,6 +16,22 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
+# Cross-builds (issue 10): build and vet for every release target, so a call that exists on one OS
+# only can never land again. CGO_ENABLED=0 as in the release. linux/amd64 is covered natively
+# by the go vet above and the tests below. Measured cost: docs/figures.md ("Cross-builds").
+xstart=$(date +%s)
+for target in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+  t0=$(date +%s)
+  for step in "build -o /dev/null" vet; do
+    # shellcheck disable=SC2086 # $step is two words on purpose
+    if ! GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go $step ./... 2>&1 | sed "s|^|[$target ${step%% *}] |"; then
+      echo "cross-build: go ${step%% *} for $target failed" >&2
+      exit 1
+    fi
+  done
+  echo "cross-build: $target build + vet ok ($(( $(date +%s) - t0 )) s)"
+done
+echo "cross-build: linux/amd64 (native) + 5 targets ok in $(( $(date +%s) - xstart )) s"
 go test -race -timeout 30m "$@" ./...
 # Fuzzing (issue 14 item 9): every fuzz target for a short fixed time
 # (FUZZTIME, default 5s each; FUZZTIME=0 skips). Skipped when extra go test
