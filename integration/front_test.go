@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // A front that cannot be exhausted (issue 14 item 4): while 20,500 slow,

@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // End-to-end tests of issue 12 ("what a model trips over"): the mistakes a
