@@ -87,7 +87,10 @@ type Upstream struct {
 	Command string            `toml:"command"`
 	Args    []string          `toml:"args"`
 	Env     map[string]string `toml:"env"`
-	Cwd     string            `toml:"cwd"` // relative paths are resolved against the config file's folder
+	// InheritEnv gives the child the proxy's whole environment plus Env;
+	// default false: only the minimal variables (upstream/env.go) plus Env.
+	InheritEnv bool   `toml:"inherit_env"`
+	Cwd        string `toml:"cwd"` // relative paths are resolved against the config file's folder
 
 	URL       string            `toml:"url"`
 	Transport string            `toml:"transport"` // "streamable-http" (default with url) | "sse"

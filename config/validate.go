@@ -286,6 +286,9 @@ func (p *parser) validateUpstreams() {
 			if len(u.Env) > 0 {
 				p.errf(at("env"), "", "only for command upstreams (this one has url)")
 			}
+			if u.InheritEnv {
+				p.errf(at("inherit_env"), "", "only for command upstreams (this one has url)")
+			}
 			if u.Cwd != "" {
 				p.errf(at("cwd"), "", "only for command upstreams (this one has url)")
 			}

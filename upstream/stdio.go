@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,22 +39,22 @@ type child struct {
 }
 
 // startChild starts u.Command with u.Args (package proc: its own process
-// group or job), environment os.Environ() plus u.Env (u.Env wins), working
-// directory u.Cwd. It returns exec's error unchanged when the command cannot
-// be started (e.g. `exec: "x": executable file not found in $PATH`).
+// group or job), working directory u.Cwd, and the environment of childEnv
+// (env.go): the minimal variables of the proxy's environment plus u.Env,
+// or with inherit_env the whole of it plus u.Env. A plain command name is
+// looked up in that environment's PATH. It returns an error naming the
+// command and the PATH when the program is not found, else exec's error
+// unchanged when it cannot be started.
 func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
-	env := os.Environ()
-	keys := make([]string, 0, len(u.Env))
-	for k := range u.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		env = append(env, k+"="+u.Env[k])
+	env := childEnv(u, os.Environ())
+	_, ownPath := envLookup(mapEnv(u.Env), "PATH")
+	path, err := resolveCommand(u.Command, env, ownPath)
+	if err != nil {
+		return nil, err
 	}
 	c := &child{log: log, exited: make(chan struct{})}
 	p, err := proc.Start(proc.Spec{
-		Path: u.Command, Args: u.Args, Env: env, Dir: u.Cwd,
+		Path: path, Args: u.Args, Env: env, Dir: u.Cwd,
 		OnStderrLine: c.stderrLine, MaxStderrLine: maxLogLine,
 	})
 	if err != nil {
