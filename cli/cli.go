@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -125,6 +126,9 @@ type common struct {
 	config   string
 	logLevel string
 	mode     string
+	// redact hides the secrets of the config in force in every log line
+	// (a reload replaces it, reload.go).
+	redact atomic.Pointer[func(string) string]
 }
 
 // configArg takes a positional config file (issue 12 item 9): `check
@@ -226,6 +230,21 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 		fmt.Fprintf(stderr, "mcp-toolsearch: invalid config:\n%v\n", err)
 		return nil, nil, false
 	}
+	if err := c.overrideMode(cfg); err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch: %v\n", err)
+		return nil, nil, false
+	}
+	redact := cfg.Redact
+	c.redact.Store(&redact)
+	log := proxy.NewLogger(stderr, level, func(s string) string { return (*c.redact.Load())(s) })
+	for _, w := range cfg.Warnings {
+		log.Warn(w)
+	}
+	return cfg, log, true
+}
+
+// overrideMode applies --mode to cfg.
+func (c *common) overrideMode(cfg *config.Config) error {
 	switch c.mode {
 	case "":
 	case "off", "direct":
@@ -233,14 +252,9 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 	case "code", "tools", "directory":
 		cfg.ToolSearch.Enabled, cfg.ToolSearch.Mode = true, c.mode
 	default:
-		fmt.Fprintf(stderr, "mcp-toolsearch: --mode %q: want off, code, tools or directory\n", c.mode)
-		return nil, nil, false
+		return fmt.Errorf("--mode %q: want off, code, tools or directory", c.mode)
 	}
-	log := proxy.NewLogger(stderr, level, cfg.Redact)
-	for _, w := range cfg.Warnings {
-		log.Warn(w)
-	}
-	return cfg, log, true
+	return nil
 }
 
 // startProxy builds and starts a proxy; callers must Close it.
@@ -332,6 +346,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	} else if ml != "" {
 		log.Warn("telemetry.metrics_listen is for stdio deployments; over http /metrics and /healthz are on server.listen", "metrics_listen", ml)
 	}
+	stopReload := c.watchReload(ctx, p, log)
+	defer stopReload()
 	if cfg.Server.Transport == "http" {
 		addr := ln.Addr().String()
 		log.Info("listening", "mcp", "http://"+addr+"/mcp", "sse", "http://"+addr+"/sse")

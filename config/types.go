@@ -50,6 +50,7 @@ type Server struct {
 	MaxSessions           int      `toml:"max_sessions"`             // default 1000, clamped to 1..1000000: client sessions open at once; initialize past it is refused
 	MaxPerClientUpstreams int      `toml:"max_per_client_upstreams"` // default 100, clamped to 0..100000: per-client upstream sessions open at once (all clients)
 	KeepaliveInterval     Duration `toml:"keepalive_interval"`       // default 25s: an SSE comment on every open event stream idle this long
+	WatchConfig           bool     `toml:"watch_config"`             // default false: reload when the config file changes (SIGHUP always reloads on Unix)
 
 	// Scale-out (issue 11 item 6): docs/scale-out.md.
 	Stateless bool `toml:"stateless"` // default false: the HTTP front keeps no client state between requests

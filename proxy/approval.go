@@ -74,7 +74,7 @@ func (p *Proxy) approve(ctx context.Context, s *session, e *catalog.Entry, args 
 	switch {
 	case s.ss != nil && clientElicits(s.ss):
 		ok, reason = p.elicitApproval(ctx, s, e, args, rule)
-	case len(p.cfg.Tools.ApprovalCommand) > 0:
+	case len(p.conf().Tools.ApprovalCommand) > 0:
 		ok, reason = p.runApprovalCommand(ctx, s, e, args, rule)
 	case s.ss != nil:
 		reason = "the client does not support elicitation and no tools.approval_command is configured"
@@ -92,7 +92,7 @@ func (p *Proxy) approve(ctx context.Context, s *session, e *catalog.Entry, args 
 // approvalTimeout is tools.approval_timeout (config default 60s; the same
 // default when a Config was built without defaults).
 func (p *Proxy) approvalTimeout() time.Duration {
-	if d := p.cfg.Tools.ApprovalTimeout.Duration; d > 0 {
+	if d := p.conf().Tools.ApprovalTimeout.Duration; d > 0 {
 		return d
 	}
 	return 60 * time.Second
@@ -177,7 +177,7 @@ type ApprovalRequest struct {
 // word, or no exit within tools.approval_timeout (its process group is then
 // killed). At most approvalStderrMax bytes of its stderr are logged.
 func (p *Proxy) runApprovalCommand(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, rule string) (ok bool, reason string) {
-	argv := p.cfg.Tools.ApprovalCommand
+	argv := p.conf().Tools.ApprovalCommand
 	timeout := p.approvalTimeout()
 	in, err := json.Marshal(ApprovalRequest{ID: e.ID, Upstream: e.Upstream, Tool: e.Name, Exposed: e.Exposed, Client: s.client, Endpoint: s.endpoint, Rule: rule, Arguments: args})
 	if err != nil {

@@ -324,7 +324,7 @@ func TestApprovalCommand(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			script := writeScript(t, c.script)
 			p, up := testProxy(t, approvalConfig+fmt.Sprintf("approval_command = [%s]\n", tomlQuote(script)))
-			p.cfg.Tools.ApprovalTimeout.Duration, _ = time.ParseDuration(c.timeout)
+			p.conf().Tools.ApprovalTimeout.Duration, _ = time.ParseDuration(c.timeout)
 			cs := connect(t, p, "cmd-client", nil) // no elicitation: the command decides
 			r := callTool(t, cs, "up__delete_thing", map[string]any{"name": "x", "password": "pw"})
 			if !c.runs {

@@ -73,10 +73,10 @@ func (c *cacheClock) ttl(now time.Time, unstable bool) time.Duration {
 // cacheScope is the cacheScope of an answer of method to a client of
 // endpoint (see the package comment above).
 func (p *Proxy) cacheScope(method, endpoint string) string {
-	if method == "resources/read" || len(p.cfg.Tools.ByClient) > 0 || p.endpointToken(endpoint) != "" {
+	if method == "resources/read" || len(p.conf().Tools.ByClient) > 0 || p.endpointToken(endpoint) != "" {
 		return "private"
 	}
-	for _, u := range p.cfg.EnabledUpstreams() {
+	for _, u := range p.conf().EnabledUpstreams() {
 		if u.Session == "per-client" {
 			return "private"
 		}
@@ -86,10 +86,10 @@ func (p *Proxy) cacheScope(method, endpoint string) string {
 
 // endpointToken is the bearer token clients of endpoint must send ("" none).
 func (p *Proxy) endpointToken(endpoint string) string {
-	if ep, ok := p.cfg.Endpoints[endpoint]; ok && ep.Token != "" {
+	if ep, ok := p.conf().Endpoints[endpoint]; ok && ep.Token != "" {
 		return ep.Token
 	}
-	return p.cfg.Server.BearerToken
+	return p.conf().Server.BearerToken
 }
 
 // cacheMiddleware sets ttlMs and cacheScope on the cacheable results the
@@ -124,7 +124,7 @@ func (p *Proxy) cacheMiddleware(endpoint string) mcp.Middleware {
 			default:
 				return res, nil
 			}
-			snap := p.cat.Snapshot()
+			snap := p.catalog().Snapshot()
 			c.TTLMs = int(p.cacheClk.ttl(time.Now(), len(snap.Unavailable) > 0) / time.Millisecond)
 			c.CacheScope = p.cacheScope(method, endpoint)
 			return res, nil

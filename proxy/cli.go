@@ -19,7 +19,7 @@ func (p *Proxy) Env(clientName, endpoint string) modes.Env {
 }
 
 // Config returns the deployment's config.
-func (p *Proxy) Config() *config.Config { return p.cfg }
+func (p *Proxy) Config() *config.Config { return p.conf() }
 
 // API returns the search/describe/call API with this deployment's limits.
 func (p *Proxy) API() modes.API { return p.api }

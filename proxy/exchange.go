@@ -138,7 +138,7 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	cs.ex = ex
 	go func() {
 		defer close(ex.done)
-		ex.res, ex.err = p.surface.Call(cctx, &cs, name, args)
+		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)
 	}()
 	return ex, nil
 }

@@ -36,7 +36,7 @@ const maxAutoConnections = 10000
 // open-file limit (at most maxAutoConnections) when it is 0: the other
 // half stays for upstreams, sandbox workers and the session log.
 func (p *Proxy) maxConnections() int {
-	if n := p.cfg.Server.MaxConnections; n > 0 {
+	if n := p.conf().Server.MaxConnections; n > 0 {
 		return n
 	}
 	limit := openFileLimit()
@@ -49,7 +49,7 @@ func (p *Proxy) maxConnections() int {
 // limitListener wraps the front's listener with the connection caps and
 // reports its counters on /metrics.
 func (p *Proxy) limitListener(ln net.Listener) *connlimit.Listener {
-	l := connlimit.New(ln, connlimit.Limits{Max: p.maxConnections(), PerAddr: p.cfg.Server.MaxConnectionsPerAddress})
+	l := connlimit.New(ln, connlimit.Limits{Max: p.maxConnections(), PerAddr: p.conf().Server.MaxConnectionsPerAddress})
 	p.metrics.SetFrontStats(func() telemetry.FrontStats {
 		s := l.Stats()
 		return telemetry.FrontStats{Open: s.Open, RefusedTotal: s.RefusedTotal, RefusedPerAddr: s.RefusedPerAddr, Evicted: s.Evicted}
@@ -61,7 +61,7 @@ func (p *Proxy) limitListener(ln net.Listener) *connlimit.Listener {
 // and header cap; request contexts derive from base and carry their
 // connection (for admit).
 func (p *Proxy) httpServer(h http.Handler, base context.Context) *http.Server {
-	f := p.cfg.Server.FrontLimits
+	f := p.conf().Server.FrontLimits
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: orDefault(f.ReadHeaderTimeout.Duration, 10*time.Second),
@@ -100,7 +100,7 @@ func (p *Proxy) admit(w http.ResponseWriter, r *http.Request, tokenChecked bool)
 		return
 	}
 	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(orDefault(p.cfg.Server.ReadTimeout.Duration, 30*time.Second))) != nil {
+	if rc.SetReadDeadline(time.Now().Add(orDefault(p.conf().Server.ReadTimeout.Duration, 30*time.Second))) != nil {
 		return // not an HTTP/1 connection of ours (e.g. a test recorder)
 	}
 	r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}

@@ -22,7 +22,7 @@ import (
 // message may be up to server.max_message_bytes (default 32 MiB), as on
 // the upstream legs.
 func (p *Proxy) ServeStdio(ctx context.Context) error {
-	maxLine := p.cfg.Server.MaxMessageBytes
+	maxLine := p.conf().Server.MaxMessageBytes
 	if maxLine <= 0 {
 		maxLine = upstream.MaxMessageBytes
 	}
@@ -46,7 +46,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// capped (max_sessions) and event streams get keepalives
 		// (lifetime.go, keepalive.go); stateless.go: sessions or not
 		// (server.stateless), and 2026-07-28 routing.
-		ka := p.cfg.Server.KeepaliveInterval.Duration
+		ka := p.conf().Server.KeepaliveInterval.Duration
 		mux.Handle(path, p.guard(token, keepalive(ka, p.streamableHandler(endpoint))))
 		ssePath := "/sse"
 		if path != "/mcp" {
@@ -54,11 +54,11 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		}
 		mux.Handle(ssePath, p.guard(token, keepalive(ka, p.sseHandler(endpoint, path))))
 	}
-	mount("/mcp", "", p.cfg.Server.BearerToken)
-	for name, ep := range p.cfg.Endpoints {
+	mount("/mcp", "", p.conf().Server.BearerToken)
+	for name, ep := range p.conf().Endpoints {
 		tok := ep.Token
 		if tok == "" {
-			tok = p.cfg.Server.BearerToken
+			tok = p.conf().Server.BearerToken
 		}
 		mount(ep.Path, name, tok)
 	}
@@ -69,7 +69,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	// bearer token as /mcp. /healthz gets the Host/Origin check only, so
 	// that probes need no token.
 	if _, ok := extra["/metrics"]; !ok {
-		mux.Handle("/metrics", p.guard(p.cfg.Server.BearerToken, p.metrics.Handler()))
+		mux.Handle("/metrics", p.guard(p.conf().Server.BearerToken, p.metrics.Handler()))
 	}
 	if _, ok := extra["/healthz"]; !ok {
 		mux.Handle("/healthz", p.guard("", p.HealthHandler()))
@@ -123,21 +123,21 @@ func (p *Proxy) hostAllowed(host string) bool {
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		hostOnly = h
 	}
-	for _, a := range p.cfg.Server.AllowedHosts {
+	for _, a := range p.conf().Server.AllowedHosts {
 		if a == "*" || strings.EqualFold(a, host) || strings.EqualFold(a, hostOnly) {
 			return true
 		}
 	}
 	// Listening on a non-loopback address without allowed_hosts: accept the
 	// listen address itself.
-	if lh, _, err := net.SplitHostPort(p.cfg.Server.Listen); err == nil && lh != "" && strings.EqualFold(lh, hostOnly) {
+	if lh, _, err := net.SplitHostPort(p.conf().Server.Listen); err == nil && lh != "" && strings.EqualFold(lh, hostOnly) {
 		return true
 	}
 	return false
 }
 
 func (p *Proxy) originAllowed(origin string) bool {
-	if slices.ContainsFunc(p.cfg.Server.AllowedOrigins, func(a string) bool { return a == "*" || strings.EqualFold(a, origin) }) {
+	if slices.ContainsFunc(p.conf().Server.AllowedOrigins, func(a string) bool { return a == "*" || strings.EqualFold(a, origin) }) {
 		return true
 	}
 	u, err := url.Parse(origin)
@@ -172,7 +172,7 @@ func (p *Proxy) readiness() http.Handler {
 				ready = true
 			}
 		}
-		return ready, map[string]any{"upstreams": detail, "mode": p.surface.Mode()}
+		return ready, map[string]any{"upstreams": detail, "mode": p.surf().Mode()}
 	})
 }
 

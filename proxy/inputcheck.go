@@ -42,10 +42,10 @@ func (e *ArgumentsError) Error() string {
 // validatesInput reports whether calls to tools of upstream up have their
 // arguments validated.
 func (p *Proxy) validatesInput(up string) bool {
-	if u, ok := p.cfg.Upstreams[up]; ok && u.ValidateInput != nil {
+	if u, ok := p.conf().Upstreams[up]; ok && u.ValidateInput != nil {
 		return *u.ValidateInput
 	}
-	return p.surface.Mode() != "direct"
+	return p.surf().Mode() != "direct"
 }
 
 // checkInput validates args (a JSON object) against e's inputSchema when

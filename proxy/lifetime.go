@@ -44,7 +44,7 @@ var errSessionEnded = errors.New("the client session ended")
 
 func (p *Proxy) tooManySessions() *jsonrpc.Error {
 	return &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
-		"mcp-toolsearch: too many sessions: server.max_sessions (%d) reached; end unused sessions (HTTP DELETE) or retry later", p.cfg.Server.MaxSessions)}
+		"mcp-toolsearch: too many sessions: server.max_sessions (%d) reached; end unused sessions (HTTP DELETE) or retry later", p.conf().Server.MaxSessions)}
 }
 
 // reserve admits the initialize of ss under server.max_sessions: a session
@@ -59,9 +59,9 @@ func (p *Proxy) reserve(ss *mcp.ServerSession) error {
 	if _, ok := p.sessions[ss]; ok || p.reserved[ss] {
 		return nil
 	}
-	if len(p.sessions)+len(p.reserved) >= p.cfg.Server.MaxSessions {
+	if len(p.sessions)+len(p.reserved) >= p.conf().Server.MaxSessions {
 		p.metrics.Refused(telemetry.LimitMaxSessions)
-		p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.cfg.Server.MaxSessions)
+		p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.conf().Server.MaxSessions)
 		return p.tooManySessions()
 	}
 	p.reserved[ss] = true
@@ -136,9 +136,9 @@ func (p *Proxy) sessionGate(h http.Handler) http.Handler {
 		switch {
 		case r.Method == http.MethodDelete && id != "":
 			p.endByID(id)
-		case r.Method == http.MethodPost && id == "" && p.sessionCount() >= p.cfg.Server.MaxSessions:
+		case r.Method == http.MethodPost && id == "" && p.sessionCount() >= p.conf().Server.MaxSessions:
 			p.metrics.Refused(telemetry.LimitMaxSessions)
-			p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.cfg.Server.MaxSessions)
+			p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.conf().Server.MaxSessions)
 			reqID := requestID(r)
 			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": reqID, "error": p.tooManySessions()})
 			w.Header().Set("Content-Type", "application/json")

@@ -104,7 +104,7 @@ func newPassthrough(p *Proxy) *passthrough {
 
 // perClient reports whether upstream up has session = "per-client".
 func (pt *passthrough) perClient(up string) bool {
-	u, ok := pt.p.cfg.Upstreams[up]
+	u, ok := pt.p.conf().Upstreams[up]
 	return ok && u.Session == "per-client"
 }
 
@@ -556,15 +556,15 @@ func (pt *passthrough) listPrompts(ctx context.Context, s *session) (*mcp.ListPr
 }
 
 func (pt *passthrough) prefix(up string) string {
-	if u, ok := pt.p.cfg.Upstreams[up]; ok {
+	if u, ok := pt.p.conf().Upstreams[up]; ok {
 		return u.PrefixOrName()
 	}
 	return up
 }
 
 func (pt *passthrough) sep() string {
-	if pt.p.cfg.Server.NameSeparator != "" {
-		return pt.p.cfg.Server.NameSeparator
+	if pt.p.conf().Server.NameSeparator != "" {
+		return pt.p.conf().Server.NameSeparator
 	}
 	return "__"
 }

@@ -105,7 +105,7 @@ func methodCap(method string) string {
 // record.
 func (pt *passthrough) startCall(ctx context.Context, up string, s *session) (context.Context, func()) {
 	f := &inflight{up: up, s: s, ctx: ctx}
-	if u, ok := pt.p.cfg.Upstreams[up]; ok && u.IsHTTP() {
+	if u, ok := pt.p.conf().Upstreams[up]; ok && u.IsHTTP() {
 		f.token = newCallerToken()
 		ctx = withCallerToken(ctx, f.token)
 	}
@@ -300,7 +300,7 @@ func (pt *passthrough) clientInitialized(s *session) {
 			}
 			o.Capabilities = caps
 			if !pt.reservePerClient() {
-				max := pt.p.cfg.Server.MaxPerClientUpstreams
+				max := pt.p.conf().Server.MaxPerClientUpstreams
 				st.mu.Lock()
 				st.errs[up] = fmt.Sprintf("server.max_per_client_upstreams (%d) reached: that many per-client upstream sessions are open for other clients; try again in a new session later", max)
 				st.mu.Unlock()
@@ -349,7 +349,7 @@ func (pt *passthrough) clientInitialized(s *session) {
 func (pt *passthrough) reservePerClient() bool {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
-	if pt.perClientN >= pt.p.cfg.Server.MaxPerClientUpstreams {
+	if pt.perClientN >= pt.p.conf().Server.MaxPerClientUpstreams {
 		return false
 	}
 	pt.perClientN++
@@ -416,7 +416,7 @@ func (pt *passthrough) sessionSnapshot(s *session) *catalog.Snapshot {
 	if st == nil {
 		return nil
 	}
-	base := pt.p.cat.Snapshot()
+	base := pt.p.catalog().Snapshot()
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if len(st.conns) == 0 {
@@ -425,12 +425,12 @@ func (pt *passthrough) sessionSnapshot(s *session) *catalog.Snapshot {
 	if st.cat != nil && !st.dirty && st.base == base {
 		return st.cat.Snapshot()
 	}
-	cat := catalog.New(pt.p.cfg.Server.NameSeparator, modes.Reserved, enabledInfos(pt.p.cfg))
+	cat := catalog.New(pt.p.conf().Server.NameSeparator, modes.Reserved, enabledInfos(pt.p.conf()))
 	byUp := map[string][]*catalog.Entry{}
 	for _, e := range base.Entries {
 		byUp[e.Upstream] = append(byUp[e.Upstream], e)
 	}
-	for _, info := range enabledInfos(pt.p.cfg) {
+	for _, info := range enabledInfos(pt.p.conf()) {
 		up := info.Name
 		if cc, ok := st.conns[up]; ok {
 			cat.SetTools(up, entriesFromListing(cc.Tools(), cc.Diagnostics()))
@@ -471,7 +471,7 @@ func callRequest(ctx context.Context, exposed string) *mcp.CallToolRequest {
 // per-client upstream sessions (the only ones offered roots.listChanged;
 // shared sessions are offered roots without listChanged).
 func (pt *passthrough) rootsChanged(s *session) {
-	for _, u := range pt.p.cfg.EnabledUpstreams() {
+	for _, u := range pt.p.conf().EnabledUpstreams() {
 		if cc := pt.conn(s, u.Name); cc != nil {
 			cc.NotifyRootsChanged()
 		}

@@ -13,17 +13,17 @@ import (
 // [endpoints] rules (SPEC §6) with package policy, the same code that
 // validated them when the config was loaded.
 func (p *Proxy) compilePolicy() error {
-	pol, err := policy.Compile(p.cfg.PolicySpec())
+	pol, err := policy.Compile(p.conf().PolicySpec())
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
-	p.policy = pol
+	p.polP.Store(pol)
 	return nil
 }
 
 // view is the policy view of a session's subject.
 func (p *Proxy) view(client, endpoint string) *policy.View {
-	return p.policy.View(policy.Subject{ClientName: client, Endpoint: endpoint})
+	return p.pol().View(policy.Subject{ClientName: client, Endpoint: endpoint})
 }
 
 // toolOf is what the policy looks at in a catalog entry.
@@ -46,11 +46,11 @@ func toolsOf(es []*catalog.Entry) []policy.Tool {
 // logged; the error names every allow entry of a list that resolves to no
 // callable tool.
 func (p *Proxy) CheckPolicy() error {
-	tools := toolsOf(p.cat.Snapshot().Entries)
+	tools := toolsOf(p.catalog().Snapshot().Entries)
 	seen := map[string]bool{}
 	var errs []error
-	for _, s := range p.policy.Subjects() {
-		warns, err := p.policy.Check(s, tools)
+	for _, s := range p.pol().Subjects() {
+		warns, err := p.pol().Check(s, tools)
 		for _, w := range warns {
 			if !seen[w] {
 				seen[w] = true
@@ -82,7 +82,7 @@ type ExplainRow struct {
 // Explain lists every catalog entry with the policy decision for a client
 // named client on endpoint ("" = main), sorted by id.
 func (p *Proxy) Explain(client, endpoint string) []ExplainRow {
-	snap := p.cat.Snapshot()
+	snap := p.catalog().Snapshot()
 	v := p.view(client, endpoint)
 	rows := make([]ExplainRow, 0, len(snap.Entries))
 	for _, e := range snap.Entries {

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,15 +44,19 @@ type Options struct {
 
 // Proxy is one running deployment.
 type Proxy struct {
-	cfg      *config.Config
+	// cfgP, catP, surfP and polP are swapped as a whole by a reload
+	// (reload.go); read them with conf, catalog, surf and pol.
+	cfgP         atomic.Pointer[config.Config]
+	catP         atomic.Pointer[catalog.Catalog]
+	surfP        atomic.Pointer[surfaceState]
+	polP         atomic.Pointer[policy.Policy]
+	reloadMu     sync.Mutex // one reload at a time; held by onToolsChanged too
+	fixedSurface bool       // Options.Surface given: reload keeps it
+
 	log      *slog.Logger
-	ups      *upstream.Manager
-	cat      *catalog.Catalog
-	surface  modes.Surface
+	ups      *upstreamSet
 	api      modes.API
-	policy   *policy.Policy
-	pool     *sandbox.Pool // code mode's workers; nil in other modes
-	viewIx   viewIndexes   // search indexes per policy view (searchindex.go)
+	viewIx   viewIndexes // search indexes per policy view (searchindex.go)
 	rec      *telemetry.Recorder
 	metrics  *telemetry.Metrics
 	pt       *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
@@ -72,20 +77,11 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &Proxy{cfg: cfg, log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}}
+	p := &Proxy{log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}}
+	p.cfgP.Store(cfg)
 	p.cacheClk.start = time.Now()
-	var infos []catalog.UpstreamInfo
-	for _, u := range cfg.EnabledUpstreams() {
-		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})
-	}
-	p.cat = catalog.New(cfg.Server.NameSeparator, modes.Reserved, infos)
-	if s := cfg.ToolSearch.Semantic; s != nil {
-		p.cat.SetSemantic(*s)
-	}
-	p.api = modes.API{
-		Limits: modes.Limits{Default: cfg.ToolSearch.SearchDefaultLimit, Max: cfg.ToolSearch.MaxSearchLimit},
-		Bounds: catalog.DefaultBounds(),
-	}
+	p.catP.Store(newCatalog(cfg))
+	p.api = apiFor(cfg)
 	if err := p.compilePolicy(); err != nil {
 		return nil, err
 	}
@@ -97,16 +93,25 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	p.rec = rec
 	rec.SetRedactor(cfg.Redact)       // issue 14 item 3: the session log
 	p.metrics.SetRedactor(cfg.Redact) // and metrics labels never show a secret
-	p.surface = opts.Surface
-	if p.surface == nil {
-		p.surface = p.surfaceFor(cfg)
+	if opts.Surface != nil {
+		p.surfP.Store(&surfaceState{surface: opts.Surface})
+		p.fixedSurface = true
+	} else {
+		p.surfP.Store(p.surfaceFor(cfg))
 	}
 	p.pt = newPassthrough(p)
-	p.ups = upstream.NewManager(cfg.EnabledUpstreams(), upstream.Options{
-		Logger:         log,
-		Grace:          cfg.Server.ShutdownGrace.Duration,
-		ClientInfo:     &mcp.Implementation{Name: "mcp-toolsearch", Version: Version},
-		OnToolsChanged: p.onToolsChanged,
+	p.ups = newUpstreamSet(cfg, p.managerOptions, p.onToolsChanged)
+	return p, nil
+}
+
+// managerOptions are the options of the upstream manager of each upstream
+// of cfg.
+func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
+	return upstream.Options{
+		Logger:     p.log,
+		Grace:      cfg.Server.ShutdownGrace.Duration,
+		ClientInfo: &mcp.Implementation{Name: "mcp-toolsearch", Version: Version},
+		// OnToolsChanged is set per manager (upstreams.go).
 		// Issue 7 passthrough: notification handlers and the relay of
 		// sampling/elicitation/roots (proxy/passthrough_relay.go).
 		ClientOptions:    p.pt.clientOptions,
@@ -115,21 +120,48 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		WrapHTTP:        func(_ string, rt http.RoundTripper) http.RoundTripper { return callerTagger{base: rt} },
 		Ingest:          ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
 		MaxMessageBytes: cfg.Server.MaxMessageBytes,
-	})
-	return p, nil
+	}
 }
 
+// newCatalog is an empty catalog for cfg's enabled upstreams.
+func newCatalog(cfg *config.Config) *catalog.Catalog {
+	c := catalog.New(cfg.Server.NameSeparator, modes.Reserved, enabledInfos(cfg))
+	if s := cfg.ToolSearch.Semantic; s != nil {
+		c.SetSemantic(*s)
+	}
+	return c
+}
+
+func apiFor(cfg *config.Config) modes.API {
+	return modes.API{
+		Limits: modes.Limits{Default: cfg.ToolSearch.SearchDefaultLimit, Max: cfg.ToolSearch.MaxSearchLimit},
+		Bounds: catalog.DefaultBounds(),
+	}
+}
+
+// surfaceState is the active surface and, in code mode, its sandbox pool.
+type surfaceState struct {
+	surface modes.Surface
+	pool    *sandbox.Pool // nil outside code mode
+}
+
+func (p *Proxy) conf() *config.Config      { return p.cfgP.Load() }
+func (p *Proxy) catalog() *catalog.Catalog { return p.catP.Load() }
+func (p *Proxy) surf() modes.Surface       { return p.surfP.Load().surface }
+func (p *Proxy) pol() *policy.Policy       { return p.polP.Load() }
+
 // surfaceFor picks the surface the config asks for (SPEC §3).
-func (p *Proxy) surfaceFor(cfg *config.Config) modes.Surface {
+func (p *Proxy) surfaceFor(cfg *config.Config) *surfaceState {
 	ts := cfg.ToolSearch
+	api := apiFor(cfg)
 	if !ts.Enabled {
-		return modes.Direct{}
+		return &surfaceState{surface: modes.Direct{}}
 	}
 	switch ts.Mode {
 	case "directory":
-		return &modes.Tools{API: p.api, Directory: true, DirectoryMaxChars: ts.DirectoryMaxChars, Pinned: ts.Pinned}
+		return &surfaceState{surface: &modes.Tools{API: api, Directory: true, DirectoryMaxChars: ts.DirectoryMaxChars, Pinned: ts.Pinned}}
 	case "tools":
-		return &modes.Tools{API: p.api}
+		return &surfaceState{surface: &modes.Tools{API: api}}
 	}
 	// "code" (the default). If the sandbox cannot start here, fall back to
 	// tools mode before the catalog is compacted, and say why (SPEC §3).
@@ -138,20 +170,19 @@ func (p *Proxy) surfaceFor(cfg *config.Config) modes.Surface {
 	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log, CPUSeconds: ts.CodeTimeoutMS/1000 + 5})
 	if err != nil {
 		p.log.Warn("code mode unavailable: the sandbox worker cannot start; falling back to tools mode", "err", err)
-		return &modes.Tools{API: p.api}
+		return &surfaceState{surface: &modes.Tools{API: api}}
 	}
-	p.pool = pool
 	if w := codeBudgetWarning(cfg); w != "" {
 		p.log.Warn(w) // issue 12 item 7 (codebudget.go)
 	}
-	return &modes.Code{API: p.api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond}
+	return &surfaceState{surface: &modes.Code{API: api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond}, pool: pool}
 }
 
 // Mode is the active surface's mode name.
-func (p *Proxy) Mode() string { return p.surface.Mode() }
+func (p *Proxy) Mode() string { return p.surf().Mode() }
 
 // Catalog returns the current catalog snapshot.
-func (p *Proxy) Catalog() *catalog.Snapshot { return p.cat.Snapshot() }
+func (p *Proxy) Catalog() *catalog.Snapshot { return p.catalog().Snapshot() }
 
 // Statuses reports every upstream's state.
 func (p *Proxy) Statuses() []upstream.Status { return p.ups.Statuses() }
@@ -163,7 +194,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 	p.ups.Start(ctx)
 	for _, st := range p.ups.Statuses() {
 		if st.State != upstream.StateReady {
-			p.cat.SetUnavailable(st.Name, p.cfg.Redact(st.Err))
+			p.catalog().SetUnavailable(st.Name, p.conf().Redact(st.Err))
 			p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
 		}
 	}
@@ -183,8 +214,8 @@ func (p *Proxy) Close(ctx context.Context) error {
 	p.closed = true
 	p.mu.Unlock()
 	p.closeSessions()
-	if p.pool != nil {
-		p.pool.Close()
+	if pool := p.surfP.Load().pool; pool != nil {
+		pool.Close()
 	}
 	err := p.ups.Close(ctx)
 	_ = p.rec.Close()
@@ -214,17 +245,19 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 	if closing {
 		return
 	}
+	p.reloadMu.Lock() // a reload swaps the catalog (reload.go)
+	defer p.reloadMu.Unlock()
 	if tools == nil {
 		reason := "down"
 		if st, ok := p.ups.Status(up); ok && st.Err != "" {
 			reason = st.Err
 		}
-		p.cat.SetUnavailable(up, p.cfg.Redact(reason)) // reasons reach clients in hits
+		p.catalog().SetUnavailable(up, p.conf().Redact(reason)) // reasons reach clients in hits
 		p.metrics.SetUpstreamUp(up, false)
 		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
 	} else {
 		st, _ := p.ups.Status(up)
-		p.cat.SetTools(up, entriesFromListing(tools, st.Diagnostics))
+		p.catalog().SetTools(up, entriesFromListing(tools, st.Diagnostics))
 		p.metrics.SetUpstreamUp(up, true)
 		q, n := ingest.Counts(st.Diagnostics)
 		p.metrics.SetIngest(up, q, n)
@@ -235,7 +268,7 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 }
 
 func (p *Proxy) trusted(up string) bool {
-	u, ok := p.cfg.Upstreams[up]
+	u, ok := p.conf().Upstreams[up]
 	return ok && u.Trusted
 }
 
@@ -317,14 +350,14 @@ func (e *CallUnavailableError) Error() string {
 //  7. telemetry: one call record with outcome, duration and bytes.
 func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, err error) {
 	start := time.Now()
-	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surface.Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
-	if p.cfg.Telemetry.LogArguments {
+	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surf().Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
+	if p.conf().Telemetry.LogArguments {
 		rec.Args = args
 	}
 	defer func() {
 		rec.Outcome = outcomeOf(res, err)
 		rec.DurationMs = msSince(start)
-		if res != nil && p.cfg.Telemetry.SessionLog != "" { // bytes go only to the session log
+		if res != nil && p.conf().Telemetry.SessionLog != "" { // bytes go only to the session log
 			if b, err := json.Marshal(res); err == nil {
 				rec.BytesOut = len(b)
 			}
@@ -353,7 +386,7 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if err == nil && check != nil {
 		res = check(res)
 	}
-	return redactResult(p.cfg, res), p.redactErr(p.shapeErr(e, err))
+	return redactResult(p.conf(), res), p.redactErr(p.shapeErr(e, err))
 }
 
 // shapeErr is where an upstream's failure is shaped for clients (issue 12
@@ -374,7 +407,7 @@ func (p *Proxy) shapeErr(e *catalog.Entry, err error) error {
 	if errors.As(err, &je) {
 		ue := modes.NewUpstreamError(e.Upstream, je)
 		if len(ue.Data) > 0 { // upstream text: may echo a secret like the message
-			if red := p.cfg.Redact(string(ue.Data)); red != string(ue.Data) {
+			if red := p.conf().Redact(string(ue.Data)); red != string(ue.Data) {
 				ue.Data = nil
 				if json.Valid([]byte(red)) {
 					ue.Data = json.RawMessage(red)
@@ -403,7 +436,7 @@ func (p *Proxy) redactErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if msg := p.cfg.Redact(err.Error()); msg != err.Error() {
+	if msg := p.conf().Redact(err.Error()); msg != err.Error() {
 		return &redactedError{msg: msg, err: err}
 	}
 	return err

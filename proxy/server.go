@@ -75,7 +75,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
 							s.client = c.Params.ClientInfo.Name
 						}
-						ir.Instructions = p.surface.Instructions(s)
+						ir.Instructions = p.surf().Instructions(s)
 						s.ts.Instructions(len(ir.Instructions))
 					}
 					// Issue 7: announce only what some upstream offers (passthrough.go).
@@ -89,7 +89,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					var s *session
 					if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 						s = p.sessionFor(ss, endpoint, transport)
-						dr.Instructions = p.surface.Instructions(s)
+						dr.Instructions = p.surf().Instructions(s)
 					}
 					dr.Capabilities = p.frontCapabilities(transport, s)
 				}
@@ -126,12 +126,12 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				s := p.sessionFor(ss, endpoint, transport)
-				tools := p.surface.Tools(s)
+				tools := p.surf().Tools(s)
 				if tools == nil {
 					tools = []*mcp.Tool{}
 				}
 				res := &mcp.ListToolsResult{Tools: tools}
-				if p.cfg.Telemetry.SessionLog != "" { // the bytes go only to the session log
+				if p.conf().Telemetry.SessionLog != "" { // the bytes go only to the session log
 					if b, err := json.Marshal(res); err == nil {
 						s.ts.ToolsListed(len(b), len(tools), len(tools))
 					}
@@ -155,12 +155,12 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if modernRequestOf(req) { // exchange.go: input-required rounds
 					return p.callModern(ctx, s, cr, args)
 				}
-				res, err := p.surface.Call(ctx, s, cr.Params.Name, args)
+				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
 				var ae *ArgumentsError
 				if errors.As(err, &ae) {
 					// A tool execution error, so the model can correct itself
 					// (MCP 2025-11-25, Tools / Error Handling).
-					return errorText(p.cfg.Redact(ae.Error())), nil
+					return errorText(p.conf().Redact(ae.Error())), nil
 				}
 				if err != nil {
 					return nil, wireError(err)
@@ -207,7 +207,7 @@ func (p *Proxy) redactMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if err == nil {
 			return res, nil
 		}
-		msg := p.cfg.Redact(err.Error())
+		msg := p.conf().Redact(err.Error())
 		if msg == err.Error() {
 			return res, err
 		}

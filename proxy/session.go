@@ -36,7 +36,7 @@ func (s *session) Snapshot() *catalog.Snapshot {
 	if snap := s.p.pt.sessionSnapshot(s); snap != nil {
 		return snap
 	}
-	return s.p.cat.Snapshot()
+	return s.p.catalog().Snapshot()
 }
 
 // SearchIndex implements modes.SearchIndexer: an index over only what this
@@ -63,12 +63,12 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 
 // Searched implements modes.Env.
 func (s *session) Searched(query string, hits int, via string) {
-	s.ts.Search(s.p.surface.Mode(), query, hits, via == modes.ViaBridge)
+	s.ts.Search(s.p.surf().Mode(), query, hits, via == modes.ViaBridge)
 }
 
 // Described implements modes.Env.
 func (s *session) Described(id string, found bool, via string) {
-	s.ts.Describe(s.p.surface.Mode(), id, found, via == modes.ViaBridge)
+	s.ts.Describe(s.p.surf().Mode(), id, found, via == modes.ViaBridge)
 }
 
 // CodeRan implements modes.CodeRunRecorder.
@@ -92,7 +92,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	s := &session{p: p, ss: ss, endpoint: endpoint}
 	s.life, s.end = context.WithCancel(context.Background())
 	delete(p.reserved, ss)
-	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surface.Mode()}
+	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surf().Mode()}
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 		s.client = ip.ClientInfo.Name
 		info.ClientName, info.ClientVersion = ip.ClientInfo.Name, ip.ClientInfo.Version
@@ -102,7 +102,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	s.ts = p.rec.StartSession(info)
 	byUp := map[string]int{}
 	total, trusted := 0, 0
-	for _, e := range p.cat.Snapshot().Entries {
+	for _, e := range p.catalog().Snapshot().Entries {
 		if s.allowed(e) {
 			total++
 			byUp[e.Upstream]++

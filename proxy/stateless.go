@@ -67,11 +67,11 @@ var route2026 = false
 func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	stateless := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true})
-	if p.cfg.Server.Stateless {
+	if p.conf().Server.Stateless {
 		return stateless
 	}
 	stateful := p.sessionGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
-		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.cfg.Server.SessionIdleTimeout.Duration}))
+		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration}))
 	if !route2026 {
 		return stateful
 	}
@@ -89,7 +89,7 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 // process that holds its stream, which a load balancer without affinity
 // does not guarantee).
 func (p *Proxy) sseHandler(endpoint, streamablePath string) http.Handler {
-	if p.cfg.Server.Stateless {
+	if p.conf().Server.Stateless {
 		msg := fmt.Sprintf("not found: the SSE transport needs a session and this proxy runs with server.stateless = true; use Streamable HTTP at %s", streamablePath)
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, msg, http.StatusNotFound)
@@ -134,7 +134,7 @@ func (p *Proxy) statelessTelemetry(endpoint string) *telemetry.Session {
 	if name == "" {
 		name = "main"
 	}
-	ts := p.rec.StartSession(telemetry.SessionInfo{ID: "stateless-" + name, Transport: transportStateless, Endpoint: endpoint, Mode: p.surface.Mode()})
+	ts := p.rec.StartSession(telemetry.SessionInfo{ID: "stateless-" + name, Transport: transportStateless, Endpoint: endpoint, Mode: p.surf().Mode()})
 	st.ts[endpoint] = ts
 	return ts
 }

@@ -1,0 +1,142 @@
+//go:build unix
+
+package integration
+
+// Reload without restart (issue 11 item 5) on the real binary: SIGHUP
+// re-reads the config while a client keeps calling.
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestReloadUnderLoad: add, remove and change an upstream and add a deny
+// rule with SIGHUP while four goroutines call a tool of an upstream that
+// does not change: zero failed calls; tools/list follows (with
+// notifications/tools/list_changed). Then an invalid file is refused with
+// file:line and the running config keeps serving.
+func TestReloadUnderLoad(t *testing.T) {
+	cs, gh := catalogServer(t), catalogFile(t, "github-like.jsonl")
+	up := func(name string, extra string) string {
+		return fmt.Sprintf("[upstreams.%s]\ncommand = %s\nargs = [\"-tools\", %s%s]\n", name, tomlString(cs), tomlString(gh), extra)
+	}
+	head := "[tool_search]\nenabled = false\n"
+	v1 := head + up("stable", "") + up("gone", "") + up("chg", "")
+	v2 := head + up("stable", "") + up("chg", `, "-is-error-tool", "update_issue"`) + up("added", "") +
+		"[tools]\ndeny = [\"stable__create_issue\"]\n"
+	cfg := writeConfig(t, v1)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	proc := startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr, "--log-level", "info"), nil, "http://"+addr+"/mcp")
+
+	var changed atomic.Int32
+	c := gosdk.NewClient(&gosdk.Implementation{Name: "reloader", Version: "1"}, &gosdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *gosdk.ToolListChangedRequest) { changed.Add(1) },
+	})
+	sess, err := c.Connect(context.Background(), &gosdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	names := func() []string {
+		lt, err := sess.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, tl := range lt.Tools {
+			out = append(out, tl.Name)
+		}
+		return out
+	}
+	if n := names(); !slices.Contains(n, "gone__list_issues") || !slices.Contains(n, "stable__create_issue") {
+		t.Fatalf("v1 tools: %v", n)
+	}
+
+	// Load on the upstream that does not change.
+	var calls, failed atomic.Int64
+	var firstErr atomic.Value
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "stable__list_issues", Arguments: map[string]any{"owner": "o", "repo": fmt.Sprint(i)}})
+				calls.Add(1)
+				if err != nil || res.IsError {
+					failed.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprint(err, res))
+				}
+			}
+		}()
+	}
+	waitUntil := func(what string, cond func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second) // fail-safe bound
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("never: %s\nproxy log:\n%s", what, tail(proc.Output(), 3000))
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	time.Sleep(300 * time.Millisecond)
+	before := calls.Load()
+	if err := os.WriteFile(cfg, []byte(v2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(proc.PID(), syscall.SIGHUP)
+	waitUntil("v2 in force", func() bool {
+		n := names()
+		return slices.Contains(n, "added__list_issues") && !slices.Contains(n, "gone__list_issues") && !slices.Contains(n, "stable__create_issue")
+	})
+	waitUntil("notifications/tools/list_changed", func() bool { return changed.Load() > 0 })
+	// The changed upstream was restarted with its new arguments.
+	if res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__update_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "issue_number": 1}}); err != nil || !res.IsError {
+		t.Errorf("chg__update_issue after the reload: err %v isError %v, want isError (-is-error-tool)", err, res != nil && res.IsError)
+	}
+	// The deny rule is in force: the tool is unknown.
+	if _, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "stable__create_issue", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Errorf("denied after the reload: err %v", err)
+	}
+
+	// An invalid file is refused with file:line; v2 keeps serving.
+	if err := os.WriteFile(cfg, []byte(v2+"[upstreams.bad]\ncommand = \"x\"\nbogus_key = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(proc.PID(), syscall.SIGHUP)
+	waitUntil("the invalid config refused in the log", func() bool {
+		return strings.Contains(proc.Output(), "reload refused") && strings.Contains(proc.Output(), cfg+":")
+	})
+	if n := names(); !slices.Contains(n, "added__list_issues") || slices.Contains(n, "bad__list_issues") {
+		t.Errorf("after the refused reload: %v", n)
+	}
+	time.Sleep(300 * time.Millisecond)
+	close(stop)
+	wg.Wait()
+	if calls.Load() <= before {
+		t.Fatalf("no calls made during the reloads")
+	}
+	if f := failed.Load(); f != 0 {
+		t.Fatalf("%d of %d calls to the unchanged upstream failed; first: %v", f, calls.Load(), firstErr.Load())
+	}
+	t.Logf("%d calls to the unchanged upstream during two reloads, 0 failed", calls.Load())
+	i := strings.Index(proc.Output(), "reload refused")
+	t.Logf("refusal logged: %s", tail(proc.Output()[i:], 400))
+}
