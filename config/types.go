@@ -20,6 +20,7 @@ type Config struct {
 	Groups     map[string][]string  `toml:"groups"`
 	Endpoints  map[string]*Endpoint `toml:"endpoints"`
 	Telemetry  Telemetry            `toml:"telemetry"`
+	Security   Security             `toml:"security"` // security.go
 
 	// Warnings collects non-fatal findings of Load (clamped values and the like).
 	Warnings []string `toml:"-"`

@@ -71,7 +71,7 @@ type Diagnostic struct {
 
 // String is a one-line form for logs and the CLI.
 func (d Diagnostic) String() string {
-	return fmt.Sprintf("%s %s (%s): %s", d.Tool, d.Action, d.Step, d.Detail)
+	return fmt.Sprintf("%s %s (%s): %s", displayName(d.Tool), d.Action, d.Step, d.Detail)
 }
 
 // Tool is one tool on its way through the pipeline.

@@ -18,8 +18,10 @@ import (
 // ingest.Step and put it here at its place in the order; its diagnostics
 // then show in `list`, `check`, the log and the metrics without more work.
 func ingestSteps(cfg *config.Config) []ingest.Step {
-	_ = cfg // steps configured from the config take it from here
 	return []ingest.Step{
+		// Hidden characters first, so that no later step keeps them in an
+		// original that describe shows (issue 14 item 1).
+		ingest.HiddenChars{Block: cfg.Security.HiddenCharacters == config.HiddenBlock},
 		ingest.SchemaShape{}, // root "type":"object" for strict clients (issue 13 item 3)
 	}
 }

@@ -261,6 +261,7 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		p.metrics.SetUpstreamUp(up, true)
 		q, n := ingest.Counts(st.Diagnostics)
 		p.metrics.SetIngest(up, q, n)
+		p.metrics.SetHiddenTools(up, hiddenTools(st.Diagnostics)) // security.go
 		p.metrics.SetCatalogSize(up, p.trusted(up), len(tools))
 		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
 	}

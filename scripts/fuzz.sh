@@ -19,6 +19,7 @@ catalog FuzzRenderInput
 catalog FuzzAssignNames
 catalog FuzzGlobMatch
 config FuzzParse
+ingest FuzzStripHidden
 proxy FuzzFrontJSONRPC
 sandbox FuzzWorkerProtocol
 "

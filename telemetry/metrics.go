@@ -106,6 +106,7 @@ type Metrics struct {
 	limits       limitMetrics                        // limits.go
 	redact       atomic.Pointer[func(string) string] // SetRedactor (redact.go)
 	front        frontSeries                         // SetFrontStats (front.go)
+	sec          securitySeries                      // security.go
 }
 
 // NewMetrics returns a Metrics with all series registered on a fresh registry.

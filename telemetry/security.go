@@ -1,0 +1,45 @@
+package telemetry
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// securitySeries are the series of tool-text defences (issue 14 items 1
+// and 2), registered on first use.
+type securitySeries struct {
+	once    sync.Once
+	hidden  *prometheus.GaugeVec
+	changes *prometheus.CounterVec
+}
+
+func (m *Metrics) security() *securitySeries {
+	s := &m.sec
+	s.once.Do(func() {
+		s.hidden = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "mcp_toolsearch_hidden_characters_tools",
+			Help: "Tools of an upstream's last listing whose text held hidden characters (stripped or quarantined)."}, []string{"upstream"})
+		s.changes = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "mcp_toolsearch_tool_changes_total",
+			Help: "Tool definitions that differed from their pinned definition, by upstream and what was done (warned, blocked, approval)."}, []string{"upstream", "action"})
+		m.reg.MustRegister(s.hidden, s.changes)
+	})
+	return s
+}
+
+// SetHiddenTools sets mcp_toolsearch_hidden_characters_tools{upstream}.
+func (m *Metrics) SetHiddenTools(upstream string, n int) {
+	if m == nil {
+		return
+	}
+	m.security().hidden.WithLabelValues(upstreamLabel(upstream)).Set(float64(n))
+}
+
+// ToolChanged counts one changed tool definition in
+// mcp_toolsearch_tool_changes_total{upstream,action}; action is "warned",
+// "blocked" or "approval".
+func (m *Metrics) ToolChanged(upstream, action string) {
+	if m == nil {
+		return
+	}
+	m.security().changes.WithLabelValues(upstreamLabel(upstream), closedLabel(action, map[string]bool{"warned": true, "blocked": true, "approval": true})).Inc()
+}
