@@ -24,16 +24,10 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}, &mcp.ServerOptions{
 		Logger: p.log,
-		// Stateful servers offer the initialize-era versions only (up to
-		// 2025-11-25): go-sdk v1.8.0's stateful Streamable HTTP server
-		// answers 2026-07-28's server/discover and then refuses the next
-		// request of such a client (seen with mcp-go v1.2.1). 2026-07-28
-		// requests are served by the stateless server (stateless.go).
-		SupportedProtocolVersions: serverVersions(transport),
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
-			Logging: &mcp.LoggingCapabilities{},
-		},
+		// stateless.go: which versions and capabilities each front has
+		// (2026-07-28 on Streamable HTTP only on the stateless server).
+		SupportedProtocolVersions: p.serverVersions(transport),
+		Capabilities:              p.serverCapabilities(transport),
 		// Issue 7: subscriptions go to the owning upstream; the SDK keeps
 		// the client's subscription for ResourceUpdated (passthrough.go).
 		SubscribeHandler:   p.subscribeHandler(transport),
@@ -47,7 +41,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		},
 	})
 	s.AddReceivingMiddleware(p.redactMiddleware, p.middleware(endpoint, transport))
-	s.AddReceivingMiddleware(p.cacheMiddleware(endpoint)) // outermost: cache.go
+	s.AddReceivingMiddleware(p.listenMiddleware(transport), p.cacheMiddleware(endpoint)) // stateless.go, cache.go
 	p.servers[key] = s
 	return s
 }
