@@ -76,5 +76,5 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		ctx, done = p.pt.startCall(ctx, e.Upstream, s)
 		defer done()
 	}
-	return p.ups.CallToolWith(ctx, e.Upstream, params, opts)
+	return p.callRounds(ctx, s, e, params, opts) // mrtr.go
 }

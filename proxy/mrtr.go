@@ -1,9 +1,14 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // Result types of protocol 2026-07-28 (SEP-2322): every tools/call result
@@ -38,4 +43,56 @@ func modernRequestOf(req mcp.Request) bool {
 	}
 	ip := ss.InitializeParams()
 	return ip != nil && ip.ProtocolVersion >= modernVersion
+}
+
+// maxInputRounds bounds the input-required rounds of one upstream call.
+const maxInputRounds = 10
+
+// callRounds makes one upstream tools/call. An upstream on protocol
+// 2026-07-28 cannot send the client a request mid-call; it answers
+// input_required instead (SEP-2322). The proxy's upstream clients leave
+// such results to it (MultiRoundTripOptions.Disabled, passthrough_relay.go):
+// each question goes to the calling client (askClient: a request on a
+// legacy client's session, or a question of a 2026-07-28 client's
+// exchange) and the call is repeated with the answers and the upstream's
+// requestState, up to maxInputRounds times. The upstream's identity in the
+// result's _meta (a hop key, meta.go) is dropped.
+func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, params *mcp.CallToolParams, opts upstream.CallOptions) (*mcp.CallToolResult, error) {
+	for round := 0; ; round++ {
+		res, err := p.ups.CallToolWith(ctx, e.Upstream, params, opts)
+		if err != nil || res == nil || !res.NeedsInput() {
+			if res != nil {
+				res.Meta = forwardMeta(res.Meta)
+			}
+			return res, err
+		}
+		if round >= maxInputRounds {
+			return nil, fmt.Errorf("upstream %q: tools/call %q still asked for input after %d rounds", e.Upstream, e.Name, maxInputRounds)
+		}
+		if len(res.InputRequests) == 0 {
+			return nil, fmt.Errorf("upstream %q: tools/call %q: the upstream is busy (input_required without requests); retry later", e.Upstream, e.Name)
+		}
+		answers := mcp.InputResponseMap{}
+		for key, q := range res.InputRequests {
+			if cm, ok := q.(*mcp.CreateMessageParams); ok { // askClient asks the tools form
+				b, _ := json.Marshal(cm)
+				var wt mcp.CreateMessageWithToolsParams
+				if json.Unmarshal(b, &wt) == nil {
+					q = &wt
+				}
+			}
+			a, err := askClient(ctx, s, q)
+			if err != nil {
+				return nil, fmt.Errorf("upstream %q asked the client (%s) during tools/call %q: %w", e.Upstream, key, e.Name, err)
+			}
+			r, ok := a.(mcp.InputResponse)
+			if !ok {
+				return nil, fmt.Errorf("upstream %q: answer %T to %s is not an input response", e.Upstream, a, key)
+			}
+			answers[key] = r
+		}
+		next := *params
+		next.InputResponses, next.RequestState = answers, res.RequestState
+		params = &next
+	}
 }

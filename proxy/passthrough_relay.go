@@ -243,6 +243,9 @@ func (pt *passthrough) clientOptions(up string) *mcp.ClientOptions {
 // shared).
 func (pt *passthrough) handlers(up string, owner *session) *mcp.ClientOptions {
 	return &mcp.ClientOptions{
+		// mrtr.go: input_required results of 2026-07-28 upstreams are
+		// answered by the calling client (callRounds), not by this client.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		LoggingMessageHandler: func(ctx context.Context, r *mcp.LoggingMessageRequest) {
 			pt.logMessage(context.WithoutCancel(ctx), up, owner, r.Params)
 		},
