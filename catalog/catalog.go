@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // UpstreamInfo is what the catalog needs to know of one configured upstream.
@@ -15,18 +16,22 @@ type UpstreamInfo struct {
 }
 
 // Catalog is the merged, concurrency-safe set of entries of all upstreams.
-// Every change produces a new immutable Snapshot; readers never block writers
-// for long and never see a half-applied change.
+// Every change produces a new immutable Snapshot with its own immutable
+// search index view (Index.With), published atomically: readers
+// (Snapshot) never wait for a rebuild and never see a half-applied change
+// (issue 11 item 7). Writers are serialized.
 type Catalog struct {
+	snap atomic.Pointer[Snapshot]
+
 	mu       sync.Mutex
 	sep      string
 	reserved []string
 	ups      map[string]UpstreamInfo
 	tools    map[string][]*Entry // upstream -> entries as last listed (ID/Exposed filled)
 	down     map[string]string   // upstream -> reason it is unavailable
-	snap     *Snapshot
 	version  uint64
-	index    *Index
+	index    *Index // the latest snapshot's index; never changed, only replaced
+	onPub    []func(*Snapshot)
 }
 
 // Snapshot is one immutable state of the catalog.
@@ -42,6 +47,7 @@ type Snapshot struct {
 	// Index is the search index over Entries.
 	Index *Index
 
+	cat       *Catalog // the catalog that published it
 	hits      sync.Map // hitKey -> Hit without score (Snapshot.Hit)
 	byID      map[string]*Entry
 	byExposed map[string]*Entry   // lower-case exposed name
@@ -72,14 +78,25 @@ func (c *Catalog) SetSemantic(on bool) {
 	if on {
 		w = DefaultSemanticWeight
 	}
-	c.index.setSemantic(w)
+	c.index = c.index.withSemantic(w)
+	c.rebuildLocked(nil)
 }
 
-// Snapshot returns the current state. It never returns nil.
+// Snapshot returns the current state. It never returns nil and never
+// waits: a rebuild in progress publishes its snapshot when it is done.
 func (c *Catalog) Snapshot() *Snapshot {
+	return c.snap.Load()
+}
+
+// OnPublish registers f to be called with every snapshot the catalog
+// publishes from now on, in order, right after it is published (on the
+// writer's goroutine, with the catalog's write lock held: f must be quick
+// and must not call back into the catalog's writers; hand work to another
+// goroutine).
+func (c *Catalog) OnPublish(f func(*Snapshot)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.snap
+	c.onPub = append(c.onPub, f)
 }
 
 // SetTools replaces the tools of one upstream and marks it available.
@@ -177,13 +194,20 @@ func (c *Catalog) rebuildLocked(changed []string) {
 	}
 	sort.Strings(ups)
 	for _, up := range ups {
-		c.index.Replace(up, c.tools[up])
+		c.index = c.index.With(up, c.tools[up])
 	}
 	c.version++
 	s.Version = c.version
 	s.Index = c.index
-	c.snap = s
+	s.cat = c
+	c.snap.Store(s)
+	for _, f := range c.onPub {
+		f(s)
+	}
 }
+
+// Catalog returns the catalog that published this snapshot.
+func (s *Snapshot) Catalog() *Catalog { return s.cat }
 
 // ByID returns the entry with this exact id, or nil.
 func (s *Snapshot) ByID(id string) *Entry { return s.byID[id] }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -182,4 +183,39 @@ func TestMatchStrength(t *testing.T) {
 			t.Errorf("MatchLevel(%v) = %q, want %q", s, got, want)
 		}
 	}
+}
+
+// With (issue 11 item 7) leaves the index it starts from unchanged and
+// gives the same results as a full build over the new entries.
+func TestIndexWithIsCopyOnWrite(t *testing.T) {
+	mk := func(up, name, desc string) *Entry {
+		return &Entry{ID: "mcp:" + up + ":" + name, Upstream: up, Name: name, Exposed: up + "__" + name, Description: desc}
+	}
+	base := []*Entry{mk("gh", "create_issue", "Create an issue"), mk("gh", "close_issue", "Close an issue"),
+		mk("mail", "send_email", "Send an email"), mk("cal", "list_events", "List calendar events")}
+	ix := NewIndex(base)
+	before := fmt.Sprint(scoresOf(ix, "create an issue"), scoresOf(ix, "send email"))
+	var nx = ix
+	var cur []*Entry
+	for round := 0; round < 200; round++ { // enough rounds to compact
+		cur = []*Entry{mk("gh", "create_issue", fmt.Sprintf("Create an issue (v%d)", round)), mk("gh", "open_pr", "Open a pull request")}
+		nx = nx.With("gh", cur)
+	}
+	if got := fmt.Sprint(scoresOf(ix, "create an issue"), scoresOf(ix, "send email")); got != before {
+		t.Fatalf("the original index changed:\n got %s\nwant %s", got, before)
+	}
+	full := NewIndex(append(append([]*Entry{}, base[2:]...), cur...))
+	for _, q := range []string{"create an issue", "send email", "pull request", "v199", "close"} {
+		if a, b := fmt.Sprint(scoresOf(nx, q)), fmt.Sprint(scoresOf(full, q)); a != b {
+			t.Errorf("%q: With gives %s, a full build %s", q, a, b)
+		}
+	}
+}
+
+func scoresOf(ix *Index, q string) []string {
+	var out []string
+	for _, s := range ix.Search(q, 10, nil) {
+		out = append(out, fmt.Sprintf("%s=%.5f", s.Entry.ID, s.Score))
+	}
+	return out
 }

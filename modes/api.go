@@ -82,7 +82,14 @@ func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit
 	scored := ix.Search(query, limit, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	hits := make([]catalog.Hit, 0, len(scored))
 	for _, s := range scored {
-		h := a.hit(snap, s.Entry, s.Score)
+		// A view's index may be one catalog change behind the snapshot
+		// (proxy viewIndexes): show the snapshot's entry; a tool gone
+		// since is dropped.
+		e := snap.ByID(s.Entry.ID)
+		if e == nil {
+			continue
+		}
+		h := a.hit(snap, e, s.Score)
 		h.Match, h.Matched = catalog.MatchLevel(s.Strength), strings.Join(s.Matched, ", ")
 		hits = append(hits, h)
 	}

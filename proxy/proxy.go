@@ -81,6 +81,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	p.cfgP.Store(cfg)
 	p.cacheClk.start = time.Now()
 	p.catP.Store(newCatalog(cfg))
+	p.catalog().OnPublish(p.viewIx.published) // view indexes follow off the request path
 	p.api = apiFor(cfg)
 	if err := p.compilePolicy(); err != nil {
 		return nil, err

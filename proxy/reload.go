@@ -104,6 +104,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 
 	p.reloadMu.Lock()
 	cat := p.carryCatalog(next, d, fresh)
+	cat.OnPublish(p.viewIx.published) // view indexes follow off the request path
 	old := p.ups.swap(next, d, fresh)
 	p.cfgP.Store(next)
 	p.polP.Store(pol)

@@ -1,0 +1,86 @@
+package proxy
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
+)
+
+func viewFixture(t *testing.T) (*catalog.Catalog, *policy.Policy) {
+	t.Helper()
+	cat := catalog.New("__", nil, []catalog.UpstreamInfo{{Name: "gh", Prefix: "gh"}, {Name: "ops", Prefix: "ops"}})
+	cat.SetTools("gh", []*catalog.Entry{{Name: "create_issue", Description: "Create an issue"}})
+	cat.SetTools("ops", []*catalog.Entry{{Name: "delete_cluster", Description: "Delete an issue tracker cluster"}})
+	pol, err := policy.Compile(policy.Spec{Tools: policy.Rules{Deny: []string{"mcp:ops:*"}},
+		Upstreams: []policy.Upstream{{Name: "gh", NamePrefix: "gh__", IDPrefix: "mcp:gh:"}, {Name: "ops", NamePrefix: "ops__", IDPrefix: "mcp:ops:"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, pol
+}
+
+// A view's index follows catalog changes off the request path (issue 11
+// item 7) and never holds a denied tool.
+func TestViewIndexFollowsSnapshots(t *testing.T) {
+	cat, pol := viewFixture(t)
+	var vi viewIndexes
+	cat.OnPublish(vi.published)
+	view := pol.View(policy.Subject{ClientName: "x"})
+	ix := vi.index(view, cat.Snapshot())
+	if ix == cat.Snapshot().Index || ix.Len() != 1 {
+		t.Fatalf("restricted view: index of %d entries (shared: %v), want its own with 1", ix.Len(), ix == cat.Snapshot().Index)
+	}
+	cat.SetTools("gh", []*catalog.Entry{{Name: "create_issue", Description: "Create an issue"}, {Name: "close_issue", Description: "Close an issue"}})
+	snap := cat.Snapshot()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ix = vi.index(view, snap)
+		if ix.Len() == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("view index never caught up: %d entries", ix.Len())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, s := range ix.Search("issue cluster", 10, nil) {
+		if s.Entry.Upstream == "ops" {
+			t.Errorf("denied tool %s in the view index", s.Entry.ID)
+		}
+	}
+	vi.mu.Lock()
+	e := vi.views[viewKey{view, cat}]
+	vi.mu.Unlock()
+	if e == nil || e.snap != snap {
+		t.Errorf("view entry not at the newest snapshot")
+	}
+}
+
+// At most maxViewIndexes views are kept; the least recently used goes.
+func TestViewIndexLRU(t *testing.T) {
+	cat, _ := viewFixture(t)
+	var vi viewIndexes
+	snap := cat.Snapshot()
+	newView := func() *policy.View { // a distinct view each time
+		_, pol := viewFixture(t)
+		return pol.View(policy.Subject{})
+	}
+	first := newView()
+	vi.index(first, snap)
+	for i := 1; i <= maxViewIndexes; i++ {
+		vi.index(newView(), snap)
+		if i == maxViewIndexes/2 {
+			vi.index(first, snap) // used again: not the least recent
+		}
+	}
+	vi.mu.Lock()
+	defer vi.mu.Unlock()
+	if len(vi.views) != maxViewIndexes {
+		t.Fatalf("%d views kept, want %d", len(vi.views), maxViewIndexes)
+	}
+	if vi.views[viewKey{first, cat}] == nil {
+		t.Error("a recently used view was evicted")
+	}
+}
