@@ -55,6 +55,7 @@ Usage:
                                                 search the catalog, print hits (JSON)
   mcp-toolsearch check [FILE | --config FILE]   validate the config and try each upstream
   mcp-toolsearch stats LOG                      summarize a session log
+  mcp-toolsearch approve ID [--config FILE]     accept a tool's changed definition (security.on_tool_change)
   mcp-toolsearch import FILE [-o config.toml] [--print] [--force]
                                                 turn a client's MCP server list (Claude Desktop, Cursor,
                                                 Claude Code, VS Code, Windsurf) into a config

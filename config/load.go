@@ -133,7 +133,7 @@ func Parse(data []byte, path string, getenv func(string) (string, bool)) (*Confi
 	p.collectLiteralSecrets()
 	p.defaults()
 	p.resolvePaths(dir)
-	p.securityDefaults()
+	p.securityDefaults(path, dir)
 	p.validate()
 	cfg.redactor = cfg.buildRedactor()
 	if len(p.problems) > 0 {

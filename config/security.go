@@ -1,5 +1,10 @@
 package config
 
+import (
+	"path/filepath"
+	"strings"
+)
+
 // Security is the [security] table: how the proxy treats tool text it
 // does not trust (issue 14 items 1 and 2; docs/security.md). Trust: tool
 // definitions come from upstream servers, which are not trusted.
@@ -11,17 +16,43 @@ type Security struct {
 	// "strip" (default) removes them and flags the tool; "block"
 	// quarantines the tool.
 	HiddenCharacters string `toml:"hidden_characters"`
+	// OnToolChange is what happens when a tool's definition (name, title,
+	// description, inputSchema, outputSchema, annotations) differs from the
+	// one pinned on first sight: "warn" (default) logs a warning, counts it
+	// and pins the new definition; "block" keeps the tool off every surface
+	// until `mcp-toolsearch approve ID`; "approve" keeps it listed but its
+	// next call needs a person's yes (elicitation or tools.approval_command),
+	// which pins the new definition.
+	OnToolChange string `toml:"on_tool_change"`
+	// PinsFile is the state file of the pinned definitions (JSON); default
+	// "<config name>.pins.json" next to the config file; relative paths are
+	// resolved against the config file's folder. Approvals made with
+	// `mcp-toolsearch approve` go to PinsFile + ".approved".
+	PinsFile string `toml:"pins_file"`
 }
 
 // Values of Security.
 const (
-	HiddenStrip = "strip"
-	HiddenBlock = "block"
+	HiddenStrip   = "strip"
+	HiddenBlock   = "block"
+	ChangeWarn    = "warn"
+	ChangeBlock   = "block"
+	ChangeApprove = "approve"
 )
 
-// securityDefaults fills and checks [security].
-func (p *parser) securityDefaults() {
+// securityDefaults fills and checks [security]; dir is the config file's
+// folder ("" when parsed from bytes without a path: no pins file).
+func (p *parser) securityDefaults(path, dir string) {
 	s := &p.cfg.Security
 	p.defaultString(&s.HiddenCharacters, HiddenStrip, "security", "hidden_characters")
+	p.defaultString(&s.OnToolChange, ChangeWarn, "security", "on_tool_change")
 	oneOf(p, s.HiddenCharacters, []string{HiddenStrip, HiddenBlock}, "security", "hidden_characters")
+	oneOf(p, s.OnToolChange, []string{ChangeWarn, ChangeBlock, ChangeApprove}, "security", "on_tool_change")
+	switch {
+	case s.PinsFile != "":
+		s.PinsFile = resolveFile(dir, s.PinsFile)
+	case path != "":
+		base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		s.PinsFile = filepath.Join(dir, base+".pins.json")
+	}
 }

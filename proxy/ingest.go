@@ -17,13 +17,18 @@ import (
 // step (a check, a normalisation, a quarantine rule), implement
 // ingest.Step and put it here at its place in the order; its diagnostics
 // then show in `list`, `check`, the log and the metrics without more work.
-func ingestSteps(cfg *config.Config) []ingest.Step {
-	return []ingest.Step{
-		// Hidden characters first, so that no later step keeps them in an
-		// original that describe shows (issue 14 item 1).
+func ingestSteps(cfg *config.Config, pins *pinGuard) []ingest.Step {
+	var steps []ingest.Step
+	if pins != nil {
+		// Pinning first: the definition as received (issue 14 item 2).
+		steps = append(steps, pins.step(cfg))
+	}
+	return append(steps,
+		// Hidden characters before the schema step, so that no later step
+		// keeps them in an original that describe shows (issue 14 item 1).
 		ingest.HiddenChars{Block: cfg.Security.HiddenCharacters == config.HiddenBlock},
 		ingest.SchemaShape{}, // root "type":"object" for strict clients (issue 13 item 3)
-	}
+	)
 }
 
 // entriesFromListing turns a listing into catalog entries; a tool whose

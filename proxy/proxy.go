@@ -63,6 +63,7 @@ type Proxy struct {
 	st       statelessState
 	cacheClk cacheClock // cache.go: when the catalog last changed (ttlMs)
 	exs      exchanges  // exchange.go: 2026-07-28 calls waiting for client input
+	pins     *pinGuard  // pins.go: pinned tool definitions (issue 14 item 2)
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
@@ -94,6 +95,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	p.rec = rec
 	rec.SetRedactor(cfg.Redact)       // issue 14 item 3: the session log
 	p.metrics.SetRedactor(cfg.Redact) // and metrics labels never show a secret
+	if err := p.openPins(cfg); err != nil {
+		return nil, err
+	}
 	if opts.Surface != nil {
 		p.surfP.Store(&surfaceState{surface: opts.Surface})
 		p.fixedSurface = true
@@ -119,7 +123,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 		ClientMiddleware: p.pt.clientMiddleware,
 		// Issue 11: request identity for server-to-client requests (relay_route.go).
 		WrapHTTP:        func(_ string, rt http.RoundTripper) http.RoundTripper { return callerTagger{base: rt} },
-		Ingest:          ingest.New(ingestSteps(cfg)...), // THE tool-ingest point (proxy/ingest.go)
+		Ingest:          ingest.New(ingestSteps(cfg, p.pins)...), // THE tool-ingest point (proxy/ingest.go)
 		MaxMessageBytes: cfg.Server.MaxMessageBytes,
 	}
 }
@@ -192,6 +196,7 @@ func (p *Proxy) Statuses() []upstream.Status { return p.ups.Statuses() }
 // is ready, failed, or past its startup_timeout; failed ones keep retrying
 // in the background.
 func (p *Proxy) Start(ctx context.Context) error {
+	p.pins.start(p.watchApprovals) // pins.go: `mcp-toolsearch approve` while running
 	p.ups.Start(ctx)
 	for _, st := range p.ups.Statuses() {
 		if st.State != upstream.StateReady {
@@ -219,6 +224,7 @@ func (p *Proxy) Close(ctx context.Context) error {
 		pool.Close()
 	}
 	err := p.ups.Close(ctx)
+	p.pins.close()
 	_ = p.rec.Close()
 	return err
 }
@@ -382,6 +388,12 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		if res, err := p.approve(ctx, s, e, args, d.ApprovalRule); res != nil || err != nil {
 			return res, err // blocked: the upstream never sees the call
 		}
+	}
+	if rule, hash, ok := p.changeApproval(e); ok { // pins.go: a changed definition (issue 14 item 2)
+		if res, err := p.approve(ctx, s, e, args, rule); res != nil || err != nil {
+			return res, err
+		}
+		p.approvedChange(e, hash)
 	}
 	check := p.outputCheck(e)
 	res, err = p.forward(ctx, s, e, args)

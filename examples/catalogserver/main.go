@@ -15,6 +15,10 @@
 // line "catalogserver: N tools on http://HOST:PORT/mcp" to stderr once it
 // listens (the real port when ADDR ends in :0).
 //
+// On SIGHUP (Unix) it reads FILE again and serves the tools it now holds
+// (changed and new ones added, missing ones removed); connected clients get
+// notifications/tools/list_changed.
+//
 // Exit status: 0 on clean shutdown (stdin EOF, SIGINT/SIGTERM), 2 on bad
 // flags or an unreadable catalog, 1 on a serve error.
 package main
@@ -137,6 +141,7 @@ func run(args []string, stderr io.Writer) int {
 		}
 	}
 	s := NewServer(*name, tools, opts)
+	reloadOn(reloadSignals, s, *toolsFile, LoadOptions{Server: *server, Limit: *limit, KeepNames: *keep}, opts, tools, stderr) // SIGHUP: re-read -tools
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
