@@ -265,10 +265,17 @@ args = ["-c", %s]
 func TestPassthroughRootsListChanged(t *testing.T) {
 	cfg := everythingTransparent(t, "per-client")
 	notify := map[string]any{"op": "notify", "method": "notifications/roots/list_changed", "params": map[string]any{}}
+	// The echo call returns only once the client's per-client upstream
+	// session is up (on a loaded machine it can take longer than the
+	// sleep): a notification sent before it exists has nothing to reach, and
+	// the new session asks roots/list once on its own.
 	steps := scriptArg(t,
-		map[string]any{"op": "sleep", "ms": 1500}, notify,
+		map[string]any{"op": "sleep", "ms": 1500},
+		map[string]any{"op": "call", "name": "echo", "args": map[string]any{"message": "up"}}, notify,
 		map[string]any{"op": "sleep", "ms": 1000}, notify,
-		map[string]any{"op": "sleep", "ms": 1000},
+		// Room for the last roots/list to come back through the proxy's
+		// hop on a loaded machine (-race, other jobs).
+		map[string]any{"op": "sleep", "ms": 3000},
 	)
 	countRoots := func(doc map[string]any) int {
 		n := 0
