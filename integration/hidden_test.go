@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Hidden instructions in tool text (issue 14 item 1): a real server (the
