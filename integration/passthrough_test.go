@@ -266,12 +266,17 @@ func TestPassthroughRootsListChanged(t *testing.T) {
 	cfg := everythingTransparent(t, "per-client")
 	notify := map[string]any{"op": "notify", "method": "notifications/roots/list_changed", "params": map[string]any{}}
 	// The echo call returns only once the client's per-client upstream
-	// session is up (on a loaded machine it can take longer than the
+	// session is up (on a loaded machine it can take longer than the first
 	// sleep): a notification sent before it exists has nothing to reach, and
-	// the new session asks roots/list once on its own.
+	// the new session asks roots/list once on its own. The sleep after it
+	// gives that new server-everything the same settling time the direct one
+	// had: it installs its roots/list_changed handler only 350 ms after
+	// initialized (server-everything dist/server/index.js, syncRoots), and
+	// drops a notification that comes earlier.
 	steps := scriptArg(t,
 		map[string]any{"op": "sleep", "ms": 1500},
-		map[string]any{"op": "call", "name": "echo", "args": map[string]any{"message": "up"}}, notify,
+		map[string]any{"op": "call", "name": "echo", "args": map[string]any{"message": "up"}},
+		map[string]any{"op": "sleep", "ms": 1500}, notify,
 		map[string]any{"op": "sleep", "ms": 1000}, notify,
 		// Room for the last roots/list to come back through the proxy's
 		// hop on a loaded machine (-race, other jobs).
