@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // Rug pulls (issue 14 item 2): a real server (the catalog server over
