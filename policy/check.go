@@ -29,10 +29,13 @@ func (p *Policy) Check(s Subject, tools []Tool) (warnings []string, err error) {
 	for i, t := range tools {
 		cands[i] = toolCand(t)
 	}
-	allowed := 0
-	for _, t := range tools {
+	allowed, allowedRaw := 0, 0
+	for i, t := range tools {
 		if v.Allowed(t) {
 			allowed++
+		}
+		if v.rawAllowed(cands[i]) { // before by_client narrowing (narrow.go)
+			allowedRaw++
 		}
 	}
 	unmatched := func(field string, list []*matcher) []string {
@@ -64,7 +67,7 @@ func (p *Policy) Check(s Subject, tools []Tool) (warnings []string, err error) {
 	for _, l := range v.layers {
 		allowMisses = append(allowMisses, unmatched(l.name+".also_allow", l.alsoAllow)...)
 	}
-	if allowL != nil && allowed == 0 {
+	if allowL != nil && allowedRaw == 0 {
 		msg := fmt.Sprintf("%s: explicit allow list resolves to no callable tool", s)
 		switch {
 		case len(allowL.allow) == 0 && len(allowMisses) == 0:
@@ -81,6 +84,9 @@ func (p *Policy) Check(s Subject, tools []Tool) (warnings []string, err error) {
 		warnings = append(warnings, unmatched(l.name+".deny", l.deny)...)
 	}
 	warnings = append(warnings, unmatched("tools.require_approval", p.approval)...)
+	if w := v.wideningWarning(tools); w != "" {
+		warnings = append(warnings, w)
+	}
 	if allowed == 0 && len(tools) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: no tool is allowed", s))
 	}

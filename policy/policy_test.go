@@ -100,11 +100,13 @@ func TestPolicyDenyBeatsAllow(t *testing.T) {
 	polWant(t, got, "slack__post_message", false, `denied: not matched by tools.allow`)
 
 	// A later layer's allow "*" cannot undo an earlier deny, and its own deny
-	// beats its own also_allow.
+	// beats its own also_allow. Nor can it grant what the endpoint does not
+	// (issue 14 item 7: by_client only narrows).
 	got = polDecisions(p, Subject{ClientName: "cursor"})
 	polWant(t, got, "github__delete_repo", false, `denied by tools.deny "github__delete_*"`)
 	polWant(t, got, "slack__delete_message", false, `denied by tools.by_client."cursor".deny "slack__delete_message"`)
-	polWant(t, got, "slack__post_message", true, `allowed by tools.by_client."cursor".allow "*"`)
+	polWant(t, got, "slack__post_message", false, `denied: not matched by tools.allow (tools.by_client rules only narrow what the endpoint allows)`)
+	polWant(t, got, "github__create_issue", true, `allowed by tools.by_client."cursor".allow "*"`)
 }
 
 func TestPolicyProfiles(t *testing.T) {
@@ -331,8 +333,10 @@ func TestPolicyEndpoints(t *testing.T) {
 	polWant(t, got, "github__delete_repo", false, `denied by tools.deny "github__delete_repo"`)
 	polWant(t, got, "slack__delete_message", false, `denied by endpoints.team-a.tools.deny "slack__delete_*"`)
 	polWant(t, got, "github__get_issue", true, `allowed by endpoints.team-a.tools.allow "group:github"`)
-	// by_client applies on top of the endpoint.
-	polWant(t, polDecisions(p, Subject{Endpoint: "team-a", ClientName: "Inspector"}), "fs__status", true, `allowed by tools.by_client."inspector".also_allow "fs__status"`)
+	// by_client applies on top of the endpoint, and only narrows it: its
+	// also_allow cannot add a tool the endpoint does not allow.
+	polWant(t, polDecisions(p, Subject{Endpoint: "team-a", ClientName: "Inspector"}), "fs__status", false, `denied: not matched by endpoints.team-a.tools.allow (tools.by_client rules only narrow what the endpoint allows)`)
+	polWant(t, polDecisions(p, Subject{Endpoint: "team-a", ClientName: "Inspector"}), "github__get_issue", true, `allowed by endpoints.team-a.tools.allow "group:github"`)
 	polWant(t, polDecisions(p, Subject{Endpoint: "ro"}), "fs__read_file", false, `denied: not in endpoints.ro.tools.profile "minimal" (only direct-only tools)`)
 
 	// An unknown endpoint fails closed.
@@ -408,8 +412,11 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 			Tools:    Rules{Allow: []string{"nosuch__tool"}},
 			ByClient: map[string]Rules{"cli": {Allow: []string{"fs__*"}}},
 		}.compile(t)
+		// The by_client allow list resolves (no fail-closed error), but it
+		// would widen the grant, which it cannot: warned (issue 14 item 7).
 		warns, err := p.Check(Subject{ClientName: "cli"}, polCatalog())
-		if err != nil || len(warns) != 0 {
+		if err != nil || len(warns) != 2 || !strings.HasPrefix(warns[0], `tools.by_client."cli" would allow 2 tool(s) that the main endpoint does not (fs__read_file, fs__status): by_client rules only narrow`) ||
+			warns[1] != `client "cli" on the main endpoint: no tool is allowed` {
 			t.Fatalf("warns=%q err=%v", warns, err)
 		}
 		if _, err := p.Check(Subject{}, polCatalog()); err == nil {

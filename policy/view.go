@@ -12,9 +12,9 @@ import (
 // the main endpoint, and for stdio).
 //
 // Trust: clientInfo.name is chosen by the client, so by_client rules keyed
-// on it separate well-behaved clients; they are no boundary against a
-// client that lies about its name. Endpoints (their own path and token)
-// are.
+// on it separate well-behaved clients and may only narrow what the endpoint
+// allows (narrow.go: a client lying about its name gets no more than its
+// token grants). Endpoints (their own path and token) are the boundary.
 type Subject struct {
 	ClientName string
 	Endpoint   string
@@ -149,6 +149,7 @@ type View struct {
 	subject Subject
 	layers  []*layer // application order
 	badEP   bool     // unknown endpoint: everything denied
+	grant   *View    // the endpoint's grant when by_client layers apply: they only narrow (narrow.go)
 
 	mu    sync.RWMutex
 	cache map[toolKey]Decision
@@ -193,6 +194,9 @@ func (p *Policy) View(s Subject) *View {
 	}
 	for i := len(matched) - 1; i >= 0; i-- { // least specific first
 		v.layers = append(v.layers, matched[i].layer)
+	}
+	if len(matched) > 0 {
+		v.grant = p.grantView(s.Endpoint)
 	}
 	actual, _ := p.views.m.LoadOrStore(key.String(), v)
 	return actual.(*View)
@@ -270,7 +274,7 @@ func (v *View) decide(c *cand) Decision {
 	if d, denied := v.denied(c); denied {
 		return d
 	}
-	d := v.allow(c)
+	d := v.narrow(c, v.allow(c))
 	if d.Allowed {
 		if m, via := firstMatch(v.p.approval, c); m != nil {
 			d.NeedsApproval = true
@@ -392,7 +396,7 @@ func (v *View) Features(up string, tools iter.Seq[Tool]) Decision {
 			}
 		}
 	}
-	d := v.allow(c)
+	d := v.narrow(c, v.allow(c))
 	if !d.Allowed && d.Rule != "" {
 		d.Rule += " (no tool of it allowed)"
 	}
