@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/subtle"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -21,17 +23,32 @@ import (
 // ctx ends. stdout carries only the protocol (logs go to stderr). One
 // message may be up to server.max_message_bytes (default 32 MiB), as on
 // the upstream legs.
+//
+// Lines whose request id the go-sdk could not give back exactly are
+// answered with an error by the proxy itself (frontguard.go).
 func (p *Proxy) ServeStdio(ctx context.Context) error {
-	maxLine := p.conf().Server.MaxMessageBytes
-	if maxLine <= 0 {
-		maxLine = upstream.MaxMessageBytes
-	}
-	err := p.Server("", "stdio").Run(ctx, &mcp.StdioTransport{MaxLineLength: maxLine})
+	maxLine := p.maxMessageBytes()
+	out := &lockedWriter{w: nopWriteCloser{os.Stdout}}
+	in := &idGuardReader{in: &lineReader{r: os.Stdin, max: maxLine}, out: out}
+	err := p.Server("", "stdio").Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: maxLine})
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
 }
+
+// maxMessageBytes is server.max_message_bytes (upstream.MaxMessageBytes
+// when unset, e.g. a config built in code).
+func (p *Proxy) maxMessageBytes() int {
+	if n := p.conf().Server.MaxMessageBytes; n > 0 {
+		return n
+	}
+	return upstream.MaxMessageBytes
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // Handler is the HTTP front: Streamable HTTP at /mcp, SSE at /sse, each
 // [endpoints.NAME] at its path (Streamable HTTP) and path+"/sse" (SSE), and
@@ -47,12 +64,15 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// (lifetime.go, keepalive.go); stateless.go: sessions or not
 		// (server.stateless), and 2026-07-28 routing.
 		ka := p.conf().Server.KeepaliveInterval.Duration
-		mux.Handle(path, p.guard(token, keepalive(ka, p.streamableHandler(endpoint))))
+		// Issue 13: request ids the go-sdk cannot give back exactly are
+		// refused (frontguard.go).
+		maxBody := p.maxMessageBytes()
+		mux.Handle(path, p.guard(token, keepalive(ka, idGuard(p.streamableHandler(endpoint), maxBody))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
 		}
-		mux.Handle(ssePath, p.guard(token, keepalive(ka, p.sseHandler(endpoint, path))))
+		mux.Handle(ssePath, p.guard(token, keepalive(ka, idGuard(p.sseHandler(endpoint, path), maxBody))))
 	}
 	mount("/mcp", "", p.conf().Server.BearerToken)
 	for name, ep := range p.conf().Endpoints {

@@ -93,8 +93,8 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	if p.conf().Server.Stateless {
 		return stateless
 	}
-	stateful := p.sessionGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
-		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration}))
+	stateful := requireSession(p.sessionGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
+		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration})))
 	if !p.serve2026() {
 		return stateful
 	}

@@ -1,0 +1,284 @@
+package proxy
+
+// Two checks on what clients send the front, before the go-sdk server
+// sees it (issue 13 items 13 and 7). Trust: clients without a token and
+// client-declared values are not trusted; these checks only refuse, with an
+// error that names the problem.
+//
+//  1. Request ids the go-sdk cannot give back exactly. JSON-RPC 2.0
+//     (section 5) requires the response to carry the same id as the
+//     request; go-sdk v1.8.0 keeps a numeric id as an int64 converted from
+//     a float64 (jsonrpc.MakeID), so 1.5 comes back as 1 and 2^70 as the
+//     smallest int64, and it treats "id": null as a notification (no
+//     answer at all). The front refuses such a request with -32600 and
+//     the id written back exactly as received: strings, and integers
+//     written plainly within ±2^53, pass.
+//  2. A POST to the stateful Streamable HTTP endpoint without an
+//     Mcp-Session-Id that is not an initialize: the go-sdk answers HTTP 200
+//     with an error of code 0; the front answers HTTP 400 with -32600
+//     (MCP spec basic/transports "Session Management": a server that
+//     requires a session SHOULD answer 400 to a request without one; an
+//     unknown id keeps getting 404).
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// maxExactID is 2^53, the largest integer the go-sdk's float64-based ids
+// hold exactly.
+const maxExactID = 1 << 53
+
+// badRequestID checks one message object; it returns the id as received
+// and what is wrong with it, or ok.
+func badRequestID(msg []byte) (raw []byte, why string, ok bool) {
+	var id, method []byte
+	hasID := false
+	_, err := jsonscan.Object(msg, func(k, v []byte) bool {
+		switch string(k) {
+		case "id":
+			id, hasID = v, true
+		case "method":
+			method = v
+		}
+		return true
+	})
+	if err != nil || method == nil || !hasID {
+		return nil, "", true // not a request with an id: the SDK judges it
+	}
+	switch c := id[0]; {
+	case c == '"':
+		return nil, "", true
+	case c == 'n':
+		return id, "a null id (JSON-RPC 2.0 section 4: a request with id null cannot be told from a notification here)", false
+	case c == '-' || c >= '0' && c <= '9':
+		if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(id) && n >= -maxExactID && n <= maxExactID {
+			return nil, "", true
+		}
+		return id, "a number that is not an integer within ±2^53 (JSON-RPC 2.0 section 4: numbers SHOULD NOT have fractional parts)", false
+	default:
+		return id, "not a string, number or null", false
+	}
+}
+
+// idError is the JSON-RPC answer refusing a request id.
+func idError(raw []byte, why string) []byte {
+	msg := fmt.Sprintf("invalid request id %s: %s; mcp-toolsearch answers only requests whose id it can give back exactly: use a string or an integer", raw, why)
+	b, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg})
+	out := append([]byte(`{"jsonrpc":"2.0","id":`), raw...)
+	out = append(out, `,"error":`...)
+	out = append(out, b...)
+	return append(out, '}')
+}
+
+// checkFrame checks a message or a batch; it returns the error answers
+// for refused requests (a batch is refused whole when one id is bad) and
+// whether the frame may go on.
+func checkFrame(frame []byte) (answers [][]byte, pass bool) {
+	frame = bytes.TrimSpace(frame)
+	if len(frame) == 0 {
+		return nil, true
+	}
+	if frame[0] != '[' {
+		if raw, why, ok := badRequestID(frame); !ok {
+			return [][]byte{idError(raw, why)}, false
+		}
+		return nil, true
+	}
+	pass = true
+	_ = jsonscan.Array(frame, func(e []byte) bool {
+		if raw, why, ok := badRequestID(e); !ok {
+			answers = append(answers, idError(raw, why))
+			pass = false
+		}
+		return true
+	})
+	return answers, pass
+}
+
+// isInitialize reports whether a POST body is an initialize request (or a
+// batch holding one).
+func isInitialize(body []byte) bool {
+	found := false
+	check := func(m []byte) {
+		_, _ = jsonscan.Object(m, func(k, v []byte) bool {
+			if string(k) == "method" && string(v) == `"initialize"` {
+				found = true
+			}
+			return true
+		})
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		_ = jsonscan.Array(body, func(e []byte) bool { check(e); return !found })
+	} else {
+		check(body)
+	}
+	return found
+}
+
+// idGuard wraps an HTTP front handler (Streamable HTTP or SSE) with the
+// id check above. maxBody bounds the body read (bytes; larger bodies get
+// HTTP 413).
+func idGuard(h http.Handler, maxBody int) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, int64(maxBody)+1))
+		_ = r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if len(body) > maxBody {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, []byte("null"), jsonrpc.CodeInvalidRequest, fmt.Sprintf("request body larger than %d bytes (server.max_message_bytes)", maxBody))
+			return
+		}
+		if answers, pass := checkFrame(body); !pass {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			if len(answers) == 1 && bytes.TrimSpace(body)[0] != '[' {
+				_, _ = w.Write(answers[0])
+			} else {
+				_, _ = w.Write([]byte("[" + string(bytes.Join(answers, []byte(","))) + "]"))
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// requireSession wraps the stateful Streamable HTTP handler with the
+// session check above (item 2 of this file's comment).
+func requireSession(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || r.Header.Get("Mcp-Session-Id") != "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body)
+		_ = r.Body.Close()
+		if err != nil {
+			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		if !isInitialize(body) {
+			writeRPCError(w, http.StatusBadRequest, []byte("null"), jsonrpc.CodeInvalidRequest,
+				"Bad Request: missing Mcp-Session-Id header: send initialize first, then the session id it returned with every request (MCP spec, basic/transports, Session Management)")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id []byte, code int64, msg string) {
+	b, _ := json.Marshal(&jsonrpc.Error{Code: code, Message: msg})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":` + string(b) + `}`))
+}
+
+// idGuardReader is the front's stdin over stdio: it passes lines through
+// and answers a line with a refused id itself (through out, the same
+// locked writer the server writes its lines to), so the go-sdk never sees
+// it.
+type idGuardReader struct {
+	in  *lineReader
+	out *lockedWriter
+	buf []byte // rest of the current line to hand out
+}
+
+func (g *idGuardReader) Read(p []byte) (int, error) {
+	for len(g.buf) == 0 {
+		line, err := g.in.next()
+		if len(line) > 0 {
+			if answers, pass := checkFrame(line); pass {
+				g.buf = line
+			} else {
+				for _, a := range answers {
+					_, _ = g.out.Write(append(a, '\n'))
+				}
+			}
+		}
+		if err != nil && len(g.buf) == 0 {
+			return 0, err
+		}
+	}
+	n := copy(p, g.buf)
+	g.buf = g.buf[n:]
+	return n, nil
+}
+
+func (g *idGuardReader) Close() error { return g.in.close() }
+
+// lineReader reads newline-terminated lines (the newline kept) into one
+// reused buffer; a returned line is valid until the next call. A line
+// longer than max is passed on in pieces unchecked (the SDK's own line cap
+// then refuses it).
+type lineReader struct {
+	r     io.ReadCloser
+	max   int
+	data  []byte
+	start int
+	err   error
+}
+
+func (l *lineReader) next() ([]byte, error) {
+	for {
+		if i := bytes.IndexByte(l.data[l.start:], '\n'); i >= 0 {
+			line := l.data[l.start : l.start+i+1]
+			l.start += i + 1
+			return line, nil
+		}
+		if l.err != nil || len(l.data)-l.start >= l.max {
+			line := l.data[l.start:]
+			l.start = len(l.data)
+			return line, l.err
+		}
+		n := copy(l.data, l.data[l.start:]) // compact
+		l.data, l.start = l.data[:n], 0
+		if n == 0 && cap(l.data) > 1<<20 {
+			l.data = nil // one huge line passed: do not keep its buffer
+		}
+		if cap(l.data)-len(l.data) < 16<<10 {
+			grown := make([]byte, len(l.data), 2*cap(l.data)+64<<10)
+			copy(grown, l.data)
+			l.data = grown
+		}
+		m, err := l.r.Read(l.data[len(l.data):cap(l.data)])
+		l.data = l.data[:len(l.data)+m]
+		l.err = err
+	}
+}
+
+func (l *lineReader) close() error { return l.r.Close() }
+
+// lockedWriter serializes whole writes (each of the go-sdk's writes is one
+// line).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func (l *lockedWriter) Close() error { return l.w.Close() }
