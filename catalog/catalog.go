@@ -32,6 +32,7 @@ type Catalog struct {
 	version  uint64
 	index    *Index // the latest snapshot's index; never changed, only replaced
 	onPub    []func(*Snapshot)
+	maxName  int // longest exposed name; 0 = MaxNameLen (SetMaxNameLen)
 }
 
 // Snapshot is one immutable state of the catalog.
@@ -67,6 +68,23 @@ func New(sep string, reserved []string, ups []UpstreamInfo) *Catalog {
 	}
 	c.rebuildLocked(nil)
 	return c
+}
+
+// SetMaxNameLen sets the longest exposed name (n < MaxNameLen leaves room
+// for a prefix the client adds itself, config server.client_prefix_room);
+// 0 means MaxNameLen. Call it before the first SetTools.
+func (c *Catalog) SetMaxNameLen(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.maxName = n
+	c.rebuildLocked(nil)
+}
+
+func (c *Catalog) maxNameLen() int {
+	if c.maxName <= 0 || c.maxName > MaxNameLen {
+		return MaxNameLen
+	}
+	return c.maxName
 }
 
 // SetSemantic switches the search index's semantic signal on (weight
@@ -158,7 +176,7 @@ func (c *Catalog) rebuildLocked(changed []string) {
 			inputs = append(inputs, NameInput{ID: e.ID, Prefix: c.ups[up].Prefix, Tool: e.Name})
 		}
 	}
-	names := AssignNames(inputs, c.sep, c.reserved)
+	names := AssignNamesMax(inputs, c.sep, c.reserved, c.maxNameLen())
 	dirty := map[string]bool{}
 	for _, up := range changed {
 		dirty[up] = true

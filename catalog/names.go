@@ -40,6 +40,17 @@ type NameInput struct {
 // inputs, never on their order, so they survive restarts and start orders.
 // The result maps ID to exposed name.
 func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]string {
+	return AssignNamesMax(inputs, sep, reserved, MaxNameLen)
+}
+
+// AssignNamesMax is AssignNames with exposed names of at most maxLen
+// bytes (16..MaxNameLen; outside, MaxNameLen): room a client's own prefix
+// needs (Claude Code shows tools as mcp__<server>__<tool> and providers
+// allow 64 characters in all; config server.client_prefix_room).
+func AssignNamesMax(inputs []NameInput, sep string, reserved []string, maxLen int) map[string]string {
+	if maxLen < 16 || maxLen > MaxNameLen {
+		maxLen = MaxNameLen
+	}
 	type cand struct {
 		id, base string
 		force    bool // nothing of the tool name survived ASCII folding: always hashed
@@ -72,7 +83,7 @@ func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]s
 	// First the names that keep their base, so a hashed name can never
 	// take a plain name away from another tool.
 	for _, c := range cands {
-		if count[strings.ToLower(c.base)] == 1 && len(c.base) <= MaxNameLen && c.base != "" && !c.force {
+		if count[strings.ToLower(c.base)] == 1 && len(c.base) <= maxLen && c.base != "" && !c.force {
 			out[c.id] = c.base
 			taken[strings.ToLower(c.base)] = true
 		}
@@ -89,8 +100,8 @@ func AssignNames(inputs []NameInput, sep string, reserved []string) map[string]s
 			if base == "" {
 				base = "tool"
 			}
-			if len(base)+len(suffix) > MaxNameLen {
-				base = strings.TrimRight(base[:MaxNameLen-len(suffix)], "_-")
+			if len(base)+len(suffix) > maxLen {
+				base = strings.TrimRight(base[:maxLen-len(suffix)], "_-")
 			}
 			name := base + suffix
 			if !taken[strings.ToLower(name)] || n >= len(h) {

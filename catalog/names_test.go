@@ -99,3 +99,19 @@ func FuzzAssignNames(f *testing.F) {
 		}
 	})
 }
+
+// Issue 13 item 14: room for a client's prefix.
+func TestAssignNamesMax(t *testing.T) {
+	in := []NameInput{{ID: "mcp:b:free-tier-usage", Prefix: "billing-cost-management-mcp-server", Tool: "free-tier-usage"}, {ID: "mcp:b:x", Prefix: "b", Tool: "x"}}
+	full := AssignNames(in, "__", nil)
+	if full["mcp:b:free-tier-usage"] != "billing-cost-management-mcp-server__free-tier-usage" {
+		t.Fatalf("64: %v", full)
+	}
+	short := AssignNamesMax(in, "__", nil, 47)
+	if n := short["mcp:b:free-tier-usage"]; len(n) > 47 || !NameRE.MatchString(n) {
+		t.Fatalf("47: %q", n)
+	}
+	if short["mcp:b:x"] != "b__x" {
+		t.Fatalf("a short name changed: %v", short)
+	}
+}

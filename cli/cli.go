@@ -294,7 +294,7 @@ func closeProxy(p *proxy.Proxy) {
 	_ = p.Close(ctx)
 }
 
-func runServe(args []string, stdout, stderr io.Writer) int {
+func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
 	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
@@ -329,12 +329,30 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	start := time.Now()
-	p, err := startProxy(ctx, cfg, log)
+	// No upstream holds the start longer than server.startup_wait (issue
+	// 13 items 1 and 12); later ones are announced when they are ready.
+	wctx, cancelWait := context.WithTimeout(ctx, cfg.Server.StartupWait.Duration)
+	p, err := startProxy(wctx, cfg, log)
+	cancelWait()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-toolsearch: %v\n", cfg.Redact(err.Error()))
 		return exitFail
 	}
 	defer closeProxy(p)
+	var fatal atomic.Bool // the policy check, run late, failed closed
+	go func() {
+		select {
+		case <-p.Fatal():
+			fatal.Store(true)
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	defer func() {
+		if fatal.Load() {
+			code = exitFail
+		}
+	}()
 	snap := p.Catalog()
 	log.Info("ready", "mode", p.Mode(), "transport", cfg.Server.Transport, "tools", len(snap.Entries), "unavailable_upstreams", len(snap.Unavailable), "startup_ms", time.Since(start).Milliseconds())
 	if ml := cfg.Telemetry.MetricsListen; ml != "" && cfg.Server.Transport != "http" {

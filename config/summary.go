@@ -47,8 +47,8 @@ func (c *Config) Summary() string {
 		w("config: %s", c.Path)
 	}
 	s := c.Server
-	w("server: transport=%s listen=%s name_separator=%q shutdown_grace=%s max_message_bytes=%d client_prefix_room=%d bearer_token=%s",
-		s.Transport, s.Listen, s.NameSeparator, s.ShutdownGrace.Duration, s.MaxMessageBytes, s.ClientPrefixRoom, set(s.BearerToken))
+	w("server: transport=%s listen=%s name_separator=%q shutdown_grace=%s max_message_bytes=%d client_prefix_room=%d startup_wait=%s bearer_token=%s",
+		s.Transport, s.Listen, s.NameSeparator, s.ShutdownGrace.Duration, s.MaxMessageBytes, s.ClientPrefixRoom, s.StartupWait.Duration, set(s.BearerToken))
 	if s.Transport == "http" {
 		maxConns := "auto"
 		if s.MaxConnections > 0 {

@@ -59,6 +59,11 @@ type Server struct {
 	// transport, and one line from a stdio client; default 32 MiB, clamped
 	// to 64 KiB..1 GiB.
 	MaxMessageBytes int `toml:"max_message_bytes"`
+	// StartupWait bounds how long `serve` waits for upstreams still on
+	// their first connection attempt before it answers clients; default
+	// 5s, "0s" = not at all, at most 10m. Upstreams that come up later are
+	// announced with notifications/tools/list_changed.
+	StartupWait Duration `toml:"startup_wait"`
 	// ClientPrefixRoom is the number of characters exposed names leave
 	// free for a prefix the client adds (Claude Code: "mcp__<server>__");
 	// names are at most 64 minus this. Default 0, clamped to 0..48.

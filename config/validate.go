@@ -21,6 +21,8 @@ const (
 	DefaultNameSeparator      = "__"
 	DefaultShutdownGrace      = 3 * time.Second
 	DefaultMaxMessageBytes    = 32 << 20
+	DefaultStartupWait        = 5 * time.Second
+	MaxStartupWait            = 10 * time.Minute
 	MinMaxMessageBytes        = 64 << 10
 	MaxMaxMessageBytes        = 1 << 30
 	MaxClientPrefixRoom       = 48
@@ -135,6 +137,15 @@ func (p *parser) defaults() {
 	p.clampInt(&c.Server.MaxPerClientUpstreams, DefaultMaxPerClientUps, 0, MaxMaxPerClientUps, "server", "max_per_client_upstreams")
 	p.defaultDuration(&c.Server.KeepaliveInterval, DefaultKeepaliveInterval, "server", "keepalive_interval")
 	p.clampInt(&c.Server.MaxMessageBytes, DefaultMaxMessageBytes, MinMaxMessageBytes, MaxMaxMessageBytes, "server", "max_message_bytes")
+	switch {
+	case !p.defined("server", "startup_wait"):
+		c.Server.StartupWait.Duration = DefaultStartupWait
+	case c.Server.StartupWait.Duration < 0:
+		p.errf([]string{"server", "startup_wait"}, "", "must be 0 (do not wait) or greater, got %s", c.Server.StartupWait.Duration)
+	case c.Server.StartupWait.Duration > MaxStartupWait:
+		p.warnf([]string{"server", "startup_wait"}, "%s is above %s; using %s", c.Server.StartupWait.Duration, MaxStartupWait, MaxStartupWait)
+		c.Server.StartupWait.Duration = MaxStartupWait
+	}
 	p.clampInt(&c.Server.ClientPrefixRoom, 0, 0, MaxClientPrefixRoom, "server", "client_prefix_room")
 	p.frontDefaults()
 

@@ -191,3 +191,128 @@ func TestFaultFrontRequestIDs(t *testing.T) {
 		t.Errorf("HTTP id 2^70: %d %s", status, body)
 	}
 }
+
+// Items 1 and 12: an upstream that never answers initialize does not hold
+// the proxy: with server.startup_wait = "500ms" the client lists the
+// healthy upstream's tool at once (the client's 60 s request timeout is a
+// liveness bound: the hung upstream's startup_timeout is 10 minutes); an
+// upstream that is merely slow shows up afterwards with
+// notifications/tools/list_changed.
+func TestFaultSlowUpstreamsDoNotHoldStart(t *testing.T) {
+	requireNode(t)
+	bin := fakeUpstreamBin(t)
+	cfg := writeConfig(t, `
+[server]
+startup_wait = "500ms"
+
+[upstreams.healthy]
+command = `+tomlString(bin)+`
+
+[upstreams.slow]
+command = `+tomlString(bin)+`
+args = ["-init-delay", "3s"]
+
+[upstreams.hung]
+command = `+tomlString(bin)+`
+args = ["-init-delay", "1h"]
+startup_timeout = "10m"
+`)
+	steps := scriptArg(t,
+		map[string]any{"op": "list"},
+		map[string]any{"op": "wait", "notification": "notifications/tools/list_changed", "timeoutMs": 60000},
+		map[string]any{"op": "list"},
+	)
+	doc := nodeClient(t, append([]string{"--quiet", "--timeout", "60000", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
+	names := func(i int) string {
+		var out []string
+		for _, tl := range jpath(t, stepByOp(t, doc, i), "result", "tools").([]any) {
+			out = append(out, tl.(map[string]any)["name"].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names(0); !strings.Contains(got, "healthy__echo") || strings.Contains(got, "hung__") {
+		t.Fatalf("first tools/list: %s", got)
+	}
+	if e := stepByOp(t, doc, 1)["error"]; e != nil {
+		t.Fatalf("no list_changed for the slow upstream: %v", e)
+	}
+	if got := names(2); !strings.Contains(got, "slow__echo") || !strings.Contains(got, "healthy__echo") {
+		t.Fatalf("tools/list after list_changed: %s", got)
+	}
+}
+
+// Item 9: an upstream's list_changed that changes nothing reaches no
+// client; one that changes the direct-mode surface reaches it once (in
+// code mode the search tool's description counts the catalog, so only
+// the no-op is checked there).
+func TestFaultListChangedOnlyWhenSurfaceChanges(t *testing.T) {
+	requireNode(t)
+	for _, c := range []struct {
+		mode string
+		want float64
+	}{{"direct", 1}, {"code", 0}} {
+		toolSearch := "[tool_search]\nenabled = false\n"
+		call := func(name string) map[string]any {
+			return map[string]any{"op": "call", "name": "ch__" + name, "args": map[string]any{}}
+		}
+		if c.mode == "code" {
+			toolSearch = "[tool_search]\nenabled = true\nmode = \"code\"\n"
+			call = func(name string) map[string]any {
+				return map[string]any{"op": "call", "name": "tool_search_code", "args": map[string]any{"code": "return await openclaw.tools.call('mcp:ch:" + name + "', {})"}}
+			}
+		}
+		cfg := writeConfig(t, toolSearch+`
+[upstreams.ch]
+command = `+tomlString(fakeUpstreamBin(t))+`
+args = ["-scenario", "listchanges"]
+`)
+		script := []map[string]any{{"op": "list"}, call("poke"), {"op": "sleep", "ms": 1500}}
+		if c.mode == "direct" {
+			script = append(script, call("drop"), map[string]any{"op": "sleep", "ms": 1500}, map[string]any{"op": "list"})
+		}
+		steps := scriptArg(t, script...)
+		doc := nodeClient(t, append([]string{"--quiet", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
+		n, _ := jpath(t, doc, "notifications").(map[string]any)["notifications/tools/list_changed"].(float64)
+		if n != c.want {
+			t.Errorf("%s mode: %v list_changed notifications, want %v (%v)", c.mode, n, c.want, jpath(t, doc, "notifications"))
+		}
+	}
+}
+
+// Item 14: with server.client_prefix_room = 17 (Claude Code's
+// "mcp__toolsearch__"), exposed names stay within 47 characters, and each
+// shortened name is logged with its original.
+func TestFaultNamesLeaveRoomForClientPrefix(t *testing.T) {
+	const up = "billing-cost-management-mcp-server"
+	cfg := writeConfig(t, `
+[server]
+client_prefix_room = 17
+
+[upstreams.`+up+`]
+command = `+tomlString(fakeUpstreamBin(t))+`
+args = ["-scenario", "longname"]
+`)
+	cmd := exec.Command(buildProxy(t), "list", "--config", cfg, "--log-level", "info")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("list: %v\n%s", err, stderr.String())
+	}
+	n := 0
+	for _, l := range lines(string(out)) {
+		f := strings.Fields(l)
+		if len(f) > 1 && strings.HasPrefix(f[0], "mcp:"+up+":") {
+			n++
+			if len(f[1]) > 47 {
+				t.Errorf("%s exposed as %s (%d characters, room for 17 left: 47)", f[0], f[1], len(f[1]))
+			}
+		}
+	}
+	if n != 2 {
+		t.Fatalf("%d tools listed:\n%s", n, out)
+	}
+	if !strings.Contains(stderr.String(), "tool name shortened to fit") || !strings.Contains(stderr.String(), "full="+up+"__free-tier-usage") {
+		t.Errorf("the shortened names are not logged with their originals:\n%s", stderr.String())
+	}
+}

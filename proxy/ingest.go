@@ -67,3 +67,27 @@ func (p *Proxy) IngestDiagnostics() []ingest.Diagnostic {
 	}
 	return out
 }
+
+// maxNameLen is the longest exposed name: 64 minus
+// server.client_prefix_room (issue 13 item 14).
+func maxNameLen(cfg *config.Config) int {
+	return catalog.MaxNameLen - cfg.Server.ClientPrefixRoom
+}
+
+// logShortenedNames logs, once per tool and name, every exposed name of
+// upstream that was cut to fit the name length (with its original), so an
+// operator can find "billing-cost-management-mcp-server__free-tier-usage"
+// behind its shortened name.
+func (p *Proxy) logShortenedNames(upstream string) {
+	limit := maxNameLen(p.conf())
+	for _, e := range p.catalog().Snapshot().Entries {
+		if e.Upstream != upstream || len(e.Base) <= limit {
+			continue
+		}
+		if prev, ok := p.shortened.Load(e.ID); ok && prev == e.Exposed {
+			continue
+		}
+		p.shortened.Store(e.ID, e.Exposed)
+		p.log.Info("tool name shortened to fit", "upstream", upstream, "tool", e.Name, "full", e.Base, "exposed", e.Exposed, "max", limit, "client_prefix_room", p.conf().Server.ClientPrefixRoom)
+	}
+}

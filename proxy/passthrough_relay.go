@@ -429,6 +429,7 @@ func (pt *passthrough) sessionSnapshot(s *session) *catalog.Snapshot {
 		return st.cat.Snapshot()
 	}
 	cat := catalog.New(pt.p.conf().Server.NameSeparator, modes.Reserved, enabledInfos(pt.p.conf()))
+	cat.SetMaxNameLen(maxNameLen(pt.p.conf()))
 	byUp := map[string][]*catalog.Entry{}
 	for _, e := range base.Entries {
 		byUp[e.Upstream] = append(byUp[e.Upstream], e)

@@ -70,6 +70,12 @@ type Proxy struct {
 	sessions map[*mcp.ServerSession]*session
 	reserved map[*mcp.ServerSession]bool // initialize admitted, session not created yet (lifetime.go)
 	closed   bool
+
+	life    context.Context // ends at Close
+	endLife context.CancelFunc
+	fatal   chan error // see Fatal
+
+	shortened sync.Map // catalog id -> exposed name already logged as shortened (ingest.go)
 }
 
 // New builds a proxy from a loaded config. It starts nothing.
@@ -78,8 +84,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &Proxy{log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}}
+	p := &Proxy{log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}, fatal: make(chan error, 1)}
 	p.cfgP.Store(cfg)
+	p.life, p.endLife = context.WithCancel(context.Background())
 	p.cacheClk.start = time.Now()
 	p.catP.Store(newCatalog(cfg))
 	p.catalog().OnPublish(p.viewIx.published) // view indexes follow off the request path
@@ -131,6 +138,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 // newCatalog is an empty catalog for cfg's enabled upstreams.
 func newCatalog(cfg *config.Config) *catalog.Catalog {
 	c := catalog.New(cfg.Server.NameSeparator, modes.Reserved, enabledInfos(cfg))
+	c.SetMaxNameLen(maxNameLen(cfg)) // issue 13 item 14: room for a client's prefix
 	if s := cfg.ToolSearch.Semantic; s != nil {
 		c.SetSemantic(*s)
 	}
@@ -195,23 +203,57 @@ func (p *Proxy) Statuses() []upstream.Status { return p.ups.Statuses() }
 // Start connects every enabled upstream concurrently and returns once each
 // is ready, failed, or past its startup_timeout; failed ones keep retrying
 // in the background.
+//
+// ctx bounds the wait only (`serve` passes server.startup_wait, issue 13
+// items 1 and 12: no upstream holds the proxy longer): an upstream still
+// on its first attempt when ctx ends is listed unavailable ("starting")
+// and keeps connecting; its tools arrive with
+// notifications/tools/list_changed. The fail-closed policy check (SPEC §6)
+// runs once every upstream settled: here, or later in the background,
+// when its failure is sent on Fatal.
 func (p *Proxy) Start(ctx context.Context) error {
 	p.pins.start(p.watchApprovals) // pins.go: `mcp-toolsearch approve` while running
-	p.ups.Start(ctx)
+	p.ups.Launch()
+	settled := p.ups.WaitSettled(ctx)
 	for _, st := range p.ups.Statuses() {
-		if st.State != upstream.StateReady {
+		switch st.State {
+		case upstream.StateReady:
+		case upstream.StateStarting:
+			p.catalog().SetUnavailable(st.Name, "starting: its first connection attempt is still running")
+			p.log.Warn("upstream still starting; serving without it until it is ready (server.startup_wait)", "upstream", st.Name)
+		default:
 			p.catalog().SetUnavailable(st.Name, p.conf().Redact(st.Err))
 			p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
 		}
 	}
+	if !settled {
+		go p.checkPolicyWhenSettled()
+		return nil
+	}
 	// Fail closed (SPEC §6): an explicit allow list resolving to no
 	// callable tool stops the run.
-	if err := p.CheckPolicy(); err != nil {
-		_ = p.ups.Close(ctx)
-		return err
-	}
-	return nil
+	return p.CheckPolicy()
 }
+
+// checkPolicyWhenSettled runs the fail-closed policy check once every
+// upstream's first attempt settled (after Start returned early) and sends
+// its failure on Fatal.
+func (p *Proxy) checkPolicyWhenSettled() {
+	if !p.ups.WaitSettled(p.life) {
+		return // closed first
+	}
+	if err := p.CheckPolicy(); err != nil {
+		p.log.Error("stopping: " + p.conf().Redact(err.Error()))
+		select {
+		case p.fatal <- err:
+		default:
+		}
+	}
+}
+
+// Fatal delivers an error that must stop the proxy after Start returned
+// (today: the fail-closed policy check that ran late, see Start).
+func (p *Proxy) Fatal() <-chan error { return p.fatal }
 
 // Close ends client sessions and stops every upstream (children are
 // always waited on).
@@ -219,6 +261,7 @@ func (p *Proxy) Close(ctx context.Context) error {
 	p.mu.Lock()
 	p.closed = true
 	p.mu.Unlock()
+	p.endLife()
 	p.closeSessions()
 	if pool := p.surfP.Load().pool; pool != nil {
 		pool.Close()
@@ -265,6 +308,7 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 	} else {
 		st, _ := p.ups.Status(up)
 		p.catalog().SetTools(up, entriesFromListing(tools, st.Diagnostics))
+		p.logShortenedNames(up)
 		p.metrics.SetUpstreamUp(up, true)
 		q, n := ingest.Counts(st.Diagnostics)
 		p.metrics.SetIngest(up, q, n)

@@ -42,6 +42,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	})
 	s.AddReceivingMiddleware(p.redactMiddleware, p.middleware(endpoint, transport))
 	s.AddReceivingMiddleware(p.listenMiddleware(transport), p.cacheMiddleware(endpoint)) // stateless.go, cache.go
+	s.AddSendingMiddleware(p.listChangedFilter)                                          // issue 13 item 9: listchanged.go
 	p.servers[key] = s
 	return s
 }
@@ -125,7 +126,8 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					tools = []*mcp.Tool{}
 				}
 				res := &mcp.ListToolsResult{Tools: tools}
-				if p.conf().Telemetry.SessionLog != "" { // the bytes go only to the session log
+				s.surface.swap(surfaceFingerprint(tools)) // listchanged.go
+				if p.conf().Telemetry.SessionLog != "" {  // the bytes go only to the session log
 					if b, err := json.Marshal(res); err == nil {
 						s.ts.ToolsListed(len(b), len(tools), len(tools))
 					}

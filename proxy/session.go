@@ -28,6 +28,9 @@ type session struct {
 	end  context.CancelFunc
 
 	ex *exchange // exchange.go: set on the copy a 2026-07-28 call runs with
+	// surface is what the client last saw of its tools (listchanged.go);
+	// shared by the copies of the session.
+	surface *surfaceMark
 }
 
 // Snapshot implements modes.Env.
@@ -89,7 +92,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		p.mu.Unlock()
 		return s
 	}
-	s := &session{p: p, ss: ss, endpoint: endpoint}
+	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}}
 	s.life, s.end = context.WithCancel(context.Background())
 	delete(p.reserved, ss)
 	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surf().Mode()}

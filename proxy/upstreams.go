@@ -110,6 +110,32 @@ func closeAll(ctx context.Context, ms map[string]*upstream.Manager) error {
 
 func (u *upstreamSet) Start(ctx context.Context) { startAll(ctx, u.all()) }
 
+// Launch starts every manager in the background (upstream.Manager.Launch).
+func (u *upstreamSet) Launch() {
+	for _, m := range u.all() {
+		m.Launch()
+	}
+}
+
+// WaitSettled waits until every upstream's first attempt settled or ctx
+// ends; it reports whether all settled (upstream.Manager.WaitSettled).
+func (u *upstreamSet) WaitSettled(ctx context.Context) bool {
+	ms := u.all()
+	var wg sync.WaitGroup
+	var missing atomic.Bool
+	for _, m := range ms {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !m.WaitSettled(ctx) {
+				missing.Store(true)
+			}
+		}()
+	}
+	wg.Wait()
+	return !missing.Load()
+}
+
 func (u *upstreamSet) Close(ctx context.Context) error { return closeAll(ctx, u.all()) }
 
 // Names are the upstream names, sorted.

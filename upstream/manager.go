@@ -267,18 +267,33 @@ func NewManager(ups []*config.Upstream, opts Options) *Manager {
 // background with backoff until Close. ctx only bounds the waiting: the
 // connections live until Close. Start after Start or Close does nothing.
 func (m *Manager) Start(ctx context.Context) {
-	m.mu.Lock()
-	if m.started || m.closed {
-		m.mu.Unlock()
+	if !m.Launch() {
 		return
+	}
+	m.WaitSettled(ctx)
+}
+
+// Launch starts every upstream concurrently and returns at once; false
+// when the manager was already started or is closed. Use WaitSettled to
+// wait for the first attempts.
+func (m *Manager) Launch() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started || m.closed {
+		return false
 	}
 	m.started = true
 	for _, name := range m.names {
 		c := m.conns[name]
 		m.wg.Go(func() { c.run(m.ctx) })
 	}
-	m.mu.Unlock()
+	return true
+}
 
+// WaitSettled waits until every upstream's first connection attempt
+// settled (ready or failed; each is bounded by its startup_timeout) or ctx
+// ends; it reports whether all settled.
+func (m *Manager) WaitSettled(ctx context.Context) bool {
 	var wait conc.WaitGroup
 	for _, name := range m.names {
 		c := m.conns[name]
@@ -290,6 +305,14 @@ func (m *Manager) Start(ctx context.Context) {
 		})
 	}
 	wait.Wait()
+	for _, name := range m.names {
+		select {
+		case <-m.conns[name].firstDone:
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Names returns the managed upstream names, sorted.

@@ -2,24 +2,37 @@
 // server of internal/fakeupstream over stdio (the end-to-end tests of
 // issue 13 use it as an upstream).
 //
-//	fakeupstream -scenario NAME
+//	fakeupstream -scenario NAME [-init-delay DURATION] [-prefix NAME]
 package main
 
 import (
 	"flag"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
 )
 
 func main() {
 	scenario := flag.String("scenario", "plain", "scenario name (internal/fakeupstream.Named)")
+	initDelay := flag.Duration("init-delay", 0, "answer initialize only after this long (1h: never, in practice)")
 	flag.Parse()
 	sc := fakeupstream.Named(*scenario)
 	if sc == nil {
 		fmt.Fprintf(os.Stderr, "fakeupstream: unknown scenario %q\n", *scenario)
 		os.Exit(2)
+	}
+	if d := *initDelay; d > 0 {
+		before := sc.OnLine
+		sc.OnLine = func(s *fakeupstream.Session, m *fakeupstream.Msg) {
+			if m.Method == "initialize" {
+				time.Sleep(d)
+			}
+			if before != nil {
+				before(s, m)
+			}
+		}
 	}
 	fakeupstream.Serve(sc, os.Stdin, os.Stdout)
 }

@@ -35,16 +35,45 @@ func DeepTools() string {
 //
 //	oddschemas  tools with schemas strict clients refuse, and "healthy"
 //	deep        six tools, one nesting 1,500 levels
+//	longname    tools "free-tier-usage" and "get-cost-forecast"
 //	zerotools   tools "a" and "clear"; calling "clear" empties the list and
 //	            sends notifications/tools/list_changed
+//	listchanges tools "a", "poke" and "drop"; "poke" sends
+//	            notifications/tools/list_changed without changing anything,
+//	            "drop" removes "a" and sends it
 func Named(name string) *Scenario {
 	switch name {
 	case "plain":
 		return &Scenario{}
+	case "longname":
+		return &Scenario{Tools: func() string {
+			return `[{"name":"free-tier-usage","inputSchema":{"type":"object"}},{"name":"get-cost-forecast","inputSchema":{"type":"object"}}]`
+		}}
 	case "oddschemas":
 		return &Scenario{Tools: func() string { return OddSchemaTools }}
 	case "deep":
 		return &Scenario{Tools: DeepTools}
+	case "listchanges":
+		var sess *Session
+		return &Scenario{
+			BeforeInit: func(s *Session) { sess = s },
+			Tools: func() string {
+				if sess.Get("dropped") == true {
+					return `[{"name":"poke","inputSchema":{"type":"object"}},{"name":"drop","inputSchema":{"type":"object"}}]`
+				}
+				return `[{"name":"a","inputSchema":{"type":"object"}},{"name":"poke","inputSchema":{"type":"object"}},{"name":"drop","inputSchema":{"type":"object"}}]`
+			},
+			Call: func(s *Session, name string, _ json.RawMessage) string {
+				switch name {
+				case "drop":
+					s.Set("dropped", true)
+					go s.Line(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+				case "poke":
+					go s.Line(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+				}
+				return EchoResult(name)
+			},
+		}
 	case "zerotools":
 		var sess *Session
 		return &Scenario{
