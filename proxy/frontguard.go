@@ -28,6 +28,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -136,11 +137,11 @@ func idGuard(h http.Handler, maxBody int) http.Handler {
 			return
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, int64(maxBody)+1))
-		_ = r.Body.Close()
 		if err != nil {
-			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			bodyFailed(w, err)
 			return
 		}
+		_ = r.Body.Close()
 		if len(body) > maxBody {
 			writeRPCError(w, http.StatusRequestEntityTooLarge, []byte("null"), jsonrpc.CodeInvalidRequest, fmt.Sprintf("request body larger than %d bytes (server.max_message_bytes)", maxBody))
 			return
@@ -170,11 +171,11 @@ func requireSession(h http.Handler) http.Handler {
 			return
 		}
 		body, err := io.ReadAll(r.Body)
-		_ = r.Body.Close()
 		if err != nil {
-			http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+			bodyFailed(w, err)
 			return
 		}
+		_ = r.Body.Close()
 		if !isInitialize(body) {
 			writeRPCError(w, http.StatusBadRequest, []byte("null"), jsonrpc.CodeInvalidRequest,
 				"Bad Request: missing Mcp-Session-Id header: send initialize first, then the session id it returned with every request (MCP spec, basic/transports, Session Management)")
@@ -184,6 +185,15 @@ func requireSession(h http.Handler) http.Handler {
 		r.ContentLength = int64(len(body))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// bodyFailed answers a request whose body could not be read (e.g. it did
+// not arrive within server.read_timeout, front.go) and closes the
+// connection, without reading more of it.
+func bodyFailed(w http.ResponseWriter, err error) {
+	w.Header().Set("Connection", "close")
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+	http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
 }
 
 func writeRPCError(w http.ResponseWriter, status int, id []byte, code int64, msg string) {
