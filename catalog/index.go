@@ -810,14 +810,14 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	}
 	boost(ix.exact[exactKey], p.ExactBoost)
 	named := map[int32]bool{}
-	for _, k := range aq.namePhrases() {
-		for _, id := range ix.names[k] {
-			if !named[id] {
+	ix.namedDocs(&aq, func(ids []int32) {
+		for _, id := range ids {
+			if !named[id] && !ix.dead[id] {
 				named[id] = true
 				boost([]int32{id}, p.NameBoost)
 			}
 		}
-	}
+	})
 
 	// Top-k selection with a bounded min-heap; allow is called only for
 	// candidates that would enter the heap.
@@ -858,11 +858,19 @@ var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8,
 func (ix *Index) matchInfo(s *Scored, aq *analyzedQuery, idfs []float64, named bool) {
 	d := &ix.docs[s.doc]
 	credit := make([]float64, len(aq.terms))
-	for i, qt := range aq.terms {
-		if _, ok := slices.BinarySearchFunc(d.terms, qt.term, func(t termTF, q string) int { return strings.Compare(t.term, q) }); ok {
-			credit[qt.src] = max(credit[qt.src], derivedCredit[qt.kind])
+	has := func(term string) bool {
+		_, ok := slices.BinarySearchFunc(d.terms, term, func(t termTF, q string) int { return strings.Compare(t.term, q) })
+		return ok
+	}
+	for _, qt := range aq.terms { // base terms first: derived ones only for words not matched
+		if qt.kind == termWord && idfs[qt.src] > 0 && has(qt.term) {
+			credit[qt.src] = 1
 		}
-		_ = i
+	}
+	for _, qt := range aq.terms {
+		if qt.kind != termWord && credit[qt.src] < derivedCredit[qt.kind] && has(qt.term) {
+			credit[qt.src] = derivedCredit[qt.kind]
+		}
 	}
 	var got, total float64
 	for i, qt := range aq.terms {
@@ -870,7 +878,7 @@ func (ix *Index) matchInfo(s *Scored, aq *analyzedQuery, idfs []float64, named b
 			continue
 		}
 		w := qt.qw * idfs[i]
-		if qt.word != "" && looksLikeIdentifier(qt.word) && strings.ToLower(qt.word) == qt.term && credit[i] == 0 {
+		if qt.whole && credit[i] == 0 {
 			continue
 		}
 		total += w

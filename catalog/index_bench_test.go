@@ -83,3 +83,22 @@ func BenchmarkReplace(b *testing.B) {
 		ix.Replace(up, mine)
 	}
 }
+
+// BenchmarkWith derives a new index with one upstream's tools replaced
+// (copy-on-write, what the catalog does on every change; issue 11 item 7).
+func BenchmarkWith(b *testing.B) {
+	es, _ := benchCatalog(b)
+	ix := NewIndex(es)
+	up := es[0].Upstream
+	var mine []*Entry
+	for _, e := range es {
+		if e.Upstream == up {
+			mine = append(mine, e)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ix = ix.With(up, mine)
+	}
+}

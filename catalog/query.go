@@ -33,6 +33,12 @@ const (
 	weightCompound = 0.7
 )
 
+// Bounds of the misspelling repair (Index.expand).
+const (
+	maxRepairs          = 2
+	maxRepairQueryTerms = 12
+)
+
 // queryTerm is one distinct query term.
 type queryTerm struct {
 	term string
@@ -41,9 +47,12 @@ type queryTerm struct {
 	// src is the index of the base term (kind termWord) it stands for; a
 	// base term points at itself.
 	src int
-	// word is the query word as written (for Scored.Matched); "" for an
-	// identifier whole.
+	// word is the query word as written (for Scored.Matched).
 	word string
+	// whole marks the whole lower-cased form of an identifier-like word
+	// ("create_issue"): its parts are terms too, so it counts for the
+	// match strength only when matched.
+	whole bool
 }
 
 // analyzedQuery is a query split into weighted base terms plus its plain
@@ -62,15 +71,16 @@ type analyzedQuery struct {
 func analyzeQuery(q string) analyzedQuery {
 	var aq analyzedQuery
 	seen := map[string]int{}
-	add := func(t, word string, w float64) {
+	add := func(t, word string, w float64, whole bool) {
 		if i, ok := seen[t]; ok {
 			if w > aq.terms[i].qw {
 				aq.terms[i].qw = w
 			}
+			aq.terms[i].whole = aq.terms[i].whole && whole
 			return
 		}
 		seen[t] = len(aq.terms)
-		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word})
+		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole})
 	}
 	quoted := quotedSpans(q)
 	pos := 0
@@ -85,14 +95,14 @@ func analyzeQuery(q string) analyzedQuery {
 		}
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
 		if core != "" && w == 1 && looksLikeIdentifier(core) {
-			add(strings.ToLower(core), core, 1)
+			add(strings.ToLower(core), core, 1, true)
 		}
 		tokenizeWords(chunk, func(word, t string) {
 			ww := w
 			if isNumber(t) {
 				ww = min(ww, weightNumber)
 			}
-			add(t, word, ww)
+			add(t, word, ww, false)
 		})
 		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) {
 			aq.words = append(aq.words, strings.ToLower(run))
@@ -223,15 +233,23 @@ func (ix *Index) expand(aq *analyzedQuery) {
 		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src})
 	}
 	nbase := len(aq.terms)
+	repairs := 0
 	for i := 0; i < nbase; i++ {
 		t := aq.terms[i]
 		if known(t.term) || len(t.term) < 5 || !isASCIILetters(t.term) {
 			continue
 		}
+		// Repairs cost ~50 map lookups per letter: at most maxRepairs per
+		// query, and none in long queries (a misspelt word matters most
+		// in a short one; a long one has other words).
+		if repairs == maxRepairs || nbase > maxRepairQueryTerms {
+			break
+		}
+		repairs++
 		best, bestDF := "", int32(0)
-		edits1(t.term, func(c string) {
-			if ti := ix.terms[c]; ti != nil && ti.df > bestDF {
-				best, bestDF = c, ti.df
+		edits1(t.term, func(c []byte) {
+			if ti := ix.terms[string(c)]; ti != nil && ti.df > bestDF { // no allocation
+				best, bestDF = string(c), ti.df
 			}
 		})
 		if best != "" {
@@ -279,55 +297,62 @@ func isASCIILetters(s string) bool {
 }
 
 // edits1 calls f for every string one deletion, transposition,
-// substitution or insertion (of a-z) away from w (ASCII).
-func edits1(w string, f func(string)) {
+// substitution or insertion (of a-z) away from w (ASCII). The slice f gets
+// is reused: f must copy what it keeps.
+func edits1(w string, f func([]byte)) {
 	const letters = "abcdefghijklmnopqrstuvwxyz"
-	b := make([]byte, 0, len(w)+1)
+	var arr [72]byte
+	b := arr[:0]
+	if len(w)+1 > len(arr) {
+		b = make([]byte, 0, len(w)+1)
+	}
 	for i := 0; i < len(w); i++ {
-		f(w[:i] + w[i+1:])
+		f(append(append(b[:0], w[:i]...), w[i+1:]...))
 		if i+1 < len(w) && w[i] != w[i+1] {
 			b = append(b[:0], w...)
 			b[i], b[i+1] = b[i+1], b[i]
-			f(string(b))
+			f(b)
 		}
+		b = append(b[:0], w...)
 		for j := 0; j < len(letters); j++ {
 			if letters[j] != w[i] {
-				b = append(b[:0], w...)
 				b[i] = letters[j]
-				f(string(b))
+				f(b)
 			}
 		}
 	}
 	for i := 0; i <= len(w); i++ {
+		b = append(append(append(b[:0], w[:i]...), 'a'), w[i:]...)
 		for j := 0; j < len(letters); j++ {
-			b = append(append(append(b[:0], w[:i]...), letters[j]), w[i:]...)
-			f(string(b))
+			b[i] = letters[j]
+			f(b)
 		}
 	}
 }
 
-// namePhrases returns the name keys (nameKey) the query spells out: every
-// run of 2 to 4 adjacent query words folded together ("using the Get IP
-// API" -> "getip", "ipapi", "getipapi", …) and every single word written
-// like an identifier.
-func (aq *analyzedQuery) namePhrases() []string {
-	var out []string
+// namedDocs calls f with the documents whose name key (nameKey) the query
+// spells out: every run of 2 to 4 adjacent query words folded together
+// ("using the Get IP API" -> "getip", "ipapi", "getipapi", …) and every
+// single word written like an identifier. Read lock held; the phrase keys
+// are looked up without allocating.
+func (ix *Index) namedDocs(aq *analyzedQuery, f func(ids []int32)) {
+	var arr [128]byte
 	for i := range aq.words {
-		var b strings.Builder
-		b.WriteString(aq.words[i])
+		b := append(arr[:0], aq.words[i]...)
 		for n := 2; n <= 4 && i+n <= len(aq.words); n++ {
-			b.WriteString(aq.words[i+n-1])
-			if k := nameKey(b.String()); k != "" {
-				out = append(out, k)
+			b = append(b, aq.words[i+n-1]...)
+			if utf8.RuneCount(b) >= 4 {
+				if ids := ix.names[string(b)]; len(ids) > 0 {
+					f(ids)
+				}
 			}
 		}
 	}
 	for _, t := range aq.terms {
-		if t.word != "" && looksLikeIdentifier(t.word) {
+		if t.word != "" && t.kind == termWord && looksLikeIdentifier(t.word) {
 			if k := nameKey(t.word); k != "" {
-				out = append(out, k)
+				f(ix.names[k])
 			}
 		}
 	}
-	return out
 }

@@ -62,8 +62,14 @@ func related() map[string][]relTerm {
 	return relatedTable
 }
 
-// maxRelatedPerTerm bounds the related terms one query term adds.
-const maxRelatedPerTerm = 6
+// Bounds of the expansion, for latency: related terms per query term and
+// per query, and the largest share of documents a related term may have
+// (a related term as common as "get" adds cost and no meaning).
+const (
+	maxRelatedPerTerm  = 4
+	maxRelatedPerQuery = 16
+	maxRelatedDFShare  = 0.05
+)
 
 // expandRelated adds, for each base term of the query, up to
 // maxRelatedPerTerm related terms of the table that live documents have
@@ -75,22 +81,25 @@ func (ix *Index) expandRelated(aq *analyzedQuery) {
 		seen[t.term] = true
 	}
 	nbase := len(aq.terms)
-	for i := 0; i < nbase; i++ {
+	maxDF := int32(max(1, float64(ix.live)*maxRelatedDFShare))
+	total := 0
+	for i := 0; i < nbase && total < maxRelatedPerQuery; i++ {
 		t := aq.terms[i]
 		if t.kind != termWord {
 			continue
 		}
 		added := 0
 		for _, r := range tab[t.term] {
-			if added == maxRelatedPerTerm {
+			if added == maxRelatedPerTerm || total == maxRelatedPerQuery {
 				break
 			}
 			if seen[r.term] {
 				continue
 			}
-			if ti := ix.terms[r.term]; ti == nil || ti.df <= 0 {
+			if ti := ix.terms[r.term]; ti == nil || ti.df <= 0 || ti.df > maxDF {
 				continue
 			}
+			total++
 			seen[r.term] = true
 			aq.terms = append(aq.terms, queryTerm{term: r.term, qw: t.qw * r.w, kind: termRelated, src: i})
 			added++
