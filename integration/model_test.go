@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -235,5 +236,40 @@ trusted = true
 	}
 	if end.Sub(at) < 2*time.Second {
 		t.Errorf("the upstream saw the cancel %v before the client ended, want it when the run was killed (3 s before)", end.Sub(at))
+	}
+}
+
+// TestHTTPUpstreamWrongTransportHint (issue 12 item 14): server-everything
+// serving legacy SSE, configured as Streamable HTTP (its /sse answers the
+// initialize POST with 404), and serving Streamable HTTP, configured as SSE
+// (its /mcp answers the SSE GET with 400): `check` names the other
+// transport as the likely fix.
+func TestHTTPUpstreamWrongTransportHint(t *testing.T) {
+	ssePort, mcpPort := freePort(t), freePort(t)
+	sseURL := fmt.Sprintf("http://127.0.0.1:%d/sse", ssePort)
+	mcpURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", mcpPort)
+	startHTTPServer(t, append(npmServer(t, "everything"), "sse"), []string{fmt.Sprintf("PORT=%d", ssePort)}, sseURL)
+	startHTTPServer(t, append(npmServer(t, "everything"), "streamableHttp"), []string{fmt.Sprintf("PORT=%d", mcpPort)}, mcpURL)
+	cfg := writeConfig(t, fmt.Sprintf(`
+[upstreams.legacy]
+url = %q
+startup_timeout = "10s"
+
+[upstreams.modern]
+url = %q
+transport = "sse"
+startup_timeout = "10s"
+`, sseURL, mcpURL))
+	out, err := exec.Command(buildProxy(t), "check", cfg).CombinedOutput()
+	if err == nil {
+		t.Fatalf("check passed with both transports wrong:\n%s", out)
+	}
+	for _, want := range []string{
+		`upstream legacy               FAILED`, `try transport = "sse"`,
+		`upstream modern               FAILED`, `try transport = "streamable-http"`,
+	} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
 	}
 }

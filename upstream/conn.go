@@ -424,7 +424,7 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 	}
 	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
-		return l, c.attemptError(l, "initialize", err)
+		return l, wrongTransportHint(c.cfg, c.attemptError(l, "initialize", err)) // http.go
 	}
 	l.session = sess
 	res, err := c.listTools(actx, l)

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -59,4 +60,28 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 		r.Header.Set(k, v)
 	}
 	return h.base.RoundTrip(r)
+}
+
+// wrongTransportHint adds the likely fix to a failed initialize of an HTTP
+// upstream whose server speaks the other HTTP transport (issue 12 item
+// 14): a legacy SSE server answers the Streamable HTTP POST with 404 or
+// 405; a Streamable HTTP server answers the SSE transport's GET with 400,
+// 404 or 405. Any other error is returned unchanged.
+func wrongTransportHint(u *config.Upstream, err error) error {
+	if err == nil || !u.IsHTTP() {
+		return err
+	}
+	msg := err.Error()
+	if u.Transport == "sse" {
+		for _, s := range []string{"failed to connect: Bad Request", "failed to connect: Not Found", "failed to connect: Method Not Allowed"} {
+			if strings.Contains(msg, s) {
+				return fmt.Errorf(`%w (if this is a Streamable HTTP server, try transport = "streamable-http"; its URL usually ends in /mcp)`, err)
+			}
+		}
+		return err
+	}
+	if strings.Contains(msg, "HTTP 404 ") || strings.Contains(msg, "HTTP 405 ") {
+		return fmt.Errorf(`%w (if this is a legacy SSE server, try transport = "sse"; its URL usually ends in /sse)`, err)
+	}
+	return err
 }
