@@ -106,14 +106,20 @@ func (a API) hit(snap *catalog.Snapshot, e *catalog.Entry, score float64) catalo
 
 // Resolve finds the entry ref names among the catalog entries the session
 // may see: an id, an exposed name or a unique original name. Errors list the
-// candidate ids of an ambiguous name, or up to three suggestions.
+// candidate ids of an ambiguous name, or up to three suggestions. A ref
+// naming a denied tool is unknown, and recorded (DeniedRecorder).
 func (a API) Resolve(env Env, ref string) (*catalog.Entry, error) {
+	return a.resolve(env, ref, ViaTool)
+}
+
+func (a API) resolve(env Env, ref, via string) (*catalog.Entry, error) {
 	snap := env.Snapshot()
 	keep := func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) }
 	e, cands := snap.Resolve(ref, keep)
 	if e != nil {
 		return e, nil
 	}
+	noteDenied(env, ref, via)
 	if len(cands) > 1 {
 		ids := make([]string, len(cands))
 		for i, c := range cands {
@@ -146,7 +152,7 @@ const maxSuggestRef = 512
 
 // Describe returns the hit and exact schemas of the tool ref names.
 func (a API) Describe(env Env, ref string, via string) (*Description, error) {
-	e, err := a.Resolve(env, ref)
+	e, err := a.resolve(env, ref, via)
 	if err != nil {
 		env.Described(ref, false, via)
 		return nil, err
@@ -181,7 +187,7 @@ func fullDescription(s string) string {
 // A resolution error or an upstream JSON-RPC error comes back as err; the
 // upstream's isError results come back as envelopes.
 func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage, via string) (*Envelope, *mcp.CallToolResult, error) {
-	e, err := a.Resolve(env, ref)
+	e, err := a.resolve(env, ref, via)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -31,6 +31,7 @@ func (Direct) Instructions(Env) string { return "" }
 func (Direct) Call(ctx context.Context, env Env, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	e := resolveCallable(env, name)
 	if e == nil {
+		noteDenied(env, name, ViaDirect)
 		return nil, ErrUnknownTool(name)
 	}
 	return env.Call(ctx, e, args, ViaDirect)

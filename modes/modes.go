@@ -66,6 +66,33 @@ type SearchIndexer interface {
 	SearchIndex(snap *catalog.Snapshot) *catalog.Index
 }
 
+// DeniedRecorder is implemented by Envs that record attempts to describe or
+// call a tool the session's policy denies (issue 12 item 15): the client
+// gets the same answer as for an unknown tool (SPEC §6), so the attempt is
+// visible only here. ref is what the client named (id, exposed or original
+// name); via is one of the Via* constants.
+type DeniedRecorder interface {
+	Denied(e *catalog.Entry, ref, via string)
+}
+
+// noteDenied tells env about ref when it names a tool of the catalog (an
+// exact exposed name, an id or a unique original name, direct-only tools
+// included) that the session's policy denies.
+func noteDenied(env Env, ref, via string) {
+	dr, ok := env.(DeniedRecorder)
+	if !ok {
+		return
+	}
+	snap := env.Snapshot()
+	e := snap.ByExposed(ref)
+	if e == nil {
+		e, _ = snap.Resolve(ref, nil)
+	}
+	if e != nil && !env.Allowed(e) {
+		dr.Denied(e, ref, via)
+	}
+}
+
 // Limits are the search limits of SPEC §4, already clamped by config.
 type Limits struct {
 	Default int // search_default_limit, 1..Max
@@ -98,6 +125,7 @@ func ErrUnknownTool(name string) error {
 // mode). A denied or missing tool gets the plain ErrUnknownTool: the same
 // answer for both (SPEC §6, no hint that a denied tool exists).
 func notExposed(env Env, name, via string) error {
+	noteDenied(env, name, ViaDirect)
 	snap := env.Snapshot()
 	e := snap.ByExposed(name)
 	if e == nil || !env.Allowed(e) || e.DirectOnly {

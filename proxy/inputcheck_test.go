@@ -3,13 +3,17 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
@@ -156,4 +160,73 @@ func TestCodeBudgetWarning(t *testing.T) {
 	if w := codeBudgetWarning(parse("[tool_search]\nmode = \"code\"\ncode_timeout_ms = 60000\n[upstreams.a]\ncommand = \"x\"\n")); w != "" {
 		t.Errorf("run budget = call budget: warning %q", w)
 	}
+}
+
+// Issue 12 item 15: denied attempts, answered as unknown tools, are in the
+// session log (outcome "denied" with the rule, the client's name and the
+// session id on the line) and in a debug line of the proxy's log.
+func TestDeniedAttemptsLogged(t *testing.T) {
+	logFile := filepath.Join(t.TempDir(), "session.jsonl")
+	p, up, logs := loggedProxy(t, `
+[tool_search]
+mode = "tools"
+[tools]
+deny = ["up__delete_thing"]
+[telemetry]
+session_log = `+tomlQuote(logFile)+`
+[upstreams.up]
+url = %[1]s
+`)
+	cs := connect(t, p, "denied-client", nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"tool_call", map[string]any{"id": "mcp:up:delete_thing"}},
+		{"tool_describe", map[string]any{"id": "up__delete_thing"}},
+		{"tool_call", map[string]any{"id": "mcp:up:no_such_tool"}}, // unknown: not a denied attempt
+	} {
+		if r := callTool(t, cs, c.tool, c.args); !r.IsError || !strings.Contains(resultText(r), "unknown tool") {
+			t.Fatalf("%s %v: %s", c.tool, c.args, resultText(r))
+		}
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up__delete_thing", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), `unknown tool "up__delete_thing"`) || strings.Contains(err.Error(), "tool_call") {
+		t.Fatalf("direct call of the denied name: %v (want the plain unknown-tool answer)", err)
+	}
+	if up.count("delete_thing") != 0 {
+		t.Fatal("a denied call reached the upstream")
+	}
+	_ = cs.Close()
+	_ = p.Close(context.Background())
+	var denied []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(string(must(os.ReadFile(logFile)))), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		if m["client"] != "denied-client" || m["session"] == "" {
+			t.Errorf("a session log line without the client's name and the session id: %s", l)
+		}
+		if m["outcome"] == "denied" {
+			denied = append(denied, m)
+		}
+	}
+	if len(denied) != 3 {
+		t.Fatalf("%d denied records, want 3 (tool_call, tool_describe, direct tools/call)", len(denied))
+	}
+	for _, m := range denied {
+		if m["id"] != "mcp:up:delete_thing" || m["rule"] != `denied by tools.deny "up__delete_thing"` {
+			t.Errorf("denied record %v", m)
+		}
+	}
+	if n := strings.Count(logs.String(), `msg=denied id=mcp:up:delete_thing`); n != 3 || !strings.Contains(logs.String(), "client=denied-client") {
+		t.Errorf("%d debug lines about the denied attempts, want 3 naming the client:\n%s", n, logs.String())
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

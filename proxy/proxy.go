@@ -420,7 +420,9 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	d := s.decide(e)
 	if !d.Allowed {
 		// Same answer as an unknown tool (SPEC §6): no hint it exists.
-		return nil, &blockedError{outcome: telemetry.OutcomeBlockedPolicy, err: modes.ErrUnknownTool(e.Exposed)}
+		rec.Rule = d.Rule
+		p.log.Debug("denied", "id", e.ID, "via", via, "rule", d.Rule, "client", s.client, "session", s.id())
+		return nil, &blockedError{outcome: telemetry.OutcomeDenied, err: modes.ErrUnknownTool(e.Exposed)}
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage(`{}`) // MCP: arguments is an object; missing or null means {}

@@ -64,6 +64,26 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 	return s.p.call(ctx, s, e, args, via)
 }
 
+// Denied implements modes.DeniedRecorder (issue 12 item 15): an attempt
+// to describe or call a tool this session's policy denies. The client was
+// answered as for an unknown tool (SPEC §6); the session log gets a call
+// record with outcome "denied" and the rule, the proxy's log a debug line
+// naming the client and the session.
+func (s *session) Denied(e *catalog.Entry, ref, via string) {
+	d := s.decide(e)
+	s.ts.Call(telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: s.p.surface.Mode(),
+		ViaBridge: via == modes.ViaBridge, Outcome: telemetry.OutcomeDenied, Rule: d.Rule})
+	s.p.log.Debug("denied", "id", e.ID, "ref", bounded(ref, 200), "via", via, "rule", d.Rule, "client", s.client, "session", s.id())
+}
+
+// id is the client session's id ("" for the CLI).
+func (s *session) id() string {
+	if s.ss == nil {
+		return ""
+	}
+	return s.ss.ID()
+}
+
 // Searched implements modes.Env.
 func (s *session) Searched(query string, hits int, via string) {
 	s.ts.Search(s.p.surf().Mode(), query, hits, via == modes.ViaBridge)

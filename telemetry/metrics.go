@@ -25,6 +25,11 @@ const (
 	// OutcomeInvalidArguments: the arguments did not match the tool's
 	// inputSchema; the upstream was not called (issue 12 item 3).
 	OutcomeInvalidArguments = "invalid_arguments"
+	// OutcomeDenied: an attempt to describe or call a tool the session's
+	// policy denies (by id, exposed or original name); the client got the
+	// same answer as for an unknown tool (SPEC §6), the record keeps the
+	// rule (issue 12 item 15).
+	OutcomeDenied = "denied"
 )
 
 // Code-run outcomes: the "outcome" label of mcp_toolsearch_code_runs_total.
@@ -53,7 +58,7 @@ const (
 
 var knownOutcomes = map[string]bool{
 	OutcomeOK: true, OutcomeToolError: true, OutcomeError: true, OutcomeBlockedPolicy: true,
-	OutcomeBlockedApproval: true, OutcomeUnavailable: true, OutcomeTimeout: true, OutcomeInvalidArguments: true,
+	OutcomeBlockedApproval: true, OutcomeUnavailable: true, OutcomeTimeout: true, OutcomeInvalidArguments: true, OutcomeDenied: true,
 }
 
 var knownModes = map[string]bool{ModeDirect: true, ModeCode: true, ModeTools: true, ModeDirectory: true}

@@ -200,9 +200,10 @@ type SessionInfo struct {
 // concurrent use and are no-ops on a nil *Session. Events after End are
 // still written to the log and metrics but no longer change the summary.
 type Session struct {
-	r    *Recorder
-	id   string
-	mode string
+	r      *Recorder
+	id     string
+	mode   string
+	client string // clientInfo.name, bounded
 
 	mu    sync.Mutex // orders summary updates with their writes
 	sum   Summary
@@ -216,7 +217,7 @@ func (r *Recorder) StartSession(info SessionInfo) *Session {
 	if id == "" {
 		id = randomID()
 	}
-	s := &Session{r: r, id: truncate(id, maxStringLen), mode: info.Mode}
+	s := &Session{r: r, id: truncate(id, maxStringLen), mode: info.Mode, client: truncate(info.ClientName, maxStringLen)}
 	rec := &startRecord{
 		header:        s.header(EventSessionStart),
 		Client:        truncate(info.ClientName, maxStringLen),
@@ -254,7 +255,7 @@ func (s *Session) modeOr(mode string) string {
 }
 
 func (s *Session) header(event string) header {
-	return header{TS: s.r.now().UTC(), Session: s.id, Event: event}
+	return header{TS: s.r.now().UTC(), Session: s.id, Client: s.client, Event: event}
 }
 
 // emit folds rec into the summary (unless ended) and writes it, under s.mu so
@@ -347,11 +348,14 @@ type CallRecord struct {
 	ViaBridge  bool    // made by openclaw.tools.call inside tool_search_code
 	DurationMs float64 // wall-clock time of the call, policy and approval included
 	// Outcome is one of "ok", "tool_error" (result isError), "error",
-	// "blocked_policy", "blocked_approval", "unavailable", "timeout".
+	// "denied", "blocked_approval", "unavailable", "timeout",
+	// "invalid_arguments" (the Outcome* constants).
 	Outcome  string
 	BytesIn  int             // serialized size of the arguments received
 	BytesOut int             // serialized size of the result returned
 	Args     json.RawMessage // the arguments; written only when logArguments
+	// Rule is, for outcome "denied", the policy rule that denied the tool.
+	Rule string
 }
 
 // Call records one tool call and observes it in the metrics
@@ -363,7 +367,7 @@ func (s *Session) Call(c CallRecord) {
 	rec := &callRecord{header: s.header(EventCall), ID: truncate(c.ID, maxStringLen),
 		Upstream: truncate(c.Upstream, maxStringLen), Trusted: c.Trusted, Mode: s.modeOr(c.Mode),
 		ViaBridge: c.ViaBridge, DurationMs: c.DurationMs, Outcome: c.Outcome,
-		BytesIn: c.BytesIn, BytesOut: c.BytesOut}
+		BytesIn: c.BytesIn, BytesOut: c.BytesOut, Rule: truncate(c.Rule, maxStringLen)}
 	if s.r.logArgs && len(c.Args) > 0 {
 		switch {
 		case len(c.Args) > maxArgsLen:

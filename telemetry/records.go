@@ -32,7 +32,10 @@ const (
 type header struct {
 	TS      time.Time `json:"ts"` // RFC 3339 with nanoseconds, UTC
 	Session string    `json:"session"`
-	Event   string    `json:"event"`
+	// Client is the session's clientInfo.name, on every record so that a
+	// line read alone says whose it is (issue 12 item 15).
+	Client string `json:"client,omitempty"`
+	Event  string `json:"event"`
 }
 
 type startRecord struct {
@@ -88,6 +91,7 @@ type callRecord struct {
 	Outcome     string          `json:"outcome"`
 	BytesIn     int             `json:"bytesIn"`
 	BytesOut    int             `json:"bytesOut"`
+	Rule        string          `json:"rule,omitempty"`        // outcome "denied": the policy rule that decided
 	Args        json.RawMessage `json:"args,omitempty"`        // only when logArguments
 	ArgsOmitted string          `json:"argsOmitted,omitempty"` // why Args is absent although logArguments
 }
