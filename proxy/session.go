@@ -71,7 +71,7 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 // naming the client and the session.
 func (s *session) Denied(e *catalog.Entry, ref, via string) {
 	d := s.decide(e)
-	s.ts.Call(telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: s.p.surface.Mode(),
+	s.ts.Call(telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: s.p.surf().Mode(),
 		ViaBridge: via == modes.ViaBridge, Outcome: telemetry.OutcomeDenied, Rule: d.Rule})
 	s.p.log.Debug("denied", "id", e.ID, "ref", bounded(ref, 200), "via", via, "rule", d.Rule, "client", s.client, "session", s.id())
 }
