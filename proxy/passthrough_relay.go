@@ -178,15 +178,6 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 					code = jsonrpc.CodeInternalError
 				}
 			}
-			if target == nil && method == "roots/list" && code == int64(jsonrpc.CodeMethodNotFound) {
-				// roots/list outside any client's call (servers ask right
-				// after initialize): a shared session has no roots of its
-				// own, and an empty list says so without the -32601 that
-				// servers log as a failure at every start (issue 12 item 16;
-				// server-filesystem then keeps its command-line folders).
-				pt.p.log.Debug("upstream roots/list outside a call: answered with no roots", "upstream", up)
-				return &mcp.ListRootsResult{Roots: []*mcp.Root{}}, nil
-			}
 			if target == nil || !clientHas(target, c) {
 				// roots/list outside a call is routine (servers ask right
 				// after initialize); sampling and elicitation refused is news.
