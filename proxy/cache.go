@@ -101,27 +101,26 @@ func (p *Proxy) cacheMiddleware(endpoint string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
-			if err != nil || res == nil || !modernRequestOf(req) {
-				// Older protocols have no cache hints: their answers stay
-				// as they were (the go-sdk's zero values).
+			if err != nil || res == nil {
 				return res, err
 			}
-			var c *mcp.Cacheable
-			switch r := res.(type) {
-			case *mcp.ListToolsResult:
-				c = &r.Cacheable
-			case *mcp.ListResourcesResult:
-				c = &r.Cacheable
-			case *mcp.ListResourceTemplatesResult:
-				c = &r.Cacheable
-			case *mcp.ListPromptsResult:
-				c = &r.Cacheable
-			case *mcp.DiscoverResult:
-				c = &r.Cacheable
-			case *mcp.ReadResourceResult:
-				r.CacheScope = p.cacheScope(method, endpoint)
+			modern := modernRequestOf(req)
+			res = eraResult(res, modern) // mrtr.go
+			if !modern {
+				// Older protocols have no cache hints: their answers keep
+				// the go-sdk's zero values (a 2026-07-28 upstream's hints
+				// are dropped).
+				if c := cacheableOf(res); c != nil {
+					*c = mcp.Cacheable{}
+				}
 				return res, nil
-			default:
+			}
+			c := cacheableOf(res)
+			if c == nil {
+				return res, nil
+			}
+			if _, ok := res.(*mcp.ReadResourceResult); ok {
+				c.CacheScope = p.cacheScope(method, endpoint)
 				return res, nil
 			}
 			snap := p.catalog().Snapshot()
@@ -130,4 +129,23 @@ func (p *Proxy) cacheMiddleware(endpoint string) mcp.Middleware {
 			return res, nil
 		}
 	}
+}
+
+// cacheableOf is the cache hints of a result that has them (nil if none).
+func cacheableOf(res mcp.Result) *mcp.Cacheable {
+	switch r := res.(type) {
+	case *mcp.ListToolsResult:
+		return &r.Cacheable
+	case *mcp.ListResourcesResult:
+		return &r.Cacheable
+	case *mcp.ListResourceTemplatesResult:
+		return &r.Cacheable
+	case *mcp.ListPromptsResult:
+		return &r.Cacheable
+	case *mcp.DiscoverResult:
+		return &r.Cacheable
+	case *mcp.ReadResourceResult:
+		return &r.Cacheable
+	}
+	return nil
 }

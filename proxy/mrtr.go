@@ -96,3 +96,51 @@ func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, pa
 		params = &next
 	}
 }
+
+// stubResultType is a decoded {"resultType": rt}: the one public way to
+// give a go-sdk result an unexported resultType (see withResultType).
+func stubResultType[T any](rt string) *T {
+	var out T
+	b, _ := json.Marshal(map[string]any{"resultType": rt})
+	_ = json.Unmarshal(b, &out)
+	return &out
+}
+
+// eraResult gives a result the shape of the client's protocol era. Results
+// decoded from a 2026-07-28 upstream carry a resultType and cache hints,
+// which older clients never saw; results the proxy builds or passes on to
+// a 2026-07-28 client need resultType "complete" (the go-sdk sets it only
+// in its own handlers). Input-required results keep their type.
+func eraResult(res mcp.Result, modern bool) mcp.Result {
+	rt := ""
+	if modern {
+		rt = resultComplete
+	}
+	switch r := res.(type) {
+	case *mcp.CallToolResult:
+		if r.NeedsInput() {
+			return r
+		}
+		return withResultType(r, rt)
+	case *mcp.GetPromptResult:
+		if r.NeedsInput() {
+			return r
+		}
+		out := stubResultType[mcp.GetPromptResult](rt)
+		out.Meta, out.Description, out.Messages = r.Meta, r.Description, r.Messages
+		return out
+	case *mcp.ReadResourceResult:
+		if r.NeedsInput() {
+			return r
+		}
+		out := stubResultType[mcp.ReadResourceResult](rt)
+		out.Meta, out.Cacheable, out.Contents = r.Meta, r.Cacheable, r.Contents
+		if !modern {
+			out.Cacheable = mcp.Cacheable{}
+		}
+		return out
+	case *mcp.CompleteResult:
+		r.ResultType = ""
+	}
+	return res
+}

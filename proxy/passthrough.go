@@ -369,6 +369,7 @@ func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp
 	if err != nil {
 		return nil, upstreamError(r.up, "resources/read", err)
 	}
+	res.Meta = forwardMeta(res.Meta) // meta.go: the upstream's identity is a hop key
 	if r.orig != params.URI {
 		for i, c := range res.Contents {
 			if c != nil && c.URI == r.orig {
@@ -608,6 +609,7 @@ func (pt *passthrough) getPrompt(ctx context.Context, s *session, params *mcp.Ge
 	if err != nil {
 		return nil, upstreamError(r.up, "prompts/get", err)
 	}
+	res.Meta = forwardMeta(res.Meta) // meta.go: the upstream's identity is a hop key
 	return res, nil
 }
 

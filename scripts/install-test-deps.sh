@@ -7,7 +7,8 @@
 #
 # What it installs (nothing global, everything inside the repository):
 #   integration/node_modules   npm packages pinned by integration/package.json + package-lock.json:
-#                              @modelcontextprotocol/sdk (TypeScript SDK, used by integration/client.mjs),
+#                              @modelcontextprotocol/sdk (TypeScript SDK v1, used by integration/client.mjs),
+#                              @modelcontextprotocol/client (TypeScript SDK v2, 2026-07-28; matrix-client.mjs),
 #                              server-everything, server-filesystem, server-memory,
 #                              server-sequential-thinking. Installed with `npm ci --ignore-scripts`.
 #   integration/.bin           Go MCP servers built from the versions pinned in go.mod:
@@ -32,7 +33,7 @@ for a in "$@"; do
     --no-apt) WITH_APT=0 ;;
     --force) FORCE=1 ;;
     --quiet|-q) QUIET=1 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "install-test-deps: unknown option: $a (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -47,6 +48,7 @@ T_ALL=$(now)
 # ---------------------------------------------------------------- npm packages
 NPM_ENTRIES=(
   "@modelcontextprotocol/sdk/package.json"
+  "@modelcontextprotocol/client/package.json"
   "@modelcontextprotocol/server-everything/dist/index.js"
   "@modelcontextprotocol/server-filesystem/dist/index.js"
   "@modelcontextprotocol/server-memory/dist/index.js"

@@ -422,7 +422,7 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 			client.AddReceivingMiddleware(mw)
 		}
 	}
-	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }}, &mcp.ClientSessionOptions{ProtocolVersion: offeredVersion(c.cfg)}) // version.go
 	if err != nil {
 		return l, wrongTransportHint(c.cfg, c.attemptError(l, "initialize", err)) // http.go
 	}

@@ -129,14 +129,11 @@ type Options struct {
 	BackoffMin, BackoffMax time.Duration
 }
 
-// ProtocolVersion is the MCP version the proxy offers each upstream in
+// ProtocolVersion is the MCP version the proxy offers HTTP upstreams in
 // initialize: 2025-11-25, the newest version of the initialize handshake
 // (MCP spec, "Lifecycle"). The server may answer with an older one; each
-// upstream leg negotiates on its own. The proxy does not offer 2026-07-28
-// upstream: in that version every result carries the answering server's
-// identity in _meta and a resultType, which a proxy would have to strip to
-// pass results through unchanged, and ping and the list_changed stream work
-// differently.
+// upstream leg negotiates on its own. Stdio upstreams are offered
+// 2026-07-28 first (version.go).
 const ProtocolVersion = "2025-11-25"
 
 // progressSettle and progressDrain bound the wait, after a call that

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -229,6 +230,9 @@ type Options struct {
 	// SlowTools answer after the given time, or earlier with an isError
 	// result when the call is cancelled (MCP notifications/cancelled).
 	SlowTools map[string]time.Duration
+	// Interactive adds the tools confirm (asks the client a question) and
+	// toggle (changes the tool list): see addInteractive.
+	Interactive bool
 	// OutputSchemas declares an outputSchema (JSON) for the named tools; the
 	// echo is not changed to match it, so tests can serve output that
 	// breaks its schema.
@@ -264,7 +268,51 @@ func NewServer(name string, tools []Tool, opts Options) *mcp.Server {
 	for _, t := range tools {
 		addTool(s, t, logger, opts)
 	}
+	if opts.Interactive {
+		addInteractive(s)
+	}
 	return s
+}
+
+// addInteractive adds the tools of Options.Interactive:
+//
+//	confirm  asks the client one question (input-required on 2026-07-28,
+//	         which the go-sdk turns into elicitation/create for older
+//	         clients) and answers "confirmed: <answer>" or "declined"
+//	toggle   adds the tool "extra" when it is missing and removes it when
+//	         present, so the server sends notifications/tools/list_changed
+func addInteractive(s *mcp.Server) {
+	obj := json.RawMessage(`{"type":"object"}`)
+	text := func(t string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: t}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "confirm", Description: "Ask the user one question and echo the answer", InputSchema: obj}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if r, ok := req.Params.InputResponses["answer"].(*mcp.ElicitResult); ok {
+			if r.Action != "accept" {
+				return text(r.Action), nil
+			}
+			return text(fmt.Sprintf("confirmed: %v", r.Content["answer"])), nil
+		}
+		return &mcp.CallToolResult{
+			InputRequests: mcp.InputRequestMap{"answer": &mcp.ElicitParams{Message: "Your answer?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}},"required":["answer"]}`)}},
+			RequestState:  "confirm",
+		}, nil
+	})
+	var mu sync.Mutex
+	on := false
+	s.AddTool(&mcp.Tool{Name: "toggle", Description: "Add or remove the tool extra (tools/list_changed)", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		on = !on
+		if on {
+			s.AddTool(&mcp.Tool{Name: "extra", Description: "Appears after toggle", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return text("extra"), nil
+			})
+			return text("extra added"), nil
+		}
+		s.RemoveTools("extra")
+		return text("extra removed"), nil
+	})
 }
 
 func addTool(s *mcp.Server, t Tool, logger *slog.Logger, opts Options) {

@@ -8,7 +8,7 @@
 // Usage:
 //
 //	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N]
-//	              [-protocol-versions V1,V2] [-http ADDR] [-v] [-output-schema NAME=JSON ...]
+//	              [-protocol-versions V1,V2] [-http ADDR] [-v] [-output-schema NAME=JSON ...] [-interactive]
 //
 // With no -http it speaks MCP over stdio. With -http ADDR (e.g.
 // 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
@@ -64,6 +64,7 @@ func run(args []string, stderr io.Writer) int {
 	rpcErr := fs.String("rpc-error-tool", "", "comma list of tools that answer with the JSON-RPC error -32603 (tests)")
 	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
 	noPing := fs.Bool("no-ping", false, "answer ping with -32601 method not found (tests)")
+	interactive := fs.Bool("interactive", false, "add the tools confirm (asks the client a question) and toggle (adds/removes the tool extra: tools/list_changed)")
 	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
 	rpcErrors := map[string]*jsonrpc.Error{}
 	fs.Func("rpc-error", `NAME=JSON: tool NAME answers every call with the JSON-RPC error JSON, e.g. {"code":-32042,"message":"MCP error -32042: …","data":{…}} (repeatable; tests)`, func(v string) error {
@@ -122,7 +123,7 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors}
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors, Interactive: *interactive}
 	if *rpcErr != "" {
 		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
 	}
