@@ -1,3 +1,5 @@
+//go:build unix
+
 package integration
 
 // by_client only narrows (issue 14 item 7): a client that claims
