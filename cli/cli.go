@@ -298,6 +298,7 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
 	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
+	startupWait := c.fs.Duration("startup-wait", -1, "override server.startup_wait (and MCP_TOOLSEARCH_STARTUP_WAIT), e.g. 0s or 2m")
 	if code, ok := c.parseWithConfig(args, stderr); !ok {
 		return code
 	}
@@ -316,7 +317,21 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	if *listen != "" {
 		cfg.Server.Listen = *listen
 	}
+	// server.startup_wait: the flag, else MCP_TOOLSEARCH_STARTUP_WAIT, else
+	// the config (test harnesses on loaded machines set the variable).
+	if v := os.Getenv("MCP_TOOLSEARCH_STARTUP_WAIT"); v != "" && *startupWait < 0 {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			fmt.Fprintf(stderr, "mcp-toolsearch: MCP_TOOLSEARCH_STARTUP_WAIT=%q: want a duration such as 0s or 2m\n", v)
+			return exitUsage
+		}
+		cfg.Server.StartupWait.Duration = d
+	}
+	if *startupWait >= 0 {
+		cfg.Server.StartupWait.Duration = *startupWait
+	}
 	tuneGC()
+	defer startProfiles(log)()
 	var ln net.Listener
 	if cfg.Server.Transport == "http" { // bind first: a busy or bad address fails before any upstream starts
 		var err error

@@ -193,7 +193,7 @@ func TestFaultFrontRequestIDs(t *testing.T) {
 }
 
 // Items 1 and 12: an upstream that never answers initialize does not hold
-// the proxy: with server.startup_wait = "500ms" the client lists the
+// the proxy: with startup_wait 500ms (--startup-wait) the client lists the
 // healthy upstream's tool at once (the client's 60 s request timeout is a
 // liveness bound: the hung upstream's startup_timeout is 10 minutes); an
 // upstream that is merely slow shows up afterwards with
@@ -202,9 +202,6 @@ func TestFaultSlowUpstreamsDoNotHoldStart(t *testing.T) {
 	requireNode(t)
 	bin := fakeUpstreamBin(t)
 	cfg := writeConfig(t, `
-[server]
-startup_wait = "500ms"
-
 [upstreams.healthy]
 command = `+tomlString(bin)+`
 
@@ -222,7 +219,7 @@ startup_timeout = "10m"
 		map[string]any{"op": "wait", "notification": "notifications/tools/list_changed", "timeoutMs": 60000},
 		map[string]any{"op": "list"},
 	)
-	doc := nodeClient(t, append([]string{"--quiet", "--timeout", "60000", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
+	doc := nodeClient(t, append([]string{"--quiet", "--timeout", "60000", "--script", steps, "--"}, proxyCmd(t, cfg, "--startup-wait", "500ms")...)...)
 	names := func(i int) string {
 		var out []string
 		for _, tl := range jpath(t, stepByOp(t, doc, i), "result", "tools").([]any) {

@@ -62,6 +62,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binDir = dir
+	// Every proxy these tests start waits for all its upstreams, however
+	// loaded the machine: the tests expect them in the first answers. The
+	// default server.startup_wait (5s) is tested with --startup-wait
+	// (faults_test.go), which wins over this.
+	os.Setenv("MCP_TOOLSEARCH_STARTUP_WAIT", "2m")
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -53,11 +53,12 @@ func BenchmarkStartupFirstList(b *testing.B) {
 	b.Cleanup(srv.Close)
 	fake := fakeUpstreamBin(b)
 	base := "[upstreams.healthy]\ncommand = " + tomlString(healthy) + "\n"
-	cases := []struct{ name, cfg string }{
-		{"proxy_healthy_only", base},
-		{"proxy_with_stalling_GET", base + "[upstreams.stall]\nurl = " + tomlString(srv.URL+"/mcp") + "\nstartup_timeout = \"5s\"\n"},
-		{"proxy_with_never_initializing", base + "[upstreams.hung]\ncommand = " + tomlString(fake) + "\nargs = [\"-init-delay\", \"1h\"]\n"},
-		{"proxy_with_never_initializing_wait0", "[server]\nstartup_wait = \"0s\"\n" + base + "[upstreams.hung]\ncommand = " + tomlString(fake) + "\nargs = [\"-init-delay\", \"1h\"]\n"},
+	hung := "[upstreams.hung]\ncommand = " + tomlString(fake) + "\nargs = [\"-init-delay\", \"1h\"]\n"
+	cases := []struct{ name, cfg, wait string }{ // wait: server.startup_wait (default 5s)
+		{"proxy_healthy_only", base, "5s"},
+		{"proxy_with_stalling_GET", base + "[upstreams.stall]\nurl = " + tomlString(srv.URL+"/mcp") + "\nstartup_timeout = \"5s\"\n", "5s"},
+		{"proxy_with_never_initializing", base + hung, "5s"},
+		{"proxy_with_never_initializing_wait0", base + hung, "0s"},
 	}
 	b.Run("direct_healthy", func(b *testing.B) {
 		var ds []time.Duration
@@ -73,7 +74,7 @@ func BenchmarkStartupFirstList(b *testing.B) {
 			var ds []time.Duration
 			tools := 0
 			for b.Loop() {
-				d, n := firstList(b, proxyCmd(b, cfg))
+				d, n := firstList(b, proxyCmd(b, cfg, "--startup-wait", c.wait))
 				ds, tools = append(ds, d), n
 			}
 			reportMedian(b, ds)
