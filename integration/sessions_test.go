@@ -135,6 +135,9 @@ func TestSessionChurn(t *testing.T) {
 [server]
 session_idle_timeout = "2s"
 keepalive_interval = "1s"
+# 500 clients in a few seconds outrun the 2s idle timeout: lift the default
+# cap of 100 per-client upstream sessions (the cap has its own test).
+max_per_client_upstreams = 1000
 [tool_search]
 enabled = false
 [upstreams.gh]
