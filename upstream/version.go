@@ -12,13 +12,14 @@ import "github.com/mcp-toolsearch/mcp-toolsearch/config"
 //     request carries the version in its _meta; input-required results
 //     come back to the proxy (proxy/mrtr.go); list changes come through
 //     subscriptions/listen, which the go-sdk client opens itself.
-//   - Streamable HTTP and SSE: ProtocolVersion (2025-11-25). The proxy's own
-//     Streamable HTTP client transport (httpconn.go) does not yet send the
-//     per-request headers of 2026-07-28 (MCP-Protocol-Version from _meta,
-//     Mcp-Method, Mcp-Name), which 2026-07-28 servers require, and the
-//     legacy SSE transport is of 2024-11-05.
+//   - Streamable HTTP: the same; the proxy's own client transport
+//     (httpconn.go) sends 2026-07-28's per-request headers
+//     (headers2026.go); a 2026-07-28 server keeps no session, and without
+//     notifications/initialized no standalone GET stream is opened.
+//   - SSE: ProtocolVersion (2025-11-25); the legacy SSE transport is of
+//     2024-11-05.
 func offeredVersion(u *config.Upstream) string {
-	if u != nil && !u.IsHTTP() {
+	if u != nil && (!u.IsHTTP() || u.Transport != "sse") {
 		return ""
 	}
 	return ProtocolVersion
