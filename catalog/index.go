@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // This file is the search index (DESIGN "Search"; SPEC §4 search()).
@@ -165,10 +166,14 @@ type Index struct {
 	byUp    map[string][]int32
 	exact   map[string][]int32 // lower-case key -> docs (may include dead)
 	names   map[string][]int32 // nameKey -> docs (may include dead)
-	live    int
-	ndead   int
-	sumLen  [numFields]float64
-	pool    sync.Pool // *scratch
+	// nameFilter holds every key of names: most runs of query words that
+	// namedDocs tries are no tool's name, and the filter answers those
+	// without touching the map.
+	nameFilter keyFilter
+	live       int
+	ndead      int
+	sumLen     [numFields]float64
+	pool       sync.Pool // *scratch
 	// owned, while With builds a new index, holds the termInfos that
 	// index already copied; a termInfo not in it is shared with the
 	// index With started from and is copied before it is changed. nil
@@ -220,6 +225,7 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	ix.byUp = map[string][]int32{}
 	ix.exact = make(map[string][]int32, n)
 	ix.names = make(map[string][]int32, n)
+	ix.nameFilter = newKeyFilter(2 * n)
 	ix.live, ix.ndead = 0, 0
 	ix.sumLen = [numFields]float64{}
 	total := 0
@@ -510,6 +516,7 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 	}
 	for _, k := range d.nkeys {
 		ix.names[k] = ix.appendID(ix.names[k], id)
+		ix.nameFilter.add(k)
 	}
 	ix.live++
 }
@@ -572,10 +579,13 @@ func (ix *Index) cloneLocked() *Index {
 		byUp:    maps.Clone(ix.byUp),
 		exact:   maps.Clone(ix.exact),
 		names:   maps.Clone(ix.names),
-		live:    ix.live,
-		ndead:   ix.ndead,
-		sumLen:  ix.sumLen,
-		owned:   map[*termInfo]bool{},
+		// Copied: With adds the new entries' keys. Removed keys stay
+		// (false positives only) until a compaction rebuilds it.
+		nameFilter: ix.nameFilter.clone(),
+		live:       ix.live,
+		ndead:      ix.ndead,
+		sumLen:     ix.sumLen,
+		owned:      map[*termInfo]bool{},
 	}
 }
 
@@ -711,6 +721,10 @@ func (ix *Index) Get(id string) *Entry {
 type scratch struct {
 	score   []float32
 	touched []int32
+	aq      analyzedQuery
+	idfs    []float64
+	credit  []float64
+	named   []int32 // documents the query names (NameBoost)
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -732,42 +746,53 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if len(query) > 4096 { // a query is a sentence, not a document
 		query = query[:4096]
 	}
-	aq := analyzeQuery(query)
-	exactKey := strings.ToLower(strings.TrimSpace(query))
+	sc, _ := ix.pool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{}
+	}
+	defer ix.pool.Put(sc)
+	aq := &sc.aq
+	aq.analyze(query)
+	exactKey := strings.TrimSpace(query)
+	if !isLowerASCII(exactKey) {
+		exactKey = strings.ToLower(exactKey)
+	}
 
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if ix.live == 0 {
 		return nil
 	}
-	ix.expand(&aq)
+	ix.resolve(aq)
+	ix.expand(aq)
 	if semantic {
-		ix.expandRelated(&aq)
+		ix.expandRelated(aq)
 	}
-	sc, _ := ix.pool.Get().(*scratch)
-	if sc == nil || len(sc.score) < len(ix.docs) {
-		sc = &scratch{score: make([]float32, len(ix.docs)+len(ix.docs)/4+16)}
+	if len(sc.score) < len(ix.docs) {
+		sc.score = make([]float32, len(ix.docs)+len(ix.docs)/4+16)
 	}
 	defer func() {
 		for _, d := range sc.touched {
 			sc.score[d] = 0
 		}
 		sc.touched = sc.touched[:0]
-		ix.pool.Put(sc)
 	}()
 
 	p := &ix.params
 	n := float64(ix.live)
 	k1 := float32(p.K1)
-	idfs := make([]float64, len(aq.terms))
-	for i, qt := range aq.terms {
-		ti := ix.terms[qt.term]
+	sc.idfs = slices.Grow(sc.idfs[:0], len(aq.terms))[:len(aq.terms)]
+	idfs := sc.idfs
+	checkDead := ix.ndead > 0
+	for i := range aq.terms {
+		qt := &aq.terms[i]
+		ti := qt.ti
 		df := 0.0
 		if ti != nil {
-			df = float64(max(ti.df, 0))
+			df = float64(ti.df)
 		}
 		idfs[i] = math.Log(1 + (n-df+0.5)/(df+0.5))
-		if df == 0 {
+		if ti == nil {
 			continue
 		}
 		qw := qt.qw
@@ -777,7 +802,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		w := float32(qw * idfs[i])
 		score, dead, norm := sc.score, ix.dead, ix.norm
 		for _, pst := range ti.post {
-			if dead[pst.doc] {
+			if checkDead && dead[pst.doc] {
 				continue
 			}
 			nm := &norm[pst.doc]
@@ -794,27 +819,24 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			score[pst.doc] += w * tf / (k1 + tf)
 		}
 	}
-	boost := func(ids []int32, b float64) {
-		if b <= 0 {
+	boost := func(id int32, b float64) {
+		if b <= 0 || ix.dead[id] {
 			return
 		}
-		for _, id := range ids {
-			if ix.dead[id] {
-				continue
-			}
-			if sc.score[id] == 0 {
-				sc.touched = append(sc.touched, id)
-			}
-			sc.score[id] += float32(b)
+		if sc.score[id] == 0 {
+			sc.touched = append(sc.touched, id)
 		}
+		sc.score[id] += float32(b)
 	}
-	boost(ix.exact[exactKey], p.ExactBoost)
-	named := map[int32]bool{}
-	ix.namedDocs(&aq, func(ids []int32) {
+	for _, id := range ix.exact[exactKey] {
+		boost(id, p.ExactBoost)
+	}
+	sc.named = sc.named[:0]
+	ix.namedDocs(aq, func(ids []int32) {
 		for _, id := range ids {
-			if !named[id] && !ix.dead[id] {
-				named[id] = true
-				boost([]int32{id}, p.NameBoost)
+			if !ix.dead[id] && !slices.Contains(sc.named, id) {
+				sc.named = append(sc.named, id)
+				boost(id, p.NameBoost)
 			}
 		}
 	})
@@ -844,36 +866,63 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	out := []Scored(h)
 	sort.Slice(out, func(i, j int) bool { return better(out[i].Score, out[i].Entry, out[j].Score, out[j].Entry) })
 	for i := range out {
-		ix.matchInfo(&out[i], &aq, idfs, named[out[i].doc] || ix.isExact(out[i].doc, exactKey))
+		ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
 	}
 	return out
+}
+
+// isLowerASCII reports whether s has no upper-case ASCII letter and no
+// non-ASCII byte (then strings.ToLower(s) == s).
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Credit a derived term gives its query word in the match strength.
 var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8, termRelated: 0.5}
 
-// matchInfo fills s.Matched and s.Strength (see Scored) for one hit.
-// Identifier wholes ("create_issue") count only when matched: their parts
-// are query terms too.
-func (ix *Index) matchInfo(s *Scored, aq *analyzedQuery, idfs []float64, named bool) {
-	d := &ix.docs[s.doc]
-	credit := make([]float64, len(aq.terms))
-	has := func(term string) bool {
-		_, ok := slices.BinarySearchFunc(d.terms, term, func(t termTF, q string) int { return strings.Compare(t.term, q) })
-		return ok
+// hasDoc reports whether a posting list (sorted by document, as every
+// list is: documents are numbered in the order they are added) has doc.
+func hasDoc(post []posting, doc int32) bool {
+	lo, hi := 0, len(post)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if post[m].doc < doc {
+			lo = m + 1
+		} else {
+			hi = m
+		}
 	}
-	for _, qt := range aq.terms { // base terms first: derived ones only for words not matched
-		if qt.kind == termWord && idfs[qt.src] > 0 && has(qt.term) {
+	return lo < len(post) && post[lo].doc == doc
+}
+
+// matchInfo fills s.Matched and s.Strength (see Scored) for one hit, from
+// the query analysed in sc. Identifier wholes ("create_issue") count only
+// when matched: their parts are query terms too.
+func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
+	aq, idfs := &sc.aq, sc.idfs
+	sc.credit = slices.Grow(sc.credit[:0], len(aq.terms))[:len(aq.terms)]
+	credit := sc.credit
+	clear(credit)
+	has := func(qt *queryTerm) bool { return qt.ti != nil && hasDoc(qt.ti.post, s.doc) }
+	for i := range aq.terms { // base terms first: derived ones only for words not matched
+		if qt := &aq.terms[i]; qt.kind == termWord && idfs[qt.src] > 0 && has(qt) {
 			credit[qt.src] = 1
 		}
 	}
-	for _, qt := range aq.terms {
-		if qt.kind != termWord && credit[qt.src] < derivedCredit[qt.kind] && has(qt.term) {
+	for i := range aq.terms {
+		if qt := &aq.terms[i]; qt.kind != termWord && credit[qt.src] < derivedCredit[qt.kind] && has(qt) {
 			credit[qt.src] = derivedCredit[qt.kind]
 		}
 	}
 	var got, total float64
-	for i, qt := range aq.terms {
+	nm := 0
+	for i := range aq.terms {
+		qt := &aq.terms[i]
 		if qt.kind != termWord {
 			continue
 		}
@@ -883,8 +932,16 @@ func (ix *Index) matchInfo(s *Scored, aq *analyzedQuery, idfs []float64, named b
 		}
 		total += w
 		got += w * credit[i]
-		if credit[i] > 0 && qt.word != "" && !slices.Contains(s.Matched, qt.word) {
-			s.Matched = append(s.Matched, qt.word)
+		if credit[i] > 0 && qt.word != "" {
+			nm++
+		}
+	}
+	if nm > 0 {
+		s.Matched = make([]string, 0, nm)
+		for i := range aq.terms {
+			if qt := &aq.terms[i]; qt.kind == termWord && credit[i] > 0 && qt.word != "" && !slices.Contains(s.Matched, qt.word) {
+				s.Matched = append(s.Matched, qt.word)
+			}
 		}
 	}
 	if total > 0 {

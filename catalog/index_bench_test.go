@@ -38,11 +38,15 @@ func BenchmarkIndexBuild(b *testing.B) {
 	es, _ := benchCatalog(b)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		ix := NewIndex(es)
 		if ix.Len() != len(es) {
 			b.Fatalf("Len %d, want %d", ix.Len(), len(es))
 		}
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -55,10 +59,14 @@ func BenchmarkQuery(b *testing.B) {
 	lat := make([]float64, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
+	cpu := processCPU()
 	for i := 0; i < b.N; i++ {
 		t := time.Now()
 		ix.Search(qs[i%len(qs)].Query, 10, nil)
 		lat = append(lat, float64(time.Since(t).Nanoseconds()))
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
 	b.StopTimer()
 	sort.Float64s(lat)

@@ -53,46 +53,79 @@ type queryTerm struct {
 	// ("create_issue"): its parts are terms too, so it counts for the
 	// match strength only when matched.
 	whole bool
+	// ti is the term's entry in the index searched (nil when no live
+	// document has it), looked up once per query (Index.resolve).
+	ti *termInfo
 }
 
 // analyzedQuery is a query split into weighted base terms plus its plain
 // word sequence (lower-case letter/digit runs, stopwords kept) for phrases.
+// Its slices and map are reused from query to query (pooled with the
+// index's scratch).
 type analyzedQuery struct {
 	terms []queryTerm
 	words []string
+	seen  map[string]int // term -> index in terms
 }
 
-// analyzeQuery tokenizes a query with the index's rules: free-text terms
-// plus the whole lower-cased identifier of words written like identifiers
+// analyzeQuery tokenizes a query with the index's rules (see
+// analyzedQuery.analyze) into a new analyzedQuery.
+func analyzeQuery(q string) analyzedQuery {
+	var aq analyzedQuery
+	aq.analyze(q)
+	return aq
+}
+
+// analyze resets aq to the analysis of query q: free-text terms plus the
+// whole lower-cased identifier of words written like identifiers
 // ("create_issue", "math.factorial", "getURLs"), so they meet the whole
 // name tokens of the name field. Repeated terms are merged keeping the
 // highest weight. Words of paths, URLs, e-mail addresses, numbers and
 // quoted values are down-weighted (see weightPathWord).
-func analyzeQuery(q string) analyzedQuery {
-	var aq analyzedQuery
-	seen := map[string]int{}
+func (aq *analyzedQuery) analyze(q string) {
+	aq.terms, aq.words = aq.terms[:0], aq.words[:0]
+	if aq.seen == nil {
+		aq.seen = map[string]int{}
+	}
+	clear(aq.seen)
 	add := func(t, word string, w float64, whole bool) {
-		if i, ok := seen[t]; ok {
+		if i, ok := aq.seen[t]; ok {
 			if w > aq.terms[i].qw {
 				aq.terms[i].qw = w
 			}
 			aq.terms[i].whole = aq.terms[i].whole && whole
 			return
 		}
-		seen[t] = len(aq.terms)
+		aq.seen[t] = len(aq.terms)
 		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole})
 	}
-	quoted := quotedSpans(q)
-	pos := 0
-	for _, chunk := range strings.Fields(q) {
-		at := strings.Index(q[pos:], chunk) + pos
-		pos = at + len(chunk)
+	var quoted [][2]int
+	if strings.ContainsAny(q, "\"`“") {
+		quoted = quotedSpans(q)
+	}
+	for at := 0; at < len(q); {
+		// The next whitespace-separated chunk, at byte offset at.
+		r, size := utf8.DecodeRuneInString(q[at:])
+		if unicode.IsSpace(r) {
+			at += size
+			continue
+		}
+		end := at + size
+		for end < len(q) {
+			r, size = utf8.DecodeRuneInString(q[end:])
+			if unicode.IsSpace(r) {
+				break
+			}
+			end += size
+		}
+		chunk := q[at:end]
 		w := 1.0
 		if isPathLike(chunk) {
 			w = weightPathWord
 		} else if inSpans(quoted, at) {
 			w = weightQuotedWord
 		}
+		at = end
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
 		if core != "" && w == 1 && looksLikeIdentifier(core) {
 			add(strings.ToLower(core), core, 1, true)
@@ -104,17 +137,60 @@ func analyzeQuery(q string) analyzedQuery {
 			}
 			add(t, word, ww, false)
 		})
-		for _, run := range strings.FieldsFunc(chunk, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) {
-			aq.words = append(aq.words, strings.ToLower(run))
+		forEachRun(chunk, func(run string) { aq.words = append(aq.words, normalizeWord(run)) })
+	}
+}
+
+// derive adds a derived query term (a repair, compound or related term)
+// unless the query has that term already.
+func (aq *analyzedQuery) derive(t string, w float64, kind uint8, src int, ti *termInfo) {
+	if _, ok := aq.seen[t]; ok {
+		return
+	}
+	aq.seen[t] = len(aq.terms)
+	aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src, ti: ti})
+}
+
+// forEachRun calls f for each run of word runes (letters and digits) of s
+// that has no CJK rune; CJK runes separate runs.
+func forEachRun(s string, f func(run string)) {
+	start := -1
+	for i, r := range s {
+		if isWordRune(r) && !isCJK(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			f(s[start:i])
+			start = -1
 		}
 	}
-	return aq
+	if start >= 0 {
+		f(s[start:])
+	}
 }
 
 // tokenizeWords is tokenizeText that also tells which written word (a
-// letter/digit run) each term came from.
+// run of letters, digits and CJK runes) each term came from.
 func tokenizeWords(s string, f func(word, term string)) {
-	for _, run := range strings.FieldsFunc(s, func(r rune) bool { return !isWordRune(r) && !isCJK(r) }) {
+	start := -1
+	for i, r := range s {
+		if isWordRune(r) || isCJK(r) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			run := s[start:i]
+			tokenizeText(run, func(t string) { f(run, t) })
+			start = -1
+		}
+	}
+	if start >= 0 {
+		run := s[start:]
 		tokenizeText(run, func(t string) { f(run, t) })
 	}
 }
@@ -210,33 +286,35 @@ func nameKey(s string) string {
 	return b.String()
 }
 
+// resolve looks up every term of aq in ix (read lock held) once, so the
+// expansion, the scoring and the match strength need no further lookups.
+func (ix *Index) resolve(aq *analyzedQuery) {
+	for i := range aq.terms {
+		aq.terms[i].ti = ix.live1(aq.terms[i].term)
+	}
+}
+
+// live1 returns the termInfo of t when a live document has t, else nil.
+func (ix *Index) live1(t string) *termInfo {
+	if ti := ix.terms[t]; ti != nil && ti.df > 0 {
+		return ti
+	}
+	return nil
+}
+
 // expand adds the derived terms of an analyzed query for index ix (read
-// lock held): an unknown ASCII term (no live document has it) of at least 5
-// letters gets the most frequent index term one edit away (a misspelling:
-// "geocding" -> "geocod") or, failing that, its split into two known terms
-// ("zipcode" -> "zip", "code"); two adjacent query words are joined when
-// the index knows the joined term ("zip codes" -> "zipcode").
+// lock held; aq resolved): an unknown ASCII term (no live document has it)
+// of at least 5 letters gets the most frequent index term one edit away (a
+// misspelling: "geocding" -> "geocod") or, failing that, its split into
+// two known terms ("zipcode" -> "zip", "code"); two adjacent query words
+// are joined when the index knows the joined term ("zip codes" ->
+// "zipcode").
 func (ix *Index) expand(aq *analyzedQuery) {
-	known := func(t string) bool {
-		ti := ix.terms[t]
-		return ti != nil && ti.df > 0
-	}
-	seen := map[string]bool{}
-	for _, t := range aq.terms {
-		seen[t.term] = true
-	}
-	derive := func(t string, w float64, kind uint8, src int) {
-		if seen[t] {
-			return
-		}
-		seen[t] = true
-		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src})
-	}
 	nbase := len(aq.terms)
 	repairs := 0
 	for i := 0; i < nbase; i++ {
 		t := aq.terms[i]
-		if known(t.term) || len(t.term) < 5 || !isASCIILetters(t.term) {
+		if t.ti != nil || len(t.term) < 5 || !isASCIILetters(t.term) {
 			continue
 		}
 		// Repairs cost ~50 map lookups per letter: at most maxRepairs per
@@ -246,43 +324,48 @@ func (ix *Index) expand(aq *analyzedQuery) {
 			break
 		}
 		repairs++
-		best, bestDF := "", int32(0)
+		var best *termInfo
+		var bestTerm string
 		edits1(t.term, func(c []byte) {
-			if ti := ix.terms[string(c)]; ti != nil && ti.df > bestDF { // no allocation
-				best, bestDF = string(c), ti.df
+			if ti := ix.terms[string(c)]; ti != nil && (best == nil || ti.df > best.df) { // no allocation
+				best, bestTerm = ti, string(c)
 			}
 		})
-		if best != "" {
-			derive(best, t.qw*weightFuzzy, termFuzzy, i)
+		if best != nil && best.df > 0 {
+			aq.derive(bestTerm, t.qw*weightFuzzy, termFuzzy, i, best)
 			continue
 		}
 		for cut := 3; cut <= len(t.term)-3; cut++ {
 			a, b := stem(t.term[:cut]), stem(t.term[cut:])
-			if known(a) && known(b) && !isStopword(a) && !isStopword(b) {
-				derive(a, t.qw*weightCompound, termCompound, i)
-				derive(b, t.qw*weightCompound, termCompound, i)
+			if isStopword(a) || isStopword(b) {
+				continue
+			}
+			if ta, tb := ix.live1(a), ix.live1(b); ta != nil && tb != nil {
+				aq.derive(a, t.qw*weightCompound, termCompound, i, ta)
+				aq.derive(b, t.qw*weightCompound, termCompound, i, tb)
 				break
 			}
 		}
 	}
 	for i := 0; i+1 < len(aq.words); i++ {
 		a, b := aq.words[i], aq.words[i+1]
-		if isStopword(a) || isStopword(b) || !isASCIILetters(a) || !isASCIILetters(b) {
+		if !isASCIILetters(a) || !isASCIILetters(b) || isStopword(a) || isStopword(b) {
 			continue
 		}
 		joined := stem(a + b)
-		if !known(joined) {
+		ti := ix.live1(joined)
+		if ti == nil {
 			continue
 		}
 		src := -1
 		for j := 0; j < nbase; j++ {
-			if aq.terms[j].word == aq.words[i] || aq.terms[j].word == aq.words[i+1] {
+			if aq.terms[j].word == a || aq.terms[j].word == b {
 				src = j
 				break
 			}
 		}
 		if src >= 0 {
-			derive(joined, weightCompound, termCompound, src)
+			aq.derive(joined, weightCompound, termCompound, src, ti)
 		}
 	}
 }
@@ -341,7 +424,7 @@ func (ix *Index) namedDocs(aq *analyzedQuery, f func(ids []int32)) {
 		b := append(arr[:0], aq.words[i]...)
 		for n := 2; n <= 4 && i+n <= len(aq.words); n++ {
 			b = append(b, aq.words[i+n-1]...)
-			if utf8.RuneCount(b) >= 4 {
+			if len(b) >= 4 && ix.nameFilter.mayHaveBytes(b) && utf8.RuneCount(b) >= 4 {
 				if ids := ix.names[string(b)]; len(ids) > 0 {
 					f(ids)
 				}

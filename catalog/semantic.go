@@ -76,10 +76,6 @@ const (
 // (read lock held).
 func (ix *Index) expandRelated(aq *analyzedQuery) {
 	tab := related()
-	seen := map[string]bool{}
-	for _, t := range aq.terms {
-		seen[t.term] = true
-	}
 	nbase := len(aq.terms)
 	maxDF := int32(max(1, float64(ix.live)*maxRelatedDFShare))
 	total := 0
@@ -93,16 +89,16 @@ func (ix *Index) expandRelated(aq *analyzedQuery) {
 			if added == maxRelatedPerTerm || total == maxRelatedPerQuery {
 				break
 			}
-			if seen[r.term] {
+			if _, ok := aq.seen[r.term]; ok {
 				continue
 			}
-			if ti := ix.terms[r.term]; ti == nil || ti.df <= 0 || ti.df > maxDF {
+			ti := ix.terms[r.term]
+			if ti == nil || ti.df <= 0 || ti.df > maxDF {
 				continue
 			}
 			total++
-			seen[r.term] = true
-			aq.terms = append(aq.terms, queryTerm{term: r.term, qw: t.qw * r.w, kind: termRelated, src: i})
 			added++
+			aq.derive(r.term, t.qw*r.w, termRelated, i, ti)
 		}
 	}
 }
