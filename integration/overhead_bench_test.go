@@ -2,22 +2,38 @@
 
 package integration
 
-// Proxy overhead (issue 6, item 5): tools/call through the real proxy
-// binary against the same call made straight to the same upstream, side by
-// side in one run. Targets: at most 150 µs added at p50, and at least 85%
-// of the direct throughput.
+// Proxy overhead (issue 6 item 5, issue 16): tools/call through the real
+// proxy binary against the same call made straight to the same upstream,
+// side by side in one run, for both upstream transports (stdio, and
+// Streamable HTTP with the proxy's front over HTTP too) at 1 and 16
+// concurrent callers, plus tool_call (tools mode) over stdio. Targets: at
+// least 85% of the direct throughput at 16 callers, at most 150 µs added at
+// p50 with 1 caller, at most 1 ms added at p99, at most 16 KB allocated by
+// the proxy per proxied call.
 //
 //	go test ./integration -run XXX -bench Overhead -benchtime 3000x
 //
-// prints the usual benchmark lines (with p50_us, p99_us and calls/s) and a
-// table comparing the two sides at 1 and 16 concurrent callers.
+// prints the usual benchmark lines (p50_us, p99_us, calls/s, and for the
+// proxy B/call and allocs/call read from its /metrics) and a table of
+// proxy/direct ratios. OVERHEAD_PROFILE_DIR=DIR makes each proxy process
+// write cpu-<case>.pprof and mem-<case>.pprof there when the run ends
+// (MCP_TOOLSEARCH_CPUPROFILE / MCP_TOOLSEARCH_MEMPROFILE, cli/profile.go).
+// OVERHEAD_PROXY_GOGC=N sets GOGC for the proxy processes only.
+// OVERHEAD_BASELINE_BIN=PATH adds the sides stdio/baseline and
+// http/baseline: the same proxy cases served by another build (e.g. the
+// commit before a change), for before/after ratios in one run.
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,6 +48,8 @@ type overheadResult struct {
 	calls          int
 	p50, p99       time.Duration
 	callsPerSecond float64
+	bytesPerCall   float64 // proxy sides only (its /metrics)
+	allocsPerCall  float64
 }
 
 // runCalls makes b.N calls of tool through cs from conc goroutines sharing
@@ -86,70 +104,196 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 	return sorted[max(i, 1)-1]
 }
 
-// BenchmarkOverhead: the official go-sdk client over stdio calls
-// list_issues of examples/catalogserver (12 tools of github-like.jsonl)
-// once straight and once through `mcp-toolsearch serve --mode off` serving
-// that same catalog server (the proxy in direct mode, session log off,
-// metrics and in-memory telemetry on, as deployed). Each side has its own
-// catalogserver process, started the same way. Sub-benchmarks run direct
-// then proxy at 1 and then 16 concurrent callers; the parent prints the
-// comparison table to stdout.
+// memCounters reads go_memstats_alloc_bytes_total and
+// go_memstats_mallocs_total from a proxy's /metrics.
+func memCounters(b *testing.B, metricsURL string) (bytes, mallocs float64) {
+	resp, err := http.Get(metricsURL)
+	if err != nil {
+		b.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		v, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "go_memstats_alloc_bytes_total":
+			bytes = v
+		case "go_memstats_mallocs_total":
+			mallocs = v
+		}
+	}
+	return bytes, mallocs
+}
+
+// overheadSide is one way of calling the tool.
+type overheadSide struct {
+	name, tool string
+	args       map[string]any
+	cs         *gosdk.ClientSession
+	metrics    string // the proxy's /metrics URL; "" for direct sides
+}
+
+// BenchmarkOverhead: the official go-sdk client calls list_issues of
+// examples/catalogserver (12 tools of github-like.jsonl), straight and
+// through `mcp-toolsearch serve` (direct mode, session log off, metrics and
+// in-memory telemetry on, as deployed), over stdio and over Streamable
+// HTTP (client -> proxy over HTTP -> catalogserver over HTTP); and through
+// tool_call (tools mode) over stdio. Every side has its own catalogserver
+// process.
 func BenchmarkOverhead(b *testing.B) {
 	cat := catalogFile(b, "github-like.jsonl")
-	server := []string{catalogServer(b), "-tools", cat}
-	cfg := writeConfig(b, fmt.Sprintf(`
-[tool_search]
-enabled = false
-
-[upstreams.gh]
-command = %s
-args = ["-tools", %s]
-`, tomlString(server[0]), tomlString(cat)))
+	srv := catalogServer(b)
 	args := map[string]any{"owner": "octo", "repo": "hello", "state": "open"}
-	// OVERHEAD_PROXY_GOGC=N sets GOGC for the proxy process only (an
-	// experiment knob: the go-sdk's decoder allocates a fresh 32 KiB buffer
-	// per JSON message, so the proxy's GC work grows with its call rate).
 	var proxyEnv []string
 	if v := os.Getenv("OVERHEAD_PROXY_GOGC"); v != "" {
 		proxyEnv = append(proxyEnv, "GOGC="+v)
 	}
-	sides := []struct {
-		name, tool string
-		cs         *gosdk.ClientSession
-	}{
-		{"direct", "list_issues", gosdkClientStdio(b, server)},
-		{"proxy", "gh__list_issues", gosdkClientStdio(b, proxyCmd(b, cfg, "--mode", "off"), proxyEnv...)},
+	profDir := os.Getenv("OVERHEAD_PROFILE_DIR")
+	env := func(name string) []string {
+		e := slices.Clone(proxyEnv)
+		if profDir != "" {
+			e = append(e, "MCP_TOOLSEARCH_CPUPROFILE="+filepath.Join(profDir, "cpu-"+name+".pprof"),
+				"MCP_TOOLSEARCH_MEMPROFILE="+filepath.Join(profDir, "mem-"+name+".pprof"))
+		}
+		return e
 	}
-	for _, s := range sides { // warm both paths (connections, JIT-free but caches and pools)
+
+	// stdio: client -> proxy (stdio) -> catalogserver (stdio).
+	metricsPort := freePort(b)
+	stdioCfg := writeConfig(b, fmt.Sprintf(`
+[tool_search]
+enabled = false
+[telemetry]
+metrics_listen = "127.0.0.1:%d"
+[upstreams.gh]
+command = %s
+args = ["-tools", %s]
+`, metricsPort, tomlString(srv), tomlString(cat)))
+	toolsPort := freePort(b)
+	toolsCfg := writeConfig(b, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = "tools"
+[telemetry]
+metrics_listen = "127.0.0.1:%d"
+[upstreams.gh]
+command = %s
+args = ["-tools", %s]
+trusted = true
+`, toolsPort, tomlString(srv), tomlString(cat)))
+
+	// Streamable HTTP: client -> proxy (HTTP) -> catalogserver (HTTP).
+	upDirect := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	startHTTPServer(b, []string{srv, "-tools", cat, "-http", upDirect}, nil, "http://"+upDirect+"/mcp")
+	upProxied := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	startHTTPServer(b, []string{srv, "-tools", cat, "-http", upProxied}, nil, "http://"+upProxied+"/mcp")
+	front := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+	httpCfg := writeConfig(b, fmt.Sprintf(`
+[tool_search]
+enabled = false
+[upstreams.gh]
+url = "http://%s/mcp"
+`, upProxied))
+	startHTTPServer(b, proxyCmd(b, httpCfg, "--transport", "http", "--listen", front), env("http"), "http://"+front+"/healthz")
+
+	baseBin := os.Getenv("OVERHEAD_BASELINE_BIN")
+	baseCmd := func(cfg string, extra ...string) []string {
+		return append([]string{baseBin, "serve", "--config", cfg, "--log-level", "warn"}, extra...)
+	}
+	var baseStdioCfg, baseFront string
+	if baseBin != "" {
+		baseStdioCfg = writeConfig(b, fmt.Sprintf("[tool_search]\nenabled = false\n[telemetry]\nmetrics_listen = \"127.0.0.1:%d\"\n[upstreams.gh]\ncommand = %s\nargs = [\"-tools\", %s]\n", freePort(b), tomlString(srv), tomlString(cat)))
+		upBase := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		startHTTPServer(b, []string{srv, "-tools", cat, "-http", upBase}, nil, "http://"+upBase+"/mcp")
+		baseFront = fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		baseHTTPCfg := writeConfig(b, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.gh]\nurl = \"http://%s/mcp\"\n", upBase))
+		startHTTPServer(b, baseCmd(baseHTTPCfg, "--transport", "http", "--listen", baseFront), proxyEnv, "http://"+baseFront+"/healthz")
+	}
+	toolCallArgs := map[string]any{"id": "mcp:gh:list_issues", "args": args}
+	sides := map[string]*overheadSide{
+		"stdio/direct":    {name: "stdio/direct", tool: "list_issues", args: args, cs: gosdkClientStdio(b, []string{srv, "-tools", cat})},
+		"stdio/proxy":     {name: "stdio/proxy", tool: "gh__list_issues", args: args, cs: gosdkClientStdio(b, proxyCmd(b, stdioCfg), env("stdio")...), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)},
+		"stdio/tool_call": {name: "stdio/tool_call", tool: "tool_call", args: toolCallArgs, cs: gosdkClientStdio(b, proxyCmd(b, toolsCfg), env("tool_call")...), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", toolsPort)},
+		"http/direct":     {name: "http/direct", tool: "list_issues", args: args, cs: gosdkClientHTTP(b, "http://"+upDirect+"/mcp", nil)},
+		"http/proxy":      {name: "http/proxy", tool: "gh__list_issues", args: args, cs: gosdkClientHTTP(b, "http://"+front+"/mcp", nil), metrics: "http://" + front + "/metrics"},
+	}
+	order := []string{"stdio/direct", "stdio/proxy", "stdio/tool_call", "http/direct", "http/proxy"}
+	if baseBin != "" {
+		sides["stdio/baseline"] = &overheadSide{name: "stdio/baseline", tool: "gh__list_issues", args: args, cs: gosdkClientStdio(b, baseCmd(baseStdioCfg), proxyEnv...), metrics: metricsOf(b, baseStdioCfg)}
+		sides["http/baseline"] = &overheadSide{name: "http/baseline", tool: "gh__list_issues", args: args, cs: gosdkClientHTTP(b, "http://"+baseFront+"/mcp", nil), metrics: "http://" + baseFront + "/metrics"}
+		order = []string{"stdio/direct", "stdio/baseline", "stdio/proxy", "stdio/tool_call", "http/direct", "http/baseline", "http/proxy"}
+	}
+	for _, name := range order { // warm every path (connections, caches, pools)
+		s := sides[name]
 		for i := 0; i < 200; i++ {
-			if _, err := s.cs.CallTool(context.Background(), &gosdk.CallToolParams{Name: s.tool, Arguments: args}); err != nil {
-				b.Fatalf("warm-up %s: %v", s.name, err)
+			if _, err := s.cs.CallTool(context.Background(), &gosdk.CallToolParams{Name: s.tool, Arguments: s.args}); err != nil {
+				b.Fatalf("warm-up %s: %v", name, err)
 			}
 		}
 	}
 	results := map[string]overheadResult{}
 	for _, conc := range []int{1, 16} {
-		for _, s := range sides {
-			name := fmt.Sprintf("%s/c%d", s.name, conc)
-			b.Run(name, func(b *testing.B) { results[name] = runCalls(b, s.cs, s.tool, args, conc) })
+		for _, name := range order {
+			s := sides[name]
+			key := fmt.Sprintf("%s/c%d", name, conc)
+			b.Run(key, func(b *testing.B) {
+				var b0, m0 float64
+				if s.metrics != "" {
+					b0, m0 = memCounters(b, s.metrics)
+				}
+				r := runCalls(b, s.cs, s.tool, s.args, conc)
+				if s.metrics != "" {
+					b1, m1 := memCounters(b, s.metrics)
+					r.bytesPerCall, r.allocsPerCall = (b1-b0)/float64(r.calls), (m1-m0)/float64(r.calls)
+					b.ReportMetric(r.bytesPerCall, "proxyB/call")
+					b.ReportMetric(r.allocsPerCall, "proxyallocs/call")
+				}
+				results[key] = r
+			})
 		}
 	}
-	if len(results) != 4 {
+	if len(results) != 2*len(order) {
 		return // a sub-benchmark was filtered out by -bench or failed
 	}
 	w := os.Stdout
-	fmt.Fprintf(w, "\nproxy overhead, tools/call of %s over stdio (go-sdk client), GOMAXPROCS=%d\n", "list_issues", runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-12s %8s %10s %10s %12s\n", "side", "calls", "p50 µs", "p99 µs", "calls/s")
+	fmt.Fprintf(w, "\nproxy overhead, tools/call of list_issues (go-sdk client), GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
+	fmt.Fprintf(w, "%-22s %10s %10s %10s %10s %10s %9s %11s %8s\n", "case", "calls/s", "p50 µs", "p99 µs", "ratio", "+p50 µs", "+p99 µs", "B/call", "allocs")
 	for _, conc := range []int{1, 16} {
-		for _, s := range sides {
-			name := fmt.Sprintf("%s/c%d", s.name, conc)
-			r := results[name]
-			fmt.Fprintf(w, "%-12s %8d %10.1f %10.1f %12.0f\n", name, r.calls, us(r.p50), us(r.p99), r.callsPerSecond)
+		for _, up := range []string{"stdio", "http"} {
+			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
+			fmt.Fprintf(w, "%-22s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
+			for _, via := range []string{"baseline", "proxy", "tool_call"} {
+				key := fmt.Sprintf("%s/%s/c%d", up, via, conc)
+				p, ok := results[key]
+				if !ok {
+					continue
+				}
+				fmt.Fprintf(w, "%-22s %10.0f %10.1f %10.1f %9.1f%% %10.1f %9.1f %11.0f %8.1f\n", key, p.callsPerSecond, us(p.p50), us(p.p99),
+					100*p.callsPerSecond/d.callsPerSecond, us(p.p50-d.p50), us(p.p99-d.p99), p.bytesPerCall, p.allocsPerCall)
+			}
 		}
-		d, p := results[fmt.Sprintf("direct/c%d", conc)], results[fmt.Sprintf("proxy/c%d", conc)]
-		fmt.Fprintf(w, "  c%-2d added p50 %.1f µs (target <= 150), added p99 %.1f µs, throughput %.1f%% of direct (target >= 85%%)\n",
-			conc, us(p.p50-d.p50), us(p.p99-d.p99), 100*p.callsPerSecond/d.callsPerSecond)
 	}
+	fmt.Fprintf(w, "targets: c16 ratio >= 85%%, c1 +p50 <= 150 µs, +p99 <= 1000 µs, B/call <= 16384\n")
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+
+// metricsOf is the /metrics URL of a stdio proxy config's
+// telemetry.metrics_listen.
+func metricsOf(b *testing.B, cfgPath string) string {
+	data, err := os.ReadFile(cfgPath)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "metrics_listen = "); ok {
+			return "http://" + strings.Trim(v, `"`) + "/metrics"
+		}
+	}
+	b.Fatalf("%s has no metrics_listen", cfgPath)
+	return ""
+}

@@ -38,6 +38,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 	params := &mcp.CallToolParams{Name: e.Name, Arguments: args}
 	var opts upstream.CallOptions
 	if req := callRequest(ctx, e.Exposed); req != nil {
+		opts.Raw = rawSlotFrom(ctx) // rawresult.go
 		token := req.Params.GetProgressToken()
 		if len(req.Params.Meta) > 0 {
 			meta := mcp.Meta{}

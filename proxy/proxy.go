@@ -410,7 +410,9 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		rec.Outcome = outcomeOf(res, err)
 		rec.DurationMs = msSince(start)
 		if res != nil && p.conf().Telemetry.SessionLog != "" { // bytes go only to the session log
-			if b, err := json.Marshal(res); err == nil {
+			if raw := rawSlotFrom(ctx); raw != nil && raw.JSON != nil {
+				rec.BytesOut = len(raw.JSON)
+			} else if b, err := json.Marshal(res); err == nil {
 				rec.BytesOut = len(b)
 			}
 		}
@@ -442,7 +444,13 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		p.approvedChange(e, hash)
 	}
 	check := p.outputCheck(e)
+	if check != nil {
+		ctx = withoutRawSlot(ctx) // the output is validated: decoded (rawresult.go)
+	}
 	res, err = p.forward(ctx, s, e, args)
+	if raw := rawSlotFrom(ctx); err == nil && raw != nil && raw.JSON != nil && res.IsError && len(p.conf().Secrets()) > 0 {
+		res, err = materialize(raw) // an error result is redacted below
+	}
 	if err == nil && check != nil {
 		res = check(res)
 	}

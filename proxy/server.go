@@ -152,7 +152,11 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if modernRequestOf(req) { // exchange.go: input-required rounds
 					return p.callModern(ctx, s, cr, args)
 				}
+				ctx, raw := rawSlotFor(ctx, ss) // rawresult.go: the upstream's bytes passed on
 				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
+				if err == nil && raw != nil && raw.JSON != nil {
+					return &rawToolResult{json: raw.JSON}, nil
+				}
 				var ae *ArgumentsError
 				if errors.As(err, &ae) {
 					// A tool execution error, so the model can correct itself

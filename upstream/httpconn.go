@@ -171,7 +171,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	default:
 	}
 	b := getBuf()
-	buf, err := c.encode(*b, msg)
+	buf, err := c.encode(*b, msg, wantsRaw(ctx))
 	*b = buf
 	if err != nil {
 		putBuf(b)

@@ -379,6 +379,10 @@ type CallOptions struct {
 	// restarts the call's call_timeout, up to CallCeilingFactor *
 	// call_timeout in total.
 	OnProgress func(*mcp.ProgressNotificationParams)
+	// Raw, when non-nil, asks for the result as raw JSON (RawResult): when
+	// the transport kept it raw, Raw.JSON is set and the returned result
+	// carries only IsError; otherwise the result comes decoded as usual.
+	Raw *RawResult
 }
 
 // CallTool is CallToolWith with zero CallOptions.
@@ -480,6 +484,9 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		p.SetProgressToken(token)
 		params = p
 	}
+	if o.Raw != nil {
+		cctx = context.WithValue(cctx, rawResultKey{}, o.Raw)
+	}
 	res, err := cur.session.CallTool(cctx, params)
 	if err != nil && o.Conn == nil && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
 		// The HTTP upstream restarted and forgot our session: initialize
@@ -493,6 +500,10 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	}
 	if err == nil {
 		return res, nil
+	}
+	if ra, ok := errors.AsType[*rawAnswer](err); ok && o.Raw != nil {
+		o.Raw.JSON = ra.json
+		return &mcp.CallToolResult{IsError: ra.isError}, nil
 	}
 	var rpcErr *jsonrpc.Error
 	switch {

@@ -136,7 +136,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	b := getBuf()
 	defer putBuf(b)
-	buf, err := c.encode(*b, msg)
+	buf, err := c.encode(*b, msg, wantsRaw(ctx))
 	if err != nil {
 		return err
 	}

@@ -61,6 +61,7 @@ type wire struct {
 type pendingCall struct {
 	method string
 	cursor string // tools/list
+	raw    bool   // tools/call asking for a raw result (rawresult.go)
 }
 
 func newWire(log *slog.Logger, maxBytes int) *wire {
@@ -105,8 +106,9 @@ func putBuf(b *[]byte) {
 
 // encode appends msg's JSON to buf. A call is recorded as pending (so its
 // answer can be matched even when malformed); an answer to a request of
-// the upstream whose id was substituted gets the original id back.
-func (w *wire) encode(buf []byte, msg jsonrpc.Message) ([]byte, error) {
+// the upstream whose id was substituted gets the original id back. raw
+// marks a tools/call whose result is wanted raw (rawresult.go).
+func (w *wire) encode(buf []byte, msg jsonrpc.Message, raw bool) ([]byte, error) {
 	buf = append(buf, `{"jsonrpc":"2.0"`...)
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
@@ -115,8 +117,11 @@ func (w *wire) encode(buf []byte, msg jsonrpc.Message) ([]byte, error) {
 			buf = appendID(buf, m.ID)
 			if id, ok := m.ID.Raw().(int64); ok {
 				pc := pendingCall{method: m.Method}
-				if m.Method == "tools/list" {
+				switch m.Method {
+				case "tools/list":
 					pc.cursor = cursorOf(m.Params)
+				case "tools/call":
+					pc.raw = raw
 				}
 				w.mu.Lock()
 				w.pending[id] = pc
@@ -400,6 +405,12 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 		return []jsonrpc.Message{resp}
 	}
 	resp.Result = f.result
+	if pc.raw {
+		if ok, isErr := rawPassable(f.result); ok {
+			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr}
+			return []jsonrpc.Message{resp}
+		}
+	}
 	switch pc.method {
 	case "tools/list":
 		w.mu.Lock()

@@ -1,0 +1,60 @@
+package upstream
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// RawResult receives a tools/call result as raw JSON (CallOptions.Raw):
+// the bytes the upstream sent, never decoded into go-sdk types. Every
+// decode through the go-sdk allocates a fresh 32 KiB buffer (go-sdk
+// v1.8.0 internal/json.Unmarshal), several per proxied call; a result
+// that is only passed on does not need one (issue 16).
+type RawResult struct {
+	// JSON is the result object as received; nil when the result came
+	// decoded (the transport cannot keep it raw, or it carries more than
+	// content, structuredContent and isError: then the usual decoded
+	// result is returned).
+	JSON json.RawMessage
+}
+
+type rawResultKey struct{}
+
+// wantsRaw reports whether the call whose context is ctx asked for a raw
+// result (the transports read it in Write: the go-sdk passes the call's
+// context down).
+func wantsRaw(ctx context.Context) bool {
+	r, _ := ctx.Value(rawResultKey{}).(*RawResult)
+	return r != nil
+}
+
+// rawAnswer carries a raw result from the transport to CallToolWith past
+// the go-sdk: it travels as the response's error, which the go-sdk hands
+// back unchanged and never decodes.
+type rawAnswer struct {
+	json    json.RawMessage
+	isError bool
+}
+
+func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }
+
+// rawPassable reports whether result can be passed on raw: an object whose
+// members are only content, structuredContent and isError (anything else,
+// such as _meta or a 2026-07-28 resultType, goes the decoded way); isError
+// reports the isError member.
+func rawPassable(result []byte) (ok, isError bool) {
+	ok = true
+	_, err := jsonscan.Object(result, func(k, v []byte) bool {
+		switch string(k) {
+		case "content", "structuredContent":
+		case "isError":
+			isError = string(v) == "true"
+		default:
+			ok = false
+		}
+		return ok
+	})
+	return ok && err == nil, isError
+}
