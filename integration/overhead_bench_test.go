@@ -19,9 +19,9 @@ package integration
 // write cpu-<case>.pprof and mem-<case>.pprof there when the run ends
 // (MCP_TOOLSEARCH_CPUPROFILE / MCP_TOOLSEARCH_MEMPROFILE, cli/profile.go).
 // OVERHEAD_PROXY_GOGC=N sets GOGC for the proxy processes only.
-// OVERHEAD_BASELINE_BIN=PATH adds the sides stdio/baseline and
-// http/baseline: the same proxy cases served by another build (e.g. the
-// commit before a change), for before/after ratios in one run.
+// OVERHEAD_BASELINE_BIN=PATH adds the sides base/proxy and base/tool_call
+// for both transports: the same proxy cases served by another build (e.g.
+// the commit before a change), for before/after ratios in one run.
 
 import (
 	"bufio"
@@ -139,15 +139,18 @@ type overheadSide struct {
 
 // BenchmarkOverhead: the official go-sdk client calls list_issues of
 // examples/catalogserver (12 tools of github-like.jsonl), straight and
-// through `mcp-toolsearch serve` (direct mode, session log off, metrics and
-// in-memory telemetry on, as deployed), over stdio and over Streamable
-// HTTP (client -> proxy over HTTP -> catalogserver over HTTP); and through
-// tool_call (tools mode) over stdio. Every side has its own catalogserver
-// process.
+// through `mcp-toolsearch serve` (session log off, metrics and in-memory
+// telemetry on, as deployed), over stdio (client -> proxy over stdio ->
+// catalogserver over stdio) and over Streamable HTTP (client -> proxy over
+// HTTP -> catalogserver over HTTP), in direct mode (gh__list_issues) and
+// through tool_call (tools mode, trusted upstream). Every side has its own
+// catalogserver process. With OVERHEAD_BASELINE_BIN the same proxy sides
+// run from that build too (base/proxy, base/tool_call).
 func BenchmarkOverhead(b *testing.B) {
 	cat := catalogFile(b, "github-like.jsonl")
 	srv := catalogServer(b)
 	args := map[string]any{"owner": "octo", "repo": "hello", "state": "open"}
+	toolCallArgs := map[string]any{"id": "mcp:gh:list_issues", "args": args}
 	var proxyEnv []string
 	if v := os.Getenv("OVERHEAD_PROXY_GOGC"); v != "" {
 		proxyEnv = append(proxyEnv, "GOGC="+v)
@@ -156,76 +159,79 @@ func BenchmarkOverhead(b *testing.B) {
 	env := func(name string) []string {
 		e := slices.Clone(proxyEnv)
 		if profDir != "" {
+			name = strings.ReplaceAll(name, "/", "-")
 			e = append(e, "MCP_TOOLSEARCH_CPUPROFILE="+filepath.Join(profDir, "cpu-"+name+".pprof"),
 				"MCP_TOOLSEARCH_MEMPROFILE="+filepath.Join(profDir, "mem-"+name+".pprof"))
 		}
 		return e
 	}
+	// httpUpstream starts a catalogserver over Streamable HTTP and returns
+	// its endpoint.
+	httpUpstream := func() string {
+		addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		startHTTPServer(b, []string{srv, "-tools", cat, "-http", addr}, nil, "http://"+addr+"/mcp")
+		return "http://" + addr + "/mcp"
+	}
+	// proxySide starts the proxy binary bin for transport ("stdio" or
+	// "http") in direct mode or tools mode (toolCall) before its own
+	// catalogserver, and connects a go-sdk client to it.
+	proxySide := func(name, bin, transport string, toolCall bool) *overheadSide {
+		mode := "[tool_search]\nenabled = false\n"
+		s := &overheadSide{name: name, tool: "gh__list_issues", args: args}
+		if toolCall {
+			mode = "[tool_search]\nenabled = true\nmode = \"tools\"\n"
+			s.tool, s.args = "tool_call", toolCallArgs
+		}
+		up := fmt.Sprintf("[upstreams.gh]\ncommand = %s\nargs = [\"-tools\", %s]\n", tomlString(srv), tomlString(cat))
+		if transport == "http" {
+			up = fmt.Sprintf("[upstreams.gh]\nurl = %s\n", tomlString(httpUpstream()))
+		}
+		if toolCall {
+			up += "trusted = true\n"
+		}
+		cmd := func(cfg string, extra ...string) []string {
+			return append([]string{bin, "serve", "--config", cfg, "--log-level", "warn"}, extra...)
+		}
+		if transport == "stdio" {
+			port := freePort(b)
+			cfg := writeConfig(b, fmt.Sprintf("%s[telemetry]\nmetrics_listen = \"127.0.0.1:%d\"\n%s", mode, port, up))
+			s.cs = gosdkClientStdio(b, cmd(cfg), env(name)...)
+			s.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
+			return s
+		}
+		front := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		cfg := writeConfig(b, mode+up)
+		startHTTPServer(b, cmd(cfg, "--transport", "http", "--listen", front), env(name), "http://"+front+"/healthz")
+		s.cs = gosdkClientHTTP(b, "http://"+front+"/mcp", nil)
+		s.metrics = "http://" + front + "/metrics"
+		return s
+	}
 
-	// stdio: client -> proxy (stdio) -> catalogserver (stdio).
-	metricsPort := freePort(b)
-	stdioCfg := writeConfig(b, fmt.Sprintf(`
-[tool_search]
-enabled = false
-[telemetry]
-metrics_listen = "127.0.0.1:%d"
-[upstreams.gh]
-command = %s
-args = ["-tools", %s]
-`, metricsPort, tomlString(srv), tomlString(cat)))
-	toolsPort := freePort(b)
-	toolsCfg := writeConfig(b, fmt.Sprintf(`
-[tool_search]
-enabled = true
-mode = "tools"
-[telemetry]
-metrics_listen = "127.0.0.1:%d"
-[upstreams.gh]
-command = %s
-args = ["-tools", %s]
-trusted = true
-`, toolsPort, tomlString(srv), tomlString(cat)))
-
-	// Streamable HTTP: client -> proxy (HTTP) -> catalogserver (HTTP).
-	upDirect := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-	startHTTPServer(b, []string{srv, "-tools", cat, "-http", upDirect}, nil, "http://"+upDirect+"/mcp")
-	upProxied := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-	startHTTPServer(b, []string{srv, "-tools", cat, "-http", upProxied}, nil, "http://"+upProxied+"/mcp")
-	front := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-	httpCfg := writeConfig(b, fmt.Sprintf(`
-[tool_search]
-enabled = false
-[upstreams.gh]
-url = "http://%s/mcp"
-`, upProxied))
-	startHTTPServer(b, proxyCmd(b, httpCfg, "--transport", "http", "--listen", front), env("http"), "http://"+front+"/healthz")
-
+	bin := buildProxy(b)
 	baseBin := os.Getenv("OVERHEAD_BASELINE_BIN")
-	baseCmd := func(cfg string, extra ...string) []string {
-		return append([]string{baseBin, "serve", "--config", cfg, "--log-level", "warn"}, extra...)
-	}
-	var baseStdioCfg, baseFront string
+	vias := []string{"proxy", "tool_call"}
 	if baseBin != "" {
-		baseStdioCfg = writeConfig(b, fmt.Sprintf("[tool_search]\nenabled = false\n[telemetry]\nmetrics_listen = \"127.0.0.1:%d\"\n[upstreams.gh]\ncommand = %s\nargs = [\"-tools\", %s]\n", freePort(b), tomlString(srv), tomlString(cat)))
-		upBase := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-		startHTTPServer(b, []string{srv, "-tools", cat, "-http", upBase}, nil, "http://"+upBase+"/mcp")
-		baseFront = fmt.Sprintf("127.0.0.1:%d", freePort(b))
-		baseHTTPCfg := writeConfig(b, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.gh]\nurl = \"http://%s/mcp\"\n", upBase))
-		startHTTPServer(b, baseCmd(baseHTTPCfg, "--transport", "http", "--listen", baseFront), proxyEnv, "http://"+baseFront+"/healthz")
+		vias = []string{"base/proxy", "proxy", "base/tool_call", "tool_call"}
 	}
-	toolCallArgs := map[string]any{"id": "mcp:gh:list_issues", "args": args}
-	sides := map[string]*overheadSide{
-		"stdio/direct":    {name: "stdio/direct", tool: "list_issues", args: args, cs: gosdkClientStdio(b, []string{srv, "-tools", cat})},
-		"stdio/proxy":     {name: "stdio/proxy", tool: "gh__list_issues", args: args, cs: gosdkClientStdio(b, proxyCmd(b, stdioCfg), env("stdio")...), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)},
-		"stdio/tool_call": {name: "stdio/tool_call", tool: "tool_call", args: toolCallArgs, cs: gosdkClientStdio(b, proxyCmd(b, toolsCfg), env("tool_call")...), metrics: fmt.Sprintf("http://127.0.0.1:%d/metrics", toolsPort)},
-		"http/direct":     {name: "http/direct", tool: "list_issues", args: args, cs: gosdkClientHTTP(b, "http://"+upDirect+"/mcp", nil)},
-		"http/proxy":      {name: "http/proxy", tool: "gh__list_issues", args: args, cs: gosdkClientHTTP(b, "http://"+front+"/mcp", nil), metrics: "http://" + front + "/metrics"},
-	}
-	order := []string{"stdio/direct", "stdio/proxy", "stdio/tool_call", "http/direct", "http/proxy"}
-	if baseBin != "" {
-		sides["stdio/baseline"] = &overheadSide{name: "stdio/baseline", tool: "gh__list_issues", args: args, cs: gosdkClientStdio(b, baseCmd(baseStdioCfg), proxyEnv...), metrics: metricsOf(b, baseStdioCfg)}
-		sides["http/baseline"] = &overheadSide{name: "http/baseline", tool: "gh__list_issues", args: args, cs: gosdkClientHTTP(b, "http://"+baseFront+"/mcp", nil), metrics: "http://" + baseFront + "/metrics"}
-		order = []string{"stdio/direct", "stdio/baseline", "stdio/proxy", "stdio/tool_call", "http/direct", "http/baseline", "http/proxy"}
+	sides := map[string]*overheadSide{}
+	var order []string
+	for _, transport := range []string{"stdio", "http"} {
+		name := transport + "/direct"
+		if transport == "stdio" {
+			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: gosdkClientStdio(b, []string{srv, "-tools", cat})}
+		} else {
+			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: gosdkClientHTTP(b, httpUpstream(), nil)}
+		}
+		order = append(order, name)
+		for _, via := range vias {
+			name := transport + "/" + via
+			pbin := bin
+			if strings.HasPrefix(via, "base/") {
+				pbin = baseBin
+			}
+			sides[name] = proxySide(name, pbin, transport, strings.HasSuffix(via, "tool_call"))
+			order = append(order, name)
+		}
 	}
 	for _, name := range order { // warm every path (connections, caches, pools)
 		s := sides[name]
@@ -261,18 +267,15 @@ url = "http://%s/mcp"
 	}
 	w := os.Stdout
 	fmt.Fprintf(w, "\nproxy overhead, tools/call of list_issues (go-sdk client), GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-22s %10s %10s %10s %10s %10s %9s %11s %8s\n", "case", "calls/s", "p50 µs", "p99 µs", "ratio", "+p50 µs", "+p99 µs", "B/call", "allocs")
+	fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %10s %9s %11s %8s\n", "case", "calls/s", "p50 µs", "p99 µs", "ratio", "+p50 µs", "+p99 µs", "B/call", "allocs")
 	for _, conc := range []int{1, 16} {
 		for _, up := range []string{"stdio", "http"} {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
-			fmt.Fprintf(w, "%-22s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
-			for _, via := range []string{"baseline", "proxy", "tool_call"} {
+			fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
+			for _, via := range vias {
 				key := fmt.Sprintf("%s/%s/c%d", up, via, conc)
-				p, ok := results[key]
-				if !ok {
-					continue
-				}
-				fmt.Fprintf(w, "%-22s %10.0f %10.1f %10.1f %9.1f%% %10.1f %9.1f %11.0f %8.1f\n", key, p.callsPerSecond, us(p.p50), us(p.p99),
+				p := results[key]
+				fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f %9.1f%% %10.1f %9.1f %11.0f %8.1f\n", key, p.callsPerSecond, us(p.p50), us(p.p99),
 					100*p.callsPerSecond/d.callsPerSecond, us(p.p50-d.p50), us(p.p99-d.p99), p.bytesPerCall, p.allocsPerCall)
 			}
 		}
@@ -281,19 +284,3 @@ url = "http://%s/mcp"
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
-
-// metricsOf is the /metrics URL of a stdio proxy config's
-// telemetry.metrics_listen.
-func metricsOf(b *testing.B, cfgPath string) string {
-	data, err := os.ReadFile(cfgPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "metrics_listen = "); ok {
-			return "http://" + strings.Trim(v, `"`) + "/metrics"
-		}
-	}
-	b.Fatalf("%s has no metrics_listen", cfgPath)
-	return ""
-}

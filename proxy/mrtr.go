@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,14 +25,37 @@ const (
 // middleware replaces; CallToolResult.UnmarshalJSON is the one public way
 // to set it, so the copy starts from a decoded stub and takes r's exported
 // fields.
+//
+// The stubs are decoded once (callResultStubs): a struct copy carries the
+// unexported field, so a call costs no JSON round trip (issue 16: this ran
+// for every tools/call answer).
 func withResultType(r *mcp.CallToolResult, rt string) *mcp.CallToolResult {
 	var out mcp.CallToolResult
-	stub, _ := json.Marshal(map[string]any{"content": []any{}, "resultType": rt})
-	_ = json.Unmarshal(stub, &out)
+	if rt != "" {
+		stub, ok := callResultStubs()[rt]
+		if !ok {
+			b, _ := json.Marshal(map[string]any{"content": []any{}, "resultType": rt})
+			_ = json.Unmarshal(b, &stub)
+		}
+		out = stub
+	}
 	out.Meta, out.Content, out.StructuredContent, out.IsError = r.Meta, r.Content, r.StructuredContent, r.IsError
 	out.InputRequests, out.RequestState = r.InputRequests, r.RequestState
 	return &out
 }
+
+// callResultStubs are the decoded stubs of withResultType, one per result
+// type of SEP-2322.
+var callResultStubs = sync.OnceValue(func() map[string]mcp.CallToolResult {
+	out := map[string]mcp.CallToolResult{}
+	for _, rt := range []string{resultComplete, resultInputRequired} {
+		var r mcp.CallToolResult
+		b, _ := json.Marshal(map[string]any{"content": []any{}, "resultType": rt})
+		_ = json.Unmarshal(b, &r)
+		out[rt] = r
+	}
+	return out
+})
 
 // modernRequestOf reports whether req was sent at protocol 2026-07-28 or
 // later (its _meta names the version; the go-sdk fills the session's
@@ -60,6 +84,9 @@ const maxInputRounds = 10
 func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, params *mcp.CallToolParams, opts upstream.CallOptions) (*mcp.CallToolResult, error) {
 	for round := 0; ; round++ {
 		res, err := p.ups.CallToolWith(ctx, e.Upstream, params, opts)
+		if err == nil && opts.Raw != nil && opts.Raw.JSON != nil {
+			opts.Raw.JSON = shapeRaw(opts.Raw.JSON) // rawresult.go: what forwardMeta and eraResult do
+		}
 		if err != nil || res == nil || !res.NeedsInput() {
 			if res != nil {
 				res.Meta = forwardMeta(res.Meta)

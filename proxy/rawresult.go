@@ -10,11 +10,13 @@ package proxy
 // decode that is skipped saves a 32 KiB buffer (docs/figures.md).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -76,4 +78,86 @@ func materialize(slot *upstream.RawResult) (*mcp.CallToolResult, error) {
 		return nil, err
 	}
 	return &res, nil
+}
+
+// shapeRaw gives a raw result the shape the decoded way gives it
+// (callRounds, eraResult) for a client before 2026-07-28: no resultType,
+// and no hop keys in _meta (meta.go: the upstream's serverInfo never
+// passes); an empty _meta is dropped. A result that needs no change is
+// returned as is (no copy). Guards against: an upstream (untrusted)
+// leaking its identity or protocol members to the client.
+func shapeRaw(b []byte) []byte {
+	change := false
+	_, _ = jsonscan.Object(b, func(k, v []byte) bool {
+		switch string(k) {
+		case "resultType":
+			change = true
+		case "_meta":
+			_, _ = jsonscan.Object(v, func(mk, _ []byte) bool {
+				change = change || isHopMetaKey(rawKey(mk))
+				return !change
+			})
+		}
+		return !change
+	})
+	if !change {
+		return b
+	}
+	out := make([]byte, 0, len(b))
+	out = append(out, '{')
+	n := 0
+	member := func(k, v []byte) {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
+		out = append(out, v...)
+	}
+	_, _ = jsonscan.Object(b, func(k, v []byte) bool {
+		switch string(k) {
+		case "resultType":
+		case "_meta":
+			var meta []byte
+			m := 0
+			_, _ = jsonscan.Object(v, func(mk, mv []byte) bool {
+				if isHopMetaKey(rawKey(mk)) {
+					return true
+				}
+				if m == 0 {
+					meta = append(meta, '{')
+				} else {
+					meta = append(meta, ',')
+				}
+				m++
+				meta = append(meta, '"')
+				meta = append(meta, mk...)
+				meta = append(meta, '"', ':')
+				meta = append(meta, mv...)
+				return true
+			})
+			if m > 0 {
+				member(k, append(meta, '}'))
+			}
+		default:
+			member(k, v)
+		}
+		return true
+	})
+	return append(out, '}')
+}
+
+// rawKey is a member name as raw JSON bytes (between the quotes) decoded
+// to a string; escapes are rare and decoded the slow way.
+func rawKey(k []byte) string {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return string(k)
+	}
+	var s string
+	if json.Unmarshal(append(append([]byte{'"'}, k...), '"'), &s) != nil {
+		return string(k)
+	}
+	return s
 }

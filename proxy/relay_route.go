@@ -38,6 +38,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -112,15 +113,23 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodPost {
 		token = ""
 	}
-	resp.Body = &tagReader{src: resp.Body, in: bufio.NewReaderSize(resp.Body, 64<<10), token: token}
+	in := tagReaders.Get().(*bufio.Reader)
+	in.Reset(resp.Body)
+	resp.Body = &tagReader{src: resp.Body, in: in, token: token}
 	return resp, nil
 }
+
+// tagReaders pools the 64 KiB readers of tagReader (issue 16: one per
+// event-stream response, i.e. per tools/call of an HTTP upstream, was the
+// largest allocation of that path after the go-sdk's decoder).
+var tagReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 
 // tagReader rewrites an event stream event by event: each event's data
 // lines are joined (as an SSE parser does) and, when the data is a JSON-RPC
 // request, written back as one data line with the token set (or removed).
 // Other events and fields pass unchanged.
 type tagReader struct {
+	mu    sync.Mutex // held by Read; Close pools in only when it is free
 	src   io.Closer
 	in    *bufio.Reader
 	token string
@@ -129,9 +138,28 @@ type tagReader struct {
 	err   error
 }
 
-func (t *tagReader) Close() error { return t.src.Close() }
+// Close closes the response body and returns the reader to tagReaders
+// when no Read is running (a Read blocked on the body ends with the body's
+// error; its reader is then left to the garbage collector).
+func (t *tagReader) Close() error {
+	err := t.src.Close()
+	if t.mu.TryLock() {
+		if t.in != nil {
+			t.in.Reset(nil)
+			tagReaders.Put(t.in)
+			t.in = nil
+		}
+		if t.err == nil {
+			t.err = http.ErrBodyReadAfterClose
+		}
+		t.mu.Unlock()
+	}
+	return err
+}
 
 func (t *tagReader) Read(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	for t.out.Len() == 0 && t.err == nil {
 		line, err := t.in.ReadString('\n')
 		if line != "" {

@@ -15,8 +15,8 @@ import (
 type RawResult struct {
 	// JSON is the result object as received; nil when the result came
 	// decoded (the transport cannot keep it raw, or it carries more than
-	// content, structuredContent and isError: then the usual decoded
-	// result is returned).
+	// content, structuredContent, isError, _meta and resultType
+	// "complete": then the usual decoded result is returned).
 	JSON json.RawMessage
 }
 
@@ -40,15 +40,22 @@ type rawAnswer struct {
 
 func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }
 
-// rawPassable reports whether result can be passed on raw: an object whose
-// members are only content, structuredContent and isError (anything else,
-// such as _meta or a 2026-07-28 resultType, goes the decoded way); isError
-// reports the isError member.
+// rawPassable reports whether result can be passed on raw: an object with
+// a content member whose other members are only structuredContent,
+// isError, _meta and a resultType of "complete" (the caller shapes _meta
+// and resultType for its client: proxy/rawresult.go). Anything else (an
+// input_required result, cache hints, members of a later protocol) goes
+// the decoded way. isError reports the isError member.
 func rawPassable(result []byte) (ok, isError bool) {
 	ok = true
+	content := false
 	_, err := jsonscan.Object(result, func(k, v []byte) bool {
 		switch string(k) {
-		case "content", "structuredContent":
+		case "content":
+			content = true
+		case "structuredContent", "_meta":
+		case "resultType":
+			ok = string(v) == `"complete"`
 		case "isError":
 			isError = string(v) == "true"
 		default:
@@ -56,5 +63,5 @@ func rawPassable(result []byte) (ok, isError bool) {
 		}
 		return ok
 	})
-	return ok && err == nil, isError
+	return ok && content && err == nil, isError
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"sync"
 	"time"
 )
 
@@ -31,8 +32,15 @@ const maxSSELine = 4096
 // returns nil at the end of the stream and the read error otherwise. An
 // event's data past maxBytes is not kept (Oversize). Events with no data
 // are passed too (ids and retry hints).
+// sseReaders pools the 16 KiB line readers of readSSE (one per response
+// stream; issue 16: a fresh one per tools/call answer was a fifth of the
+// HTTP upstream side's garbage).
+var sseReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+
 func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
-	br := bufio.NewReaderSize(r, 16<<10)
+	br := sseReaders.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() { br.Reset(nil); sseReaders.Put(br) }()
 	var (
 		ev       sseEvent
 		sniff    idSniffer
