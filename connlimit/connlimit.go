@@ -187,6 +187,15 @@ func WithConn(ctx context.Context, c net.Conn) context.Context {
 	return ctx
 }
 
+// AddressOf returns the per-address key (an IPv4 address, an IPv6 /64) of
+// the connection carried by ctx (WithConn), if any.
+func AddressOf(ctx context.Context) (string, bool) {
+	if c, ok := ctx.Value(ctxKey{}).(*Conn); ok {
+		return c.addr, true
+	}
+	return "", false
+}
+
 // VetContext vets the connection carried by ctx (WithConn), if any.
 func VetContext(ctx context.Context) {
 	if c, ok := ctx.Value(ctxKey{}).(*Conn); ok {

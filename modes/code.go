@@ -71,10 +71,13 @@ func (c *Code) Instructions(env Env) string {
 
 // CodeOutput is the structuredContent of a tool_search_code result.
 type CodeOutput struct {
-	OK        bool              `json:"ok"`
-	Value     json.RawMessage   `json:"value,omitempty"`
-	Error     string            `json:"error,omitempty"`
-	TimedOut  bool              `json:"timedOut,omitempty"`
+	OK       bool            `json:"ok"`
+	Value    json.RawMessage `json:"value,omitempty"`
+	Error    string          `json:"error,omitempty"`
+	TimedOut bool            `json:"timedOut,omitempty"`
+	// Busy is set when no sandbox slot came free in time: the body never
+	// ran, and the same call may be retried (issue 14 item 6).
+	Busy      bool              `json:"busy,omitempty"`
 	Logs      []sandbox.LogLine `json:"logs"`
 	Truncated bool              `json:"truncated,omitempty"`
 	// Hint, when set, is a likely fix for a run that returned nothing or
@@ -212,12 +215,15 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		}
 		return nil, fmt.Errorf("unknown bridge operation %q", op)
 	}
+	if o, ok := env.(SandboxOwner); ok {
+		ctx = sandbox.WithOwner(ctx, o.SandboxOwner(ctx)) // fair slots between sessions (issue 14 item 6)
+	}
 	r := c.Pool.Run(ctx, code, c.Timeout, bridge)
 	mu.Lock()
 	runDone = true
 	runBlocks := blocks
 	mu.Unlock()
-	out := &CodeOutput{OK: r.OK, Value: r.Value, Error: r.Error, TimedOut: r.TimedOut, Logs: r.Logs, Truncated: r.LogsTruncated || r.OutputTruncated, Calls: r.Calls,
+	out := &CodeOutput{OK: r.OK, Value: r.Value, Error: r.Error, TimedOut: r.TimedOut, Busy: r.Busy, Logs: r.Logs, Truncated: r.LogsTruncated || r.OutputTruncated, Calls: r.Calls,
 		Telemetry: CodeTelemetry{SearchCount: r.SearchCount, DescribeCount: r.DescribeCount, CallCount: r.CallCount, DurationMs: r.DurationMs}}
 	if out.Logs == nil {
 		out.Logs = []sandbox.LogLine{}
@@ -243,6 +249,8 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			calls = append(calls, cr.Op+"("+cr.Arg0+")")
 		}
 		text = fmt.Sprintf("tool_search_code timed out after %d ms; bridge calls made: %d [%s]", c.Timeout.Milliseconds(), len(r.Calls), strings.Join(calls, ", "))
+	case r.Busy:
+		text = "tool_search_code did not run: " + r.Error
 	default:
 		text = "tool_search_code failed: " + r.Error
 	}

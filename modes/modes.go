@@ -58,6 +58,13 @@ type Env interface {
 	Described(id string, found bool, via string)
 }
 
+// SandboxOwner is implemented by Envs that say whose code runs are whose
+// (the proxy: one owner per client session), so that the sandbox shares its
+// slots between sessions (sandbox.WithOwner).
+type SandboxOwner interface {
+	SandboxOwner(ctx context.Context) string
+}
+
 // SearchIndexer is implemented by Envs that search an index of their own
 // for a snapshot (the proxy: one built over only the entries the session's
 // policy allows, so denied tools do not shift scores). Otherwise the

@@ -34,7 +34,7 @@ func FuzzWorkerProtocol(f *testing.F) {
 		w := &worker{stdin: inW, msgs: make(chan message, 64), abandoned: make(chan struct{}),
 			exited: make(chan struct{})}
 		lineMax := opts.MaxMessageBytes + 2*opts.MaxOutputBytes + 2*opts.MaxLogBytes + 64<<10
-		go w.readMessages(io.NopCloser(bytes.NewReader(out)), lineMax)
+		go w.readMessages(io.NopCloser(bytes.NewReader(out)), lineMax, p.runOutputCap())
 
 		ctx, cancel := context.WithCancel(context.Background())
 		bridge := func(_ context.Context, op string, args json.RawMessage) (json.RawMessage, error) {

@@ -25,6 +25,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/semaphore"
+
 	"github.com/mcp-toolsearch/mcp-toolsearch/proc"
 )
 
@@ -66,9 +68,17 @@ type Options struct {
 	// Further calls wait for a slot.
 	MaxConcurrentCalls int
 	// MaxConcurrentRuns caps the runs (worker processes, each allowed
-	// MemoryLimitBytes) at once; default 4. Further runs wait for a slot,
-	// within their own timeout.
+	// MemoryLimitBytes) at once; default 4. Further runs wait for a slot
+	// (slots.go).
 	MaxConcurrentRuns int
+	// MaxRunsPerOwner caps the slots one owner (WithOwner: a client
+	// session) holds at once; default MaxConcurrentRuns/2 (at least 1), so
+	// no session can hold them all.
+	MaxRunsPerOwner int
+	// SlotWait is the longest a run waits for a slot (never past its own
+	// timeout) before it fails with "sandbox busy"; default 3 s. The run's
+	// timeout starts once it has its slot.
+	SlotWait time.Duration
 	// MaxTotalCalls caps bridge calls per run; default 64. Calls over the cap
 	// are rejected in the script without reaching the Bridge.
 	MaxTotalCalls int
@@ -76,9 +86,22 @@ type Options struct {
 	MaxLogBytes int
 	// MaxOutputBytes bounds Result.Value, in bytes; default 64 KiB.
 	MaxOutputBytes int
-	// MaxMessageBytes bounds the JSON arguments of one bridge call and the
-	// JSON result the Bridge returns, in bytes; default 4 MiB.
+	// MaxMessageBytes bounds the JSON arguments of one bridge call, in
+	// bytes; default 256 KiB (issue 14 item 5: the parent holds what the
+	// worker sends, many times over on its way to the upstream).
 	MaxMessageBytes int
+	// MaxResultBytes bounds the JSON result the Bridge returns for one call,
+	// in bytes; default 4 MiB (the result is in the proxy already, from the
+	// upstream, whose messages upstream.Options.MaxMessageBytes bounds).
+	MaxResultBytes int
+	// MaxRunBridgeBytes bounds the JSON arguments of all the bridge calls of
+	// one run together, in bytes; default 2 MiB. Calls past it are rejected
+	// with an error naming the limit (bridge.go).
+	MaxRunBridgeBytes int
+	// MaxInflightBridgeBytes bounds the arguments of the bridge calls being
+	// served at once over all runs of the pool, in bytes; default 1 MiB.
+	// Further calls wait (bridge.go).
+	MaxInflightBridgeBytes int
 	// MaxCallStackSize is goja's maximum JS call depth; default 2000.
 	MaxCallStackSize int
 	// StartTimeout bounds how long a new worker may take to report ready;
@@ -109,10 +132,17 @@ func (o *Options) defaults() error {
 	def(&o.CPUSeconds, 30)
 	def(&o.MaxConcurrentCalls, 4)
 	def(&o.MaxConcurrentRuns, 4)
+	def(&o.MaxRunsPerOwner, max(1, o.MaxConcurrentRuns/2))
+	if o.SlotWait <= 0 {
+		o.SlotWait = 3 * time.Second
+	}
 	def(&o.MaxTotalCalls, 64)
 	def(&o.MaxLogBytes, 16<<10)
 	def(&o.MaxOutputBytes, 64<<10)
-	def(&o.MaxMessageBytes, 4<<20)
+	def(&o.MaxMessageBytes, 256<<10)
+	def(&o.MaxResultBytes, 4<<20)
+	def(&o.MaxRunBridgeBytes, 2<<20)
+	def(&o.MaxInflightBridgeBytes, 1<<20)
 	def(&o.MaxCallStackSize, 2000)
 	if o.MemoryLimitBytes <= 0 {
 		o.MemoryLimitBytes = 512 << 20
@@ -164,6 +194,7 @@ type Result struct {
 	Value           json.RawMessage `json:"value,omitempty"`
 	Error           string          `json:"error,omitempty"`
 	TimedOut        bool            `json:"timedOut,omitempty"`
+	Busy            bool            `json:"busy,omitempty"` // no sandbox slot within SlotWait: the body never ran (slots.go)
 	Logs            []LogLine       `json:"logs,omitempty"`
 	LogsTruncated   bool            `json:"logsTruncated,omitempty"`
 	OutputTruncated bool            `json:"outputTruncated,omitempty"`
@@ -179,9 +210,11 @@ type Result struct {
 // Pool keeps pre-started workers and runs scripts on them; each worker runs
 // one script and exits. A Pool is safe for concurrent use.
 type Pool struct {
-	opts Options
-	idle chan *worker
-	runs chan struct{} // MaxConcurrentRuns slots
+	opts  Options
+	idle  chan *worker
+	slots *slots // MaxConcurrentRuns slots shared between owners (slots.go)
+	// inflight weighs the bridge-call arguments being served (bridge.go).
+	inflight *semaphore.Weighted
 
 	mu     sync.Mutex
 	closed bool
@@ -197,7 +230,8 @@ func NewPool(opts Options) (*Pool, error) {
 	if err := opts.defaults(); err != nil {
 		return nil, err
 	}
-	p := &Pool{opts: opts, idle: make(chan *worker, opts.PoolSize), runs: make(chan struct{}, opts.MaxConcurrentRuns), live: map[*worker]struct{}{}}
+	p := &Pool{opts: opts, idle: make(chan *worker, opts.PoolSize), slots: newSlots(opts.MaxConcurrentRuns, opts.MaxRunsPerOwner), live: map[*worker]struct{}{},
+		inflight: semaphore.NewWeighted(int64(opts.MaxInflightBridgeBytes))}
 	for range opts.PoolSize {
 		w, err := p.spawn()
 		if err != nil {
@@ -297,8 +331,6 @@ func (p *Pool) refill() {
 // (their ctx is cancelled) and recorded as such.
 func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, bridge Bridge) *Result {
 	start := time.Now()
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
 	r := &run{pool: p, bridge: bridge, res: &Result{}}
 	defer func() { r.res.DurationMs = msSince(start) }()
 
@@ -313,17 +345,19 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 		r.res.Error = "sandbox unavailable: the pool is closed"
 		return r.res
 	}
-	select {
-	case p.runs <- struct{}{}:
-		defer func() { <-p.runs }()
-	case <-deadline.C:
-		r.res.TimedOut = true
-		r.res.Error = fmt.Sprintf("timed out after %d ms waiting for one of the %d sandbox slots", timeout.Milliseconds(), p.opts.MaxConcurrentRuns)
-		return r.res
-	case <-ctx.Done():
-		r.res.Error = "cancelled: " + ctx.Err().Error()
+	release, err := p.slots.acquire(ctx, ownerOf(ctx), min(timeout, p.opts.SlotWait))
+	if err != nil {
+		if errors.Is(err, ErrBusy) {
+			r.res.Busy = true
+			r.res.Error = err.Error()
+		} else {
+			r.res.Error = "cancelled: " + err.Error()
+		}
 		return r.res
 	}
+	defer release()
+	deadline := time.NewTimer(timeout) // counted from the slot on
+	defer deadline.Stop()
 	w, err := p.get()
 	if err != nil {
 		r.res.Error = "sandbox unavailable: " + err.Error()
@@ -345,6 +379,7 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 		MaxLogBytes:      p.opts.MaxLogBytes,
 		MaxOutputBytes:   p.opts.MaxOutputBytes,
 		MaxMessageBytes:  p.opts.MaxMessageBytes,
+		MaxRunBytes:      p.opts.MaxRunBridgeBytes,
 		MaxTotalCalls:    p.opts.MaxTotalCalls,
 		MaxCallStackSize: p.opts.MaxCallStackSize,
 	}}
@@ -406,6 +441,7 @@ type run struct {
 	total  int
 
 	logBytes int
+	argBytes int // bridge-call argument bytes received (bridge.go)
 }
 
 func (r *run) handle(m message) {
@@ -461,6 +497,8 @@ func (r *run) call(m message) {
 		refuse = fmt.Sprintf("unknown bridge operation %q", m.Op)
 	case r.total >= r.pool.opts.MaxTotalCalls:
 		refuse = callCapMessage(m.Op, r.pool.opts.MaxTotalCalls)
+	case r.overRunBytes(m): // bridge.go
+		refuse = runBytesMessage(m.Op, r.argBytes, r.pool.opts.MaxRunBridgeBytes)
 	}
 	if refuse != "" {
 		// Only a misbehaving worker gets here (it enforces the cap itself);
@@ -509,7 +547,14 @@ func (r *run) serve(idx int, m message) {
 				err = errors.New("no bridge is configured for this run")
 				return
 			}
+			release, aerr := r.pool.bytesInFlight(r.ctx, len(m.Args)) // bridge.go
+			if aerr != nil {
+				err = aerr
+				return
+			}
+			defer release()
 			out, err = r.bridge(r.ctx, m.Op, m.Args)
+			afterCall(len(m.Args) + len(out)) // bridge.go: a big call's garbage goes at once
 		}()
 	case <-r.ctx.Done():
 		err = r.ctx.Err()
@@ -518,8 +563,8 @@ func (r *run) serve(idx int, m message) {
 		switch {
 		case len(out) == 0:
 			out = json.RawMessage("null")
-		case len(out) > r.pool.opts.MaxMessageBytes:
-			err = fmt.Errorf("openclaw.tools.%s: result is %d bytes, over the %d-byte limit", m.Op, len(out), r.pool.opts.MaxMessageBytes)
+		case len(out) > r.pool.opts.MaxResultBytes:
+			err = fmt.Errorf("openclaw.tools.%s: result is %d bytes, over the %d-byte limit", m.Op, len(out), r.pool.opts.MaxResultBytes)
 		case !json.Valid(out):
 			err = fmt.Errorf("openclaw.tools.%s: the proxy returned invalid JSON", m.Op)
 		}
@@ -588,6 +633,8 @@ func (r *run) workerDied() {
 	switch {
 	case w.readErr != nil && errors.Is(w.readErr, errLineTooLong):
 		reason = "sent an oversized message"
+	case w.readErr != nil && errors.Is(w.readErr, errRunTooMuch):
+		reason = w.readErr.Error()
 	case strings.Contains(lstderr, "out of memory") || strings.Contains(lstderr, "cannot allocate memory") ||
 		strings.Contains(lstderr, "failed to allocate"):
 		reason = fmt.Sprintf("out of memory (limit %d MiB)", r.pool.opts.MemoryLimitBytes>>20)
@@ -737,12 +784,12 @@ func (p *Pool) startWorker() (*worker, error) {
 	outR := wp.Stdout()
 	w := &worker{
 		p: wp, dir: dir, stdin: wp.Stdin(),
-		msgs:      make(chan message, 64),
+		msgs:      make(chan message, 16), // bounded: a line is at most lineMax (bridge.go)
 		abandoned: make(chan struct{}),
 		exited:    make(chan struct{}),
 	}
 	lineMax := p.opts.MaxMessageBytes + 2*p.opts.MaxOutputBytes + 2*p.opts.MaxLogBytes + 64<<10
-	go w.readMessages(outR, lineMax)
+	go w.readMessages(outR, lineMax, p.runOutputCap())
 	return w, nil
 }
 

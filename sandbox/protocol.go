@@ -69,6 +69,7 @@ type runLimits struct {
 	MaxLogBytes      int   `json:"maxLogBytes"`
 	MaxOutputBytes   int   `json:"maxOutputBytes"`
 	MaxMessageBytes  int   `json:"maxMessageBytes"`
+	MaxRunBytes      int   `json:"maxRunBytes"`
 	MaxTotalCalls    int   `json:"maxTotalCalls"`
 	MaxCallStackSize int   `json:"maxCallStackSize"`
 }

@@ -133,12 +133,13 @@ type pendingCall struct {
 
 // jsWorker is the goja side of one run.
 type jsWorker struct {
-	out     *workerOut
-	limits  runLimits
-	vm      *goja.Runtime
-	pending map[int64]*pendingCall
-	nextID  int64 // bridge calls sent so far
-	refused int   // bridge calls refused by the call cap
+	out       *workerOut
+	limits    runLimits
+	vm        *goja.Runtime
+	pending   map[int64]*pendingCall
+	nextID    int64 // bridge calls sent so far
+	refused   int   // bridge calls refused by the call cap
+	sentBytes int   // bridge-call argument bytes sent this run (MaxRunBytes)
 
 	logBytes     int
 	logTruncated bool
@@ -248,6 +249,11 @@ func truncateUTF8(s string, n int) string {
 func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 	vm := w.vm
 	p, resolve, reject := vm.NewPromise()
+	if least := minArgsSize(args); least > w.limits.MaxMessageBytes {
+		// Caught before JSON.stringify, which takes a second on a few MB.
+		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are at least %d bytes, over the %d-byte limit", op, least, w.limits.MaxMessageBytes)))
+		return vm.ToValue(p)
+	}
 	arr := vm.NewArray()
 	for i, a := range args {
 		_ = arr.Set(strconv.Itoa(i), a)
@@ -271,6 +277,12 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are %d bytes, over the %d-byte limit", op, len(raw), w.limits.MaxMessageBytes)))
 		return vm.ToValue(p)
 	}
+	if w.limits.MaxRunBytes > 0 && w.sentBytes+len(raw) > w.limits.MaxRunBytes {
+		// Refused here, so the parent never holds them (issue 14 item 5).
+		_ = reject(w.newError(runBytesMessage(op, w.sentBytes, w.limits.MaxRunBytes)))
+		return vm.ToValue(p)
+	}
+	w.sentBytes += len(raw)
 	w.nextID++
 	id := w.nextID
 	if err := w.out.send(message{T: msgCall, ID: id, Op: op, Args: json.RawMessage(raw)}); err != nil {

@@ -1,0 +1,134 @@
+//go:build unix
+
+package integration
+
+// A fair sandbox (issue 14 item 6): while one client keeps 16 looping
+// bodies (while(true){}) running in tool_search_code, another client's
+// `return 1` runs all succeed, and the looping client's surplus runs are
+// answered "sandbox busy, retry", not "timed out". Two ways of being
+// another client:
+//   - two sessions (protocol 2025-11-25) of clients with the same name from
+//     the same address: slots are shared per session;
+//   - two 2026-07-28 clients (no session) with different names: their owner
+//     is address + endpoint + client name (proxy/sandboxowner.go).
+//
+// Figures logged; run with -v:
+//
+//	go test ./integration -run TestSandboxFairBetweenSessions -v
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// gosdkClientNamed connects a go-sdk client named name over Streamable HTTP
+// at protocol version ("" = the client's newest).
+func gosdkClientNamed(t testing.TB, url, name, version string) *gosdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
+	c := gosdk.NewClient(&gosdk.Implementation{Name: name, Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: url}, &gosdk.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("go-sdk connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestSandboxFairBetweenSessions(t *testing.T) {
+	cfg := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = "code"
+code_timeout_ms = 2000
+
+[upstreams.gh]
+command = %s
+args = ["-tools", %s]
+`, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	url := "http://" + addr + "/mcp"
+	startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, url)
+	for _, tc := range []struct{ name, version, hog, victim string }{
+		{"two sessions, same client name", "2025-11-25", "gosdk-test-client", "gosdk-test-client"},
+		{"two 2026-07-28 clients", "", "looping-agent", "other-agent"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			hog := gosdkClientNamed(t, url, tc.hog, tc.version)
+			victim := gosdkClientNamed(t, url, tc.victim, tc.version)
+			fairRuns(t, hog, victim)
+		})
+	}
+}
+
+func fairRuns(t *testing.T, hog, victim *gosdk.ClientSession) {
+	run := func(cs *gosdk.ClientSession, body string) (ok bool, text string) {
+		ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+		defer cancel()
+		res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_search_code", Arguments: map[string]any{"code": body}})
+		if err != nil {
+			return false, err.Error()
+		}
+		return !res.IsError, contentText(res)
+	}
+	if ok, text := run(victim, "return 1"); !ok {
+		t.Fatalf("warm-up: %s", text)
+	}
+
+	stop := make(chan struct{})
+	var hogRuns, hogBusy, hogTimedOut atomic.Int32
+	var busyText atomic.Value
+	busyText.Store("")
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, text := run(hog, "while(true){}")
+				hogRuns.Add(1)
+				switch {
+				case strings.Contains(text, "sandbox busy, retry"):
+					hogBusy.Add(1)
+					busyText.Store(text)
+				case strings.Contains(text, "timed out"):
+					hogTimedOut.Add(1)
+				}
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond) // the looping runs take their slots
+	failed := 0
+	var kinds []string
+	const n = 10
+	for i := 0; i < n; i++ {
+		if ok, text := run(victim, "return 1"); !ok || strings.TrimSpace(text) != "1" {
+			failed++
+			kinds = append(kinds, text)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("while one client ran %d looping bodies (16 at a time; %d timed out after 2 s, %d answered %q), the other client's `return 1` failed %d times out of %d %v",
+		hogRuns.Load(), hogTimedOut.Load(), hogBusy.Load(), busyText.Load(), failed, n, kinds)
+	if failed > 0 {
+		t.Errorf("the other client's runs failed %d of %d times", failed, n)
+	}
+	if hogBusy.Load() == 0 {
+		t.Errorf("no surplus run of the looping client was answered \"sandbox busy, retry\"")
+	}
+}
