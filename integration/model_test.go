@@ -68,7 +68,7 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 		callStep("tool_call", map[string]any{"id": wf, "arguments": map[string]any{"path": file, "content": "x"}}),                                          // 2 arguments
 		callStep("tool_call", map[string]any{"args": map[string]any{"path": file, "content": "x"}}),                                                         // 3 no id
 		callStep("tool_call", map[string]any{"id": wf, "args": []any{file, "x"}}),                                                                           // 4 array args
-		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file}}),                                                               // 5 missing content
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "contents": "x"}}),                                              // 5 misnamed content
 		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{"path": file, "content": 42}}),                                                // 6 wrong type
 		callStep("filesystem__write_file", map[string]any{"path": file, "content": "x"}),                                                                    // 7 hidden name
 		callStep("tool_call", map[string]any{"id": wf, "args": fmt.Sprintf(`{"path": %q, "content": "hello"}`, file)}),                                      // 8 args as a JSON string: repaired
@@ -76,18 +76,20 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 		callStep("tool_describe", map[string]any{"id": wf}),                                                                                                 // 10
 		callStep("tool_call", map[string]any{"id": "mcp:github:get_file_contents", "args": map[string]any{"owner": "o", "repo": "r", "path": "README.md"}}), // 11 upstream JSON-RPC error
 		callStep("github__search_issues", map[string]any{"q": "crash"}),                                                                                     // 12 the same, direct tools/call
+		callStep("tool_call", map[string]any{"id": wf, "args": map[string]any{}}),                                                                           // 13 two missing: both at once
 	}
 	doc, code, stderr := nodeClientRun(t, append([]string{"--script", scriptArg(t, steps...), "--"}, proxyCmd(t, cfg)...)...)
 	if code != 0 {
 		t.Fatalf("client exit %d: %v\n%s", code, doc["error"], tail(stderr, 3000))
 	}
 	for i, want := range map[int]string{
-		1: "`content`, `path` are not a key of tool_call, which takes only `id` and `args`: put the tool's own arguments inside `args`",
-		2: "unknown key `arguments`: did you mean `args`?",
-		3: "`id` is required",
-		4: "`args` must be an object with the tool's arguments by name",
-		5: `arguments of mcp:filesystem:write_file do not match its inputSchema, so the call was not made: /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"}},"required":["path","content"]}`,
-		6: `/content: expected a string, got 42; schema: {"type":"string"}`,
+		1:  "`content`, `path` are not a key of tool_call, which takes only `id` and `args`: put the tool's own arguments inside `args`",
+		2:  "unknown key `arguments`: did you mean `args`?",
+		3:  "`id` is required",
+		4:  "`args` must be an object with the tool's arguments by name",
+		5:  `arguments of mcp:filesystem:write_file do not match its inputSchema, so the call was not made: /content: missing required property "content"; you sent "contents", which is not a property: did you mean "content"?; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`,
+		6:  `/content: expected a string, got 42; schema: {"type":"string"}`,
+		13: `so the call was not made: 2 mismatches: [1] /path: missing required property "path"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]} [2] /content: missing required property "content" (schema as above)`,
 	} {
 		if msg := errorText(t, doc, i); !strings.Contains(msg, want) {
 			t.Errorf("step %d: %q\nwant it to contain %q", i, msg, want)
@@ -159,7 +161,7 @@ return out;`, file))
 	var errs []string
 	_ = json.Unmarshal([]byte(text), &errs)
 	for i, want := range []string{
-		`/content: missing required property "content"; schema: {"properties":{"content":{"type":"string"}}`,
+		`/content: missing required property "content"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`,
 		"openclaw.tools.call's second argument (args) must be an object",
 		"openclaw.tools.call(id, args): the first argument is the tool id (a string)",
 	} {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -121,7 +122,35 @@ func ToolArguments(raw json.RawMessage, what string) (json.RawMessage, error) {
 			}
 		}
 	}
-	return nil, fmt.Errorf("%s must be an object with the tool's arguments by name, e.g. {\"path\": \"/tmp/a.txt\"}; got %s", what, jsonKind(raw))
+	kind := jsonKind(raw)
+	if raw[0] == '"' {
+		kind += " (not holding a JSON object)"
+	}
+	return nil, fmt.Errorf("%s must be an object with the tool's arguments by name, e.g. {\"path\": \"/tmp/a.txt\"}; got %s", what, kind)
+}
+
+// intArg reads key of m as an integer; ok is false when it is missing or
+// null. A string holding a decimal integer ("5") is taken as that integer:
+// the same repair rule as for `args` (a string holding exactly the JSON
+// value wanted is parsed), and as unambiguous. Anything else is an error
+// naming what was sent, e.g. "`limit` must be an integer, got a string".
+// Only for the modes' own tools: a catalog tool's arguments are never
+// converted (its inputSchema is the upstream's contract).
+func intArg(m map[string]json.RawMessage, key string) (n int, ok bool, err error) {
+	v, has := m[key]
+	if !has || string(v) == "null" {
+		return 0, false, nil
+	}
+	if json.Unmarshal(v, &n) == nil {
+		return n, true, nil
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		if i, perr := strconv.Atoi(strings.TrimSpace(s)); perr == nil {
+			return i, true, nil
+		}
+	}
+	return 0, false, fmt.Errorf("`%s` must be an integer, got %s", key, jsonKind(v))
 }
 
 // jsonKind names the JSON type of v for an error message.
@@ -136,7 +165,7 @@ func jsonKind(v json.RawMessage) string {
 	case '[':
 		return "an array"
 	case '"':
-		return "a string (not holding a JSON object)"
+		return "a string"
 	case 't', 'f':
 		return "a boolean"
 	case 'n':

@@ -36,7 +36,8 @@ func TestToolCallArgumentShapes(t *testing.T) {
 		{"describe without id", ToolDescribe, `{}`, "tool_describe: `id` is required", ""},
 		{"describe with tool", ToolDescribe, `{"tool":"mcp:github:create_issue"}`, "did you mean `id`?", ""},
 		{"search with q", ToolSearch, `{"q":"issue"}`, "did you mean `query`?", ""},
-		{"search limit as a string", ToolSearch, `{"query":"issue","limit":"5"}`, "`limit` must be an integer, got a string", ""},
+		{"search limit as a word", ToolSearch, `{"query":"issue","limit":"five"}`, "tool_search: `limit` must be an integer, got a string", ""},
+		{"search limit as an object", ToolSearch, `{"query":"issue","limit":{"n":5}}`, "tool_search: `limit` must be an integer, got an object", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env.calls, env.gotArgs = nil, nil
@@ -54,10 +55,26 @@ func TestToolCallArgumentShapes(t *testing.T) {
 			if !r.IsError || !strings.Contains(text, tc.want) {
 				t.Errorf("got %q, want an error containing %q", text, tc.want)
 			}
+			if strings.Contains(text, "not holding a JSON object") && !strings.Contains(tc.want, "`args`") {
+				t.Errorf("got %q: the JSON-object remark belongs to `args` only", text)
+			}
 			if len(env.calls) != 0 {
 				t.Errorf("the upstream saw the call: %v", env.calls)
 			}
 		})
+	}
+	// A numeric string for tool_search's integer `limit` is taken as the
+	// integer (issue 12 trial, trip 6), like a JSON string holding `args`.
+	for _, limit := range []string{`"1"`, `" 2 "`, `2`} {
+		r, err := s.Call(context.Background(), env, ToolSearch, json.RawMessage(`{"query":"issue","limit":`+limit+`}`))
+		if err != nil || r.IsError {
+			t.Fatalf("limit %s: %v %q", limit, err, resultText(t, r))
+		}
+		var sc struct{ Hits []json.RawMessage }
+		b, _ := json.Marshal(r.StructuredContent)
+		if json.Unmarshal(b, &sc) != nil || len(sc.Hits) == 0 || len(sc.Hits) > 2 || (limit == `"1"` && len(sc.Hits) != 1) {
+			t.Errorf("limit %s: %d hits (%s)", limit, len(sc.Hits), b)
+		}
 	}
 	// tool_search_code: a slip in its one key.
 	c := &Code{API: testAPI()}
@@ -78,6 +95,8 @@ const tries = {
   objectFirst: () => openclaw.tools.call({id: "mcp:github:create_issue", args: {}}),
   threeArgs: () => openclaw.tools.call("mcp:github:create_issue", "x", "y"),
   searchNumber: () => openclaw.tools.search("issue", 2),
+  searchNumericString: () => openclaw.tools.search("issue", {limit: "1"}),
+  searchWordLimit: () => openclaw.tools.search("issue", {limit: "two"}),
 };
 for (const [k, f] of Object.entries(tries)) {
   try { const r = await f(); out[k] = Array.isArray(r) ? "hits:" + r.length : "ok:" + JSON.stringify(r.result.details.arguments); }
@@ -92,11 +111,13 @@ return out;`)
 		t.Fatal(err)
 	}
 	for k, want := range map[string]string{
-		"stringArgs":   `ok:{"title":"x"}`,
-		"arrayArgs":    "error:openclaw.tools.call mcp:github:create_issue: openclaw.tools.call's second argument (args) must be an object",
-		"objectFirst":  "error:openclaw.tools.call(id, args): the first argument is the tool id (a string)",
-		"threeArgs":    "error:openclaw.tools.call(id, args) takes two arguments",
-		"searchNumber": "hits:2",
+		"stringArgs":          `ok:{"title":"x"}`,
+		"arrayArgs":           "error:openclaw.tools.call mcp:github:create_issue: openclaw.tools.call's second argument (args) must be an object",
+		"objectFirst":         "error:openclaw.tools.call(id, args): the first argument is the tool id (a string)",
+		"threeArgs":           "error:openclaw.tools.call(id, args) takes two arguments",
+		"searchNumber":        "hits:2",
+		"searchNumericString": "hits:1",
+		"searchWordLimit":     "error:openclaw.tools.search: `limit` must be an integer, got a string",
 	} {
 		if !strings.HasPrefix(got[k], want) {
 			t.Errorf("%s: %q, want %q…", k, got[k], want)

@@ -1,6 +1,7 @@
 package modes
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -150,20 +151,21 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			}
 			limit := 0
 			if len(params) > 1 && string(params[1]) != "null" {
-				var o struct {
-					Limit *int `json:"limit"`
-				}
-				var n int
-				if json.Unmarshal(params[1], &n) == nil {
-					o.Limit = &n // search("query", 5): the limit, as a model often writes it
+				var o map[string]json.RawMessage
+				if p := bytes.TrimSpace(params[1]); len(p) > 0 && p[0] != '{' {
+					o = map[string]json.RawMessage{"limit": p} // search("query", 5): the limit, as a model often writes it
 				} else if err := json.Unmarshal(params[1], &o); err != nil {
 					return nil, fmt.Errorf("openclaw.tools.search: options must be an object like {limit: 5}")
 				}
-				if o.Limit != nil {
-					if *o.Limit <= 0 {
-						return nil, fmt.Errorf("openclaw.tools.search: limit must be at least 1, got %d", *o.Limit)
+				n, set, err := intArg(o, "limit")
+				if err != nil {
+					return nil, fmt.Errorf("openclaw.tools.search: %v", err)
+				}
+				if set {
+					if n <= 0 {
+						return nil, fmt.Errorf("openclaw.tools.search: limit must be at least 1, got %d", n)
 					}
-					limit = *o.Limit
+					limit = n
 				}
 			}
 			hits, err := c.API.Search(env, q, limit, ViaBridge)

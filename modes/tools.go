@@ -149,14 +149,12 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 		if err != nil {
 			return errorResult("tool_search: %v", err), nil
 		}
-		limit := 0
-		if v, ok := m["limit"]; ok && string(v) != "null" {
-			if json.Unmarshal(v, &limit) != nil {
-				return errorResult("tool_search: `limit` must be an integer, got %s", jsonKind(v)), nil
-			}
-			if limit <= 0 {
-				return errorResult("tool_search: limit must be at least 1, got %d", limit), nil
-			}
+		limit, set, err := intArg(m, "limit")
+		if err != nil {
+			return errorResult("tool_search: %v", err), nil
+		}
+		if set && limit <= 0 {
+			return errorResult("tool_search: limit must be at least 1, got %d", limit), nil
 		}
 		hits, err := t.API.Search(env, q, limit, ViaTool)
 		if err != nil {

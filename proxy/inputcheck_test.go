@@ -79,7 +79,7 @@ validate_input = false
 		want     string // "" = reaches the upstream
 	}{
 		{"missing required", "mcp:up:write", map[string]any{"path": "/tmp/a"},
-			`tool_call mcp:up:write: arguments of mcp:up:write do not match its inputSchema, so the call was not made: /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"}},"required":["path","content"]}`},
+			`tool_call mcp:up:write: arguments of mcp:up:write do not match its inputSchema, so the call was not made: /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"},"path":{"description":"file to write","type":"string"}},"required":["path","content"]}`},
 		{"wrong type", "mcp:up:write", map[string]any{"path": 3, "content": "x"},
 			`/path: expected a string, got 3; schema: {"description":"file to write","type":"string"}`},
 		{"enum", "mcp:up:write", map[string]any{"path": "a", "content": "x", "mode": "replace"},

@@ -37,7 +37,7 @@ func TestOutputValidationTrusted(t *testing.T) {
 		{"wrong type names the field", "up__paid", map[string]any{"paid": "yes"}, false,
 			`output of mcp:up:paid does not match its outputSchema: /paid: expected a boolean, got "yes"; schema: {"type":"boolean"}`, true},
 		{"nested field in an array", "up__paid", map[string]any{"paid": false, "lines": []any{map[string]any{"qty": 1}, map[string]any{"qty": "two"}}}, false,
-			`/lines/*/qty: expected an integer; schema: {"type":"integer"}`, true},
+			`/lines/1/qty: expected an integer, got "two"; schema: {"type":"integer"}`, true},
 		{"missing required", "up__paid", map[string]any{"lines": []any{}}, false, `/paid: missing required property "paid"`, true},
 		{"no structuredContent", "up__nostruct", map[string]any{}, false, "output of mcp:up:nostruct has no structuredContent, but the tool declares an outputSchema", true},
 		// Issue 13 item 8: a schema that does not compile is not enforced

@@ -32,25 +32,15 @@ func (s *Schema) explain(err error, v any) *ValidationError {
 	}
 	switch {
 	case kw == "required":
+		// One mismatch per missing property, each at the property's own
+		// path (the walk in collect.go lists the others).
 		names := quotedList(reason)
-		sub := map[string]any{"required": pm["required"]}
-		props, _ := pm["properties"].(map[string]any)
-		shown := map[string]any{}
-		for _, n := range names {
-			if p, ok := props[n]; ok {
-				shown[n] = p
-			}
-		}
-		if len(shown) > 0 {
-			sub["properties"] = shown
-		}
-		part = sub
-		if len(names) == 1 {
+		if len(names) > 0 {
 			ve.Field = join(field, names[0])
 			ve.Reason = fmt.Sprintf("missing required property %q", names[0])
-		} else {
-			ve.Reason = "missing required properties " + quoteJoin(names)
 		}
+		part = nil
+		ve.Schema = requiredPart(pm)
 	case strings.HasPrefix(reason, "unexpected additional properties"):
 		names := quotedList(reason)
 		var allowed []string

@@ -119,12 +119,45 @@ type ValidationError struct {
 	// JSON, at most MaxSchemaPart bytes (large objects keep only their
 	// property names); "" when not known.
 	Schema string
+	// More holds the further mismatches of the same value, in the order
+	// found, at most MaxMismatches-1 (Validate only; their own More is nil).
+	More []*ValidationError
+	// Omitted counts the mismatches found beyond those listed.
+	Omitted int
 }
 
 // MaxSchemaPart bounds ValidationError.Schema, in bytes.
 const MaxSchemaPart = 600
 
+// Error renders the mismatch as `FIELD: REASON; schema: PART`. With more
+// than one it is `N mismatches: [1] FIELD: REASON; schema: PART [2] …`,
+// where a schema part already shown is said as "(schema as above)", and
+// "… and N more" ends a list that was cut at MaxMismatches.
 func (e *ValidationError) Error() string {
+	if len(e.More) == 0 && e.Omitted == 0 {
+		return e.one()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d mismatches:", 1+len(e.More)+e.Omitted)
+	seen := map[string]bool{}
+	for i, m := range append([]*ValidationError{e}, e.More...) {
+		fmt.Fprintf(&b, " [%d] %s: %s", i+1, m.Field, m.Reason)
+		switch {
+		case m.Schema == "":
+		case seen[m.Schema]:
+			b.WriteString(" (schema as above)")
+		default:
+			seen[m.Schema] = true
+			b.WriteString("; schema: " + m.Schema)
+		}
+	}
+	if e.Omitted > 0 {
+		fmt.Fprintf(&b, " … and %d more", e.Omitted)
+	}
+	return b.String()
+}
+
+func (e *ValidationError) one() string {
 	msg := e.Field + ": " + e.Reason
 	if e.Schema != "" {
 		msg += "; schema: " + e.Schema
@@ -134,13 +167,54 @@ func (e *ValidationError) Error() string {
 
 // Validate checks v, a value decoded from JSON (map[string]any, []any,
 // string, float64, bool, nil), against s. It returns nil or a
-// *ValidationError for the first failure found.
+// *ValidationError: the first mismatch, with the others (up to
+// MaxMismatches in all) in More. Array items are named by index
+// ("/files/1/name"); "*" remains only for a mismatch the library found
+// under a keyword collect does not walk.
 func (s *Schema) Validate(v any) error {
 	err := s.rs.Validate(v)
 	if err == nil {
 		return nil
 	}
-	return s.explain(err, v)
+	first := s.explain(err, v)
+	all, folded := s.collect(v)
+	if !covered(first, all, folded) {
+		all = append(all, first)
+	}
+	out := all[0]
+	if n := len(all); n > MaxMismatches {
+		out.Omitted = n - MaxMismatches
+		all = all[:MaxMismatches]
+	}
+	out.More = all[1:]
+	return out
+}
+
+// covered reports whether the library's mismatch (whose path may hold "*")
+// is at the field of one collect found or folded.
+func covered(lib *ValidationError, all []*ValidationError, folded []string) bool {
+	ls := strings.Split(lib.Field, "/")
+	fields := folded
+	for _, c := range all {
+		fields = append(fields, c.Field)
+	}
+	for _, f := range fields {
+		cs := strings.Split(f, "/")
+		if len(cs) != len(ls) {
+			continue
+		}
+		same := true
+		for i := range ls {
+			if ls[i] != cs[i] && ls[i] != "*" {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }
 
 // ValidateJSON decodes raw and validates it; raw that is not JSON is a

@@ -1,0 +1,63 @@
+package schemacheck
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// The mismatches a fresh user met one round at a time in the issue 12
+// trial (/work/notes/issue-12-trial.md, trip points 2–5), each now
+// reported at once: every mismatch (up to MaxMismatches), array items by
+// index, one path form for every missing property, a "did you mean" for a
+// misnamed property, and a schema excerpt that shows every property it
+// names as required.
+func TestAllMismatches(t *testing.T) {
+	writeFile := mustCompile(t, `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`)
+	entities := mustCompile(t, `{"type":"object","properties":{"entities":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"entityType":{"type":"string"},"observations":{"type":"array","items":{"type":"string"}}},"required":["name","entityType","observations"],"additionalProperties":false}}},"required":["entities"],"additionalProperties":false}`)
+	search := mustCompile(t, `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer"}},"additionalProperties":false}`)
+	var many []string
+	var manyProps []string
+	for _, c := range "abcdefgh" {
+		many = append(many, `"`+string(c)+`"`)
+		manyProps = append(manyProps, `"`+string(c)+`":{"type":"string"}`)
+	}
+	wide := mustCompile(t, `{"type":"object","properties":{`+strings.Join(manyProps, ",")+`},"required":[`+strings.Join(many, ",")+`]}`)
+	for _, tc := range []struct {
+		s    *Schema
+		in   string
+		want string
+	}{
+		// trip 2 and 3: the misnamed property is named, and the excerpt shows "path" too.
+		{writeFile, `{"path":"p.txt","contents":"x"}`,
+			`/content: missing required property "content"; you sent "contents", which is not a property: did you mean "content"?; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`},
+		{writeFile, `{"querry":"x","path":"p"}`,
+			`2 mismatches: [1] /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]} [2] /querry: unexpected property "querry" (allowed: "content", "path"); schema: {"additionalProperties":false,"properties":["content","path"]}`},
+		// trip 4: two missing properties, each at its own path.
+		{writeFile, `{}`,
+			`2 mismatches: [1] /path: missing required property "path"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]} [2] /content: missing required property "content" (schema as above)`},
+		// trip 5: every mismatch at once, array items by index.
+		{entities, `{"entities":[{"name":"Solo","entityType":"x","observations":"one"},{"name":3,"entityType":"y","observations":["a",2]}]}`,
+			`3 mismatches: [1] /entities/0/observations: expected an array, got "one"; schema: {"items":{"type":"string"},"type":"array"} [2] /entities/1/name: expected a string, got 3; schema: {"type":"string"} [3] /entities/1/observations/1: expected a string, got 2 (schema as above)`},
+		{entities, `{"entities":{"name":"Solo"}}`,
+			`/entities: expected an array, got {"name":"Solo"}; schema: {"items":`},
+		{search, `{"querry":"x"}`,
+			`/querry: unexpected property "querry": did you mean "query"? (allowed: "limit", "query")`},
+		// bounded: 8 missing, 5 listed.
+		{wide, `{}`, `8 mismatches: [1] /a: missing required property "a"`},
+	} {
+		err := tc.s.ValidateJSON(json.RawMessage(tc.in))
+		var ve *ValidationError
+		if !errors.As(err, &ve) || !strings.HasPrefix(ve.Error(), tc.want) {
+			t.Errorf("%s:\n got %v\nwant %s", tc.in, err, tc.want)
+		}
+	}
+	err := wide.ValidateJSON(json.RawMessage(`{}`))
+	if !strings.HasSuffix(err.Error(), `[5] /e: missing required property "e" (schema as above) … and 3 more`) {
+		t.Errorf("8 missing: %v", err)
+	}
+	if err := entities.ValidateJSON(json.RawMessage(`{"entities":[{"name":"a","entityType":"b","observations":["c"]}]}`)); err != nil {
+		t.Errorf("a valid value: %v", err)
+	}
+}
