@@ -17,6 +17,10 @@ import (
 //   - runs of CJK characters (Han, Hiragana, Katakana, Hangul) become
 //     overlapping character bigrams ("作成する" -> "作成", "成す", "する");
 //     a run of one character is kept as a unigram. CJK is never stemmed;
+//   - runs of Thai, Lao, Myanmar or Khmer (written without spaces between
+//     words) become overlapping trigrams of clusters, a cluster being a
+//     letter with its combining marks ("ติดตามพัสดุ" -> "ติดต", "ดตา",
+//     "ตาม", ...): about a syllable each, no dictionary needed;
 //   - Latin words inside CJK text are kept as words ("GitHub issue を作成する"
 //     -> "github", "issue", "を作", "作成", "成す", "する");
 //   - English words get a light, conservative stemming (plural s/es/ies,
@@ -30,14 +34,42 @@ import (
 // identifier as one token ("create_issue"), see nameTokens.
 
 // isCJK reports whether r belongs to a script that is indexed as character
-// bigrams: Han, Hiragana, Katakana (including the prolonged sound mark) or
-// Hangul.
+// n-grams rather than words: Han, Hiragana, Katakana (including the
+// prolonged sound mark) or Hangul (bigrams), or a script written without
+// spaces between words (see isNoSpaceScript: cluster trigrams).
 func isCJK(r rune) bool {
-	if r < 0x1100 {
+	if r < 0x0E00 {
 		return false
+	}
+	if r < 0x1100 {
+		return isNoSpaceScript(r)
+	}
+	if r >= 0x1780 && r <= 0x17FF { // Khmer
+		return true
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == 'ー'
 }
+
+// isNoSpaceScript reports whether r is a letter, mark or digit of Thai,
+// Lao, Myanmar or Khmer: alphabetic scripts written without spaces between
+// words, so that a clause would otherwise be one term (issue 15, failure
+// class 2). No dictionary is needed: their runs are indexed as overlapping
+// trigrams of clusters (a letter with its combining vowel and tone marks,
+// see emitClusters), about one syllable each.
+func isNoSpaceScript(r rune) bool {
+	switch {
+	case r >= 0x0E00 && r <= 0x0EFF: // Thai, Lao
+	case r >= 0x1000 && r <= 0x109F: // Myanmar
+	case r >= 0x1780 && r <= 0x17FF: // Khmer
+	default:
+		return false
+	}
+	return unicode.In(r, unicode.L, unicode.M, unicode.Nd)
+}
+
+// isMark reports whether r is a combining mark (it belongs to the letter
+// before it).
+func isMark(r rune) bool { return unicode.In(r, unicode.Mn, unicode.Mc) }
 
 // isWordRune reports whether r is part of a (non-CJK) word.
 func isWordRune(r rune) bool {
@@ -224,6 +256,10 @@ func normalizeWord(w string) string {
 // emitCJK emits the overlapping bigrams of a CJK run (a unigram for a run of
 // one character) plus the glossary terms found in it.
 func emitCJK(run string, sink tokenSink) {
+	if r, _ := utf8.DecodeRuneInString(run); isNoSpaceScript(r) {
+		emitClusters(run, sink)
+		return
+	}
 	n := utf8.RuneCountInString(run)
 	if n == 1 {
 		sink(run)
@@ -245,6 +281,37 @@ func emitCJK(run string, sink tokenSink) {
 				sink(en)
 			}
 		}
+	}
+}
+
+// clusterGram is the n of the n-grams of a no-space script run (in
+// clusters). Thai syllables are mostly 2–4 clusters: bigrams match too
+// widely (like letter pairs in English), trigrams about a syllable.
+const clusterGram = 3
+
+// emitClusters emits the overlapping clusterGram-grams of clusters (a
+// letter or digit with the combining marks after it) of a run of a
+// no-space script; a run of fewer clusters is emitted whole. A mark with
+// no letter before it is dropped.
+func emitClusters(run string, sink tokenSink) {
+	run = strings.TrimLeftFunc(run, isMark)
+	var offs [64]int
+	starts := offs[:0]
+	for i, r := range run {
+		if !isMark(r) {
+			starts = append(starts, i)
+		}
+	}
+	if len(starts) == 0 {
+		return
+	}
+	starts = append(starts, len(run))
+	if len(starts)-1 <= clusterGram {
+		sink(run)
+		return
+	}
+	for k := 0; k+clusterGram < len(starts); k++ {
+		sink(run[starts[k]:starts[k+clusterGram]])
 	}
 }
 

@@ -1,0 +1,71 @@
+package catalog
+
+import (
+	"slices"
+	"testing"
+)
+
+// Class 2 (issue 15): Thai, Lao, Khmer and Burmese are written without
+// spaces between words; a clause must not become one term (or, split at
+// every combining vowel or tone mark, a heap of partial syllables that
+// matches nothing). Examples of our own.
+func TestThaiSegmented(t *testing.T) {
+	tools := append([][3]string{
+		{"th:weather_forecast", "พยากรณ์อากาศรายวันสำหรับเมืองที่ระบุ", ""}, // daily weather forecast for the given city
+		{"th:translate_text", "แปลข้อความระหว่างภาษาต่างๆ", ""},             // translate text between languages
+		{"th:convert_currency", "แปลงสกุลเงินตามอัตราแลกเปลี่ยนล่าสุด", ""}, // convert currency at the latest exchange rate
+		{"th:book_table", "จองโต๊ะร้านอาหารตามวันและเวลาที่ต้องการ", ""},    // book a restaurant table at the wanted date and time
+		{"th:track_parcel", "ติดตามสถานะพัสดุด้วยหมายเลขพัสดุ", ""},         // track a parcel's status by its number
+	}, filler...)
+	ix := testIndex(t, tools)
+	for q, want := range map[string]string{
+		"ขอพยากรณ์อากาศกรุงเทพพรุ่งนี้":        "mcp:th:weather_forecast", // the forecast for Bangkok tomorrow
+		"อัตราแลกเปลี่ยนเงินบาทเป็นดอลลาร์":    "mcp:th:convert_currency", // the baht to dollar exchange rate
+		"ช่วยแปลข้อความนี้เป็นภาษาอังกฤษหน่อย": "mcp:th:translate_text",   // please translate this text into English
+		"อยากจองโต๊ะร้านอาหารคืนนี้":           "mcp:th:book_table",       // I want to book a restaurant table tonight
+		"พัสดุของฉันอยู่ที่ไหนแล้ว":            "mcp:th:track_parcel",     // where is my parcel now
+	} {
+		if got := top(ix, q, 3); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: top %v, want %s first", q, got, want)
+		}
+	}
+	// A clause is split into overlapping pieces, not kept whole, and a
+	// combining mark stays with its letter.
+	toks := Tokenize("ติดตามพัสดุ")
+	if len(toks) < 3 || slices.Contains(toks, "ติดตามพัสดุ") {
+		t.Errorf("Tokenize(Thai clause) = %q, want overlapping pieces", toks)
+	}
+	for _, tok := range toks {
+		if r := []rune(tok); len(r) > 0 && isMark(r[0]) {
+			t.Errorf("Tokenize(Thai clause) has %q, which starts with a combining mark", tok)
+		}
+	}
+	// Latin words inside Thai text stay words.
+	if toks := Tokenize("ค้นหา GitHub issue"); !slices.Contains(toks, "github") || !slices.Contains(toks, stem("issue")) {
+		t.Errorf("Tokenize(Thai + Latin) = %q, want github and issue", toks)
+	}
+}
+
+// A query wrapped whole in quotes is the request, not a quoted value: its
+// words keep their full weight (200 of bfcl's 1,150 queries are written so).
+func TestQuotedRequestIsNotAValue(t *testing.T) {
+	for _, q := range []string{`"Find the route from Paris to Lyon"`, "“Find the route from Paris to Lyon”"} {
+		aq := analyzeQuery(q)
+		for _, qt := range aq.terms {
+			if qt.term == "rout" || qt.term == "route" {
+				if qt.qw != 1 {
+					t.Errorf("%s: %q weighs %v, want 1", q, qt.term, qt.qw)
+				}
+			}
+		}
+	}
+	// A short quoted value inside a request is still down-weighted.
+	aq := analyzeQuery(`create a file named "quarterly report" in my documents`)
+	for _, qt := range aq.terms {
+		if qt.term == "quarterli" || qt.term == "quarterly" {
+			if qt.qw != weightQuotedWord {
+				t.Errorf("quoted value %q weighs %v, want %v", qt.term, qt.qw, weightQuotedWord)
+			}
+		}
+	}
+}
