@@ -336,6 +336,19 @@ func TestEmptyPrefixWarning(t *testing.T) {
 	}
 }
 
+// TestSandboxLimitDefaults: the code-mode sandbox limits of issue 14 items
+// 5 and 6, and the per-session share following code_max_runs.
+func TestSandboxLimitDefaults(t *testing.T) {
+	ts := mustParse(t, minimal, nil).ToolSearch
+	if ts.CodeMaxRuns != 4 || ts.CodeMaxRunsPerSession != 2 || ts.CodeMaxCallBytes != 256<<10 || ts.CodeMaxRunBytes != 2<<20 {
+		t.Errorf("defaults: %d runs, %d per session, %d bytes a call, %d a run", ts.CodeMaxRuns, ts.CodeMaxRunsPerSession, ts.CodeMaxCallBytes, ts.CodeMaxRunBytes)
+	}
+	ts = mustParse(t, minimal+"[tool_search]\ncode_max_runs = 9\ncode_max_call_bytes = 4194304\n", nil).ToolSearch
+	if ts.CodeMaxRunsPerSession != 4 || ts.CodeMaxRunBytes != 4<<20 {
+		t.Errorf("derived: %d per session (want 4), %d bytes a run (want 4 MiB)", ts.CodeMaxRunsPerSession, ts.CodeMaxRunBytes)
+	}
+}
+
 func TestClamps(t *testing.T) {
 	cases := []struct {
 		key   string
@@ -353,6 +366,11 @@ func TestClamps(t *testing.T) {
 		{"search_default_limit", "30", func(s ToolSearch) int { return s.SearchDefaultLimit }, 20, "30 is outside 1..20; using 20"},
 		{"directory_max_chars", "10", func(s ToolSearch) int { return s.DirectoryMaxChars }, 500, "tool_search.directory_max_chars: 10 is outside 500..50000; using 500"},
 		{"directory_max_chars", "60000", func(s ToolSearch) int { return s.DirectoryMaxChars }, 50000, "using 50000"},
+		{"code_max_runs", "0", func(s ToolSearch) int { return s.CodeMaxRuns }, 1, "tool_search.code_max_runs: 0 is outside 1..64; using 1"},
+		{"code_max_runs", "100", func(s ToolSearch) int { return s.CodeMaxRuns }, 64, "using 64"},
+		{"code_max_runs_per_session", "9", func(s ToolSearch) int { return s.CodeMaxRunsPerSession }, 4, "tool_search.code_max_runs_per_session: 9 is outside 1..4; using 4"},
+		{"code_max_call_bytes", "1", func(s ToolSearch) int { return s.CodeMaxCallBytes }, 16384, "tool_search.code_max_call_bytes: 1 is outside 16384..33554432; using 16384"},
+		{"code_max_run_bytes", "1", func(s ToolSearch) int { return s.CodeMaxRunBytes }, 262144, "tool_search.code_max_run_bytes: 1 is outside 262144..268435456; using 262144"},
 	}
 	for _, c := range cases {
 		t.Run(c.key+"="+c.value, func(t *testing.T) {

@@ -80,6 +80,13 @@ type ToolSearch struct {
 	MaxSearchLimit     int      `toml:"max_search_limit"`     // default 20, clamped to 1..50
 	Pinned             []string `toml:"pinned"`               // directory mode: tools shown with full schemas
 	DirectoryMaxChars  int      `toml:"directory_max_chars"`  // directory mode: default 6000, clamped to 500..50000
+	// Code-mode sandbox limits (issue 14 items 5, 6; docs/config.md). Trust:
+	// they bound what model-written code can make the proxy hold and how
+	// many sandbox slots one client session can take.
+	CodeMaxRuns           int `toml:"code_max_runs"`             // runs at once; default 4, clamped to 1..64
+	CodeMaxRunsPerSession int `toml:"code_max_runs_per_session"` // runs at once per client session; default code_max_runs/2 (at least 1), clamped to 1..code_max_runs
+	CodeMaxCallBytes      int `toml:"code_max_call_bytes"`       // JSON arguments of one bridge call, bytes; default 262144, clamped to 16384..33554432
+	CodeMaxRunBytes       int `toml:"code_max_run_bytes"`        // JSON arguments of all bridge calls of a run, bytes; default 2097152, clamped to code_max_call_bytes..268435456
 	// Semantic switches the search's semantic signal (a related-terms
 	// table shipped in the binary, fused with BM25F); nil means the
 	// default, catalog.DefaultRankParams().Semantic > 0.

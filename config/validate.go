@@ -28,6 +28,13 @@ const (
 	MaxClientPrefixRoom       = 48
 	DefaultMode               = "code"
 	DefaultCodeTimeoutMS      = 10000
+	DefaultCodeMaxRuns        = 4
+	MaxCodeMaxRuns            = 64
+	DefaultCodeMaxCallBytes   = 256 << 10
+	MinCodeMaxCallBytes       = 16 << 10
+	MaxCodeMaxCallBytes       = 32 << 20
+	DefaultCodeMaxRunBytes    = 2 << 20
+	MaxCodeMaxRunBytes        = 256 << 20
 	MinCodeTimeoutMS          = 1000
 	MaxCodeTimeoutMS          = 60000
 	DefaultMaxSearchLimit     = 20
@@ -166,6 +173,10 @@ func (p *parser) defaults() {
 	p.clampInt(&ts.MaxSearchLimit, DefaultMaxSearchLimit, 1, MaxMaxSearchLimit, "tool_search", "max_search_limit")
 	p.clampInt(&ts.SearchDefaultLimit, DefaultSearchDefaultLimit, 1, ts.MaxSearchLimit, "tool_search", "search_default_limit")
 	p.clampInt(&ts.DirectoryMaxChars, DefaultDirectoryMaxChars, MinDirectoryMaxChars, MaxDirectoryMaxChars, "tool_search", "directory_max_chars")
+	p.clampInt(&ts.CodeMaxRuns, DefaultCodeMaxRuns, 1, MaxCodeMaxRuns, "tool_search", "code_max_runs")
+	p.clampInt(&ts.CodeMaxRunsPerSession, max(1, ts.CodeMaxRuns/2), 1, ts.CodeMaxRuns, "tool_search", "code_max_runs_per_session")
+	p.clampInt(&ts.CodeMaxCallBytes, DefaultCodeMaxCallBytes, MinCodeMaxCallBytes, MaxCodeMaxCallBytes, "tool_search", "code_max_call_bytes")
+	p.clampInt(&ts.CodeMaxRunBytes, max(DefaultCodeMaxRunBytes, ts.CodeMaxCallBytes), ts.CodeMaxCallBytes, MaxCodeMaxRunBytes, "tool_search", "code_max_run_bytes")
 
 	for _, name := range sortedKeys(c.Upstreams) {
 		u := c.Upstreams[name]

@@ -42,6 +42,8 @@ func TestBridgeCannotInflateProxy(t *testing.T) {
 enabled = true
 mode = "code"
 code_timeout_ms = 60000
+code_max_call_bytes = 262000
+code_max_run_bytes = 2000000
 
 [upstreams.gh]
 command = %s
@@ -76,7 +78,20 @@ args = ["-tools", %s]
 			t.Errorf("calls of %d bytes: want some through and the rest refused by the limit of a run: %v", size, outcomes)
 		}
 	}
-	codeRunOK(t, clients[1], `return 1`)
+	// The limits are the config's (code_max_call_bytes, code_max_run_bytes).
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
+	res, err := clients[1].CallTool(ctx, &gosdk.CallToolParams{Name: "tool_search_code", Arguments: map[string]any{"code": `
+const big = "x".repeat(270000), mid = "y".repeat(200000), out = [];
+out.push(await openclaw.tools.call("mcp:gh:create_issue", {owner: "o", repo: "r", title: big}).then(() => "ok", e => e.message));
+for (let i = 0; i < 11; i++) out.push(await openclaw.tools.call("mcp:gh:create_issue", {owner: "o", repo: "r", title: mid}).then(() => "ok", e => e.message));
+return out;`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt := contentText(res); !strings.Contains(txt, "over the 262000-byte limit") || !strings.Contains(txt, "the limit of a run is 2000000 bytes") {
+		t.Errorf("the configured limits are not the ones applied: %.600s", txt)
+	}
 }
 
 // hostileRuns runs body in each client at once and returns the peak RSS

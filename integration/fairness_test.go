@@ -3,7 +3,8 @@
 package integration
 
 // A fair sandbox (issue 14 item 6): while one client keeps 16 looping
-// bodies (while(true){}) running in tool_search_code, another client's
+// bodies (while(true){}) running in tool_search_code (6 slots, at most 3 a
+// session: code_max_runs, code_max_runs_per_session), another client's
 // `return 1` runs all succeed, and the looping client's surplus runs are
 // answered "sandbox busy, retry", not "timed out". Two ways of being
 // another client:
@@ -49,6 +50,8 @@ func TestSandboxFairBetweenSessions(t *testing.T) {
 enabled = true
 mode = "code"
 code_timeout_ms = 2000
+code_max_runs = 6
+code_max_runs_per_session = 3
 
 [upstreams.gh]
 command = %s
@@ -127,6 +130,9 @@ func fairRuns(t *testing.T, hog, victim *gosdk.ClientSession) {
 		hogRuns.Load(), hogTimedOut.Load(), hogBusy.Load(), busyText.Load(), failed, n, kinds)
 	if failed > 0 {
 		t.Errorf("the other client's runs failed %d of %d times", failed, n)
+	}
+	if bt := busyText.Load().(string); bt != "" && !(strings.Contains(bt, "already runs 3 bodies") && strings.Contains(bt, "the sandbox has 6 slots")) {
+		t.Errorf("the busy answer does not follow code_max_runs = 6, code_max_runs_per_session = 3: %s", bt)
 	}
 	if hogBusy.Load() == 0 {
 		t.Errorf("no surplus run of the looping client was answered \"sandbox busy, retry\"")

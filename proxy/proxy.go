@@ -180,7 +180,9 @@ func (p *Proxy) surfaceFor(cfg *config.Config) *surfaceState {
 	// tools mode before the catalog is compacted, and say why (SPEC §3).
 	// The CPU limit must not end a run before its wall-clock timeout does
 	// (that would report a crash instead of a timeout): timeout + 5 s.
-	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log, CPUSeconds: ts.CodeTimeoutMS/1000 + 5})
+	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log, CPUSeconds: ts.CodeTimeoutMS/1000 + 5,
+		MaxConcurrentRuns: ts.CodeMaxRuns, MaxRunsPerOwner: ts.CodeMaxRunsPerSession, // issue 14 item 6
+		MaxMessageBytes: ts.CodeMaxCallBytes, MaxRunBridgeBytes: ts.CodeMaxRunBytes}) // issue 14 item 5
 	if err != nil {
 		p.log.Warn("code mode unavailable: the sandbox worker cannot start; falling back to tools mode", "err", err)
 		return &surfaceState{surface: &modes.Tools{API: api}}
