@@ -83,8 +83,8 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 		t.Fatalf("client exit %d: %v\n%s", code, doc["error"], tail(stderr, 3000))
 	}
 	for i, want := range map[int]string{
-		1:  "`content`, `path` are not a key of tool_call, which takes only `id` and `args`: put the tool's own arguments inside `args`",
-		2:  "unknown key `arguments`: did you mean `args`?",
+		1:  "`content`, `path` are not a key of tool_call, which takes only `id` and `args`: put the tool's own arguments inside `args`, e.g. " + fmt.Sprintf(`{"id": "mcp:filesystem:write_file", "args": {"content":"flat","path":%q}}`, file),
+		2:  "unknown key `arguments`: did you mean `args`? e.g. " + fmt.Sprintf(`{"id": "mcp:filesystem:write_file", "args": {"content":"x","path":%q}}`, file),
 		3:  "`id` is required",
 		4:  "`args` must be an object with the tool's arguments by name",
 		5:  `arguments of mcp:filesystem:write_file do not match its inputSchema, so the call was not made: /content: missing required property "content"; you sent "contents", which is not a property: did you mean "content"?; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`,

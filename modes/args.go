@@ -45,7 +45,7 @@ func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json
 	}
 	var m map[string]json.RawMessage
 	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
-		return nil, fmt.Errorf("arguments must be an object, e.g. %s", example(tool))
+		return nil, fmt.Errorf("arguments must be an object, e.g. %s", exampleFor(tool, nil))
 	}
 	var unknown []string
 	for k := range m {
@@ -60,7 +60,7 @@ func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json
 	for _, k := range unknown {
 		if want, ok := aliases[tool][k]; ok {
 			if _, both := m[want]; !both {
-				return nil, fmt.Errorf("unknown key `%s`: did you mean `%s`? e.g. %s", clipRef(k), want, example(tool))
+				return nil, fmt.Errorf("unknown key `%s`: did you mean `%s`? e.g. %s", clipRef(k), want, exampleFor(tool, m))
 			}
 		}
 	}
@@ -75,7 +75,7 @@ func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json
 	keys := "`" + strings.Join(known, "` and `") + "`"
 	if tool == ToolCall {
 		if _, ok := m["args"]; !ok {
-			return nil, fmt.Errorf("%s %s not a key of tool_call, which takes only %s: put the tool's own arguments inside `args`, e.g. %s", strings.Join(names, ", "), isAre(len(unknown)), keys, example(tool))
+			return nil, fmt.Errorf("%s %s not a key of tool_call, which takes only %s: put the tool's own arguments inside `args`, e.g. %s", strings.Join(names, ", "), isAre(len(unknown)), keys, exampleFor(tool, m))
 		}
 	}
 	return nil, fmt.Errorf("%s %s not a key of %s, which takes only %s", strings.Join(names, ", "), isAre(len(unknown)), tool, keys)
@@ -86,7 +86,7 @@ func stringArg(m map[string]json.RawMessage, key string, required bool, tool str
 	v, ok := m[key]
 	if !ok || string(v) == "null" {
 		if required {
-			return "", fmt.Errorf("`%s` is required, e.g. %s", key, example(tool))
+			return "", fmt.Errorf("`%s` is required, e.g. %s", key, exampleFor(tool, m))
 		}
 		return "", nil
 	}
@@ -174,12 +174,116 @@ func jsonKind(v json.RawMessage) string {
 	return "a number"
 }
 
-func example(tool string) string {
+// placeholderID stands for a tool id in an example when the model sent none.
+const placeholderID = "<id of a tool_search hit>"
+
+// exampleFor is the corrected call shown with an argument-shape error of
+// tool: for tool_call and tool_describe it is built from what the model
+// sent (m, nil when not an object), so it can be copied (issue 12 trial,
+// trip point 7): the id it gave (under `id` or a slip such as `name`),
+// and for tool_call the arguments it gave (under `args`, a slip such as
+// `arguments`, or flat next to `id`). Missing parts are placeholders. The
+// echoed values come from the model (untrusted) and are bounded: an id by
+// clipRef, arguments over maxExampleArgs bytes shown by key only.
+func exampleFor(tool string, m map[string]json.RawMessage) string {
 	switch tool {
 	case ToolCall:
-		return `{"id": "mcp:github:create_issue", "args": {"owner": "o", "repo": "r", "title": "t"}}`
+		return fmt.Sprintf(`{"id": %s, "args": %s}`, quoteJSON(exampleID(tool, m)), exampleArgs(m))
 	case ToolDescribe:
-		return `{"id": "mcp:github:create_issue"}`
+		return fmt.Sprintf(`{"id": %s}`, quoteJSON(exampleID(tool, m)))
+	}
+	return example(tool)
+}
+
+// maxExampleArgs bounds the arguments echoed in an example, in bytes.
+const maxExampleArgs = 240
+
+// exampleID is the tool id the model sent in m, or placeholderID.
+func exampleID(tool string, m map[string]json.RawMessage) string {
+	keys := []string{"id"}
+	for k, want := range aliases[tool] {
+		if want == "id" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys[1:])
+	for _, k := range keys {
+		var s string
+		if json.Unmarshal(m[k], &s) == nil && strings.TrimSpace(s) != "" {
+			return clipRef(s)
+		}
+	}
+	return placeholderID
+}
+
+// exampleArgs is the tool's arguments the model sent in m (see
+// exampleFor), as a JSON object.
+func exampleArgs(m map[string]json.RawMessage) string {
+	var obj map[string]json.RawMessage
+	cands := []string{"args"}
+	for k, want := range aliases[ToolCall] {
+		if want == "args" {
+			cands = append(cands, k)
+		}
+	}
+	sort.Strings(cands[1:])
+	for _, k := range cands {
+		if a, err := ToolArguments(m[k], ""); err == nil && a != nil && json.Unmarshal(a, &obj) == nil {
+			break
+		}
+	}
+	if obj == nil { // flat: the keys tool_call does not take and no slip explains
+		for k, v := range m {
+			if _, slip := aliases[ToolCall][k]; !slip && k != "id" && k != "args" {
+				if obj == nil {
+					obj = map[string]json.RawMessage{}
+				}
+				obj[k] = v
+			}
+		}
+	}
+	if len(obj) == 0 {
+		return `{"<argument>": "<value>"}`
+	}
+	b, err := marshalPlain(obj)
+	if err != nil || len(b) > maxExampleArgs {
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var parts []string
+		for i, k := range keys {
+			if i == 8 {
+				break
+			}
+			parts = append(parts, quoteJSON(clipRef(k))+": …")
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return string(b)
+}
+
+func quoteJSON(s string) string {
+	b, _ := marshalPlain(s)
+	return string(b)
+}
+
+// marshalPlain is json.Marshal without HTML escaping (`<` stays `<`), for
+// text a model reads.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSpace(buf.Bytes()), nil
+}
+
+// example is the example call of tool_search or tool_search_code.
+func example(tool string) string {
+	switch tool {
 	case ToolSearch:
 		return `{"query": "create a GitHub issue", "limit": 5}`
 	case ToolSearchCode:

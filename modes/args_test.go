@@ -36,6 +36,13 @@ func TestToolCallArgumentShapes(t *testing.T) {
 		{"describe without id", ToolDescribe, `{}`, "tool_describe: `id` is required", ""},
 		{"describe with tool", ToolDescribe, `{"tool":"mcp:github:create_issue"}`, "did you mean `id`?", ""},
 		{"search with q", ToolSearch, `{"q":"issue"}`, "did you mean `query`?", ""},
+		// The example in a shape error is the model's own call, corrected (trial trip 7).
+		{"flat arguments: example is the call itself", ToolCall, `{"id":"mcp:filesystem:write_file","path":"p.txt","content":"x"}`, `e.g. {"id": "mcp:filesystem:write_file", "args": {"content":"x","path":"p.txt"}}`, ""},
+		{"arguments: example moves them", ToolCall, `{"id":"mcp:filesystem:read_text_file","arguments":{"path":"p.txt"}}`, `did you mean ` + "`args`" + `? e.g. {"id": "mcp:filesystem:read_text_file", "args": {"path":"p.txt"}}`, ""},
+		{"missing id: placeholder", ToolCall, `{"args":{"path":"p.txt"}}`, `e.g. {"id": "<id of a tool_search hit>", "args": {"path":"p.txt"}}`, ""},
+		{"name for id: example keeps it", ToolCall, `{"name":"mcp:memory:search_nodes","args":{"query":"x"}}`, `e.g. {"id": "mcp:memory:search_nodes", "args": {"query":"x"}}`, ""},
+		{"describe with tool: example keeps it", ToolDescribe, `{"tool":"mcp:memory:open_nodes"}`, `e.g. {"id": "mcp:memory:open_nodes"}`, ""},
+		{"huge flat arguments: keys only", ToolCall, `{"id":"mcp:filesystem:write_file","path":"p.txt","content":"` + strings.Repeat("x", 400) + `"}`, `e.g. {"id": "mcp:filesystem:write_file", "args": {"content": …, "path": …}}`, ""},
 		{"search limit as a word", ToolSearch, `{"query":"issue","limit":"five"}`, "tool_search: `limit` must be an integer, got a string", ""},
 		{"search limit as an object", ToolSearch, `{"query":"issue","limit":{"n":5}}`, "tool_search: `limit` must be an integer, got an object", ""},
 	} {
@@ -54,6 +61,9 @@ func TestToolCallArgumentShapes(t *testing.T) {
 			}
 			if !r.IsError || !strings.Contains(text, tc.want) {
 				t.Errorf("got %q, want an error containing %q", text, tc.want)
+			}
+			if strings.Contains(text, "create_issue") && !strings.Contains(tc.args, "create_issue") {
+				t.Errorf("got %q: an example naming a tool the model did not call", text)
 			}
 			if strings.Contains(text, "not holding a JSON object") && !strings.Contains(tc.want, "`args`") {
 				t.Errorf("got %q: the JSON-object remark belongs to `args` only", text)
@@ -93,6 +103,7 @@ const tries = {
   stringArgs: () => openclaw.tools.call("mcp:github:create_issue", '{"title":"x"}'),
   arrayArgs: () => openclaw.tools.call("mcp:github:create_issue", ["x"]),
   objectFirst: () => openclaw.tools.call({id: "mcp:github:create_issue", args: {}}),
+  objectFirstOther: () => openclaw.tools.call({id: "mcp:filesystem:write_file", args: {path: "a"}}),
   threeArgs: () => openclaw.tools.call("mcp:github:create_issue", "x", "y"),
   searchNumber: () => openclaw.tools.search("issue", 2),
   searchNumericString: () => openclaw.tools.search("issue", {limit: "1"}),
@@ -114,6 +125,7 @@ return out;`)
 		"stringArgs":          `ok:{"title":"x"}`,
 		"arrayArgs":           "error:openclaw.tools.call mcp:github:create_issue: openclaw.tools.call's second argument (args) must be an object",
 		"objectFirst":         "error:openclaw.tools.call(id, args): the first argument is the tool id (a string)",
+		"objectFirstOther":    `error:openclaw.tools.call(id, args): the first argument is the tool id (a string), the second the tool's arguments, e.g. openclaw.tools.call("mcp:filesystem:write_file", {"path":"a"}); got an object`,
 		"threeArgs":           "error:openclaw.tools.call(id, args) takes two arguments",
 		"searchNumber":        "hits:2",
 		"searchNumericString": "hits:1",

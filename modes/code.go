@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -185,7 +184,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			return json.Marshal(d)
 		case "call":
 			if len(params) > 0 && len(params[0]) > 0 && params[0][0] == '{' {
-				return nil, errors.New(`openclaw.tools.call(id, args): the first argument is the tool id (a string), the second the tool's arguments, e.g. openclaw.tools.call("mcp:github:create_issue", {title: "…"}); got an object`)
+				var m map[string]json.RawMessage
+				_ = json.Unmarshal(params[0], &m)
+				return nil, fmt.Errorf("openclaw.tools.call(id, args): the first argument is the tool id (a string), the second the tool's arguments, e.g. openclaw.tools.call(%s, %s); got an object", quoteJSON(exampleID(ToolCall, m)), exampleArgs(m))
 			}
 			id, err := str(0, "id")
 			if err != nil {
