@@ -203,39 +203,6 @@ func writeRPCError(w http.ResponseWriter, status int, id []byte, code int64, msg
 	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"error":` + string(b) + `}`))
 }
 
-// idGuardReader is the front's stdin over stdio: it passes lines through
-// and answers a line with a refused id itself (through out, the same
-// locked writer the server writes its lines to), so the go-sdk never sees
-// it.
-type idGuardReader struct {
-	in  *lineReader
-	out *lockedWriter
-	buf []byte // rest of the current line to hand out
-}
-
-func (g *idGuardReader) Read(p []byte) (int, error) {
-	for len(g.buf) == 0 {
-		line, err := g.in.next()
-		if len(line) > 0 {
-			if answers, pass := checkFrame(line); pass {
-				g.buf = line
-			} else {
-				for _, a := range answers {
-					_, _ = g.out.Write(append(a, '\n'))
-				}
-			}
-		}
-		if err != nil && len(g.buf) == 0 {
-			return 0, err
-		}
-	}
-	n := copy(p, g.buf)
-	g.buf = g.buf[n:]
-	return n, nil
-}
-
-func (g *idGuardReader) Close() error { return g.in.close() }
-
 // lineReader reads newline-terminated lines (the newline kept) into one
 // reused buffer; a returned line is valid until the next call. A line
 // longer than max is passed on in pieces unchecked (the SDK's own line cap

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
@@ -29,8 +27,7 @@ import (
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
 	out := &lockedWriter{w: nopWriteCloser{os.Stdout}}
-	in := &idGuardReader{in: &lineReader{r: os.Stdin, max: maxLine}, out: out}
-	err := p.Server("", "stdio").Run(ctx, &mcp.IOTransport{Reader: in, Writer: out, MaxLineLength: maxLine})
+	err := p.Server("", "stdio").Run(ctx, &frontStdio{in: &lineReader{r: os.Stdin, max: maxLine}, out: out, max: maxLine}) // frontstdio.go
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}

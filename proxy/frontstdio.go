@@ -1,0 +1,364 @@
+package proxy
+
+// The front's own stdio transport (issue 16). The go-sdk's IOTransport
+// decodes every incoming line three times through its internal JSON
+// decoder (an array attempt, the message, the method name), each with a
+// fresh 32 KiB buffer: about 100 KB of garbage per tools/call, the largest
+// cost of the stdio front (docs/figures.md, "Overhead: profiles"). This
+// transport frames lines with one reused buffer (lineReader), keeps the
+// request-id guard of frontguard.go, and builds the JSON-RPC message of a
+// plain request by scanning it (params stay raw bytes). Anything else (an
+// answer of the client, a notification with odd members, an id or method
+// with escapes, params null, deep nesting) is decoded by the go-sdk's own
+// jsonrpc.DecodeMessage, so its errors and edge cases stay the SDK's.
+// Batches (protocol versions before 2025-06-18) are answered as one array,
+// as the go-sdk does.
+//
+// Trust: the client is not trusted; a line it sends is scanned with the
+// same depth limit as the go-sdk (1000 levels) and at most
+// server.max_message_bytes long.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// frontMaxDepth is the go-sdk's nesting limit for incoming JSON
+// (internal/json defaultMaxDepth).
+const frontMaxDepth = 1000
+
+// frontStdio is an mcp.Transport over the front's stdin (in, with the id
+// guard) and stdout (out).
+type frontStdio struct {
+	in  *lineReader
+	out *lockedWriter
+	max int // bytes per line
+}
+
+func (t *frontStdio) Connect(context.Context) (mcp.Connection, error) {
+	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{})}
+	go c.readLoop()
+	return c, nil
+}
+
+type frontMsg struct {
+	msgs []jsonrpc.Message
+	err  error
+}
+
+// frontConn is the mcp.Connection of frontStdio.
+type frontConn struct {
+	in       *lineReader
+	out      *lockedWriter
+	max      int
+	incoming chan frontMsg
+	queue    []jsonrpc.Message // rest of a batch; Read is not concurrent
+
+	closeOnce sync.Once
+	closed    chan struct{}
+
+	mu      sync.Mutex
+	initID  jsonrpc.ID            // id of the client's initialize request
+	version string                // negotiated protocol version
+	batches map[jsonrpc.ID]*batch // open batches by request id
+}
+
+// batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
+// one array holding every response, sent when all requests are answered).
+type batch struct {
+	open    int
+	answers []*jsonrpc.Response
+	index   map[jsonrpc.ID]int
+}
+
+func (c *frontConn) SessionID() string { return "" }
+
+func (c *frontConn) readLoop() {
+	for {
+		line, err := c.in.next()
+		var m frontMsg
+		switch {
+		case len(line) > c.max || (err == nil && len(line) > 0 && line[len(line)-1] != '\n' && len(line) >= c.max):
+			m.err = fmt.Errorf("a JSON-RPC line longer than %d bytes (server.max_message_bytes)", c.max)
+		case len(line) > 0:
+			if answers, pass := checkFrame(line); !pass {
+				for _, a := range answers {
+					_, _ = c.out.Write(append(a, '\n'))
+				}
+			} else {
+				m.msgs, m.err = c.decode(line)
+			}
+		}
+		if m.err == nil && len(m.msgs) == 0 && err != nil {
+			m.err = err
+		}
+		if m.err != nil || len(m.msgs) > 0 {
+			select {
+			case c.incoming <- m:
+			case <-c.closed:
+				return
+			}
+		}
+		if m.err != nil {
+			return
+		}
+	}
+}
+
+// decode turns one line into messages (several for a batch).
+func (c *frontConn) decode(line []byte) ([]jsonrpc.Message, error) {
+	frame := bytes.TrimSpace(line)
+	if len(frame) == 0 {
+		return nil, nil
+	}
+	frame = bytes.Clone(frame) // params are slices of this copy; line is reused
+	if frame[0] != '[' {
+		m, err := decodeFront(frame)
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "initialize" && r.ID.IsValid() {
+			c.mu.Lock()
+			c.initID = r.ID
+			c.mu.Unlock()
+		}
+		return []jsonrpc.Message{m}, nil
+	}
+	var elems [][]byte
+	if err := jsonscan.Array(frame, func(e []byte) bool { elems = append(elems, e); return true }); err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	if len(elems) == 0 {
+		return nil, errors.New("empty batch")
+	}
+	c.mu.Lock()
+	version := c.version
+	c.mu.Unlock()
+	if version >= "2025-06-18" {
+		return nil, fmt.Errorf("JSON-RPC batching is not supported in 2025-06-18 and later (request version: %s)", version)
+	}
+	msgs := make([]jsonrpc.Message, 0, len(elems))
+	b := &batch{index: map[jsonrpc.ID]int{}}
+	for _, e := range elems {
+		m, err := decodeFront(e)
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() {
+			if _, dup := b.index[r.ID]; dup {
+				return nil, fmt.Errorf("duplicate message ID %q", r.ID)
+			}
+			b.index[r.ID] = len(b.answers)
+			b.answers = append(b.answers, nil)
+			b.open++
+		}
+		msgs = append(msgs, m)
+	}
+	if b.open > 0 {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for id := range b.index {
+			if _, ok := c.batches[id]; ok {
+				return nil, fmt.Errorf("JSON RPC invalid request: batch contains previously seen request %v", id.Raw())
+			}
+		}
+		if c.batches == nil {
+			c.batches = map[jsonrpc.ID]*batch{}
+		}
+		for id := range b.index {
+			c.batches[id] = b
+		}
+	}
+	return msgs, nil
+}
+
+// decodeFront builds the message of one JSON-RPC object: a plain request
+// or notification by scanning, anything else through the go-sdk.
+func decodeFront(frame []byte) (jsonrpc.Message, error) {
+	var (
+		version, id, method, params []byte
+		other                       bool
+	)
+	depth, err := jsonscan.Object(frame, func(k, v []byte) bool {
+		switch string(k) {
+		case "jsonrpc":
+			version = v
+		case "id":
+			id = v
+		case "method":
+			method = v
+		case "params":
+			params = v
+		default:
+			other = true // result, error, unknown members: the SDK decides
+		}
+		return true
+	})
+	if err != nil || depth > frontMaxDepth || other || string(version) != `"2.0"` ||
+		!plainString(method) || string(params) == "null" {
+		return jsonrpc.DecodeMessage(frame)
+	}
+	var rid jsonrpc.ID
+	switch {
+	case id == nil:
+	case plainString(id):
+		rid, _ = jsonrpc.MakeID(string(id[1 : len(id)-1]))
+	default:
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		if err != nil || n > 1<<53 || n < -(1<<53) {
+			return jsonrpc.DecodeMessage(frame)
+		}
+		rid, _ = jsonrpc.MakeID(float64(n)) // exact within ±2^53
+	}
+	return &jsonrpc.Request{ID: rid, Method: string(method[1 : len(method)-1]), Params: json.RawMessage(params)}, nil
+}
+
+// plainString reports whether v is a JSON string without escapes.
+func plainString(v []byte) bool {
+	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 && bytes.IndexByte(v[1:len(v)-1], '"') < 0
+}
+
+func (c *frontConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+	}
+	if len(c.queue) > 0 {
+		m := c.queue[0]
+		c.queue = c.queue[1:]
+		return m, nil
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case m := <-c.incoming:
+		if m.err != nil {
+			return nil, m.err
+		}
+		c.queue = m.msgs[1:]
+		return m.msgs[0], nil
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+// Write writes msg as one line. A successful answer is written from its
+// result bytes as they are (one copy); a batch's answers wait for the
+// last one and go out as one array.
+func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	resp, isResp := msg.(*jsonrpc.Response)
+	if isResp {
+		c.noteVersion(resp)
+		if answers, inBatch := c.batched(resp); inBatch {
+			if answers == nil {
+				return nil
+			}
+			buf := []byte{'['}
+			for i, a := range answers {
+				if i > 0 {
+					buf = append(buf, ',')
+				}
+				b, err := encodeFront(a)
+				if err != nil {
+					return err
+				}
+				buf = append(buf, b...)
+			}
+			_, err := c.out.Write(append(buf, ']', '\n'))
+			return err
+		}
+	}
+	b, err := encodeFront(msg)
+	if err != nil {
+		return err
+	}
+	_, err = c.out.Write(append(b, '\n'))
+	return err
+}
+
+// encodeFront is the JSON of msg: a successful answer built around its
+// result bytes, anything else by the go-sdk.
+func encodeFront(msg jsonrpc.Message) ([]byte, error) {
+	resp, ok := msg.(*jsonrpc.Response)
+	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
+		return jsonrpc.EncodeMessage(msg)
+	}
+	buf := make([]byte, 0, len(resp.Result)+48)
+	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	switch v := resp.ID.Raw().(type) {
+	case int64:
+		buf = strconv.AppendInt(buf, v, 10)
+	case string:
+		s, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		buf = append(buf, s...)
+	default:
+		return jsonrpc.EncodeMessage(msg)
+	}
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, resp.Result...)
+	return append(buf, '}'), nil
+}
+
+// noteVersion records the negotiated protocol version from the answer to
+// the client's initialize (batches are refused from 2025-06-18 on).
+func (c *frontConn) noteVersion(resp *jsonrpc.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.initID.IsValid() || resp.ID != c.initID || resp.Error != nil {
+		return
+	}
+	c.initID = jsonrpc.ID{}
+	var r struct {
+		ProtocolVersion string `json:"protocolVersion"`
+	}
+	if json.Unmarshal(resp.Result, &r) == nil {
+		c.version = r.ProtocolVersion
+	}
+}
+
+// batched records resp in its batch: inBatch reports whether it belongs to
+// one, answers is the whole batch once its last answer came (else nil).
+func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response, inBatch bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.batches[resp.ID]
+	if !ok {
+		return nil, false
+	}
+	delete(c.batches, resp.ID)
+	b.answers[b.index[resp.ID]] = resp
+	b.open--
+	if b.open > 0 {
+		return nil, true
+	}
+	return b.answers, true
+}
+
+func (c *frontConn) Close() error {
+	var err error
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		err = c.in.close()
+	})
+	return err
+}

@@ -1,0 +1,121 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestDecodeFront(t *testing.T) {
+	for _, c := range []struct {
+		frame, want string // want: the go-sdk's own decoding, re-encoded
+	}{
+		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x", "arguments":{"a":[1,2]}}}`, ""},
+		{`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`, ""},
+		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ""},
+		{`{"jsonrpc":"2.0","id":1,"method":"to\u006fls/list"}`, ""},    // escaped: the SDK decodes
+		{`{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`, ""},          // escaped id
+		{`{"jsonrpc":"2.0","id":2,"result":{"roots":[]}}`, ""},         // an answer
+		{`{"jsonrpc":"2.0","id":3,"method":"ping","params":null}`, ""}, // params null
+		{`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, ""},
+	} {
+		got, err := decodeFront([]byte(c.frame))
+		if err != nil {
+			t.Fatalf("%s: %v", c.frame, err)
+		}
+		want, err := jsonrpc.DecodeMessage([]byte(c.frame))
+		if err != nil {
+			t.Fatalf("%s: go-sdk: %v", c.frame, err)
+		}
+		g, _ := jsonrpc.EncodeMessage(got)
+		w, _ := jsonrpc.EncodeMessage(want)
+		if string(g) != string(w) {
+			t.Errorf("%s: decoded as %s, the go-sdk as %s", c.frame, g, w)
+		}
+	}
+	for _, bad := range []string{`{"id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"method":"ping"`, `nope`} {
+		if _, err := decodeFront([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+// TestFrontStdioServesClient runs a go-sdk server over frontStdio and
+// writes the client's lines by hand: a refused id, a batch (answered as
+// one array before 2025-06-18) and a tools/call.
+func TestFrontStdioServesClient(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(r.Params.Arguments)}}}, nil
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	out := &lockedWriter{w: outW}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: out, max: 1 << 20}) }()
+	defer func() { cancel(); inW.Close(); <-done }()
+	lines := bufio.NewScanner(outR)
+	send := func(l string) {
+		t.Helper()
+		if _, err := io.WriteString(inW, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() string {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("no answer: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if a := next(); !strings.Contains(a, `"id":1,"result":{`) || !strings.Contains(a, `"protocolVersion":"2025-03-26"`) {
+		t.Fatalf("initialize: %s", a)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":1.5,"method":"ping"}`)
+	if a := next(); !strings.Contains(a, `"id":1.5,"error"`) {
+		t.Fatalf("refused id: %s", a)
+	}
+	send(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":"three","method":"ping"}]`)
+	var batch []map[string]any
+	if a := next(); json.Unmarshal([]byte(a), &batch) != nil || len(batch) != 2 {
+		t.Fatalf("batch: %s", a)
+	}
+	send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"k":"v"}}}`)
+	if a := next(); a != `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"{\"k\":\"v\"}"}]}}` {
+		t.Fatalf("tools/call: %s", a)
+	}
+}
+
+// BenchmarkFrontDecode: one tools/call line decoded by the go-sdk
+// (jsonrpc.DecodeMessage: a fresh 32 KiB decoder buffer per internal
+// Unmarshal) and by decodeFront.
+//
+//	go test ./proxy -run XXX -bench FrontDecode -benchmem
+func BenchmarkFrontDecode(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"gh__list_issues","arguments":{"owner":"octo","repo":"hello","state":"open"}}}`)
+	b.Run("go-sdk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := jsonrpc.DecodeMessage(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decodeFront", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := decodeFront(line); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
