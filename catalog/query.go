@@ -29,6 +29,10 @@ const (
 	weightPathWord   = 0.25
 	weightNumber     = 0.25
 	weightQuotedWord = 0.5
+	// A verb that frames a request to the assistant rather than naming
+	// the task: "show me", "tell me", "help me", "give us", "find me" (see
+	// isFramingVerb). It matched tools named show_*, help, get_* first.
+	weightFraming = 0.25
 	// Derived terms.
 	weightFuzzy    = 0.7
 	weightCompound = 0.7
@@ -128,6 +132,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		}
 		at = end
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
+		if w == 1 && isFramingVerb(core) && isMeUs(nextChunk(q, at)) {
+			w = weightFraming
+		}
 		if core != "" && w == 1 && looksLikeIdentifier(core) {
 			add(strings.ToLower(core), core, 1, true)
 		}
@@ -451,4 +458,33 @@ func (ix *Index) namedDocs(aq *analyzedQuery, f func(ids []int32)) {
 			}
 		}
 	}
+}
+
+// isFramingVerb reports whether w (as written) is a verb that, followed by
+// "me" or "us", frames a request to the assistant ("Show me all
+// individuals convicted of…", "Can you help me find…"). Verbs that name a
+// task even then ("remind me", "email me", "call me") are not in the list.
+func isFramingVerb(w string) bool {
+	switch strings.ToLower(w) {
+	case "show", "tell", "give", "help", "find", "get", "provide", "assist", "guide", "fetch":
+		return true
+	}
+	return false
+}
+
+// isMeUs reports whether a query chunk is the pronoun "me" or "us" (any
+// case, punctuation around it ignored).
+func isMeUs(chunk string) bool {
+	w := strings.ToLower(strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) }))
+	return w == "me" || w == "us"
+}
+
+// nextChunk returns the whitespace-separated chunk of q that starts at or
+// after byte offset at ("" at the end).
+func nextChunk(q string, at int) string {
+	rest := strings.TrimLeftFunc(q[at:], unicode.IsSpace)
+	if i := strings.IndexFunc(rest, unicode.IsSpace); i >= 0 {
+		return rest[:i]
+	}
+	return rest
 }

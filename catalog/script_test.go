@@ -69,3 +69,41 @@ func TestQuotedRequestIsNotAValue(t *testing.T) {
 		}
 	}
 }
+
+// A verb that frames a request to the assistant ("show me", "help me",
+// "provide me with") is not what the task is about: it no longer puts a
+// tool named show_* or help first. Examples of our own.
+func TestFramingVerbsWeighLess(t *testing.T) {
+	tools := append([][3]string{
+		{"law:search_convictions", "Locate individuals based on their crime conviction and location.", ""},
+		{"cinema:show_times", "Movie show times.", ""},
+		{"cli:help", "Help.", ""},
+		{"food:find_restaurants", "Find restaurants by cuisine and city, vegan and vegetarian options included.", ""},
+		{"tv:show_details", "Details of a TV show.", ""},
+		{"fin:stock_quote", "Current stock quote for a ticker symbol.", ""},
+	}, filler...)
+	ix := testIndex(t, tools)
+	for q, want := range map[string]string{
+		"Show me the individuals convicted in Texas":          "mcp:law:search_convictions",
+		"Can you help me find vegan restaurants in Oslo?":     "mcp:food:find_restaurants",
+		"Could you show us the current stock quote for ACME?": "mcp:fin:stock_quote",
+		"show details of the TV show Severance":               "mcp:tv:show_details", // not followed by me/us: full weight
+	} {
+		if got := top(ix, q, 3); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: top %v, want %s first", q, got, want)
+		}
+	}
+	aq := analyzeQuery("Please help me, and remind me at noon")
+	for _, qt := range aq.terms {
+		switch qt.term {
+		case "help":
+			if qt.qw != weightFraming {
+				t.Errorf("help (in 'help me') weighs %v, want %v", qt.qw, weightFraming)
+			}
+		case "remind":
+			if qt.qw != 1 {
+				t.Errorf("remind (names the task) weighs %v, want 1", qt.qw)
+			}
+		}
+	}
+}
