@@ -37,24 +37,11 @@ func TestBridgeCannotInflateProxy(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("RSS is read from /proc (Linux)")
 	}
-	cfg := writeConfig(t, fmt.Sprintf(`
-[tool_search]
-enabled = true
-mode = "code"
-code_timeout_ms = 60000
-code_max_call_bytes = 262000
-code_max_run_bytes = 2000000
-
-[upstreams.gh]
-command = %s
-args = ["-tools", %s]
-`, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
-	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	proc := startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/mcp")
+	url, proc := startCodeProxy(t, "code_timeout_ms = 60000\ncode_max_call_bytes = 262000\ncode_max_run_bytes = 2000000")
 	pid := proc.PID()
 	var clients []*gosdk.ClientSession
 	for i := 0; i < 4; i++ { // four clients (2026-07-28: no session; told apart by name)
-		clients = append(clients, gosdkClientNamed(t, "http://"+addr+"/mcp", fmt.Sprintf("hostile-%d", i+1), ""))
+		clients = append(clients, gosdkClientNamed(t, url, fmt.Sprintf("hostile-%d", i+1), ""))
 	}
 	codeRunOK(t, clients[0], `return (await openclaw.tools.search("issue")).length`)
 

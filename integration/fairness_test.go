@@ -44,22 +44,28 @@ func gosdkClientNamed(t testing.TB, url, name, version string) *gosdk.ClientSess
 	return cs
 }
 
-func TestSandboxFairBetweenSessions(t *testing.T) {
+// startCodeProxy starts the proxy over HTTP in code mode in front of the
+// github-like catalog, with toolSearch (lines of [tool_search] keys) added,
+// and returns its URL and process.
+func startCodeProxy(t *testing.T, toolSearch string) (string, *Proc) {
+	t.Helper()
 	cfg := writeConfig(t, fmt.Sprintf(`
 [tool_search]
 enabled = true
 mode = "code"
-code_timeout_ms = 2000
-code_max_runs = 6
-code_max_runs_per_session = 3
+%s
 
 [upstreams.gh]
 command = %s
 args = ["-tools", %s]
-`, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+`, toolSearch, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	url := "http://" + addr + "/mcp"
-	startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, url)
+	return url, startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, url)
+}
+
+func TestSandboxFairBetweenSessions(t *testing.T) {
+	url, _ := startCodeProxy(t, "code_timeout_ms = 2000\ncode_max_runs = 6\ncode_max_runs_per_session = 3")
 	for _, tc := range []struct{ name, version, hog, victim string }{
 		{"two sessions, same client name", "2025-11-25", "gosdk-test-client", "gosdk-test-client"},
 		{"two 2026-07-28 clients", "", "looping-agent", "other-agent"},
