@@ -278,3 +278,44 @@ startup_timeout = "10s"
 		}
 	}
 }
+
+// TestUnknownToolSuggestion (issue 12 trial, trip point 10), with the
+// official TypeScript SDK client: a misspelled name in a direct tools/call
+// gets the "did you mean" that tool_describe gives, by exposed name, in
+// directory mode and with search off (direct mode); a tool the policy
+// denies is never suggested.
+func TestUnknownToolSuggestion(t *testing.T) {
+	requireNode(t)
+	conf := func(enabled bool, mode, deny string) string {
+		return writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = %t
+mode = %q
+
+[upstreams.github]
+command = %s
+args = ["-tools", %s, "-server", "github"]
+trusted = true
+
+[tools]
+deny = [%s]
+`, enabled, mode, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl")), deny))
+	}
+	script := scriptArg(t, callStep("github__create_isue", map[string]any{"title": "x"}))
+	for _, tc := range []struct {
+		name, cfg, want, not string
+	}{
+		{"directory", conf(true, "directory", ""), `unknown tool \"github__create_isue\"; did you mean github__create_issue`, ""},
+		{"off", conf(false, "tools", ""), `unknown tool \"github__create_isue\"; did you mean github__create_issue`, ""},
+		{"directory, denied", conf(true, "directory", `"github__create_issue"`), `unknown tool \"github__create_isue\"; did you mean`, `github__create_issue[,?]`},
+		{"off, denied", conf(false, "tools", `"github__create_issue"`), `unknown tool \"github__create_isue\"; did you mean`, `github__create_issue[,?]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := nodeClient(t, append([]string{"--quiet", "--script", script, "--"}, proxyCmd(t, tc.cfg)...)...)
+			got := stepOutcome(t, doc, 0)
+			if !strings.Contains(got, tc.want) || (tc.not != "" && regexp.MustCompile(tc.not).MatchString(got)) {
+				t.Errorf("got %s\nwant it to contain %s and not match %s", got, tc.want, tc.not)
+			}
+		})
+	}
+}

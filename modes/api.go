@@ -128,22 +128,37 @@ func (a API) resolve(env Env, ref, via string) (*catalog.Entry, error) {
 		return nil, fmt.Errorf("tool name %q is ambiguous: use one of the ids %s", clipRef(ref), strings.Join(ids, ", "))
 	}
 	msg := fmt.Sprintf("unknown tool %q", clipRef(ref))
-	// No suggestions for a reference longer than any tool id could be
-	// (ids are bounded by names of at most 64 bytes plus the upstream's):
-	// matching it costs time in proportion to its length and finds nothing.
-	if len(ref) > maxSuggestRef {
-		return nil, errors.New(msg + "; use search to find tool ids")
-	}
-	if sug := snap.Suggest(ref, 3, keep); len(sug) > 0 {
-		ids := make([]string, len(sug))
-		for i, s := range sug {
-			ids[i] = s.ID
-		}
-		msg += "; did you mean " + strings.Join(ids, ", ") + "?"
+	if sug := suggest(snap, ref, keep, func(e *catalog.Entry) string { return e.ID }); sug != "" {
+		msg += "; " + sug
 	} else {
 		msg += "; use search to find tool ids"
 	}
 	return nil, errors.New(msg)
+}
+
+// suggest is the one "did you mean" of every unknown-tool answer
+// (describe, tool_call, the bridge, a direct tools/call): "did you mean A,
+// B, C?" with at most three tools closest to ref (catalog.Snapshot.Suggest),
+// each shown by label (its id where it is called through the catalog, its
+// exposed name where it is called directly), or "" when none is close.
+// keep must hold only tools the session may see (policy): a denied tool is
+// never suggested, so a denied name gets the answer an absent one would
+// (SPEC §6). No suggestions for a reference longer than any tool id could
+// be (maxSuggestRef): matching it costs time in proportion to its length
+// and finds nothing.
+func suggest(snap *catalog.Snapshot, ref string, keep func(*catalog.Entry) bool, label func(*catalog.Entry) string) string {
+	if len(ref) > maxSuggestRef {
+		return ""
+	}
+	sug := snap.Suggest(ref, 3, keep)
+	if len(sug) == 0 {
+		return ""
+	}
+	names := make([]string, len(sug))
+	for i, s := range sug {
+		names[i] = label(s)
+	}
+	return "did you mean " + strings.Join(names, ", ") + "?"
 }
 
 // maxSuggestRef is the longest reference Resolve looks for suggestions for,

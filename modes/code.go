@@ -105,7 +105,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if name != ToolSearchCode {
 		e := resolveCallable(env, name)
 		if e == nil || !e.DirectOnly {
-			return nil, notExposed(env, name, ToolSearchCode)
+			return nil, notExposed(env, name, ToolSearchCode, false)
 		}
 		return env.Call(ctx, e, args, ViaDirect)
 	}

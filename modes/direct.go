@@ -3,6 +3,7 @@ package modes
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,7 +33,7 @@ func (Direct) Call(ctx context.Context, env Env, name string, args json.RawMessa
 	e := resolveCallable(env, name)
 	if e == nil {
 		noteDenied(env, name, ViaDirect)
-		return nil, ErrUnknownTool(name)
+		return nil, unknownDirect(env, name, func(e *catalog.Entry) string { return e.Exposed })
 	}
 	return env.Call(ctx, e, args, ViaDirect)
 }

@@ -134,6 +134,22 @@ func newTestEnv(t testing.TB) *testEnv {
 	return &testEnv{cat: cat, deny: map[string]bool{}}
 }
 
+// newTestEnvWithout is newTestEnv without upstream's tool name: the
+// deployment a denied tool's answers must be identical to (SPEC §6).
+func newTestEnvWithout(t testing.TB, upstream, name string) *testEnv {
+	t.Helper()
+	env := newTestEnv(t)
+	var keep []*catalog.Entry
+	for _, e := range env.cat.Snapshot().Entries {
+		if e.Upstream == upstream && e.Name != name {
+			c := *e
+			keep = append(keep, &c)
+		}
+	}
+	env.cat.SetTools(upstream, keep)
+	return env
+}
+
 func testAPI() API {
 	return API{Limits: Limits{Default: 8, Max: 20}, Bounds: catalog.DefaultBounds()}
 }

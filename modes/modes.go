@@ -125,13 +125,31 @@ func ErrUnknownTool(name string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 }
 
+// unknownDirect is ErrUnknownTool for a direct tools/call of name, with
+// the "did you mean" that describe gives (suggest; issue 12 trial, trip
+// point 10) among the tools the session may see, each shown as label
+// names it (the exposed name where the mode calls it directly, else its
+// id). The suggestions depend only on name and the tools the session may
+// see, so a denied tool's answer is the one it would get if the tool did
+// not exist (SPEC §6).
+func unknownDirect(env Env, name string, label func(*catalog.Entry) string) error {
+	sug := suggest(env.Snapshot(), name, env.Allowed, label)
+	if sug == "" {
+		return ErrUnknownTool(name)
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q; %s", name, sug)}
+}
+
 // notExposed is the answer to a tools/call of name in a mode that does not
 // list it (issue 12 item 5): ErrUnknownTool, with a pointer to the route
 // when name is an exposed name, id or unique original name of a catalog tool
 // the session may see. via is ToolCall (tools mode) or ToolSearchCode (code
-// mode). A denied or missing tool gets the plain ErrUnknownTool: the same
-// answer for both (SPEC §6, no hint that a denied tool exists).
-func notExposed(env Env, name, via string) error {
+// mode). A denied or missing tool gets ErrUnknownTool with the "did you
+// mean" of unknownDirect (exposed names for what this mode calls directly:
+// every tool in directory mode, else the direct-only ones; ids for the
+// rest): the same answer for both (SPEC §6, no hint that a denied tool
+// exists).
+func notExposed(env Env, name, via string, directory bool) error {
 	noteDenied(env, name, ViaDirect)
 	snap := env.Snapshot()
 	e := snap.ByExposed(name)
@@ -139,7 +157,12 @@ func notExposed(env Env, name, via string) error {
 		e, _ = snap.Resolve(name, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	}
 	if e == nil || e.DirectOnly || !env.Allowed(e) {
-		return ErrUnknownTool(name)
+		return unknownDirect(env, name, func(e *catalog.Entry) string {
+			if directory || e.DirectOnly {
+				return e.Exposed
+			}
+			return e.ID // called with tool_call or the bridge
+		})
 	}
 	how := fmt.Sprintf("call it with tool_call: {\"id\": %q, \"args\": {…}} (tool_describe shows its arguments)", e.ID)
 	if via == ToolSearchCode {

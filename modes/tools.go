@@ -199,7 +199,7 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 	}
 	e := resolveCallable(env, name)
 	if e == nil {
-		return nil, notExposed(env, name, ToolCall)
+		return nil, notExposed(env, name, ToolCall, t.Directory)
 	}
 	if e.DirectOnly {
 		return env.Call(ctx, e, args, ViaDirect)
@@ -207,7 +207,7 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 	if t.Directory {
 		return env.Call(ctx, e, args, ViaDirectory)
 	}
-	return nil, notExposed(env, name, ToolCall)
+	return nil, notExposed(env, name, ToolCall, false)
 }
 
 // jsonResult returns v as JSON text and as structuredContent.

@@ -295,8 +295,9 @@ func TestToolsModeNames(t *testing.T) {
 	}
 	env.deny["mcp:memory:read_graph"] = true
 	_, err := s.Call(ctx, env, "memory__read_graph", nil)
-	if !errors.As(err, &je) || err.Error() != ErrUnknownTool("memory__read_graph").Error() {
-		t.Errorf("denied direct-only: %v", err)
+	_, absent := s.Call(ctx, newTestEnvWithout(t, "memory", "read_graph"), "memory__read_graph", nil)
+	if !errors.As(err, &je) || absent == nil || err.Error() != absent.Error() || !strings.HasPrefix(err.Error(), `unknown tool "memory__read_graph"`) || strings.Contains(err.Error(), "memory:read_graph") {
+		t.Errorf("denied direct-only: %v, want the answer of a deployment without it: %v", err, absent)
 	}
 	if slices.Contains(toolNamesOf(s.Tools(env)), "memory__read_graph") {
 		t.Errorf("denied direct-only tool listed")

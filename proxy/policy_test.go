@@ -68,7 +68,15 @@ func TestPolicyDenyBeatsAllow(t *testing.T) {
 		if !errors.As(err, &je) {
 			t.Fatalf("call %s: err = %v, want a JSON-RPC error", name, err)
 		}
-		return fmt.Sprintf("%d %s", je.Code, strings.ReplaceAll(je.Message, name, "NAME"))
+		// The "did you mean" depends on the name and on the tools the
+		// session sees (never the denied one); integration
+		// TestDeniedToolUnreachable compares it with a deployment without
+		// the tool.
+		msg, sug, _ := strings.Cut(je.Message, "; did you mean ")
+		if strings.Contains(sug, "delete_thing") {
+			t.Errorf("call %s: %q suggests the denied tool", name, je.Message)
+		}
+		return fmt.Sprintf("%d %s", je.Code, strings.ReplaceAll(msg, name, "NAME"))
 	}
 	unknown := errOf("up__no_such_tool")
 	for _, name := range []string{"up__delete_thing", "UP__DELETE_THING", "mcp:up:delete_thing"} {
