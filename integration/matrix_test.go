@@ -113,7 +113,7 @@ func TestProtocolMatrix(t *testing.T) {
 					}
 					for _, v := range []string{"", "2025-11-25"} {
 						client := "go-sdk@" + map[string]string{"": "2026-07-28", "2025-11-25": "2025-11-25"}[v]
-						check(client, goMatrixCell(t, url, mode, v, answerOf(client, mode)))
+						check(client, goMatrixCell(t, &gosdk.StreamableClientTransport{Endpoint: url}, mode, v, answerOf(client, mode)))
 					}
 				})
 			}
@@ -156,8 +156,9 @@ func contains(xs []string, x string) bool {
 }
 
 // goMatrixCell is one matrix cell with the go-sdk client at version ("" =
-// its newest, 2026-07-28).
-func goMatrixCell(t *testing.T, url, mode, version, answer string) matrixResult {
+// its newest, 2026-07-28), connected by tr (Streamable HTTP, or a stdio
+// command).
+func goMatrixCell(t *testing.T, tr gosdk.Transport, mode, version, answer string) matrixResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -169,7 +170,7 @@ func goMatrixCell(t *testing.T, url, mode, version, answer string) matrixResult 
 		ToolListChangedHandler: func(context.Context, *gosdk.ToolListChangedRequest) { changed <- struct{}{} },
 	})
 	var r matrixResult
-	cs, err := c.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: url}, &gosdk.ClientSessionOptions{ProtocolVersion: version})
+	cs, err := c.Connect(ctx, tr, &gosdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		r.Error = err.Error()
 		return r

@@ -143,8 +143,12 @@ func tomlQuote(s string) string {
 }
 
 // connect connects a go-sdk client named name to the proxy's main server
-// over in-memory transports. A non-nil elicit handler makes the client
-// declare the elicitation capability.
+// over in-memory transports (the stdio front's server) at protocol
+// 2025-11-25: these tests are of sessions, where the proxy asks the client
+// by a request (elicitation/create) and can time that request out; a
+// 2026-07-28 client is asked by input_required results instead
+// (exchange_test.go, TestStdioFront2026). A non-nil elicit handler makes
+// the client declare the elicitation capability.
 func connect(t *testing.T, p *Proxy, name string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
@@ -153,7 +157,7 @@ func connect(t *testing.T, p *Proxy, name string, elicit func(context.Context, *
 		t.Fatal(err)
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{ElicitationHandler: elicit})
-	cs, err := c.Connect(ctx, ct, nil)
+	cs, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func benchCallInProcess(b *testing.B, cs string, validate bool) {
 		b.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "0"}, nil)
-	sess, err := client.Connect(ctx, ct, nil)
+	sess, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -207,12 +207,13 @@ url = %[1]s
 		!strings.Contains(string(body), `"id":1`) || !strings.Contains(string(body), `"code":-32000`) || !strings.Contains(string(body), "server.max_sessions (2) reached") {
 		t.Fatalf("third session: HTTP %d Retry-After=%q %s", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	// In-memory (stdio-like) transports hit the same limit at initialize.
+	// In-memory (stdio-like) transports hit the same limit at initialize
+	// (protocol 2025-11-25: a 2026-07-28 client sends no initialize).
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := p.Server("", "stdio").Connect(context.Background(), st, nil); err != nil {
 		t.Fatal(err)
 	}
-	_, err := mcp.NewClient(&mcp.Implementation{Name: "mem", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	_, err := mcp.NewClient(&mcp.Implementation{Name: "mem", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
 	if err == nil || !strings.Contains(err.Error(), "server.max_sessions (2) reached") {
 		t.Fatalf("in-memory initialize past the limit: err = %v", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -58,9 +59,15 @@ var callResultStubs = sync.OnceValue(func() map[string]mcp.CallToolResult {
 })
 
 // modernRequestOf reports whether req was sent at protocol 2026-07-28 or
-// later (its _meta names the version; the go-sdk fills the session's
-// InitializeParams from it).
+// later: its _meta names the version (the go-sdk also fills the session's
+// InitializeParams from it, except for server/discover on stdio,
+// stdio2026.go), or its session was opened at such a version.
 func modernRequestOf(req mcp.Request) bool {
+	if params := req.GetParams(); params != nil && !reflect.ValueOf(params).IsNil() {
+		if v, ok := params.GetMeta()[mcp.MetaKeyProtocolVersion].(string); ok {
+			return v >= modernVersion
+		}
+	}
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok {
 		return false

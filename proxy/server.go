@@ -40,6 +40,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			}
 		},
 	})
+	s.AddReceivingMiddleware(p.stdioDiscover(transport)) // innermost: stdio2026.go
 	s.AddReceivingMiddleware(p.redactMiddleware, p.middleware(endpoint, transport))
 	s.AddReceivingMiddleware(p.listenMiddleware(transport), p.cacheMiddleware(endpoint)) // stateless.go, cache.go
 	s.AddSendingMiddleware(p.listChangedFilter)                                          // issue 13 item 9: listchanged.go

@@ -63,11 +63,12 @@ func modernRequest(r *http.Request) bool {
 // up to 2025-11-25 (serve2026).
 var route2026 = true
 
-// stdio2026 offers 2026-07-28 on stdio too (with serve2026). Off: the
-// proxy's in-process tests and several integration tests drive the stdio
-// server with go-sdk clients that default to 2026-07-28 and were written
-// for sessions (see /work/notes/issue-17.md).
-var stdio2026 = false
+// stdio2026 offers 2026-07-28 on stdio too (with serve2026): a client
+// that discovers gets it (server/discover answered by stdioDiscover,
+// stdio2026.go), one that sends initialize gets up to 2025-11-25. Tests of
+// session behaviour pin their go-sdk clients to 2025-11-25
+// (legacyVersion).
+var stdio2026 = true
 
 // serve2026 reports whether the stateful fronts (Streamable HTTP with
 // sessions, stdio) offer 2026-07-28.
