@@ -107,3 +107,32 @@ func TestFramingVerbsWeighLess(t *testing.T) {
 		}
 	}
 }
+
+// Class 2 (issue 15): a tool described only in Chinese is reached by an
+// English query through the CC-CEDICT word table, and a Chinese query
+// reaches a tool described in English, for words the hand glossary lacks
+// (popular, ranking, game, station, stock). Tool names here are opaque on
+// purpose: name parts must not carry the match. Examples of our own.
+func TestChineseWordTable(t *testing.T) {
+	tools := append([][3]string{
+		{"zh:bili_rank", "获取热门游戏排行榜", ""},    // the ranking of popular games
+		{"zh:ticket12306", "查询火车站列车时刻表", ""}, // train timetables of a railway station
+		{"zh:moji", "城市天气预报", ""},            // a city's weather forecast
+		{"zh:xueqiu", "获取股票实时行情和公司财报", ""},   // live stock quotes and company reports
+		{"en:translate", "Translate text into another language.", ""},
+		{"en:exchange_rate", "Currency exchange rate between two currencies.", ""},
+	}, filler...)
+	ix := testIndex(t, tools)
+	for q, want := range map[string]string{
+		"ranking of popular games":        "mcp:zh:bili_rank",
+		"train timetable for the station": "mcp:zh:ticket12306",
+		"weather forecast for Chengdu":    "mcp:zh:moji",
+		"live stock quote of Tencent":     "mcp:zh:xueqiu",
+		"把这段文字翻译成英文":                      "mcp:en:translate",     // translate this text into English
+		"人民币对美元的汇率":                       "mcp:en:exchange_rate", // the RMB to dollar exchange rate
+	} {
+		if got := top(ix, q, 3); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: top %v, want %s first", q, got, want)
+		}
+	}
+}

@@ -25,6 +25,8 @@ import (
 //     -> "github", "issue", "を作", "作成", "成す", "する");
 //   - English words get a light, conservative stemming (plural s/es/ies,
 //     -ing, -ed, a final silent e) and a small stopword list is dropped;
+//   - a Chinese run is also segmented against a CC-CEDICT word table and
+//     each word found adds its English words (see zhdict.go);
 //   - a small built-in glossary adds English terms for common CJK words
 //     (作成/创建 -> "create", 検索/搜索 -> "search", ...), so that a Japanese or
 //     Chinese query finds a tool described in English and the other way
@@ -275,6 +277,7 @@ func emitCJK(run string, sink tokenSink) {
 			sink(run[pos[k]:pos[k+2]])
 		}
 	}
+	emitZhWords(run, sink)
 	for _, g := range cjkGlossary {
 		if strings.Contains(run, g.cjk) {
 			for _, en := range g.en {

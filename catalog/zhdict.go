@@ -1,0 +1,142 @@
+package catalog
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"io"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// The Chinese–English word table (issue 15, failure class 2): 129,152
+// Chinese words of 2–4 characters (simplified and traditional) with up to
+// three English words each, built from CC-CEDICT by scripts/gen-zhdict.sh
+// (scripts/zhdict/gen.go; licence CC BY-SA 4.0, catalog/LICENSE.cedict),
+// embedded gzip-compressed (1.3 MB; 3.8 MB in memory once loaded). A run of Chinese characters, in tool
+// text and in queries alike, is segmented by greedy longest match against
+// it and each word found adds its English words as terms (beside the
+// character bigrams and the hand glossary), so an English query reaches a
+// tool described only in Chinese and the other way round. Loaded on first
+// use (the first Chinese text indexed or searched).
+
+//go:embed zh_cedict.gz
+var zhCedict []byte
+
+// zhMaxRunes is the longest word of the table, in characters.
+const zhMaxRunes = 4
+
+// zhTable is the table decompressed (3.3 MB): lines "word term term…",
+// sorted by word, and the byte offset of each line, for binary search
+// (about 3.8 MB in all; a map would take 17 MB and a second to build).
+type zhTable struct {
+	data string
+	offs []uint32
+}
+
+var (
+	zhOnce sync.Once
+	zhTab  zhTable
+)
+
+func zhWords() *zhTable {
+	zhOnce.Do(func() {
+		zr, err := gzip.NewReader(bytes.NewReader(zhCedict))
+		if err != nil {
+			return // a build without the table: bigrams and glossary only
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			return
+		}
+		data := string(raw)
+		offs := make([]uint32, 0, 130000)
+		for at := 0; at < len(data); {
+			offs = append(offs, uint32(at))
+			nl := strings.IndexByte(data[at:], '\n')
+			if nl < 0 {
+				break
+			}
+			at += nl + 1
+		}
+		zhTab = zhTable{data: data, offs: offs}
+	})
+	return &zhTab
+}
+
+// line returns the key and the terms of line i.
+func (t *zhTable) line(i int) (key, terms string) {
+	l := t.data[t.offs[i]:]
+	if nl := strings.IndexByte(l, '\n'); nl >= 0 {
+		l = l[:nl]
+	}
+	key, terms, _ = strings.Cut(l, " ")
+	return key, terms
+}
+
+// lookup returns the space-separated English terms of word w.
+func (t *zhTable) lookup(w string) (string, bool) {
+	lo, hi := 0, len(t.offs)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if k, _ := t.line(m); k < w {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo < len(t.offs) {
+		if k, terms := t.line(lo); k == w {
+			return terms, true
+		}
+	}
+	return "", false
+}
+
+// emitZhWords segments a CJK run by greedy longest match against the word
+// table and emits the English terms of each word found.
+func emitZhWords(run string, sink tokenSink) {
+	if !hasHan(run) {
+		return
+	}
+	tab := zhWords()
+	if len(tab.offs) == 0 {
+		return
+	}
+	for len(run) > 0 {
+		// Byte ends of the next zhMaxRunes runes.
+		var ends [zhMaxRunes]int
+		n, at := 0, 0
+		for n < zhMaxRunes && at < len(run) {
+			_, sz := utf8.DecodeRuneInString(run[at:])
+			at += sz
+			ends[n] = at
+			n++
+		}
+		step := ends[0]
+		for k := n - 1; k >= 1; k-- { // words of 2+ characters
+			if en, ok := tab.lookup(run[:ends[k]]); ok {
+				for _, t := range strings.Fields(en) {
+					sink(t)
+				}
+				step = ends[k]
+				break
+			}
+		}
+		run = run[step:]
+	}
+}
+
+// hasHan reports whether s has a Han character.
+func hasHan(s string) bool {
+	for _, r := range s {
+		if r >= 0x2E80 && isCJK(r) && !isKana(r) && (r < 0xAC00 || r > 0xD7AF) {
+			return true
+		}
+	}
+	return false
+}
+
+// isKana reports whether r is Hiragana, Katakana or the prolonged sound mark.
+func isKana(r rune) bool { return r >= 0x3040 && r <= 0x30FF }
