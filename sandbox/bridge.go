@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/dop251/goja"
 )
@@ -25,9 +28,10 @@ import (
 //     buffers past it) and at most runOutputCap bytes in all from one run:
 //     a worker past either is killed and the run reports why;
 //   - the arguments of the calls being served at once, over all runs, are
-//     at most MaxInflightBridgeBytes (bytesInFlight), and after a big call
-//     its garbage is collected and handed back to the OS at once
-//     (afterCall), so the proxy stays near its size and returns to it.
+//     at most MaxInflightBridgeBytes (bytesInFlight), and the garbage of
+//     big calls is collected and handed back to the OS once
+//     it passes garbageBytes (afterCall) and after the run (afterRun), so
+//     the proxy stays near its size and returns to it.
 
 // errRunTooMuch is the read error of a worker that sent more than
 // runOutputCap bytes in one run.
@@ -99,24 +103,80 @@ func runBytesMessage(op string, sent, limit int) string {
 }
 
 // bigCallBytes is the size (arguments and result) from which a bridge
-// call's garbage is collected as soon as the call is served.
-const bigCallBytes = 256 << 10
+// call counts as big: the proxy then checks its garbage after the call and
+// once more after the run (afterCall, afterRun).
+const bigCallBytes = 64 << 10
 
-var freeMu sync.Mutex
+// garbageBytes is how much garbage the heap may carry, over what the last
+// collection found live, before afterCall collects it.
+const garbageBytes = 16 << 20
 
-// afterCall hands the memory of a big bridge call (n bytes of arguments
-// and result) back to the OS before its bytes in flight are released: one
-// megabyte crossing the proxy's call path (decoded, re-encoded, sent to the
-// upstream, its answer decoded) allocates about a hundred, and with
-// GOGC=400, as `serve` sets it, that garbage would otherwise grow the heap
-// five times over before a collection. Small calls cost nothing here.
-func afterCall(n int) {
-	if n < bigCallBytes {
+// freeAfterBigCalls switches afterCall and afterRun (off only in
+// BenchmarkBigResults, to measure what they cost).
+var freeAfterBigCalls = true
+
+var (
+	freeMu      sync.Mutex  // one collection at a time; callers queue behind it (backpressure)
+	freePending atomic.Bool // afterRun's collection is scheduled
+)
+
+// afterCall collects the garbage of big bridge calls (n bytes of arguments
+// and result) once it passes garbageBytes, and hands it back to the OS,
+// before the call's bytes in flight are released: one megabyte crossing the
+// proxy's call path (decoded, re-encoded, sent to the upstream, its answer
+// decoded) allocates many times that, and with GOGC=400, as `serve` sets
+// it, that garbage would otherwise grow the heap five times over before a
+// collection, and stay mapped after it. It reports whether the call was
+// big. Small calls cost nothing here; a collection costs tens of ms on a
+// big heap (BenchmarkBigResults), so it is not made after every big call.
+func afterCall(n int) bool {
+	if n < bigCallBytes || !freeAfterBigCalls {
+		return false
+	}
+	if garbage() > garbageBytes {
+		freeMu.Lock()
+		if garbage() > garbageBytes { // not collected while this call waited
+			debug.FreeOSMemory()
+		}
+		freeMu.Unlock()
+	}
+	return true
+}
+
+// afterRunDelay is how long after a run afterRun collects.
+const afterRunDelay = 200 * time.Millisecond
+
+// afterRun hands the garbage of a run that made big bridge calls back to
+// the OS, so that the proxy returns to its size; in the background, a
+// moment later (the run's answer does not wait, and its garbage is made
+// by then), at most one scheduled at a time.
+func afterRun() {
+	if !freeAfterBigCalls || !freePending.CompareAndSwap(false, true) {
 		return
 	}
-	freeMu.Lock()
-	defer freeMu.Unlock()
-	debug.FreeOSMemory()
+	go func() {
+		time.Sleep(afterRunDelay) // the answer to the client is encoded and sent meanwhile
+		freeMu.Lock()
+		defer freeMu.Unlock()
+		freePending.Store(false)
+		debug.FreeOSMemory()
+	}()
+}
+
+var garbageSamples = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+var garbageMu sync.Mutex
+
+// garbage is the heap's bytes over what the last collection found live
+// (runtime/metrics; about a microsecond).
+func garbage() uint64 {
+	garbageMu.Lock()
+	defer garbageMu.Unlock()
+	metrics.Read(garbageSamples)
+	objects, live := garbageSamples[0].Value, garbageSamples[1].Value
+	if objects.Kind() != metrics.KindUint64 || live.Kind() != metrics.KindUint64 || objects.Uint64() < live.Uint64() {
+		return 0
+	}
+	return objects.Uint64() - live.Uint64()
 }
 
 // minArgsSize is a lower bound of the JSON size of a bridge call's

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/semaphore"
@@ -333,6 +334,11 @@ func (p *Pool) Run(ctx context.Context, code string, timeout time.Duration, brid
 	start := time.Now()
 	r := &run{pool: p, bridge: bridge, res: &Result{}}
 	defer func() { r.res.DurationMs = msSince(start) }()
+	defer func() {
+		if r.bigCalls.Load() {
+			afterRun() // bridge.go
+		}
+	}()
 
 	if timeout <= 0 {
 		r.res.Error = fmt.Sprintf("sandbox: timeout must be positive, got %v", timeout)
@@ -441,7 +447,8 @@ type run struct {
 	total  int
 
 	logBytes int
-	argBytes int // bridge-call argument bytes received (bridge.go)
+	argBytes int         // bridge-call argument bytes received (bridge.go)
+	bigCalls atomic.Bool // a bridge call of bigCallBytes or more was served (bridge.go afterRun)
 }
 
 func (r *run) handle(m message) {
@@ -554,7 +561,9 @@ func (r *run) serve(idx int, m message) {
 			}
 			defer release()
 			out, err = r.bridge(r.ctx, m.Op, m.Args)
-			afterCall(len(m.Args) + len(out)) // bridge.go: a big call's garbage goes at once
+			if afterCall(len(m.Args) + len(out)) { // bridge.go: big calls' garbage goes back to the OS
+				r.bigCalls.Store(true)
+			}
 		}()
 	case <-r.ctx.Done():
 		err = r.ctx.Err()
