@@ -141,6 +141,7 @@ func (p *parser) expandAll(getenv func(string) (string, bool)) {
 			u.Headers[k] = v
 		}
 	}
+	p.expandIdentity(getenv)
 }
 
 // Secrets returns every value Redact hides: the values substituted for
@@ -165,6 +166,9 @@ func (c *Config) Secrets() []string {
 		add(s)
 	}
 	add(c.Server.BearerToken)
+	for _, s := range c.identitySecrets() {
+		add(s)
+	}
 	for _, name := range sortedKeys(c.Endpoints) {
 		if e := c.Endpoints[name]; e != nil {
 			add(e.Token)

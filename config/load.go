@@ -342,6 +342,8 @@ func wantType(t reflect.Type) string {
 		return "boolean"
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		return "integer"
+	case reflect.Float64:
+		return "number"
 	case reflect.Struct, reflect.Map:
 		return "table"
 	case reflect.Slice:
@@ -362,6 +364,11 @@ func scalarOK(v any, t reflect.Type) bool {
 	case reflect.Int, reflect.Int64, reflect.Int32:
 		_, ok := v.(int64)
 		return ok
+	case reflect.Float64:
+		switch v.(type) {
+		case float64, int64:
+			return true
+		}
 	}
 	return false
 }

@@ -20,7 +20,10 @@ type Config struct {
 	Groups     map[string][]string  `toml:"groups"`
 	Endpoints  map[string]*Endpoint `toml:"endpoints"`
 	Telemetry  Telemetry            `toml:"telemetry"`
-	Security   Security             `toml:"security"` // security.go
+	Security   Security             `toml:"security"`    // security.go
+	Auth       Auth                 `toml:"auth"`        // issue 18: OAuth resource-server mode (identity.go)
+	RateLimits RateLimits           `toml:"rate_limits"` // issue 18 (identity.go)
+	Audit      Audit                `toml:"audit"`       // issue 18 (identity.go)
 
 	// Warnings collects non-fatal findings of Load (clamped values and the like).
 	Warnings []string `toml:"-"`
@@ -110,14 +113,15 @@ type Upstream struct {
 	Transport string            `toml:"transport"` // "streamable-http" (default with url) | "sse"
 	Headers   map[string]string `toml:"headers"`
 
-	Trusted        bool     `toml:"trusted"`
-	Prefix         *string  `toml:"prefix"` // nil means Name; "" allowed
-	DirectOnly     []string `toml:"direct_only"`
-	Enabled        *bool    `toml:"enabled"`         // nil means true
-	StartupTimeout Duration `toml:"startup_timeout"` // default 30s
-	CallTimeout    Duration `toml:"call_timeout"`    // default 60s
-	PingInterval   Duration `toml:"ping_interval"`   // default 30s: health ping of a ready upstream; two failed pings in a row reconnect it
-	Session        string   `toml:"session"`         // "shared" (default) | "per-client"
+	Trusted        bool        `toml:"trusted"`
+	Prefix         *string     `toml:"prefix"` // nil means Name; "" allowed
+	DirectOnly     []string    `toml:"direct_only"`
+	Enabled        *bool       `toml:"enabled"`         // nil means true
+	StartupTimeout Duration    `toml:"startup_timeout"` // default 30s
+	CallTimeout    Duration    `toml:"call_timeout"`    // default 60s
+	PingInterval   Duration    `toml:"ping_interval"`   // default 30s: health ping of a ready upstream; two failed pings in a row reconnect it
+	Session        string      `toml:"session"`         // "shared" (default) | "per-client"
+	Credential     *Credential `toml:"credential"`      // issue 18: per-user credentials (identity.go); nil means static
 	// AllowInternalRedirects lets redirects of this HTTP upstream reach
 	// link-local, cloud-metadata, unspecified and (for a url not on
 	// loopback) loopback addresses; default false (issue 14 item 8).
@@ -181,6 +185,10 @@ type Telemetry struct {
 	SessionLog    string `toml:"session_log"`    // JSON Lines file; "" disables
 	LogArguments  bool   `toml:"log_arguments"`  // default false: no argument values in logs
 	MetricsListen string `toml:"metrics_listen"` // for stdio deployments: address of /metrics and /healthz; "" disables
+	// Issue 18: OpenTelemetry traces over OTLP/HTTP; off while TracesEndpoint is "".
+	TracesEndpoint    string            `toml:"traces_endpoint"`     // e.g. "http://127.0.0.1:4318/v1/traces"
+	TracesHeaders     map[string]string `toml:"traces_headers"`      // sent with every export; secrets
+	TracesSampleRatio float64           `toml:"traces_sample_ratio"` // default 1.0, clamped to 0..1
 }
 
 // Duration is a time.Duration written in TOML as a string such as "30s" or "1500ms".

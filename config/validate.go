@@ -192,6 +192,7 @@ func (p *parser) defaults() {
 		}
 	}
 	p.defaultDuration(&c.Tools.ApprovalTimeout, DefaultApprovalTimeout, "tools", "approval_timeout")
+	p.identityDefaults()
 }
 
 // resolveFile resolves a relative file path against dir.
@@ -225,6 +226,7 @@ func (p *parser) resolvePaths(dir string) {
 		c.Tools.ApprovalCommand[0] = resolveCommand(dir, c.Tools.ApprovalCommand[0])
 	}
 	c.Telemetry.SessionLog = resolveFile(dir, c.Telemetry.SessionLog)
+	p.resolveIdentityPaths(dir)
 }
 
 func oneOf(p *parser, v string, allowed []string, path ...string) {
@@ -284,6 +286,7 @@ func (p *parser) validate() {
 	p.validatePolicy()
 	p.validateEndpoints()
 	p.validateStateless()
+	p.validateIdentity()
 }
 
 func (p *parser) validateUpstreams() {

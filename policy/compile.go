@@ -29,7 +29,8 @@ type Policy struct {
 // clientLayer is one by_client table.
 type clientLayer struct {
 	key     string // as configured
-	pattern string // lower case
+	kind    string // "client", or a verified identity: "user", "group", "scope" (identity.go)
+	pattern string // lower case, without the kind's prefix
 	exact   bool
 	layer   *layer
 }
@@ -215,7 +216,8 @@ func Compile(spec Spec) (*Policy, error) {
 		}
 		seen[low] = key
 		l := compileLayer(path, fmt.Sprintf("tools.by_client.%q", key), spec.ByClient[key])
-		p.byClient = append(p.byClient, &clientLayer{key: key, pattern: low, exact: !IsGlob(key), layer: l})
+		kind, pat := keyKind(key)
+		p.byClient = append(p.byClient, &clientLayer{key: key, kind: kind, pattern: pat, exact: !IsGlob(pat), layer: l})
 	}
 	sort.SliceStable(p.byClient, func(i, j int) bool { return moreSpecific(p.byClient[i], p.byClient[j]) })
 	if len(c.problems) > 0 {

@@ -347,7 +347,7 @@ func TestPolicyEndpoints(t *testing.T) {
 	}
 
 	subs := p.Subjects()
-	if got, want := fmt.Sprintf("%#v", subs), `[]policy.Subject{policy.Subject{ClientName:"", Endpoint:""}, policy.Subject{ClientName:"", Endpoint:"ro"}, policy.Subject{ClientName:"", Endpoint:"team-a"}, policy.Subject{ClientName:"inspector", Endpoint:""}}`; got != want {
+	if got, want := fmt.Sprintf("%v", subs), `[the main endpoint endpoint "ro" endpoint "team-a" client "inspector" on the main endpoint]`; got != want {
 		t.Fatalf("Subjects = %s, want %s", got, want)
 	}
 }

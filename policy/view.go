@@ -18,12 +18,22 @@ import (
 type Subject struct {
 	ClientName string
 	Endpoint   string
+	// User, Groups and Scopes are the identity the HTTP front verified from
+	// an OAuth access token (issue 18; empty otherwise). They are matched
+	// only by tools.by_client keys "user:…", "group:…" and "scope:…"
+	// (identity.go).
+	User   string
+	Groups []string
+	Scopes []string
 }
 
 // String describes the subject for messages, e.g. `client "cursor" on
 // endpoint "team-a"` or `the main endpoint`.
 func (s Subject) String() string {
 	var parts []string
+	if s.User != "" {
+		parts = append(parts, fmt.Sprintf("user %q", s.User))
+	}
 	if s.ClientName != "" {
 		parts = append(parts, fmt.Sprintf("client %q", s.ClientName))
 	}
@@ -179,7 +189,7 @@ func (p *Policy) View(s Subject) *View {
 	key.WriteString(s.Endpoint)
 	var matched []*clientLayer
 	for i, cl := range p.byClient {
-		if clientMatch(cl, name) {
+		if cl.matches(s, name) {
 			fmt.Fprintf(&key, "\x00%d", i)
 			matched = append(matched, cl)
 		}
@@ -202,13 +212,6 @@ func (p *Policy) View(s Subject) *View {
 	return actual.(*View)
 }
 
-func clientMatch(cl *clientLayer, lowName string) bool {
-	if cl.exact {
-		return cl.pattern == lowName
-	}
-	return matchLower(cl.pattern, lowName)
-}
-
 // Decide returns the decision for tool t under subject s (p.View(s).Decide(t)).
 func (p *Policy) Decide(s Subject, t Tool) Decision { return p.View(s).Decide(t) }
 
@@ -225,7 +228,7 @@ func (p *Policy) Subjects() []Subject {
 		out = append(out, Subject{Endpoint: name})
 	}
 	for _, cl := range p.byClient {
-		out = append(out, Subject{ClientName: cl.key})
+		out = append(out, cl.subjectFor())
 	}
 	return out
 }
