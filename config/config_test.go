@@ -704,6 +704,7 @@ func TestDurationText(t *testing.T) {
 var referenceEnv = map[string]string{
 	"MCP_TOOLSEARCH_TOKEN": "ref-bearer", "HOME": "/home/ref", "FS_API_KEY": "ref-fs-key",
 	"GITHUB_TOKEN": "ref-gh", "TEAM_A_TOKEN": "ref-team",
+	"GITHUB_CLIENT_SECRET": "ref-gh-secret", "OTLP_API_KEY": "ref-otlp", "MCPTS_TOKEN_KEY": "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=",
 }
 
 func TestReferenceFileLoads(t *testing.T) {

@@ -33,7 +33,8 @@ type JWTConfig struct {
 	// then OpenID /.well-known/openid-configuration).
 	JWKSURL string
 	// Audiences: the token's "aud" must contain one of them (RFC 8707: the
-	// resource identifier the client asked the token for).
+	// resource identifier the client asked the token for). ForResource
+	// adds the resource of a route; with none at all every token is refused.
 	Audiences []string
 	// Scopes every token must have (403 insufficient_scope otherwise).
 	Scopes []string
@@ -60,7 +61,10 @@ type JWT struct {
 	cfg  JWTConfig
 	algs []jose.SignatureAlgorithm
 	now  func() time.Time
+	kc   *keyCache // shared by ForResource copies
+}
 
+type keyCache struct {
 	mu        sync.Mutex
 	keys      *jose.JSONWebKeySet
 	jwksURL   string
@@ -75,9 +79,6 @@ const minKeyRefresh = 30 * time.Second
 func NewJWT(cfg JWTConfig) (*JWT, error) {
 	if cfg.Issuer == "" {
 		return nil, errors.New("issuer is required")
-	}
-	if len(cfg.Audiences) == 0 {
-		return nil, errors.New("an audience is required (the resource identifier tokens are issued for)")
 	}
 	if cfg.UserClaim == "" {
 		cfg.UserClaim = "sub"
@@ -102,7 +103,17 @@ func NewJWT(cfg JWTConfig) (*JWT, error) {
 		}
 		algs = append(algs, jose.SignatureAlgorithm(n))
 	}
-	return &JWT{cfg: cfg, algs: algs, now: time.Now, jwksURL: cfg.JWKSURL}, nil
+	return &JWT{cfg: cfg, algs: algs, now: time.Now, kc: &keyCache{jwksURL: cfg.JWKSURL}}, nil
+}
+
+// ForResource returns a verifier for one protected resource (an MCP route)
+// sharing j's keys: it also accepts tokens whose audience is resource, and
+// its challenges point at metadataURL.
+func (j *JWT) ForResource(resource, metadataURL string) *JWT {
+	c := *j
+	c.cfg.Audiences = append(append([]string(nil), j.cfg.Audiences...), resource)
+	c.cfg.ResourceMetadataURL = metadataURL
+	return &c
 }
 
 // claims are the members read from a token.
@@ -238,21 +249,21 @@ func clip(s string) string {
 // kid is not among them (at most once per minKeyRefresh).
 func (j *JWT) keySet(ctx context.Context, kid string) (*jose.JSONWebKeySet, error) {
 	for {
-		j.mu.Lock()
-		keys := j.keys
+		j.kc.mu.Lock()
+		keys := j.kc.keys
 		have := keys != nil && (kid == "" || len(keys.Key(kid)) > 0)
-		recent := !j.fetchedAt.IsZero() && j.now().Sub(j.fetchedAt) < minKeyRefresh
+		recent := !j.kc.fetchedAt.IsZero() && j.now().Sub(j.kc.fetchedAt) < minKeyRefresh
 		if have || (recent && keys != nil) {
-			j.mu.Unlock()
+			j.kc.mu.Unlock()
 			return keys, nil
 		}
-		if recent && j.lastErr != nil {
-			err := j.lastErr
-			j.mu.Unlock()
+		if recent && j.kc.lastErr != nil {
+			err := j.kc.lastErr
+			j.kc.mu.Unlock()
 			return nil, err
 		}
-		if ch := j.fetching; ch != nil {
-			j.mu.Unlock()
+		if ch := j.kc.fetching; ch != nil {
+			j.kc.mu.Unlock()
 			select {
 			case <-ch:
 				continue
@@ -261,18 +272,18 @@ func (j *JWT) keySet(ctx context.Context, kid string) (*jose.JSONWebKeySet, erro
 			}
 		}
 		ch := make(chan struct{})
-		j.fetching = ch
-		j.mu.Unlock()
+		j.kc.fetching = ch
+		j.kc.mu.Unlock()
 
 		ks, url, err := j.fetch(ctx)
-		j.mu.Lock()
-		j.fetching = nil
-		j.fetchedAt = j.now()
-		j.lastErr = err
+		j.kc.mu.Lock()
+		j.kc.fetching = nil
+		j.kc.fetchedAt = j.now()
+		j.kc.lastErr = err
 		if err == nil {
-			j.keys, j.jwksURL = ks, url
+			j.kc.keys, j.kc.jwksURL = ks, url
 		}
-		j.mu.Unlock()
+		j.kc.mu.Unlock()
 		close(ch)
 		if err != nil {
 			return nil, err
@@ -283,9 +294,9 @@ func (j *JWT) keySet(ctx context.Context, kid string) (*jose.JSONWebKeySet, erro
 
 // fetch reads the JWKS (discovering its URL first when needed).
 func (j *JWT) fetch(ctx context.Context) (*jose.JSONWebKeySet, string, error) {
-	j.mu.Lock()
-	url := j.jwksURL
-	j.mu.Unlock()
+	j.kc.mu.Lock()
+	url := j.kc.jwksURL
+	j.kc.mu.Unlock()
 	if url == "" {
 		var err error
 		if url, err = j.discover(ctx); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -130,7 +131,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if maxBlocks == 0 {
 		maxBlocks = defaultMaxBlocks
 	}
-	bridge := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
+	bridgeOp := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
 		var params []json.RawMessage
 		if err := json.Unmarshal(raw, &params); err != nil {
 			return nil, fmt.Errorf("%s: arguments are not a JSON array", op)
@@ -167,7 +168,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 					limit = n
 				}
 			}
+			_, end := startSpan(ctx, env, spanSearch)
 			hits, err := c.API.Search(env, q, limit, ViaBridge)
+			end(err)
 			if err != nil {
 				return nil, err
 			}
@@ -218,10 +221,27 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		}
 		return nil, fmt.Errorf("unknown bridge operation %q", op)
 	}
+	// Issue 18: a span for the run and one per bridge call (trace.go).
+	bridge := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
+		name, ok := bridgeSpan[op]
+		if !ok {
+			name = "bridge"
+		}
+		ctx, end := startSpan(ctx, env, name)
+		out, err := bridgeOp(ctx, op, raw)
+		end(err)
+		return out, err
+	}
 	if o, ok := env.(SandboxOwner); ok {
 		ctx = sandbox.WithOwner(ctx, o.SandboxOwner(ctx)) // fair slots between sessions (issue 14 item 6)
 	}
-	r := c.Pool.Run(ctx, code, c.Timeout, bridge)
+	rctx, endRun := startSpan(ctx, env, spanSandboxRun)
+	r := c.Pool.Run(rctx, code, c.Timeout, bridge)
+	if r.OK {
+		endRun(nil)
+	} else {
+		endRun(errors.New("code run failed"))
+	}
 	mu.Lock()
 	runDone = true
 	runBlocks := blocks

@@ -20,7 +20,8 @@ import (
 //     name, i.e. on its policy view);
 //   - an upstream has session = "per-client" (its tools and resources come
 //     from the client's own upstream session);
-//   - the path needs a bearer token (the answer is for token holders only);
+//   - the path needs a bearer token or an OAuth access token (the answer
+//     is for token holders only);
 //   - resources/read (a resource's content is the upstream's, whose
 //     audience the proxy cannot know).
 //
@@ -73,7 +74,8 @@ func (c *cacheClock) ttl(now time.Time, unstable bool) time.Duration {
 // cacheScope is the cacheScope of an answer of method to a client of
 // endpoint (see the package comment above).
 func (p *Proxy) cacheScope(method, endpoint string) string {
-	if method == "resources/read" || len(p.conf().Tools.ByClient) > 0 || p.endpointToken(endpoint) != "" {
+	// Issue 18: in OAuth mode the answer is for one verified user.
+	if method == "resources/read" || len(p.conf().Tools.ByClient) > 0 || p.endpointToken(endpoint) != "" || p.conf().Auth.Enabled() {
 		return "private"
 	}
 	for _, u := range p.conf().EnabledUpstreams() {

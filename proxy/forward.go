@@ -62,7 +62,14 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 			}
 		}
 	}
-	if s.ss != nil && p.pt.perClient(e.Upstream) {
+	p.injectTrace(ctx, params) // issue 18: W3C trace context in params._meta
+	if cc, err := p.userConn(ctx, s, e.Upstream); err != nil || cc != nil {
+		// issue 18: a per-user credential source (userconn.go).
+		if err != nil {
+			return nil, err
+		}
+		opts.Conn = cc
+	} else if s.ss != nil && p.pt.perClient(e.Upstream) {
 		cc := p.pt.conn(s, e.Upstream)
 		if cc == nil {
 			reason := p.pt.perClientErr(s, e.Upstream)

@@ -2,7 +2,6 @@ package proxy
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"io"
 	"net"
@@ -13,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
@@ -55,7 +55,10 @@ func (nopWriteCloser) Close() error { return nil }
 // token when one is configured.
 func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	var paths []string
 	mount := func(path, endpoint, token string) {
+		a := p.authenticatorFor(path, token) // front_auth.go: static token or OAuth
+		paths = append(paths, path)
 		// Issue 11: idle sessions end (session_idle_timeout), sessions are
 		// capped (max_sessions) and event streams get keepalives
 		// (lifetime.go, keepalive.go); stateless.go: sessions or not
@@ -64,12 +67,16 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// Issue 13: request ids the go-sdk cannot give back exactly are
 		// refused (frontguard.go).
 		maxBody := p.maxMessageBytes()
-		mux.Handle(path, p.guard(token, keepalive(ka, idGuard(p.streamableHandler(endpoint), maxBody))))
+		mux.Handle(path, p.guard(a, keepalive(ka, idGuard(p.streamableHandler(endpoint), maxBody))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
 		}
-		mux.Handle(ssePath, p.guard(token, keepalive(ka, idGuard(p.sseHandler(endpoint, path), maxBody))))
+		sse := keepalive(ka, idGuard(p.sseHandler(endpoint, path), maxBody))
+		if _, static := a.(identity.Static); a != nil && !static {
+			sse = p.sseRefused(path) // front_auth.go
+		}
+		mux.Handle(ssePath, p.guard(a, sse))
 	}
 	mount("/mcp", "", p.conf().Server.BearerToken)
 	for name, ep := range p.conf().Endpoints {
@@ -79,6 +86,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		}
 		mount(ep.Path, name, tok)
 	}
+	p.mountIdentityRoutes(mux, paths) // front_auth.go: protected-resource metadata, OAuth callback
 	for path, h := range extra {
 		mux.Handle(path, h)
 	}
@@ -86,18 +94,19 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	// bearer token as /mcp. /healthz gets the Host/Origin check only, so
 	// that probes need no token.
 	if _, ok := extra["/metrics"]; !ok {
-		mux.Handle("/metrics", p.guard(p.conf().Server.BearerToken, p.metrics.Handler()))
+		mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", p.conf().Server.BearerToken), p.metrics.Handler()))
 	}
 	if _, ok := extra["/healthz"]; !ok {
-		mux.Handle("/healthz", p.guard("", p.HealthHandler()))
+		mux.Handle("/healthz", p.guard(nil, p.HealthHandler()))
 	}
 	return mux
 }
 
 // guard rejects requests whose Host or Origin is not allowed (403) or
-// that lack the bearer token (401), before any byte of the body is read,
-// and closes their connection (front.go).
-func (p *Proxy) guard(token string, h http.Handler) http.Handler {
+// that a (nil: none) refuses (401/403 with a WWW-Authenticate challenge),
+// before any byte of the body is read, and closes their connection
+// (front.go).
+func (p *Proxy) guard(a identity.Authenticator, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !p.hostAllowed(r.Host) {
 			reject(w, http.StatusForbidden, "forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowed_hosts")
@@ -107,15 +116,11 @@ func (p *Proxy) guard(token string, h http.Handler) http.Handler {
 			reject(w, http.StatusForbidden, "forbidden: Origin not allowed; add it to server.allowed_origins")
 			return
 		}
-		if token != "" {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="mcp-toolsearch"`)
-				reject(w, http.StatusUnauthorized, "unauthorized: missing or wrong bearer token")
-				return
-			}
+		r, ok := p.authenticate(a, w, r) // front_auth.go
+		if !ok {
+			return
 		}
-		p.admit(w, r, token != "") // front.go: vet the connection, bound the body
+		p.admit(w, r, a != nil) // front.go: vet the connection, bound the body
 		h.ServeHTTP(w, r)
 	})
 }

@@ -34,8 +34,8 @@ func (p *Proxy) StartMetrics(addr string) (*MetricsServer, error) {
 		return nil, fmt.Errorf("telemetry.metrics_listen %q: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", p.guard(p.conf().Server.BearerToken, p.metrics.Handler())) // as on the HTTP front
-	mux.Handle("/healthz", p.guard("", p.HealthHandler()))
+	mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", p.conf().Server.BearerToken), p.metrics.Handler())) // as on the HTTP front
+	mux.Handle("/healthz", p.guard(nil, p.HealthHandler()))
 	m := &MetricsServer{
 		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
 		addr: ln.Addr().String(),

@@ -31,7 +31,7 @@ type featureTables struct {
 // tablesFor returns the routing tables of s's policy view (created empty).
 // Callers hold no lock; the maps are read and replaced under pt.mu.
 func (pt *passthrough) tablesFor(s *session) *featureTables {
-	v := pt.p.view(s.client, s.endpoint)
+	v := s.view()
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
 	t := pt.tables[v]
@@ -53,7 +53,7 @@ func (pt *passthrough) visible(s *session, up string) bool {
 		return false
 	}
 	snap := s.Snapshot()
-	return pt.p.view(s.client, s.endpoint).Features(up, upstreamTools(snap, up)).Allowed
+	return s.view().Features(up, upstreamTools(snap, up)).Allowed
 }
 
 // upstreamTools yields the tools of upstream up in snap (entries are sorted

@@ -29,6 +29,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/tracing"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -40,6 +41,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Surface overrides the mode chosen from the config (tests, benchmarks).
 	Surface modes.Surface
+	// Tracing, when set, replaces [telemetry] traces_* (tests: an
+	// in-process exporter; see tracing.Config).
+	Tracing *tracing.Config
 }
 
 // Proxy is one running deployment.
@@ -64,6 +68,7 @@ type Proxy struct {
 	cacheClk cacheClock // cache.go: when the catalog last changed (ttlMs)
 	exs      exchanges  // exchange.go: 2026-07-28 calls waiting for client input
 	pins     *pinGuard  // pins.go: pinned tool definitions (issue 14 item 2)
+	idn      *idState   // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
@@ -112,6 +117,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		p.surfP.Store(p.surfaceFor(cfg))
 	}
 	p.pt = newPassthrough(p)
+	if err := p.setupIdentity(opts); err != nil {
+		return nil, err
+	}
 	p.ups = newUpstreamSet(cfg, p.managerOptions, p.onToolsChanged)
 	return p, nil
 }
@@ -268,6 +276,7 @@ func (p *Proxy) Close(ctx context.Context) error {
 	if pool := p.surfP.Load().pool; pool != nil {
 		pool.Close()
 	}
+	p.closeIdentity(ctx) // per-user sessions, traces, audit log
 	err := p.ups.Close(ctx)
 	p.pins.close()
 	_ = p.rec.Close()
@@ -395,15 +404,22 @@ func (e *CallUnavailableError) Error() string {
 //  1. policy (SPEC §6): a denied tool gets the same answer as an unknown one;
 //  2. arguments validated against the inputSchema (inputcheck.go), so a
 //     wrong call never reaches the upstream nor asks for approval;
-//  3. approval (approval.go): require_approval tools ask the person first;
-//  4. output schema compiled for trusted tools (validate.go), before any side effect;
-//  5. forward (forward.go): the upstream call, with call_timeout, progress
+//  3. rate limits ([rate_limits], callpath_identity.go): a refused call
+//     gets an isError result with a retry hint;
+//  4. approval (approval.go): require_approval tools ask the person first;
+//  5. output schema compiled for trusted tools (validate.go), before any side effect;
+//  6. forward (forward.go): the upstream call, with call_timeout, progress
 //     and cancellation, and the calling client's context for requests the
-//     upstream sends back;
-//  6. output validated for trusted tools (validate.go);
-//  7. telemetry: one call record with outcome, duration and bytes.
+//     upstream sends back; with the user's own credential for upstreams
+//     with a per-user credential source (userconn.go), or the connect
+//     prompt;
+//  7. output validated for trusted tools (validate.go);
+//  8. telemetry: one call record with outcome, duration and bytes; the
+//     call's span (children: policy, approval, upstream call) and its audit
+//     line (callpath_identity.go).
 func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, err error) {
 	start := time.Now()
+	ctx, span := p.startCallSpan(ctx, s, e, via) // issue 18 (callpath_identity.go)
 	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surf().Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
 	if p.conf().Telemetry.LogArguments {
 		rec.Args = args
@@ -420,8 +436,9 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		}
 		s.ts.Call(rec)
 		p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", rec.Outcome, "ms", rec.DurationMs)
+		p.callDone(ctx, span, s, e, via, args, rec.Outcome, rec.DurationMs, err) // span end, audit line
 	}()
-	d := s.decide(e)
+	d := p.decideTraced(ctx, s, e)
 	if !d.Allowed {
 		// Same answer as an unknown tool (SPEC §6): no hint it exists.
 		rec.Rule = d.Rule
@@ -434,8 +451,11 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if err := p.checkInput(e, args); err != nil {
 		return nil, err
 	}
+	if res := p.rateLimited(ctx, s, e); res != nil {
+		return res, nil // [rate_limits]: the upstream never sees the call
+	}
 	if d.NeedsApproval {
-		if res, err := p.approve(ctx, s, e, args, d.ApprovalRule); res != nil || err != nil {
+		if res, err := p.approveTraced(ctx, s, e, args, d.ApprovalRule); res != nil || err != nil {
 			return res, err // blocked: the upstream never sees the call
 		}
 	}
@@ -449,7 +469,7 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if check != nil {
 		ctx = withoutRawSlot(ctx) // the output is validated: decoded (rawresult.go)
 	}
-	res, err = p.forward(ctx, s, e, args)
+	res, err = p.forwardTraced(ctx, s, e, args) // forward, with span, trace context and per-user credentials
 	if raw := rawSlotFrom(ctx); err == nil && raw != nil && raw.JSON != nil && res.IsError && len(p.conf().Secrets()) > 0 {
 		res, err = materialize(raw) // an error result is redacted below
 	}
@@ -547,7 +567,13 @@ func outcomeOf(res *mcp.CallToolResult, err error) string {
 		return telemetry.OutcomeError
 	case res != nil && res.IsError:
 		if res.Meta != nil {
-			if _, blocked := res.Meta[MetaKeyBlocked]; blocked {
+			if b, blocked := res.Meta[MetaKeyBlocked]; blocked {
+				switch b {
+				case "rate_limit":
+					return telemetry.OutcomeRateLimited
+				case "connect":
+					return telemetry.OutcomeConnect
+				}
 				return telemetry.OutcomeBlockedApproval
 			}
 		}

@@ -21,11 +21,14 @@ package proxy
 // upstream managers are not touched. What a reload cannot change (it needs
 // a restart, and is logged as such): [server] (transport, listen, tokens,
 // limits), endpoint paths and tokens, endpoints added or removed,
-// [telemetry].
+// [telemetry], and (issue 18) [auth], [rate_limits], [audit] and
+// upstreams' [credential] tables. Every reload, applied or refused, is a
+// line of the audit log.
 
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"sort"
 	"time"
@@ -57,6 +60,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	// Parts that need a restart keep their running values.
 	keep := *next
 	next = &keep
+	next.Upstreams = maps.Clone(next.Upstreams) // keepIdentity may edit it
 	if !reflect.DeepEqual(prev.Server, next.Server) {
 		rep.NeedsRestart = append(rep.NeedsRestart, "server")
 	}
@@ -65,6 +69,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		rep.NeedsRestart = append(rep.NeedsRestart, "telemetry")
 	}
 	next.Telemetry = prev.Telemetry
+	p.keepIdentity(prev, next, &rep) // issue 18: [auth], [rate_limits], [audit], credentials (identity.go)
 	eps := map[string]*config.Endpoint{}
 	for name, e := range next.Endpoints {
 		old, ok := prev.Endpoints[name]
@@ -89,6 +94,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 
 	pol, err := policy.Compile(next.PolicySpec())
 	if err != nil {
+		p.AuditReload(false, "policy: "+err.Error()) // issue 18: the audit log
 		return rep, fmt.Errorf("policy: %w", err)
 	}
 	rep.Policy = !reflect.DeepEqual(prev.PolicySpec(), next.PolicySpec())
@@ -137,6 +143,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		p.log.Error("reload: the new policy fails closed; the subjects it names see no tool", "err", err)
 	}
 	sort.Strings(rep.NeedsRestart)
+	p.AuditReload(true, rep.String()) // issue 18: the audit log
 	return rep, nil
 }
 

@@ -40,11 +40,11 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			}
 		},
 	})
-	s.AddReceivingMiddleware(p.stdioDiscover(transport)) // innermost: stdio2026.go
-	s.AddReceivingMiddleware(p.redactMiddleware, p.middleware(endpoint, transport))
-	s.AddReceivingMiddleware(p.listenMiddleware(transport), p.cacheMiddleware(endpoint)) // stateless.go, cache.go
-	s.AddSendingMiddleware(p.listChangedFilter)                                          // issue 13 item 9: listchanged.go
-	s.AddSendingMiddleware(beforeInitialize)                                             // issue 12 item 16: lifecycle.go
+	s.AddReceivingMiddleware(p.stdioDiscover(transport))                                                  // innermost: stdio2026.go
+	s.AddReceivingMiddleware(p.identityMiddleware, p.redactMiddleware, p.middleware(endpoint, transport)) // identity.go: verified user, request span
+	s.AddReceivingMiddleware(p.listenMiddleware(transport), p.cacheMiddleware(endpoint))                  // stateless.go, cache.go
+	s.AddSendingMiddleware(p.listChangedFilter)                                                           // issue 13 item 9: listchanged.go
+	s.AddSendingMiddleware(beforeInitialize)                                                              // issue 12 item 16: lifecycle.go
 	p.servers[key] = s
 	return s
 }

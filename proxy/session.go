@@ -45,18 +45,18 @@ func (s *session) Snapshot() *catalog.Snapshot {
 // SearchIndex implements modes.SearchIndexer: an index over only what this
 // session's policy allows (see viewIndexes).
 func (s *session) SearchIndex(snap *catalog.Snapshot) *catalog.Index {
-	return s.p.viewIx.index(s.p.view(s.client, s.endpoint), snap)
+	return s.p.viewIx.index(s.view(), snap)
 }
 
 // Allowed implements modes.Env: this session's policy (SPEC §6).
 func (s *session) Allowed(e *catalog.Entry) bool { return s.allowed(e) }
 
 func (s *session) allowed(e *catalog.Entry) bool {
-	return s.p.view(s.client, s.endpoint).Allowed(toolOf(e))
+	return s.view().Allowed(toolOf(e))
 }
 
 func (s *session) decide(e *catalog.Entry) policy.Decision {
-	return s.p.view(s.client, s.endpoint).Decide(toolOf(e))
+	return s.view().Decide(toolOf(e))
 }
 
 // Call implements modes.Env: the single call path.
@@ -74,6 +74,7 @@ func (s *session) Denied(e *catalog.Entry, ref, via string) {
 	s.ts.Call(telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: s.p.surf().Mode(),
 		ViaBridge: via == modes.ViaBridge, Outcome: telemetry.OutcomeDenied, Rule: d.Rule})
 	s.p.log.Debug("denied", "id", e.ID, "ref", bounded(ref, 200), "via", via, "rule", d.Rule, "client", s.client, "session", s.id())
+	s.p.auditDenied(s, e, via, d.Rule) // issue 18: the audit log
 }
 
 // id is the client session's id ("" for the CLI).
@@ -137,6 +138,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	s.ts.Catalog(total, byUp, trusted, total-trusted)
 	go func() {
 		_ = ss.Wait()
+		p.forgetSession(ss) // identity.go
 		p.sessionGone(s)
 	}()
 	return s

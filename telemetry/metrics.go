@@ -30,6 +30,8 @@ const (
 	// same answer as for an unknown tool (SPEC §6), the record keeps the
 	// rule (issue 12 item 15).
 	OutcomeDenied = "denied"
+	OutcomeRateLimited = "rate_limited"     // refused by [rate_limits] (issue 18)
+	OutcomeConnect     = "connect_required" // the user has not connected the upstream (issue 18)
 )
 
 // Code-run outcomes: the "outcome" label of mcp_toolsearch_code_runs_total.
@@ -59,6 +61,7 @@ const (
 var knownOutcomes = map[string]bool{
 	OutcomeOK: true, OutcomeToolError: true, OutcomeError: true, OutcomeBlockedPolicy: true,
 	OutcomeBlockedApproval: true, OutcomeUnavailable: true, OutcomeTimeout: true, OutcomeInvalidArguments: true, OutcomeDenied: true,
+	OutcomeRateLimited: true, OutcomeConnect: true,
 }
 
 var knownModes = map[string]bool{ModeDirect: true, ModeCode: true, ModeTools: true, ModeDirectory: true}

@@ -28,7 +28,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -70,7 +69,7 @@ func New(cfg Config) (*Tracer, error) {
 			return nil, nil
 		}
 		var err error
-		exp, err = otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(cfg.Endpoint), otlptracehttp.WithHeaders(cfg.Headers))
+		exp, err = otlpExporter(cfg) // otlp.go; a build with -tags nootlp has none
 		if err != nil {
 			return nil, fmt.Errorf("OTLP exporter for %s: %w", cfg.Endpoint, err)
 		}

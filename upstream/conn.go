@@ -385,7 +385,7 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 		lcancel()
 		return nil, fmt.Errorf("both command and url are set")
 	case c.cfg.URL != "":
-		t, tr, err := httpTransport(c.cfg, c.log, c.m.opts.MaxMessageBytes)
+		t, tr, err := httpTransportAuth(c.cfg, c.log, c.m.opts.MaxMessageBytes, authorizationFrom(ctx)) // credential.go
 		if err != nil {
 			lcancel()
 			return nil, err

@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,13 @@ import (
 // contexts of connect and calls. The configured headers are set on every
 // request to the configured origin; redirects are checked (redirect.go).
 func httpTransport(u *config.Upstream, log *slog.Logger, maxBytes int) (mcp.Transport, *http.Transport, error) {
+	return httpTransportAuth(u, log, maxBytes, nil)
+}
+
+// httpTransportAuth is httpTransport whose requests to the configured
+// origin carry the Authorization value auth returns (issue 18: a per-user
+// session, see WithAuthorization); nil auth keeps the configured headers.
+func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth func(context.Context) (string, error)) (mcp.Transport, *http.Transport, error) {
 	parsed, err := url.Parse(u.URL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("url %q: %w", u.URL, err)
@@ -28,7 +36,7 @@ func httpTransport(u *config.Upstream, log *slog.Logger, maxBytes int) (mcp.Tran
 		return nil, nil, fmt.Errorf("url %q: scheme must be http or https", u.URL)
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers, target: parsed},
+	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers, target: parsed, auth: auth},
 		CheckRedirect: guardRedirects(base, parsed, u.AllowInternalRedirects)} // redirect.go
 	switch u.Transport {
 	case "", "streamable-http", "streamable":
@@ -49,15 +57,32 @@ type headerRoundTripper struct {
 	base    http.RoundTripper
 	headers map[string]string
 	target  *url.URL // the configured url: headers go only to its origin (redirect.go)
+	// auth, when set, gives the Authorization value of each request to the
+	// target's origin (a per-user session, credential.go).
+	auth func(context.Context) (string, error)
 }
 
 func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
-	if len(h.headers) == 0 || !sameOrigin(req.URL, h.target) {
+	hook := requestHookFrom(req.Context()) // credential.go: trace context
+	same := sameOrigin(req.URL, h.target)
+	if hook == nil && (!same || len(h.headers) == 0 && h.auth == nil) {
 		return h.base.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())
-	for k, v := range h.headers {
-		r.Header.Set(k, v)
+	if same {
+		for k, v := range h.headers {
+			r.Header.Set(k, v)
+		}
+		if h.auth != nil {
+			v, err := h.auth(req.Context())
+			if err != nil {
+				return nil, err
+			}
+			r.Header.Set("Authorization", v)
+		}
+	}
+	if hook != nil {
+		hook(r.Header)
 	}
 	return h.base.RoundTrip(r)
 }

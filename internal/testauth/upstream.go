@@ -34,7 +34,7 @@ type Call struct {
 }
 
 // NewUpstream starts the server. Its tools: "whoami" (answers with the
-// caller the token names) and "echo" (answers with its "text" argument).
+// caller the token names) and "echo" (answers with its "text" argument; other arguments are accepted).
 func NewUpstream(as *Server, serviceToken string) *Upstream {
 	u := &Upstream{AS: as, ServiceToken: serviceToken}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "recording-upstream", Version: "1"}, nil)
@@ -55,11 +55,10 @@ func NewUpstream(as *Server, serviceToken string) *Upstream {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "you are " + who}}}, nil, nil
 		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo", Description: "Echoes text."},
-		func(ctx context.Context, req *mcp.CallToolRequest, in struct {
-			Text string `json:"text"`
-		}) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, req *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
 			record(req)
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+			text, _ := in["text"].(string)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
