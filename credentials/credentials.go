@@ -349,13 +349,21 @@ func (m *Manager) Wait(ctx context.Context, upstream, subject string, d time.Dur
 	m.mu.Lock()
 	m.waiters[key] = append(m.waiters[key], ch)
 	m.mu.Unlock()
+	connected := false
+	if m.store != nil { // the callback may have come before Wait registered
+		if tok, err := m.store.Get(upstream, subject); err == nil && tok != nil {
+			connected = true
+		}
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
-	select {
-	case <-ch:
-		return true
-	case <-ctx.Done():
-	case <-t.C:
+	if !connected {
+		select {
+		case <-ch:
+			return true
+		case <-ctx.Done():
+		case <-t.C:
+		}
 	}
 	m.mu.Lock()
 	ws := m.waiters[key]
@@ -369,7 +377,7 @@ func (m *Manager) Wait(ctx context.Context, upstream, subject string, d time.Dur
 		delete(m.waiters, key)
 	}
 	m.mu.Unlock()
-	return false
+	return connected
 }
 
 // Callback is the HTTP handler of CallbackPath: the authorization

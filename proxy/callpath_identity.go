@@ -164,8 +164,12 @@ func (p *Proxy) connect(ctx context.Context, s *session, e *catalog.Entry, args 
 		msg := fmt.Sprintf("The tool %s needs your own %s account. Open the link to sign in and connect it; the call goes on when you are done.", e.ID, e.Upstream)
 		ectx, cancel := context.WithTimeout(ctx, p.conf().Auth.ConnectWait.Duration)
 		defer cancel()
-		r, err := s.ss.Elicit(ectx, &mcp.ElicitParams{Mode: "url", Message: msg, URL: cr.URL, ElicitationID: cr.ElicitationID})
-		if err == nil && r != nil && r.Action == "accept" && p.idn.creds.Wait(ectx, e.Upstream, id.Subject, p.conf().Auth.ConnectWait.Duration) {
+		res, err := askClient(ectx, s, &mcp.ElicitParams{Mode: "url", Message: msg, URL: cr.URL, ElicitationID: cr.ElicitationID})
+		r, _ := res.(*mcp.ElicitResult)
+		switch {
+		case err != nil:
+			p.log.Info("connect: URL elicitation failed", "upstream", e.Upstream, "err", p.conf().Redact(err.Error()))
+		case r != nil && r.Action == "accept" && p.idn.creds.Wait(ectx, e.Upstream, id.Subject, p.conf().Auth.ConnectWait.Duration):
 			return p.forward(ctx, s, e, args)
 		}
 	}
