@@ -27,6 +27,12 @@ func TestVerifiedIdentityKeys(t *testing.T) {
 		polWant(t, polDecisions(p, Subject{ClientName: name}), "github__create_issue", false, `denied: not matched by tools.allow`)
 		polWant(t, polDecisions(p, Subject{ClientName: name}), "fs__status", true, `allowed by tools.allow "fs__*"`)
 	}
+	// Verified layers widen; a client-name layer on top only narrows.
+	aliceCursor := Subject{ClientName: "cursor", User: "alice@example.com", Groups: []string{"admins"}}
+	polWant(t, polDecisions(p, aliceCursor), "github__create_issue", true, `allowed by tools.by_client."group:admins".also_allow "github__*"`)
+	if d := polDecisions(p, aliceCursor)["slack__post_message"]; d.Allowed {
+		t.Fatalf("client-name layer widened: %+v", d)
+	}
 	// Views stay bounded by the config: two users matching the same keys share one.
 	if p.View(Subject{User: "x1"}) != p.View(Subject{User: "x2"}) {
 		t.Fatal("views per user")

@@ -20,8 +20,15 @@ import (
 // grantView is the view of the layers an endpoint's token grants: the
 // "tools" layer and the endpoint's own, with no by_client layer. Cached
 // like other views.
-func (p *Policy) grantView(endpoint string) *View {
+//
+// Layers of verified identities (by_client keys "user:", "group:",
+// "scope:"; identity.go) belong to the grant, in application order: the
+// client cannot choose them, so they may widen like an endpoint.
+func (p *Policy) grantView(endpoint string, verified []*clientLayer) *View {
 	key := endpoint + "\x00grant"
+	for _, cl := range verified {
+		key += "\x00" + cl.key
+	}
 	if v, ok := p.views.m.Load(key); ok {
 		return v.(*View)
 	}
@@ -29,6 +36,9 @@ func (p *Policy) grantView(endpoint string) *View {
 	v.layers = append(v.layers, p.base)
 	if endpoint != "" {
 		v.layers = append(v.layers, p.endpoints[endpoint])
+	}
+	for _, cl := range verified {
+		v.layers = append(v.layers, cl.layer)
 	}
 	actual, _ := p.views.m.LoadOrStore(key, v)
 	return actual.(*View)

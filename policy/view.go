@@ -205,8 +205,19 @@ func (p *Policy) View(s Subject) *View {
 	for i := len(matched) - 1; i >= 0; i-- { // least specific first
 		v.layers = append(v.layers, matched[i].layer)
 	}
-	if len(matched) > 0 {
-		v.grant = p.grantView(s.Endpoint)
+	// Client-name layers only narrow (narrow.go); verified-identity layers
+	// (identity.go) are part of the grant, like the endpoint's.
+	var verified []*clientLayer
+	clientNamed := false
+	for i := len(matched) - 1; i >= 0; i-- {
+		if matched[i].Verified() {
+			verified = append(verified, matched[i])
+		} else {
+			clientNamed = true
+		}
+	}
+	if clientNamed {
+		v.grant = p.grantView(s.Endpoint, verified)
 	}
 	actual, _ := p.views.m.LoadOrStore(key.String(), v)
 	return actual.(*View)

@@ -29,7 +29,7 @@ const (
 	// policy denies (by id, exposed or original name); the client got the
 	// same answer as for an unknown tool (SPEC §6), the record keeps the
 	// rule (issue 12 item 15).
-	OutcomeDenied = "denied"
+	OutcomeDenied      = "denied"
 	OutcomeRateLimited = "rate_limited"     // refused by [rate_limits] (issue 18)
 	OutcomeConnect     = "connect_required" // the user has not connected the upstream (issue 18)
 )
