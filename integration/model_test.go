@@ -319,3 +319,56 @@ deny = [%s]
 		})
 	}
 }
+
+// TestSearchWhileUpstreamsStart (issue 12 trial, trip point 1), with the
+// official TypeScript SDK client: while an upstream is still starting
+// (here one that never answers initialize), the instructions, the catalog
+// summary in tool_search's description and the search notes name it and
+// say to search again, instead of "tell the user that no available tool
+// fits".
+func TestSearchWhileUpstreamsStart(t *testing.T) {
+	requireNode(t)
+	cfg := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = "tools"
+
+[upstreams.github]
+command = %s
+args = ["-tools", %s, "-server", "github"]
+trusted = true
+
+[upstreams.hung]
+command = %s
+args = ["-init-delay", "1h"]
+startup_timeout = "10m"
+`, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl")), tomlString(fakeUpstreamBin(t))))
+	doc := nodeClient(t, append([]string{"--quiet", "--script", scriptArg(t,
+		map[string]any{"op": "list"},
+		callStep("tool_search", map[string]any{"query": "zzqx blorf"}),
+		callStep("tool_search", map[string]any{"query": "create an issue"}),
+	), "--"}, proxyCmd(t, cfg, "--startup-wait", "2s")...)...)
+	const st = "1 MCP server still starting: hung"
+	if instr, _ := jpath(t, doc, "initialize", "instructions").(string); !strings.Contains(instr, "At the start of this session "+st+": their tools are added when ready") {
+		t.Errorf("instructions: %q", instr)
+	}
+	var desc string
+	for _, tl := range jpath(t, doc, "steps", 0, "result", "tools").([]any) {
+		if tl.(map[string]any)["name"] == "tool_search" {
+			desc, _ = tl.(map[string]any)["description"].(string)
+		}
+	}
+	if !strings.Contains(desc, st+"; their tools are added when ready") {
+		t.Errorf("tool_search description: %q", desc)
+	}
+	note := func(i int) string {
+		n, _ := jpath(t, stepResult(t, doc, i), "structuredContent", "note").(string)
+		return n
+	}
+	if n := note(1); !strings.HasPrefix(n, "no match yet: nothing in the catalog matches this query, but "+st+", and their tools are not in the catalog yet. Search again in a moment") || strings.Contains(n, "tell the user") {
+		t.Errorf("no-match note: %q", n)
+	}
+	if n := note(2); !strings.Contains(n, st) || strings.Contains(n, "tell the user") {
+		t.Errorf("note with hits: %q", n)
+	}
+}

@@ -67,7 +67,7 @@ func (c *Code) Tools(env Env) []*mcp.Tool {
 
 // Instructions is a short hint for code mode.
 func (c *Code) Instructions(env Env) string {
-	return "This server fronts a catalog of " + countTools(env) + ". Use tool_search_code to search, describe and call them from a short JavaScript body."
+	return "This server fronts a catalog of " + countTools(env) + ". Use tool_search_code to search, describe and call them from a short JavaScript body." + startingInstructions(env)
 }
 
 // CodeOutput is the structuredContent of a tool_search_code result.
@@ -255,6 +255,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		rec.CodeRan(out)
 	}
 	out.Hint = codeHint(code, r)
+	if st := startingText(starting(env)); out.Hint == "" && r.SearchCount > 0 && st != "" {
+		out.Hint = st + ": their tools are not in the catalog yet, so this run's searches did not see them; search again in a moment if no hit fits"
+	}
 	sc, _ := json.Marshal(out)
 	var text string
 	switch {

@@ -245,9 +245,9 @@ func summary(env Env) string {
 		parts = append(parts, fmt.Sprintf("%s (%d)", u, count[u]))
 	}
 	if len(es) == 0 {
-		return "The catalog is empty right now."
+		return "The catalog is empty right now." + startingSummary(starting(env))
 	}
-	return fmt.Sprintf("The catalog holds %d tools from %d MCP servers: %s.", len(es), len(ups), strings.Join(parts, ", "))
+	return fmt.Sprintf("The catalog holds %d tools from %d MCP servers: %s.", len(es), len(ups), strings.Join(parts, ", ")) + startingSummary(starting(env))
 }
 
 // countTools is "N MCP tools" (or "MCP tools" when the catalog is empty

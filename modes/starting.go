@@ -1,0 +1,94 @@
+package modes
+
+import (
+	"fmt"
+	"strings"
+)
+
+// StartingReporter is implemented by Envs that know which upstreams are
+// still starting (the proxy: upstreams in state "starting" whose features
+// the session's policy lets it see). Until one is ready its tools are not
+// in the catalog, so a search that finds nothing may find it a moment
+// later (issue 12 trial, trip point 1: with server.startup_wait shorter
+// than a slow upstream's start, the first search said "tell the user that
+// no available tool fits" while filesystem was still starting).
+type StartingReporter interface {
+	// Starting returns the names of those upstreams, sorted.
+	Starting() []string
+}
+
+// maxStartingNamed bounds the upstream names a starting note lists.
+const maxStartingNamed = 8
+
+// starting returns the upstreams env reports as still starting (nil when
+// none, or when env does not know).
+func starting(env Env) []string {
+	if sr, ok := env.(StartingReporter); ok {
+		return sr.Starting()
+	}
+	return nil
+}
+
+// startingText is "2 MCP servers still starting: filesystem, memory" for
+// names (at most maxStartingNamed named), "" for none. Upstream names come
+// from the operator's config (trusted) and are bounded by clipRef.
+func startingText(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	shown := make([]string, 0, min(len(names), maxStartingNamed+1))
+	for i, n := range names {
+		if i == maxStartingNamed {
+			shown = append(shown, fmt.Sprintf("and %d more", len(names)-maxStartingNamed))
+			break
+		}
+		shown = append(shown, clipRef(n))
+	}
+	server := "MCP servers"
+	if len(names) == 1 {
+		server = "MCP server"
+	}
+	return fmt.Sprintf("%d %s still starting: %s", len(names), server, strings.Join(shown, ", "))
+}
+
+// searchNote is the note of a search result (catalog.SearchNote), told
+// when upstreams are still starting: their tools are not searched yet, so
+// instead of "tell the user that no available tool fits" it says to search
+// again in a moment; with a strong match it says the hits may grow.
+func searchNote(note string, names []string) string {
+	st := startingText(names)
+	if st == "" {
+		return note
+	}
+	switch {
+	case strings.HasPrefix(note, "no match"):
+		return "no match yet: nothing in the catalog matches this query, but " + st + ", and their tools are not in the catalog yet. Search again in a moment (or rephrase the query with other words)."
+	case note != "":
+		if i := strings.Index(note, " These tools"); i >= 0 {
+			note = note[:i] // drop "… or tell the user that no available tool fits."
+		}
+		return note + " " + st + ", and their tools are not in the catalog yet: search again in a moment, or rephrase the query with other words."
+	}
+	return st + ": their tools are not in these hits yet; search again in a moment if none of these fits."
+}
+
+// startingSummary is the sentence added to the catalog summary while
+// upstreams are starting.
+func startingSummary(names []string) string {
+	st := startingText(names)
+	if st == "" {
+		return ""
+	}
+	return " " + st + "; their tools are added when ready (notifications/tools/list_changed)."
+}
+
+// startingInstructions is the sentence added to the instructions when
+// upstreams are still starting at initialize: MCP cannot update
+// instructions, so it says that the tools (and the search) will change.
+func startingInstructions(env Env) string {
+	st := startingText(starting(env))
+	if st == "" {
+		return ""
+	}
+	return " At the start of this session " + st + ": their tools are added when ready (notifications/tools/list_changed) and these instructions are not updated, but a search always sees the current catalog."
+}
