@@ -6,6 +6,8 @@
 //   {sdk, version, tools: [names], call: text, elicit: text, changed: n, error?}
 //
 //   node matrix-client.mjs --sdk v1|v2 --mode direct|tools|code --prefix P --answer TEXT URL
+//   node matrix-client.mjs --sdk v1|v2 ... --stdio PROXY-BINARY CONFIG   (the proxy as a stdio child:
+//                                                                     PROXY serve --config CONFIG)
 //
 // --sdk v1: @modelcontextprotocol/sdk 1.32.2 (protocol up to 2025-11-25);
 // --sdk v2: @modelcontextprotocol/client 2.4.0 with version negotiation "auto" (2026-07-28 via
@@ -14,6 +16,7 @@ const args = process.argv.slice(2);
 const opt = (k, d) => { const i = args.indexOf(k); return i >= 0 ? args[i + 1] : d; };
 const sdk = opt('--sdk', 'v2'), mode = opt('--mode', 'direct'), prefix = opt('--prefix', 'u'), answer = opt('--answer', 'yes');
 const url = args[args.length - 1];
+const stdio = args.indexOf('--stdio') >= 0 ? { command: opt('--stdio'), args: ['serve', '--config', args[args.indexOf('--stdio') + 2], '--log-level', 'warn'], stderr: 'inherit' } : null;
 const out = { sdk, mode };
 
 // How each mode reaches an upstream tool.
@@ -38,8 +41,16 @@ try {
     client = new Client({ name: 'matrix-ts-v1', version: '1' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { answer } }));
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => { changed++; });
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-    out.version = client.transport.protocolVersion ?? '2025-11-25';
+    if (stdio) {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+      const t = new StdioClientTransport(stdio);
+      t.setProtocolVersion = (v) => { t.protocolVersion = v; }; // the SDK reports the initialize result's version here
+      await client.connect(t);
+      out.version = t.protocolVersion;
+    } else {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      out.version = client.transport.protocolVersion ?? '2025-11-25';
+    }
   } else {
     const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
     client = new Client({ name: 'matrix-ts-v2', version: '1' }, {
@@ -48,7 +59,12 @@ try {
       listChanged: { tools: { onChanged: () => { changed++; } } },
     });
     client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { answer } }));
-    await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    if (stdio) {
+      const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+      await client.connect(new StdioClientTransport(stdio));
+    } else {
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    }
     out.version = client.getNegotiatedProtocolVersion();
   }
   out.tools = (await client.listTools()).tools.map((t) => t.name);

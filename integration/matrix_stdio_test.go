@@ -3,13 +3,20 @@
 package integration
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	mcpgoclient "github.com/mark3labs/mcp-go/client"
+	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
+	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,18 +27,30 @@ import (
 // (2026-07-28 first), and makes the round trip of TestProtocolMatrix:
 // tools/list, a tools/call, the "confirm" call whose upstream asks a
 // question (the answer must come back in the result), and "toggle"
-// followed by notifications/tools/list_changed at the client. Clients: the
-// go-sdk v1.8.0 client at its default (2026-07-28: server/discover, then
-// requests that carry the version; questions as input_required results,
-// list changes through subscriptions/listen) and pinned to 2025-11-25
-// (initialize; questions as elicitation/create requests). The modes share
-// the call path with the HTTP matrix, so one mode keeps this test short.
+// followed by notifications/tools/list_changed at the client. Clients, each
+// spawning the proxy itself: the TypeScript SDK v1 1.32.2 (initialize,
+// 2025-11-25) and v2 2.4.0 (@modelcontextprotocol/client with version
+// negotiation "auto": server/discover, 2026-07-28), and the go-sdk v1.8.0
+// client at its default (2026-07-28: server/discover, then requests that
+// carry the version; questions as input_required results, list changes
+// through subscriptions/listen) and pinned to 2025-11-25 (initialize;
+// questions as elicitation/create requests), and mark3labs/mcp-go v1.2.1
+// at its default (server/discover first; list changes after
+// subscriptions/listen, which it opens on request) and pinned to
+// 2025-11-25. The modes share the call path
+// with the HTTP matrix, so one mode keeps this test short.
 func TestProtocolMatrixStdio(t *testing.T) {
+	requireNode(t)
 	bin := buildProxy(t)
 	srv := catalogServer(t)
+	script := filepath.Join(integrationDir(t), "matrix-client.mjs")
 	upstreams := []struct{ name, versions string }{
 		{"2025-11-25", "2025-11-25,2025-06-18,2025-03-26,2024-11-05"},
 		{"2026-07-28", ""},
+	}
+	clients := []struct{ name, want string }{
+		{"ts-v1", "2025-11-25"}, {"ts-v2", "2026-07-28"}, {"go-sdk@2026-07-28", "2026-07-28"}, {"go-sdk@2025-11-25", "2025-11-25"},
+		{"mcp-go@2026-07-28", "2026-07-28"}, {"mcp-go@2025-11-25", "2025-11-25"},
 	}
 	const mode = "direct"
 	var (
@@ -41,10 +60,9 @@ func TestProtocolMatrixStdio(t *testing.T) {
 	)
 	t.Run("cells", func(t *testing.T) {
 		for _, up := range upstreams {
-			for _, v := range []string{"", "2025-11-25"} {
+			for _, cl := range clients {
 				cells++
-				client := "go-sdk@" + map[string]string{"": "2026-07-28", "2025-11-25": "2025-11-25"}[v]
-				t.Run(up.name+"/"+client, func(t *testing.T) {
+				t.Run(up.name+"/"+cl.name, func(t *testing.T) {
 					t.Parallel()
 					args := fmt.Sprintf(`["-tools", %s, "-limit", "3", "-interactive"`, tomlString(catalogFile(t, "github-like.jsonl")))
 					if up.versions != "" {
@@ -52,16 +70,34 @@ func TestProtocolMatrixStdio(t *testing.T) {
 					}
 					args += "]"
 					cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.u]\ncommand = %s\nargs = %s\n", tomlString(srv), args))
-					cmd := exec.Command(bin, "serve", "--config", cfg, "--log-level", "warn")
-					answer := answerOf(client, mode)
-					r := goMatrixCell(t, &gosdk.CommandTransport{Command: cmd}, mode, v, answer)
-					want := map[string]string{"": "2026-07-28", "2025-11-25": "2025-11-25"}[v]
+					answer := answerOf(cl.name, mode)
+					var r matrixResult
+					switch cl.name {
+					case "ts-v1", "ts-v2":
+						out, err := exec.Command("node", script, "--sdk", strings.TrimPrefix(cl.name, "ts-"), "--mode", mode, "--answer", answer, "--stdio", bin, cfg).Output()
+						if jerr := json.Unmarshal(out, &r); jerr != nil {
+							r.Error = fmt.Sprintf("no result (%v, %v): %s", err, jerr, out)
+						}
+					case "mcp-go@2026-07-28", "mcp-go@2025-11-25":
+						v := strings.TrimPrefix(cl.name, "mcp-go@")
+						if v == "2026-07-28" {
+							v = "" // mcp-go's default: server/discover first
+						}
+						r = mcpgoMatrixCell(t, []string{bin, "serve", "--config", cfg, "--log-level", "warn"}, v, answer)
+					default:
+						v := strings.TrimPrefix(cl.name, "go-sdk@")
+						if v == "2026-07-28" {
+							v = "" // the go-sdk client's default
+						}
+						cmd := exec.Command(bin, "serve", "--config", cfg, "--log-level", "warn")
+						r = goMatrixCell(t, &gosdk.CommandTransport{Command: cmd}, mode, v, answer)
+					}
 					var problems []string
 					if r.Error != "" {
 						problems = append(problems, "error: "+firstLine(r.Error))
 					}
-					if r.Version != want {
-						problems = append(problems, fmt.Sprintf("negotiated %q, want %q", r.Version, want))
+					if r.Version != cl.want {
+						problems = append(problems, fmt.Sprintf("negotiated %q, want %q", r.Version, cl.want))
 					}
 					for _, w := range []string{"u__confirm", "u__list_issues", "u__toggle"} {
 						if !contains(r.Tools, w) {
@@ -78,10 +114,10 @@ func TestProtocolMatrixStdio(t *testing.T) {
 						problems = append(problems, "no notifications/tools/list_changed after the upstream's list changed")
 					}
 					if len(problems) > 0 {
-						t.Errorf("%s over stdio × upstream %s × %s: %s", client, up.name, mode, strings.Join(problems, "; "))
+						t.Errorf("%s over stdio × upstream %s × %s: %s", cl.name, up.name, mode, strings.Join(problems, "; "))
 					}
 					mu.Lock()
-					rows = append(rows, fmt.Sprintf("%-20s %-12s %-7s %-12s %v", client, up.name, mode, r.Version, len(problems) == 0))
+					rows = append(rows, fmt.Sprintf("%-20s %-12s %-7s %-12s %v", cl.name, up.name, mode, r.Version, len(problems) == 0))
 					mu.Unlock()
 				})
 			}
@@ -92,4 +128,100 @@ func TestProtocolMatrixStdio(t *testing.T) {
 	if len(rows) != cells {
 		t.Errorf("%d of %d cells ran", len(rows), cells)
 	}
+}
+
+// mcpgoMatrixCell is one stdio cell of the matrix with the mark3labs/mcp-go
+// client at version ("" = its default: server/discover first), the proxy
+// started by cmd. Direct mode: u__list_issues, u__confirm (the client's
+// elicitation handler answers; on 2026-07-28 mcp-go fulfils the
+// input_required result with it), u__toggle and a
+// notifications/tools/list_changed (on 2026-07-28 after
+// subscriptions/listen for tool list changes).
+func mcpgoMatrixCell(t *testing.T, cmd []string, version, answer string) matrixResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var r matrixResult
+	c := mcpgoclient.NewClient(mcpgotransport.NewStdio(cmd[0], nil, cmd[1:]...), mcpgoclient.WithElicitationHandler(mcpgoAnswer(answer)))
+	if err := c.Start(ctx); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	defer c.Close()
+	changed := make(chan struct{}, 8)
+	c.OnNotification(func(n mcpgo.JSONRPCNotification) {
+		if n.Method == "notifications/tools/list_changed" {
+			changed <- struct{}{}
+		}
+	})
+	req := mcpgo.InitializeRequest{}
+	req.Params.ProtocolVersion = version
+	req.Params.ClientInfo = mcpgo.Implementation{Name: "matrix-mcp-go", Version: "1"}
+	req.Params.Capabilities.Elicitation = &mcpgo.ElicitationCapability{}
+	ir, err := c.Initialize(ctx, req)
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	r.Version = ir.ProtocolVersion
+	if r.Version >= "2026-07-28" {
+		stop, err := c.ListenAsync(ctx, mcpgo.SubscriptionFilter{ToolsListChanged: true}, nil)
+		if err != nil {
+			r.Error = err.Error()
+			return r
+		}
+		defer stop()
+	}
+	lt, err := c.ListTools(ctx, mcpgo.ListToolsRequest{})
+	if err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	for _, tool := range lt.Tools {
+		r.Tools = append(r.Tools, tool.Name)
+	}
+	call := func(name string, args map[string]any) (string, error) {
+		var p mcpgo.CallToolRequest
+		p.Params.Name, p.Params.Arguments = name, args
+		res, err := c.CallTool(ctx, p)
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		for _, ct := range res.Content {
+			if tc, ok := ct.(mcpgo.TextContent); ok {
+				b.WriteString(tc.Text)
+			}
+		}
+		return b.String(), nil
+	}
+	if r.Call, err = call("u__list_issues", map[string]any{"owner": "o", "repo": "r"}); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	if r.Elicit, err = call("u__confirm", map[string]any{}); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	for len(changed) > 0 {
+		<-changed
+	}
+	if _, err = call("u__toggle", map[string]any{}); err != nil {
+		r.Error = err.Error()
+		return r
+	}
+	select {
+	case <-changed:
+		r.Changed = 1
+	case <-time.After(5 * time.Second):
+	}
+	return r
+}
+
+// mcpgoAnswer is an mcp-go elicitation handler that accepts with
+// {"answer": answer}.
+type mcpgoAnswer string
+
+func (a mcpgoAnswer) Elicit(context.Context, mcpgo.ElicitationRequest) (*mcpgo.ElicitationResult, error) {
+	return &mcpgo.ElicitationResult{ElicitationResponse: mcpgo.ElicitationResponse{Action: mcpgo.ElicitationResponseActionAccept, Content: map[string]any{"answer": string(a)}}}, nil
 }
