@@ -77,6 +77,10 @@ func (w *walker) walk(schema, v any, path string, depth int) {
 		if target, ok := w.s.resolveRef(ref); ok {
 			w.walk(target, v, path, depth+1)
 		}
+		switch w.s.Dialect {
+		case Draft04, Draft06, Draft07:
+			return // up to draft-07 a $ref's sibling keywords are ignored
+		}
 	}
 	if all, ok := sm["allOf"].([]any); ok {
 		for _, sub := range all {

@@ -53,6 +53,11 @@ func TestAllMismatches(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.in, err, tc.want)
 		}
 	}
+	// Up to draft-07 a $ref's siblings are ignored: no mismatch from them.
+	d7 := mustCompile(t, `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"$ref":"#/definitions/S","type":"integer"},"b":{"type":"string"}},"definitions":{"S":{"type":"string"}}}`)
+	if err := d7.ValidateJSON(json.RawMessage(`{"a":"x","b":1}`)); err == nil || err.Error() != `/b: expected a string, got 1; schema: {"type":"string"}` {
+		t.Errorf("draft-07 $ref siblings: %v", err)
+	}
 	err := wide.ValidateJSON(json.RawMessage(`{}`))
 	if !strings.HasSuffix(err.Error(), `[5] /e: missing required property "e" (schema as above) … and 3 more`) {
 		t.Errorf("8 missing: %v", err)
