@@ -5,23 +5,27 @@ package integration
 // Proxy overhead (issue 6 item 5, issue 16): tools/call through the real
 // proxy binary against the same call made straight to the same upstream,
 // side by side in one run, for both upstream transports (stdio, and
-// Streamable HTTP with the proxy's front over HTTP too) at 1 and 16
-// concurrent callers, plus tool_call (tools mode) over stdio. Targets: at
-// least 85% of the direct throughput at 16 callers, at most 150 µs added at
-// p50 with 1 caller, at most 1 ms added at p99, at most 16 KB allocated by
-// the proxy per proxied call.
+// Streamable HTTP with the proxy's front over HTTP too), in direct mode and
+// through tool_call (tools mode), at 1 and 16 concurrent callers. Targets:
+// at least 85% of the direct throughput at 16 callers, at most 150 µs added
+// at p50 with 1 caller, at most 1 ms added at p99, at most 16 KB allocated
+// by the proxy per proxied call.
 //
 //	go test ./integration -run XXX -bench Overhead -benchtime 3000x
 //
-// prints the usual benchmark lines (p50_us, p99_us, calls/s, and for the
-// proxy B/call and allocs/call read from its /metrics) and a table of
-// proxy/direct ratios. OVERHEAD_PROFILE_DIR=DIR makes each proxy process
-// write cpu-<case>.pprof and mem-<case>.pprof there when the run ends
-// (MCP_TOOLSEARCH_CPUPROFILE / MCP_TOOLSEARCH_MEMPROFILE, cli/profile.go).
-// OVERHEAD_PROXY_GOGC=N sets GOGC for the proxy processes only.
-// OVERHEAD_BASELINE_BIN=PATH adds the sides base/proxy and base/tool_call
-// for both transports: the same proxy cases served by another build (e.g.
-// the commit before a change), for before/after ratios in one run.
+// runs b.N calls per side and concurrency level, in OVERHEAD_ROUNDS rounds
+// (default 5) in which the sides take turns, so that the machine's
+// drifting load falls on all of them alike, and prints a table: calls/s,
+// p50, p99, the proxy/direct throughput ratio, added p50 and p99, and the
+// bytes and allocations per call of each proxy process (from its
+// /metrics: go_memstats_alloc_bytes_total, go_memstats_mallocs_total).
+// OVERHEAD_PROFILE_DIR=DIR makes each proxy process write cpu-<case>.pprof
+// and mem-<case>.pprof there when the run ends (MCP_TOOLSEARCH_CPUPROFILE /
+// MCP_TOOLSEARCH_MEMPROFILE, cli/profile.go). OVERHEAD_PROXY_GOGC=N sets
+// GOGC for the proxy processes only. OVERHEAD_BASELINE_BIN=PATH adds the
+// sides base/proxy and base/tool_call for both transports: the same proxy
+// cases served by another build (e.g. the commit before a change), for
+// before/after ratios in one run.
 
 import (
 	"bufio"
@@ -52,21 +56,20 @@ type overheadResult struct {
 	allocsPerCall  float64
 }
 
-// runCalls makes b.N calls of tool through cs from conc goroutines sharing
-// one client session, and reports p50_us, p99_us (per-call latency as the
-// caller sees it) and calls/s (b.N over the wall-clock time of the loop).
-func runCalls(b *testing.B, cs *gosdk.ClientSession, tool string, args map[string]any, conc int) overheadResult {
+// callLoop makes n calls of tool through cs from conc goroutines sharing
+// one client session and returns each call's latency as the caller sees
+// it and the wall-clock time of the loop.
+func callLoop(cs *gosdk.ClientSession, tool string, args map[string]any, conc, n int) ([]time.Duration, time.Duration, error) {
 	lat := make([][]time.Duration, conc)
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
-	b.ResetTimer()
 	start := time.Now()
 	for g := 0; g < conc; g++ {
 		wg.Add(1)
 		go func(g int) {
 			defer wg.Done()
-			for next.Add(1) <= int64(b.N) {
+			for next.Add(1) <= int64(n) {
 				t0 := time.Now()
 				res, err := cs.CallTool(context.Background(), &gosdk.CallToolParams{Name: tool, Arguments: args})
 				lat[g] = append(lat[g], time.Since(t0))
@@ -82,17 +85,10 @@ func runCalls(b *testing.B, cs *gosdk.ClientSession, tool string, args map[strin
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	b.StopTimer()
 	if e := failed.Load(); e != nil {
-		b.Fatalf("call %s: %v", tool, *e)
+		return nil, 0, fmt.Errorf("call %s: %w", tool, *e)
 	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	r := overheadResult{calls: len(all), p50: percentile(all, 50), p99: percentile(all, 99), callsPerSecond: float64(len(all)) / elapsed.Seconds()}
-	b.ReportMetric(float64(r.p50.Nanoseconds())/1e3, "p50_us")
-	b.ReportMetric(float64(r.p99.Nanoseconds())/1e3, "p99_us")
-	b.ReportMetric(r.callsPerSecond, "calls/s")
-	return r
+	return slices.Concat(lat...), elapsed, nil
 }
 
 // percentile returns the p-th percentile (nearest rank) of sorted d.
@@ -241,26 +237,51 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 	}
+	// Each concurrency level is one sub-benchmark in which the sides take
+	// turns: rounds of b.N/rounds calls, side after side, so that the
+	// machine's drifting load falls on every side alike.
+	rounds := 5
+	if v, err := strconv.Atoi(os.Getenv("OVERHEAD_ROUNDS")); err == nil && v > 0 {
+		rounds = v
+	}
 	results := map[string]overheadResult{}
 	for _, conc := range []int{1, 16} {
-		for _, name := range order {
-			s := sides[name]
-			key := fmt.Sprintf("%s/c%d", name, conc)
-			b.Run(key, func(b *testing.B) {
-				var b0, m0 float64
-				if s.metrics != "" {
-					b0, m0 = memCounters(b, s.metrics)
+		b.Run(fmt.Sprintf("c%d", conc), func(b *testing.B) {
+			lat := map[string][]time.Duration{}
+			wall := map[string]time.Duration{}
+			mem := map[string][2]float64{}
+			per := max(1, b.N/rounds)
+			for range rounds {
+				for _, name := range order {
+					s := sides[name]
+					var b0, m0 float64
+					if s.metrics != "" {
+						b0, m0 = memCounters(b, s.metrics)
+					}
+					l, el, err := callLoop(s.cs, s.tool, s.args, conc, per)
+					if err != nil {
+						b.Fatalf("%s: %v", name, err)
+					}
+					if s.metrics != "" {
+						b1, m1 := memCounters(b, s.metrics)
+						m := mem[name]
+						mem[name] = [2]float64{m[0] + b1 - b0, m[1] + m1 - m0}
+					}
+					lat[name] = append(lat[name], l...)
+					wall[name] += el
 				}
-				r := runCalls(b, s.cs, s.tool, s.args, conc)
-				if s.metrics != "" {
-					b1, m1 := memCounters(b, s.metrics)
-					r.bytesPerCall, r.allocsPerCall = (b1-b0)/float64(r.calls), (m1-m0)/float64(r.calls)
-					b.ReportMetric(r.bytesPerCall, "proxyB/call")
-					b.ReportMetric(r.allocsPerCall, "proxyallocs/call")
-				}
-				results[key] = r
-			})
-		}
+			}
+			for _, name := range order {
+				all := lat[name]
+				slices.Sort(all)
+				r := overheadResult{calls: len(all), p50: percentile(all, 50), p99: percentile(all, 99), callsPerSecond: float64(len(all)) / wall[name].Seconds()}
+				r.bytesPerCall, r.allocsPerCall = mem[name][0]/float64(r.calls), mem[name][1]/float64(r.calls)
+				results[fmt.Sprintf("%s/c%d", name, conc)] = r
+			}
+			d, p := results[fmt.Sprintf("stdio/direct/c%d", conc)], results[fmt.Sprintf("stdio/proxy/c%d", conc)]
+			b.ReportMetric(100*p.callsPerSecond/d.callsPerSecond, "stdio_proxy_%_of_direct")
+			b.ReportMetric(p.bytesPerCall, "stdio_proxy_B/call")
+		})
 	}
 	if len(results) != 2*len(order) {
 		return // a sub-benchmark was filtered out by -bench or failed
