@@ -18,7 +18,11 @@ package integration
 // drifting load falls on all of them alike, and prints a table: calls/s,
 // p50, p99, the proxy/direct throughput ratio, added p50 and p99, and the
 // bytes and allocations per call of each proxy process (from its
-// /metrics: go_memstats_alloc_bytes_total, go_memstats_mallocs_total).
+// /metrics: go_memstats_alloc_bytes_total, go_memstats_mallocs_total)
+// with its CPU time per call (process_cpu_seconds_total: user and system,
+// 10 ms resolution; the figure that does not depend on how much of the
+// machine other jobs take) and its resident memory after each level
+// (process_resident_memory_bytes).
 // OVERHEAD_PROFILE_DIR=DIR makes each proxy process write cpu-<case>.pprof
 // and mem-<case>.pprof there when the run ends (MCP_TOOLSEARCH_CPUPROFILE /
 // MCP_TOOLSEARCH_MEMPROFILE, cli/profile.go). OVERHEAD_PROXY_GOGC=N sets
@@ -33,6 +37,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -54,6 +59,8 @@ type overheadResult struct {
 	callsPerSecond float64
 	bytesPerCall   float64 // proxy sides only (its /metrics)
 	allocsPerCall  float64
+	rssMiB         float64       // the proxy's resident memory after the level's last round
+	cpuPerCall     time.Duration // the proxy process's CPU time (user+system) per call
 }
 
 // callLoop makes n calls of tool through cs from conc goroutines sharing
@@ -102,7 +109,14 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 
 // memCounters reads go_memstats_alloc_bytes_total and
 // go_memstats_mallocs_total from a proxy's /metrics.
-func memCounters(b *testing.B, metricsURL string) (bytes, mallocs float64) {
+func memCounters(b *testing.B, metricsURL string) (bytes, mallocs, cpu float64) {
+	bytes, mallocs, _, cpu = procCounters(b, metricsURL)
+	return bytes, mallocs, cpu
+}
+
+// procCounters is memCounters plus process_resident_memory_bytes and
+// process_cpu_seconds_total.
+func procCounters(b *testing.B, metricsURL string) (bytes, mallocs, rss, cpu float64) {
 	resp, err := http.Get(metricsURL)
 	if err != nil {
 		b.Fatalf("metrics: %v", err)
@@ -120,9 +134,13 @@ func memCounters(b *testing.B, metricsURL string) (bytes, mallocs float64) {
 			bytes = v
 		case "go_memstats_mallocs_total":
 			mallocs = v
+		case "process_resident_memory_bytes":
+			rss = v
+		case "process_cpu_seconds_total":
+			cpu = v
 		}
 	}
-	return bytes, mallocs
+	return bytes, mallocs, rss, cpu
 }
 
 // overheadSide is one way of calling the tool.
@@ -191,14 +209,14 @@ func BenchmarkOverhead(b *testing.B) {
 		if transport == "stdio" {
 			port := freePort(b)
 			cfg := writeConfig(b, fmt.Sprintf("%s[telemetry]\nmetrics_listen = \"127.0.0.1:%d\"\n%s", mode, port, up))
-			s.cs = gosdkClientStdio(b, cmd(cfg), env(name)...)
+			s.cs = benchClientStdio(b, cmd(cfg), env(name)...)
 			s.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 			return s
 		}
 		front := fmt.Sprintf("127.0.0.1:%d", freePort(b))
 		cfg := writeConfig(b, mode+up)
 		startHTTPServer(b, cmd(cfg, "--transport", "http", "--listen", front), env(name), "http://"+front+"/healthz")
-		s.cs = gosdkClientHTTP(b, "http://"+front+"/mcp", nil)
+		s.cs = benchClientHTTP(b, "http://"+front+"/mcp", nil)
 		s.metrics = "http://" + front + "/metrics"
 		return s
 	}
@@ -214,9 +232,9 @@ func BenchmarkOverhead(b *testing.B) {
 	for _, transport := range []string{"stdio", "http"} {
 		name := transport + "/direct"
 		if transport == "stdio" {
-			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: gosdkClientStdio(b, []string{srv, "-tools", cat})}
+			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientStdio(b, []string{srv, "-tools", cat})}
 		} else {
-			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: gosdkClientHTTP(b, httpUpstream(), nil)}
+			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientHTTP(b, httpUpstream(), nil)}
 		}
 		order = append(order, name)
 		for _, via := range vias {
@@ -249,23 +267,23 @@ func BenchmarkOverhead(b *testing.B) {
 		b.Run(fmt.Sprintf("c%d", conc), func(b *testing.B) {
 			lat := map[string][]time.Duration{}
 			wall := map[string]time.Duration{}
-			mem := map[string][2]float64{}
+			mem := map[string][3]float64{}
 			per := max(1, b.N/rounds)
 			for range rounds {
 				for _, name := range order {
 					s := sides[name]
-					var b0, m0 float64
+					var b0, m0, c0 float64
 					if s.metrics != "" {
-						b0, m0 = memCounters(b, s.metrics)
+						b0, m0, c0 = memCounters(b, s.metrics)
 					}
 					l, el, err := callLoop(s.cs, s.tool, s.args, conc, per)
 					if err != nil {
 						b.Fatalf("%s: %v", name, err)
 					}
 					if s.metrics != "" {
-						b1, m1 := memCounters(b, s.metrics)
+						b1, m1, c1 := memCounters(b, s.metrics)
 						m := mem[name]
-						mem[name] = [2]float64{m[0] + b1 - b0, m[1] + m1 - m0}
+						mem[name] = [3]float64{m[0] + b1 - b0, m[1] + m1 - m0, m[2] + c1 - c0}
 					}
 					lat[name] = append(lat[name], l...)
 					wall[name] += el
@@ -276,6 +294,11 @@ func BenchmarkOverhead(b *testing.B) {
 				slices.Sort(all)
 				r := overheadResult{calls: len(all), p50: percentile(all, 50), p99: percentile(all, 99), callsPerSecond: float64(len(all)) / wall[name].Seconds()}
 				r.bytesPerCall, r.allocsPerCall = mem[name][0]/float64(r.calls), mem[name][1]/float64(r.calls)
+				r.cpuPerCall = time.Duration(mem[name][2] / float64(r.calls) * 1e9)
+				if s := sides[name]; s.metrics != "" {
+					_, _, rss, _ := procCounters(b, s.metrics)
+					r.rssMiB = rss / (1 << 20)
+				}
 				results[fmt.Sprintf("%s/c%d", name, conc)] = r
 			}
 			d, p := results[fmt.Sprintf("stdio/direct/c%d", conc)], results[fmt.Sprintf("stdio/proxy/c%d", conc)]
@@ -288,7 +311,7 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	w := os.Stdout
 	fmt.Fprintf(w, "\nproxy overhead, tools/call of list_issues (go-sdk client), GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
-	fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %10s %9s %11s %8s\n", "case", "calls/s", "p50 µs", "p99 µs", "ratio", "+p50 µs", "+p99 µs", "B/call", "allocs")
+	fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s\n", "case", "calls/s", "p50 µs", "p99 µs", "ratio", "+p50 µs", "+p99 µs", "B/call", "allocs", "RSS MiB", "CPU µs")
 	for _, conc := range []int{1, 16} {
 		for _, up := range []string{"stdio", "http"} {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
@@ -296,12 +319,43 @@ func BenchmarkOverhead(b *testing.B) {
 			for _, via := range vias {
 				key := fmt.Sprintf("%s/%s/c%d", up, via, conc)
 				p := results[key]
-				fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f %9.1f%% %10.1f %9.1f %11.0f %8.1f\n", key, p.callsPerSecond, us(p.p50), us(p.p99),
-					100*p.callsPerSecond/d.callsPerSecond, us(p.p50-d.p50), us(p.p99-d.p99), p.bytesPerCall, p.allocsPerCall)
+				fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f %9.1f%% %10.1f %9.1f %11.0f %8.1f %8.1f %8.1f\n", key, p.callsPerSecond, us(p.p50), us(p.p99),
+					100*p.callsPerSecond/d.callsPerSecond, us(p.p50-d.p50), us(p.p99-d.p99), p.bytesPerCall, p.allocsPerCall, p.rssMiB, us(p.cpuPerCall))
 			}
 		}
 	}
 	fmt.Fprintf(w, "targets: c16 ratio >= 85%%, c1 +p50 <= 150 µs, +p99 <= 1000 µs, B/call <= 16384\n")
+}
+
+// benchClientStdio and benchClientHTTP are gosdkClientStdio and
+// gosdkClientHTTP with the protocol version of OVERHEAD_CLIENT_VERSION
+// (default: the go-sdk's newest, 2026-07-28; e.g. 2025-11-25 for a
+// client of the previous generation, which gets stateful Streamable HTTP
+// sessions and raw results).
+func benchClientStdio(b *testing.B, cmd []string, env ...string) *gosdk.ClientSession {
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = append(os.Environ(), env...)
+	return benchConnect(b, &gosdk.CommandTransport{Command: c})
+}
+
+func benchClientHTTP(b *testing.B, url string, _ map[string]string) *gosdk.ClientSession {
+	return benchConnect(b, &gosdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerRoundTripper{}}})
+}
+
+func benchConnect(b *testing.B, tr gosdk.Transport) *gosdk.ClientSession {
+	v := os.Getenv("OVERHEAD_CLIENT_VERSION")
+	if v == "" {
+		return gosdkConnect(b, tr)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
+	c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-test-client", Version: "0.1.0"}, nil)
+	cs, err := c.Connect(ctx, tr, &gosdk.ClientSessionOptions{ProtocolVersion: v})
+	if err != nil {
+		b.Fatalf("go-sdk connect at %s: %v", v, err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

@@ -13,6 +13,10 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
+// maxIdleConnsPerUpstream is how many idle connections to one HTTP
+// upstream are kept for reuse (net/http's default is 2).
+const maxIdleConnsPerUpstream = 64
+
 // httpTransport builds the client transport for an HTTP upstream:
 // Streamable HTTP (transport "" or "streamable-http", MCP spec 2025-11-25
 // basic/transports; the proxy's own, httpconn.go) or the legacy HTTP+SSE
@@ -36,6 +40,10 @@ func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth 
 		return nil, nil, fmt.Errorf("url %q: scheme must be http or https", u.URL)
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	// Keep a connection for each concurrent call: net/http keeps 2 idle
+	// per host by default, so with more calls in flight most of them
+	// opened a new TCP (and TLS) connection and closed it after (issue 16).
+	base.MaxIdleConnsPerHost = maxIdleConnsPerUpstream
 	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers, target: parsed, auth: auth},
 		CheckRedirect: guardRedirects(base, parsed, u.AllowInternalRedirects)} // redirect.go
 	switch u.Transport {
