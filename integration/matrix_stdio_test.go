@@ -24,7 +24,9 @@ import (
 // generations. Each cell runs `mcp-toolsearch serve` as a child over stdio
 // (one client per process) in direct mode with one upstream,
 // examples/catalogserver -interactive, at 2025-11-25 or at its default
-// (2026-07-28 first), and makes the round trip of TestProtocolMatrix:
+// (2026-07-28 first), over stdio, or over Streamable HTTP at 2026-07-28
+// (-http -stateless: the proxy's HTTP leg with 2026-07-28's per-request
+// headers, upstream/headers2026.go), and makes the round trip of TestProtocolMatrix:
 // tools/list, a tools/call, the "confirm" call whose upstream asks a
 // question (the answer must come back in the result), and "toggle"
 // followed by notifications/tools/list_changed at the client. Clients, each
@@ -44,9 +46,13 @@ func TestProtocolMatrixStdio(t *testing.T) {
 	bin := buildProxy(t)
 	srv := catalogServer(t)
 	script := filepath.Join(integrationDir(t), "matrix-client.mjs")
-	upstreams := []struct{ name, versions string }{
-		{"2025-11-25", "2025-11-25,2025-06-18,2025-03-26,2024-11-05"},
-		{"2026-07-28", ""},
+	upstreams := []struct {
+		name, versions string
+		http           bool // Streamable HTTP (a stateless go-sdk handler) instead of stdio
+	}{
+		{"2025-11-25", "2025-11-25,2025-06-18,2025-03-26,2024-11-05", false},
+		{"2026-07-28", "", false},
+		{"2026-07-28/http", "", true},
 	}
 	clients := []struct{ name, want string }{
 		{"ts-v1", "2025-11-25"}, {"ts-v2", "2026-07-28"}, {"go-sdk@2026-07-28", "2026-07-28"}, {"go-sdk@2025-11-25", "2025-11-25"},
@@ -70,6 +76,11 @@ func TestProtocolMatrixStdio(t *testing.T) {
 					}
 					args += "]"
 					cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.u]\ncommand = %s\nargs = %s\n", tomlString(srv), args))
+					if up.http {
+						addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+						startHTTPServer(t, []string{srv, "-tools", catalogFile(t, "github-like.jsonl"), "-limit", "3", "-interactive", "-http", addr, "-stateless"}, nil, "http://"+addr+"/mcp")
+						cfg = writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.u]\nurl = %s\n", tomlString("http://"+addr+"/mcp")))
+					}
 					answer := answerOf(cl.name, mode)
 					var r matrixResult
 					switch cl.name {
@@ -117,14 +128,14 @@ func TestProtocolMatrixStdio(t *testing.T) {
 						t.Errorf("%s over stdio × upstream %s × %s: %s", cl.name, up.name, mode, strings.Join(problems, "; "))
 					}
 					mu.Lock()
-					rows = append(rows, fmt.Sprintf("%-20s %-12s %-7s %-12s %v", cl.name, up.name, mode, r.Version, len(problems) == 0))
+					rows = append(rows, fmt.Sprintf("%-20s %-16s %-7s %-12s %v", cl.name, up.name, mode, r.Version, len(problems) == 0))
 					mu.Unlock()
 				})
 			}
 		}
 	})
 	sort.Strings(rows)
-	t.Logf("\n%-20s %-12s %-7s %-12s %s\n%s", "client (stdio)", "upstream", "mode", "negotiated", "round trip ok", strings.Join(rows, "\n"))
+	t.Logf("\n%-20s %-16s %-7s %-12s %s\n%s", "client (stdio)", "upstream", "mode", "negotiated", "round trip ok", strings.Join(rows, "\n"))
 	if len(rows) != cells {
 		t.Errorf("%d of %d cells ran", len(rows), cells)
 	}

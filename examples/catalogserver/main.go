@@ -8,7 +8,7 @@
 // Usage:
 //
 //	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N]
-//	              [-protocol-versions V1,V2] [-http ADDR] [-v] [-output-schema NAME=JSON ...] [-interactive]
+//	              [-protocol-versions V1,V2] [-http ADDR [-stateless]] [-v] [-output-schema NAME=JSON ...] [-interactive]
 //
 // With no -http it speaks MCP over stdio. With -http ADDR (e.g.
 // 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
@@ -60,6 +60,7 @@ func run(args []string, stderr io.Writer) int {
 	pageSize := fs.Int("page-size", 0, "tools per tools/list page (0 = go-sdk default 1000)")
 	versions := fs.String("protocol-versions", "", "comma list of MCP protocol versions to support (default: all the go-sdk supports)")
 	httpAddr := fs.String("http", "", "serve Streamable HTTP on ADDR at /mcp instead of stdio")
+	stateless := fs.Bool("stateless", false, "with -http: a stateless Streamable HTTP handler (no sessions; the go-sdk serves protocol 2026-07-28 on Streamable HTTP only so)")
 	verbose := fs.Bool("v", false, "log requests at debug level to stderr")
 	rpcErr := fs.String("rpc-error-tool", "", "comma list of tools that answer with the JSON-RPC error -32603 (tests)")
 	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
@@ -161,7 +162,7 @@ func run(args []string, stderr io.Writer) int {
 		return 2
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: *stateless}))
 	hs := &http.Server{Handler: mux}
 	fmt.Fprintf(stderr, "catalogserver: %d tools on http://%s/mcp\n", len(tools), ln.Addr())
 	go func() {
