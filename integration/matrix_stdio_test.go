@@ -23,7 +23,7 @@ import (
 // TestProtocolMatrixStdio (issue 17): the stdio front at both protocol
 // generations. Each cell runs `mcp-toolsearch serve` as a child over stdio
 // (one client per process) in direct mode with one upstream,
-// examples/catalogserver -interactive, at 2025-11-25 or at its default
+// examples/catalogserver -interactive, at 2024-11-05, at 2025-11-25 or at its default
 // (2026-07-28 first), over stdio, or over Streamable HTTP at 2026-07-28
 // (-http -stateless: the proxy's HTTP leg with 2026-07-28's per-request
 // headers, upstream/headers2026.go), and makes the round trip of TestProtocolMatrix:
@@ -50,6 +50,7 @@ func TestProtocolMatrixStdio(t *testing.T) {
 		name, versions string
 		http           bool // Streamable HTTP (a stateless go-sdk handler) instead of stdio
 	}{
+		{"2024-11-05", "2024-11-05", false},
 		{"2025-11-25", "2025-11-25,2025-06-18,2025-03-26,2024-11-05", false},
 		{"2026-07-28", "", false},
 		{"2026-07-28/http", "", true},
@@ -60,15 +61,17 @@ func TestProtocolMatrixStdio(t *testing.T) {
 	}
 	const mode = "direct"
 	var (
-		mu    sync.Mutex // guards rows
+		mu    sync.Mutex // guards rows, cells
 		rows  []string
 		cells = 0
 	)
 	t.Run("cells", func(t *testing.T) {
 		for _, up := range upstreams {
 			for _, cl := range clients {
-				cells++
 				t.Run(up.name+"/"+cl.name, func(t *testing.T) {
+					mu.Lock()
+					cells++ // started (-run may select some)
+					mu.Unlock()
 					t.Parallel()
 					args := fmt.Sprintf(`["-tools", %s, "-limit", "3", "-interactive"`, tomlString(catalogFile(t, "github-like.jsonl")))
 					if up.versions != "" {
