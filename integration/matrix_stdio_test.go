@@ -97,7 +97,7 @@ func TestProtocolMatrixStdio(t *testing.T) {
 						if v == "2026-07-28" {
 							v = "" // mcp-go's default: server/discover first
 						}
-						r = mcpgoMatrixCell(t, []string{bin, "serve", "--config", cfg, "--log-level", "warn"}, v, answer)
+						r = mcpgoMatrixCell(t, mcpgotransport.NewStdio(bin, nil, "serve", "--config", cfg, "--log-level", "warn"), mode, v, answer)
 					default:
 						v := strings.TrimPrefix(cl.name, "go-sdk@")
 						if v == "2026-07-28" {
@@ -144,19 +144,19 @@ func TestProtocolMatrixStdio(t *testing.T) {
 	}
 }
 
-// mcpgoMatrixCell is one stdio cell of the matrix with the mark3labs/mcp-go
-// client at version ("" = its default: server/discover first), the proxy
-// started by cmd. Direct mode: u__list_issues, u__confirm (the client's
-// elicitation handler answers; on 2026-07-28 mcp-go fulfils the
-// input_required result with it), u__toggle and a
+// mcpgoMatrixCell is one cell of the matrix with the mark3labs/mcp-go
+// client at version ("" = its default: server/discover first) over tr (the
+// proxy as a stdio child, or Streamable HTTP): tools/list, list_issues,
+// confirm (the client's elicitation handler answers; on 2026-07-28 mcp-go
+// fulfils the input_required result with it), toggle and a
 // notifications/tools/list_changed (on 2026-07-28 after
-// subscriptions/listen for tool list changes).
-func mcpgoMatrixCell(t *testing.T, cmd []string, version, answer string) matrixResult {
+// subscriptions/listen for tool list changes), each reached as mode says.
+func mcpgoMatrixCell(t *testing.T, tr mcpgotransport.Interface, mode, version, answer string) matrixResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var r matrixResult
-	c := mcpgoclient.NewClient(mcpgotransport.NewStdio(cmd[0], nil, cmd[1:]...), mcpgoclient.WithElicitationHandler(mcpgoAnswer(answer)))
+	c := mcpgoclient.NewClient(tr, mcpgoclient.WithElicitationHandler(mcpgoAnswer(answer)))
 	if err := c.Start(ctx); err != nil {
 		r.Error = err.Error()
 		return r
@@ -194,9 +194,18 @@ func mcpgoMatrixCell(t *testing.T, cmd []string, version, answer string) matrixR
 	for _, tool := range lt.Tools {
 		r.Tools = append(r.Tools, tool.Name)
 	}
-	call := func(name string, args map[string]any) (string, error) {
+	call := func(tool string, args map[string]any) (string, error) {
+		id := "mcp:u:" + tool
 		var p mcpgo.CallToolRequest
-		p.Params.Name, p.Params.Arguments = name, args
+		switch mode {
+		case "direct":
+			p.Params.Name, p.Params.Arguments = "u__"+tool, args
+		case "tools":
+			p.Params.Name, p.Params.Arguments = "tool_call", map[string]any{"id": id, "args": args}
+		default:
+			a, _ := json.Marshal(args)
+			p.Params.Name, p.Params.Arguments = "tool_search_code", map[string]any{"code": fmt.Sprintf("const r = await openclaw.tools.call(%q, %s); return r.result.content[0].text;", id, a)}
+		}
 		res, err := c.CallTool(ctx, p)
 		if err != nil {
 			return "", err
@@ -209,18 +218,18 @@ func mcpgoMatrixCell(t *testing.T, cmd []string, version, answer string) matrixR
 		}
 		return b.String(), nil
 	}
-	if r.Call, err = call("u__list_issues", map[string]any{"owner": "o", "repo": "r"}); err != nil {
+	if r.Call, err = call("list_issues", map[string]any{"owner": "o", "repo": "r"}); err != nil {
 		r.Error = err.Error()
 		return r
 	}
-	if r.Elicit, err = call("u__confirm", map[string]any{}); err != nil {
+	if r.Elicit, err = call("confirm", map[string]any{}); err != nil {
 		r.Error = err.Error()
 		return r
 	}
 	for len(changed) > 0 {
 		<-changed
 	}
-	if _, err = call("u__toggle", map[string]any{}); err != nil {
+	if _, err = call("toggle", map[string]any{}); err != nil {
 		r.Error = err.Error()
 		return r
 	}

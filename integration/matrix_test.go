@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -25,7 +26,8 @@ import (
 //
 // Clients: the official TypeScript SDK v1 (1.32.2, up to 2025-11-25) and v2
 // (@modelcontextprotocol/client 2.4.0, 2026-07-28 by server/discover), the
-// go-sdk v1.8.0 client at 2026-07-28 and at 2025-11-25. Upstreams:
+// go-sdk v1.8.0 client and mark3labs/mcp-go v1.2.1 each at 2026-07-28 and
+// at 2025-11-25. Upstreams:
 // examples/catalogserver -interactive (a go-sdk server) limited to the
 // initialize-era versions, and at its default (2026-07-28 first): its
 // "confirm" tool asks through an input_required result, which the go-sdk
@@ -94,6 +96,9 @@ func TestProtocolMatrix(t *testing.T) {
 						if r.Changed < 1 {
 							problems = append(problems, "no notifications/tools/list_changed after the upstream's list changed")
 						}
+						if _, v, ok := strings.Cut(client, "@"); ok && r.Version != v {
+							problems = append(problems, fmt.Sprintf("negotiated %q", r.Version))
+						}
 						if len(problems) > 0 {
 							t.Errorf("%s (client at %s): %s", name, r.Version, strings.Join(problems, "; "))
 						}
@@ -114,6 +119,21 @@ func TestProtocolMatrix(t *testing.T) {
 					for _, v := range []string{"", "2025-11-25"} {
 						client := "go-sdk@" + map[string]string{"": "2026-07-28", "2025-11-25": "2025-11-25"}[v]
 						check(client, goMatrixCell(t, &gosdk.StreamableClientTransport{Endpoint: url}, mode, v, answerOf(client, mode)))
+					}
+					for _, v := range []string{"", "2025-11-25"} {
+						client := "mcp-go@" + map[string]string{"": "2026-07-28", "2025-11-25": "2025-11-25"}[v]
+						// The standalone GET stream carries list_changed to a
+						// 2025-11-25 client; mcp-go stays on 2025-11-25 with it
+						// (RequiresLegacyProtocol), so only the pinned client opens it.
+						var opts []mcpgotransport.StreamableHTTPCOption
+						if v != "" {
+							opts = append(opts, mcpgotransport.WithContinuousListening())
+						}
+						tr, err := mcpgotransport.NewStreamableHTTP(url, opts...)
+						if err != nil {
+							t.Fatal(err)
+						}
+						check(client, mcpgoMatrixCell(t, tr, mode, v, answerOf(client, mode)))
 					}
 				})
 			}
