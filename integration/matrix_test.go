@@ -96,8 +96,12 @@ func TestProtocolMatrix(t *testing.T) {
 						if r.Changed < 1 {
 							problems = append(problems, "no notifications/tools/list_changed after the upstream's list changed")
 						}
-						if _, v, ok := strings.Cut(client, "@"); ok && r.Version != v {
-							problems = append(problems, fmt.Sprintf("negotiated %q", r.Version))
+						want := map[string]string{"ts-v1": "2025-11-25", "ts-v2": "2026-07-28"}[client]
+						if _, v, ok := strings.Cut(client, "@"); ok {
+							want = v
+						}
+						if r.Version != want {
+							problems = append(problems, fmt.Sprintf("negotiated %q, want %q", r.Version, want))
 						}
 						if len(problems) > 0 {
 							t.Errorf("%s (client at %s): %s", name, r.Version, strings.Join(problems, "; "))
