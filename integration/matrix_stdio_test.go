@@ -35,8 +35,9 @@ import (
 // negotiation "auto": server/discover, 2026-07-28), and the go-sdk v1.8.0
 // client at its default (2026-07-28: server/discover, then requests that
 // carry the version; questions as input_required results, list changes
-// through subscriptions/listen) and pinned to 2025-11-25 (initialize;
-// questions as elicitation/create requests), and mark3labs/mcp-go v1.2.1
+// through subscriptions/listen) and pinned to 2025-11-25 and to 2024-11-05
+// (initialize; questions as elicitation/create requests), and
+// mark3labs/mcp-go v1.2.1
 // at its default (server/discover first; list changes after
 // subscriptions/listen, which it opens on request) and pinned to
 // 2025-11-25. The modes share the call path
@@ -57,6 +58,7 @@ func TestProtocolMatrixStdio(t *testing.T) {
 	}
 	clients := []struct{ name, want string }{
 		{"ts-v1", "2025-11-25"}, {"ts-v2", "2026-07-28"}, {"go-sdk@2026-07-28", "2026-07-28"}, {"go-sdk@2025-11-25", "2025-11-25"},
+		{"go-sdk@2024-11-05", "2024-11-05"},
 		{"mcp-go@2026-07-28", "2026-07-28"}, {"mcp-go@2025-11-25", "2025-11-25"},
 	}
 	const mode = "direct"
