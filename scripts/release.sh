@@ -27,6 +27,10 @@ fi
 VERSION=${VERSION:-$(sed -n 's/^var Version = "\(.*\)"$/\1/p' proxy/proxy.go)}
 [ -n "$VERSION" ] || { echo "[release] cannot read proxy.Version from proxy/proxy.go; set VERSION" >&2; exit 1; }
 export MTS_VERSION="$VERSION"
+# The commit from git itself: GoReleaser's .ShortCommit reads "none" in a
+# repository without a remote (a local clone's worktree).
+MTS_COMMIT=$(git rev-parse --short HEAD)
+export MTS_COMMIT
 # Offline: modules come from the local cache (GOFLAGS=-mod=mod is not needed: go.sum is complete).
 "$GR" release --snapshot --clean --skip=publish,announce,sign,sbom
 echo "[release] dist/:" >&2
