@@ -220,27 +220,7 @@ func mcpgoMatrixCell(t *testing.T, tr mcpgotransport.Interface, mode, version, a
 		}
 		return b.String(), nil
 	}
-	if r.Call, err = call("list_issues", map[string]any{"owner": "o", "repo": "r"}); err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	if r.Elicit, err = call("confirm", map[string]any{}); err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	for len(changed) > 0 {
-		<-changed
-	}
-	if _, err = call("toggle", map[string]any{}); err != nil {
-		r.Error = err.Error()
-		return r
-	}
-	select {
-	case <-changed:
-		r.Changed = 1
-	case <-time.After(5 * time.Second):
-	}
-	return r
+	return matrixSteps(r, call, changed)
 }
 
 // mcpgoAnswer is an mcp-go elicitation handler that accepts with

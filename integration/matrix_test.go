@@ -233,6 +233,14 @@ func goMatrixCell(t *testing.T, tr gosdk.Transport, mode, version, answer string
 		}
 		return b.String(), nil
 	}
+	return matrixSteps(r, call, changed)
+}
+
+// matrixSteps runs the steps every Go client's cell shares after its list:
+// a call, an elicitation answered into the result, and a list_changed seen
+// after the toggle tool (within 5 s) — call is the client's own tools/call.
+func matrixSteps(r matrixResult, call func(name string, args map[string]any) (string, error), changed <-chan struct{}) matrixResult {
+	var err error
 	if r.Call, err = call("list_issues", map[string]any{"owner": "o", "repo": "r"}); err != nil {
 		r.Error = err.Error()
 		return r
