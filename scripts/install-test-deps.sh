@@ -11,8 +11,14 @@
 #                              @modelcontextprotocol/client (TypeScript SDK v2, 2026-07-28; matrix-client.mjs),
 #                              server-everything, server-filesystem, server-memory,
 #                              server-sequential-thinking. Installed with `npm ci --ignore-scripts`.
+#   integration/conformance/node_modules
+#                              the official MCP conformance suite (@modelcontextprotocol/conformance,
+#                              2026-07-28 requirement set) and, on Linux x64/arm64, the Node 22 it needs
+#                              (npm package node-linux-<arch>; the system node may be 20). Pinned by
+#                              integration/conformance/package.json + package-lock.json; `npm ci --ignore-scripts`.
 #   integration/.bin           Go MCP servers built from the versions pinned in go.mod:
 #                              gosdk-everything   github.com/modelcontextprotocol/go-sdk examples/server/everything
+#                              gosdk-conformance  github.com/modelcontextprotocol/go-sdk conformance/everything-server
 #                              mcpgo-everything   github.com/mark3labs/mcp-go examples/everything
 #                              catalogserver      ./examples/catalogserver (serves examples/catalogs/*.jsonl)
 #   Debian packages (apt-get, only when missing): haproxy (integration/scaleout_test.go).
@@ -88,6 +94,19 @@ if [ "$WITH_NPM" = 1 ]; then
       log "  $(echo "$e" | cut -d/ -f1-2)@$v  integration/node_modules/$e"
     done
   fi
+  # The conformance suite (integration/conformance_test.go) and its Node 22.
+  CD="$INT/conformance"
+  STAMP="$CD/node_modules/.mcp-toolsearch-stamp"
+  WANT="$(hashof "$CD/package.json" "$CD/package-lock.json")"
+  if [ "$FORCE" = 0 ] && [ -f "$CD/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
+    log "npm: integration/conformance/node_modules is up to date (lock unchanged), skipped"
+  else
+    T=$(now)
+    log "npm: npm ci --ignore-scripts (in integration/conformance/)"
+    (cd "$CD" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || die "npm ci in integration/conformance failed"
+    echo "$WANT" > "$STAMP"
+    log "npm: conformance suite installed in $(elapsed "$T")s"
+  fi
 fi
 
 # ---------------------------------------------------------------- Go servers
@@ -96,7 +115,7 @@ if [ "$WITH_GO" = 1 ]; then
   mkdir -p "$BIN"
   STAMP="$BIN/.mcp-toolsearch-stamp"
   WANT="$(cd "$ROOT" && hashof go.mod go.sum examples/catalogserver/*.go) $(go env GOVERSION)"
-  GO_BINS=(gosdk-everything mcpgo-everything catalogserver)
+  GO_BINS=(gosdk-everything gosdk-conformance mcpgo-everything catalogserver)
   ok=1
   for b in "${GO_BINS[@]}"; do [ -x "$BIN/$b" ] || ok=0; done
   if [ "$FORCE" = 0 ] && [ "$ok" = 1 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
@@ -107,6 +126,7 @@ if [ "$WITH_GO" = 1 ]; then
     # Versions come from go.mod (go-sdk and mcp-go are dependencies), so no @version here.
     build() { log "go: go build -o integration/.bin/$1 $2"; go build -mod=readonly -o "$BIN/$1" "$2" || die "go build $2 failed"; }
     build gosdk-everything github.com/modelcontextprotocol/go-sdk/examples/server/everything
+    build gosdk-conformance github.com/modelcontextprotocol/go-sdk/conformance/everything-server
     build mcpgo-everything github.com/mark3labs/mcp-go/examples/everything
     build catalogserver ./examples/catalogserver
     echo "$WANT" > "$STAMP"
