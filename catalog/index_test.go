@@ -311,3 +311,28 @@ func TestDuplicateIDLaterWins(t *testing.T) {
 		}
 	}
 }
+
+// TestNoParams: the fast path that skips decoding empty schemas agrees
+// with the decoder.
+func TestNoParams(t *testing.T) {
+	for _, c := range []struct {
+		schema string
+		want   bool
+	}{
+		{`{"type": "object", "properties": {}}`, true},
+		{`{"type":"object","properties":{ }}`, true},
+		{`{"type": "object"}`, true},
+		{`{"type": "object", "properties": {"q": {"type": "string"}}}`, false},
+		{`{"$defs": {"a": {"properties": {}}}, "properties": {"q": {}}}`, false},
+		{`{"properties": {}, "items": {"properties": {"x": {}}}}`, false},
+	} {
+		if got := noParams([]byte(c.schema)); got != c.want {
+			t.Errorf("noParams(%s) = %v, want %v", c.schema, got, c.want)
+		}
+		n := 0
+		walkParams([]byte(c.schema), func(string, string) { n++ })
+		if c.want && n != 0 {
+			t.Errorf("%s: walkParams found %d parameters of a schema noParams calls empty", c.schema, n)
+		}
+	}
+}

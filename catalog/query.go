@@ -295,6 +295,7 @@ func looksLikeIdentifier(w string) bool {
 // Names that fold to fewer than 4 characters give "".
 func nameKey(s string) string {
 	var b strings.Builder
+	b.Grow(len(s))
 	for _, r := range s {
 		if isWordRune(r) {
 			b.WriteRune(unicode.ToLower(r))
