@@ -130,7 +130,18 @@ type Upstream struct {
 	// inputSchema before forwarding (issue 12 item 3). nil means on in the
 	// code, tools and directory modes and off in direct mode.
 	ValidateInput *bool `toml:"validate_input"`
+	// Roots: offer the MCP roots capability (MCP spec, client/roots) to
+	// this upstream, so that its roots/list reaches the calling client
+	// (docs/policy.md). nil means true. false: the upstream is told the
+	// client has no roots, so a server that takes its folders from roots
+	// keeps the ones on its command line and asks nothing at start
+	// (server-filesystem; issue 12 item 16).
+	Roots *bool `toml:"roots"`
 }
+
+// OffersRoots reports whether the upstream is offered the roots capability
+// (key roots, default true).
+func (u *Upstream) OffersRoots() bool { return u.Roots == nil || *u.Roots }
 
 // IsEnabled reports whether the upstream is enabled (default true).
 func (u *Upstream) IsEnabled() bool { return u.Enabled == nil || *u.Enabled }

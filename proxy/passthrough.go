@@ -108,6 +108,13 @@ func (pt *passthrough) perClient(up string) bool {
 	return ok && u.Session == "per-client"
 }
 
+// offersRoots reports whether upstream up is offered the roots capability
+// (config key roots, default true).
+func (pt *passthrough) offersRoots(up string) bool {
+	u, ok := pt.p.conf().Upstreams[up]
+	return !ok || u.OffersRoots()
+}
+
 // sessionOf is the upstream session that serves client session s for
 // upstream up: its per-client session when it has one, else the shared one.
 func (pt *passthrough) sessionOf(s *session, up string) (*mcp.ClientSession, error) {

@@ -231,9 +231,11 @@ func (pt *passthrough) clientOptions(up string) *mcp.ClientOptions {
 		o.Capabilities = &mcp.ClientCapabilities{} // the probe offers nothing
 	} else {
 		o.Capabilities = &mcp.ClientCapabilities{
-			RootsV2:     &mcp.RootCapabilities{},
 			Sampling:    &mcp.SamplingCapabilities{},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		}
+		if pt.offersRoots(up) {
+			o.Capabilities.RootsV2 = &mcp.RootCapabilities{}
 		}
 	}
 	return o
@@ -297,7 +299,7 @@ func (pt *passthrough) clientInitialized(s *session) {
 			if ip != nil && ip.Capabilities != nil {
 				caps.Sampling = ip.Capabilities.Sampling
 				caps.Elicitation = ip.Capabilities.Elicitation
-				if ip.Capabilities.RootsV2 != nil {
+				if ip.Capabilities.RootsV2 != nil && pt.offersRoots(up) {
 					caps.RootsV2 = &mcp.RootCapabilities{ListChanged: ip.Capabilities.RootsV2.ListChanged}
 				}
 			}
