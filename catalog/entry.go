@@ -35,6 +35,11 @@ type Entry struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 	Icons        json.RawMessage `json:"icons,omitempty"`
+	// Extra is the tool's members that mcp.Tool does not carry
+	// ("execution" of MCP 2025-11-25, later or extension members), one
+	// JSON object as received (ingest.Tool.Extra); nil when none. Direct
+	// mode lists them, describe shows them.
+	Extra json.RawMessage `json:"extra,omitempty"`
 	// OriginalInputSchema is the inputSchema as the upstream sent it when
 	// the ingest pipeline normalised it (InputSchema is then the
 	// normalised one; "null" when it was absent); nil otherwise.

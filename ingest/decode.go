@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,9 +37,13 @@ type wireTool struct {
 // tool.
 func decode(t *Tool) error {
 	var nameRaw []byte
+	var extra []member
 	depth, err := jsonscan.Object(t.Raw, func(key, value []byte) bool {
 		if string(key) == "name" {
 			nameRaw = value
+		}
+		if k, ok := memberKey(key); ok && !knownMembers[strings.ToLower(k)] {
+			extra = addMember(extra, k, key, value)
 		}
 		return true
 	})
@@ -74,7 +79,73 @@ func decode(t *Tool) error {
 		tool.OutputSchema = w.OutputSchema
 	}
 	t.Tool = &tool
+	t.Extra = joinMembers(extra)
 	return nil
+}
+
+// knownMembers are the members of a tool object that mcp.Tool (go-sdk
+// v1.8.0) decodes, lower-cased: encoding/json matches keys without regard
+// to case, so "Name" or "\u006eame" set the name as well and must never
+// come back as an extra member beside the proxy's own "name". Every other
+// member (e.g. "execution", MCP 2025-11-25 server/tools "Tool", and any
+// later or extension member) is kept raw in Tool.Extra.
+var knownMembers = map[string]bool{
+	"name": true, "title": true, "description": true, "inputschema": true,
+	"outputschema": true, "annotations": true, "_meta": true, "icons": true,
+}
+
+// memberKey decodes a key's raw bytes (escapes included); ok is false for
+// a key that does not decode (the decode step then fails the tool anyway).
+func memberKey(raw []byte) (string, bool) {
+	if !bytes.ContainsRune(raw, '\\') {
+		return string(raw), true
+	}
+	var k string
+	err := json.Unmarshal(append(append([]byte{'"'}, raw...), '"'), &k)
+	return k, err == nil
+}
+
+// member is one object member: the decoded key, the key's raw bytes
+// between the quotes and the value's raw bytes.
+type member struct {
+	name       string
+	key, value []byte
+}
+
+// addMember appends a member, replacing an earlier one of the same key (a
+// repeated key means its last value, as encoding/json decodes it).
+func addMember(ms []member, name string, key, value []byte) []member {
+	for i := range ms {
+		if ms[i].name == name {
+			ms[i].key, ms[i].value = key, value
+			return ms
+		}
+	}
+	return append(ms, member{name, key, value})
+}
+
+// joinMembers is ms as one JSON object, in order (nil when ms is empty).
+// The bytes are copied: the object does not keep the listing alive.
+func joinMembers(ms []member) json.RawMessage {
+	if len(ms) == 0 {
+		return nil
+	}
+	n := 2
+	for _, m := range ms {
+		n += len(m.key) + len(m.value) + 4
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, m := range ms {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, m.key...)
+		b = append(b, '"', ':')
+		b = append(b, m.value...)
+	}
+	return append(b, '}')
 }
 
 func isNull(raw json.RawMessage) bool {

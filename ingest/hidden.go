@@ -27,12 +27,14 @@ const StepHidden = "hidden-characters"
 //
 // Stripped: the title, the description, annotations.title, and in
 // inputSchema and outputSchema (at any depth) every "description",
-// "title" and "$comment" string and the strings of "examples". Strings
+// "title" and "$comment" string and the strings of "examples"; and every
+// string of the members the MCP Tool type does not know (Tool.Extra, e.g.
+// "execution": their meaning is unknown, so all count). Strings
 // the model must send back exactly cannot be changed without breaking
 // calls, so a tool whose name, property names (and the other names of
 // "patternProperties", "$defs", "definitions", "dependentSchemas",
-// "required") or "enum"/"const"/"default" strings hold such characters is
-// quarantined in either mode.
+// "required"), "enum"/"const"/"default" strings or the member names of
+// Tool.Extra hold such characters is quarantined in either mode.
 //
 // Block true quarantines every tool that holds any (config
 // security.hidden_characters = "block"); otherwise each field changed is a
@@ -91,6 +93,25 @@ func (h HiddenChars) Apply(t *Tool) error {
 			schemas[field] = b
 		}
 	}
+	var extra json.RawMessage
+	if len(t.Extra) > 0 {
+		var doc any
+		if err := json.Unmarshal(t.Extra, &doc); err != nil {
+			return fmt.Errorf("a member the MCP Tool type does not know is not valid JSON: %v", err)
+		}
+		var rs []rune
+		if err := stripValue(doc, &rs); err != nil {
+			return err
+		}
+		if len(rs) > 0 {
+			b, err := json.Marshal(doc)
+			if err != nil {
+				return err
+			}
+			changes = append(changes, change{"extra members", rs})
+			extra = b
+		}
+	}
 	if len(changes) == 0 {
 		return nil
 	}
@@ -112,6 +133,9 @@ func (h HiddenChars) Apply(t *Tool) error {
 	}
 	if s, ok := schemas["outputSchema"]; ok {
 		t.Tool.OutputSchema = s
+	}
+	if extra != nil {
+		t.Extra = extra
 	}
 	for _, c := range changes {
 		// Field is not "inputSchema": the original must not come back
@@ -175,6 +199,43 @@ func stripSchema(v any, rs *[]rune) error {
 				continue // values, not schemas
 			}
 			if err := stripSchema(val, rs); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// stripValue strips every string of a member the MCP Tool type does not
+// know (its meaning is unknown, so every string counts as model-facing),
+// collecting what it removed; a key holding hidden characters fails (keys
+// are names a client matches exactly).
+func stripValue(v any, rs *[]rune) error {
+	switch x := v.(type) {
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(string); ok {
+				out, r := StripHidden(s)
+				*rs = append(*rs, r...)
+				x[i] = out
+				continue
+			}
+			if err := stripValue(e, rs); err != nil {
+				return err
+			}
+		}
+	case map[string]any:
+		for k, e := range x {
+			if r := hiddenIn(k); len(r) > 0 {
+				return fmt.Errorf("the member name %q holds %s (names must stay exact)", visible(k), describeHidden(r))
+			}
+			if s, ok := e.(string); ok {
+				out, r := StripHidden(s)
+				*rs = append(*rs, r...)
+				x[k] = out
+				continue
+			}
+			if err := stripValue(e, rs); err != nil {
 				return err
 			}
 		}

@@ -85,6 +85,13 @@ type Tool struct {
 	// Tool is the decoded tool; InputSchema and OutputSchema hold
 	// json.RawMessage values (or nil). Steps may change it in place.
 	Tool *mcp.Tool
+	// Extra is the members of Raw that Tool does not carry (mcp.Tool of
+	// go-sdk v1.8.0 drops "execution" of MCP 2025-11-25 and any member a
+	// later revision or an extension adds), as one JSON object in the
+	// order received; nil when there are none. Direct mode lists them
+	// and describe shows them; steps may change them (HiddenChars strips
+	// their strings).
+	Extra json.RawMessage
 
 	step  string // the running step's name
 	diags []Diagnostic
@@ -150,6 +157,9 @@ type Result struct {
 	Tools []*mcp.Tool
 	// Diagnostics are every step's decisions, in listing order.
 	Diagnostics []Diagnostic
+	// Extra is each passed tool's Tool.Extra by tool name (tools without
+	// extra members are absent; nil when no tool has any).
+	Extra map[string]json.RawMessage
 }
 
 // Quarantined counts the quarantined tools.
@@ -190,6 +200,12 @@ func (p *Pipeline) Run(upstream string, raws []json.RawMessage) Result {
 		res.Diagnostics = append(res.Diagnostics, t.diags...)
 		if ok {
 			res.Tools = append(res.Tools, t.Tool)
+			if len(t.Extra) > 0 {
+				if res.Extra == nil {
+					res.Extra = map[string]json.RawMessage{}
+				}
+				res.Extra[t.Tool.Name] = t.Extra
+			}
 		}
 	}
 	return res

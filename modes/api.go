@@ -38,6 +38,14 @@ type Description struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Icons        json.RawMessage `json:"icons,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
+	// Execution is the tool's "execution" as received (MCP 2025-11-25
+	// server/tools "Tool": taskSupport "forbidden", "optional" or
+	// "required" says whether a call may or must run as a task).
+	Execution json.RawMessage `json:"execution,omitempty"`
+	// Extra holds the tool's other members that the MCP Tool type of this
+	// build does not know (a later revision's or an extension's), as
+	// received; absent when there are none.
+	Extra map[string]json.RawMessage `json:"extra,omitempty"`
 	// OriginalInputSchema is the inputSchema as the upstream sent it, when
 	// the proxy normalised it at ingest (package ingest); absent otherwise.
 	OriginalInputSchema json.RawMessage `json:"originalInputSchema,omitempty"`
@@ -176,6 +184,16 @@ func (a API) Describe(env Env, ref string, via string) (*Description, error) {
 	d := &Description{Hit: a.hit(env.Snapshot(), e, 0), Description: fullDescription(e.Description), Title: e.Title,
 		InputSchema: e.InputSchema, OutputSchema: e.OutputSchema, Annotations: e.Annotations, Icons: e.Icons, Meta: e.Meta,
 		OriginalInputSchema: e.OriginalInputSchema}
+	if len(e.Extra) > 0 {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(e.Extra, &m) == nil {
+			d.Execution = m["execution"]
+			delete(m, "execution")
+			if len(m) > 0 {
+				d.Extra = m
+			}
+		}
+	}
 	if len(d.InputSchema) == 0 {
 		d.InputSchema = json.RawMessage(`{"type":"object"}`)
 	}

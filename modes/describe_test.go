@@ -21,6 +21,7 @@ func TestDescribeFullDescriptionAndFields(t *testing.T) {
 		Annotations:  json.RawMessage(`{"readOnlyHint":false,"destructiveHint":true,"idempotentHint":true,"openWorldHint":false}`),
 		Icons:        json.RawMessage(`[{"src":"data:image/png;base64,AA==","mimeType":"image/png"}]`),
 		Meta:         json.RawMessage(`{"example.com/x":1}`),
+		Extra:        json.RawMessage(`{"execution":{"taskSupport":"optional"},"x-later":{"a":1}}`),
 	}})
 	env := &testEnv{cat: cat, deny: map[string]bool{}}
 	api := testAPI()
@@ -45,6 +46,12 @@ func TestDescribeFullDescriptionAndFields(t *testing.T) {
 	}
 	if m["title"] != "Write file" {
 		t.Errorf("title = %v", m["title"])
+	}
+	if ex, _ := m["execution"].(map[string]any); ex["taskSupport"] != "optional" {
+		t.Errorf("describe execution = %v, want taskSupport optional: %s", m["execution"], b)
+	}
+	if x, _ := m["extra"].(map[string]any); len(x) != 1 || x["x-later"] == nil {
+		t.Errorf("describe extra = %v, want x-later only", m["extra"])
 	}
 	for _, k := range []string{"inputSchema", "outputSchema", "annotations", "icons", "_meta"} {
 		if m[k] == nil {

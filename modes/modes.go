@@ -201,6 +201,29 @@ func EntryTool(e *catalog.Entry) *mcp.Tool {
 	return t
 }
 
+// ToolExtras returns, for each tool of a surface's tools/list answer
+// (Surface.Tools), the members its upstream sent that mcp.Tool does not
+// carry (catalog.Entry.Extra: "execution", later or extension members),
+// one JSON object each, nil for a tool without any. The whole result is
+// nil when no tool has any. A tool is matched to its entry by exposed name
+// (the catalog reserves the proxy's own tool names, Reserved) and its
+// description, and only an entry the session may see counts.
+func ToolExtras(env Env, tools []*mcp.Tool) []json.RawMessage {
+	var out []json.RawMessage
+	snap := env.Snapshot()
+	for i, t := range tools {
+		e := snap.ByExposed(t.Name)
+		if e == nil || len(e.Extra) == 0 || e.Exposed != t.Name || e.Description != t.Description || !env.Allowed(e) {
+			continue
+		}
+		if out == nil {
+			out = make([]json.RawMessage, len(tools))
+		}
+		out[i] = e.Extra
+	}
+	return out
+}
+
 // allowedEntries returns the entries the session may see, sorted by id.
 func allowedEntries(env Env, keep func(*catalog.Entry) bool) []*catalog.Entry {
 	var out []*catalog.Entry

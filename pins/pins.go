@@ -38,7 +38,14 @@ import (
 // Hash is the pin of a tool: "sha256:" and 64 hex digits over the
 // canonical JSON of its name, title, description, inputSchema,
 // outputSchema and annotations (absent members are null).
-func Hash(t *mcp.Tool) string {
+func Hash(t *mcp.Tool) string { return HashWith(t, nil) }
+
+// HashWith is Hash covering also extra, the tool's members that mcp.Tool
+// does not carry (ingest.Tool.Extra: "execution" and later members), as
+// one JSON object. A tool without such members (extra empty) has the same
+// pin as Hash gives, so pins recorded before extra members were kept stay
+// valid for it.
+func HashWith(t *mcp.Tool, extra json.RawMessage) string {
 	canon := func(v any) any {
 		var raw json.RawMessage
 		switch x := v.(type) {
@@ -63,7 +70,11 @@ func Hash(t *mcp.Tool) string {
 	if t.Annotations != nil {
 		ann = canon(t.Annotations)
 	}
-	b, _ := json.Marshal([]any{t.Name, t.Title, t.Description, canon(t.InputSchema), canon(t.OutputSchema), ann})
+	parts := []any{t.Name, t.Title, t.Description, canon(t.InputSchema), canon(t.OutputSchema), ann}
+	if len(extra) > 0 {
+		parts = append(parts, canon(extra))
+	}
+	b, _ := json.Marshal(parts)
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
 }

@@ -120,3 +120,17 @@ func TestInMemoryAndBadFile(t *testing.T) {
 		t.Errorf("a corrupt pins file: %v", err)
 	}
 }
+
+// A tool's extra members (ingest.Tool.Extra: "execution", …) are pinned
+// too; a tool without any keeps the pin Hash gives.
+func TestHashWithExtra(t *testing.T) {
+	tl := tool("Reads.", `{"type":"object"}`)
+	if HashWith(tl, nil) != Hash(tl) {
+		t.Errorf("HashWith(nil) differs from Hash")
+	}
+	a := HashWith(tl, json.RawMessage(`{"execution":{"taskSupport":"optional"}}`))
+	b := HashWith(tl, json.RawMessage(`{"execution":{"taskSupport":"required"}}`))
+	if a == Hash(tl) || a == b {
+		t.Errorf("extra members do not change the pin: %s %s %s", Hash(tl), a, b)
+	}
+}

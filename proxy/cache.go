@@ -138,6 +138,8 @@ func cacheableOf(res mcp.Result) *mcp.Cacheable {
 	switch r := res.(type) {
 	case *mcp.ListToolsResult:
 		return &r.Cacheable
+	case *rawToolsList:
+		return &r.Cacheable
 	case *mcp.ListResourcesResult:
 		return &r.Cacheable
 	case *mcp.ListResourceTemplatesResult:

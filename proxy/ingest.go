@@ -33,8 +33,9 @@ func ingestSteps(cfg *config.Config, pins *pinGuard) []ingest.Step {
 
 // entriesFromListing turns a listing into catalog entries; a tool whose
 // inputSchema the pipeline normalised keeps the schema as received in
-// OriginalInputSchema (describe shows both).
-func entriesFromListing(tools []*mcp.Tool, diags []ingest.Diagnostic) []*catalog.Entry {
+// OriginalInputSchema (describe shows both); extra is the listing's
+// ingest.Result.Extra (members mcp.Tool does not carry, by tool name).
+func entriesFromListing(tools []*mcp.Tool, diags []ingest.Diagnostic, extra map[string]json.RawMessage) []*catalog.Entry {
 	var originals map[string]json.RawMessage
 	for _, d := range diags {
 		if d.Action == ingest.Normalised && d.Field == "inputSchema" {
@@ -52,6 +53,7 @@ func entriesFromListing(tools []*mcp.Tool, diags []ingest.Diagnostic) []*catalog
 	for _, t := range tools {
 		e := entryFromTool(t)
 		e.OriginalInputSchema = originals[t.Name]
+		e.Extra = extra[t.Name]
 		es = append(es, e)
 	}
 	return es

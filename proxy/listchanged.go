@@ -39,8 +39,10 @@ func (m *surfaceMark) swap(fp uint64) bool {
 }
 
 // surfaceFingerprint hashes what matters of a tools/list answer: each
-// tool's name, title, description, annotations and schemas.
-func surfaceFingerprint(tools []*mcp.Tool) uint64 {
+// tool's name, title, description, annotations, _meta, schemas and its
+// extra members (extras[i], modes.ToolExtras: "execution", …; a change
+// there alone is a change of the list).
+func surfaceFingerprint(tools []*mcp.Tool, extras []json.RawMessage) uint64 {
 	h := fnv.New64a()
 	raw := func(v any) {
 		switch x := v.(type) {
@@ -53,8 +55,9 @@ func surfaceFingerprint(tools []*mcp.Tool) uint64 {
 		}
 		_, _ = h.Write([]byte{0})
 	}
-	for _, t := range tools {
+	for i, t := range tools {
 		_, _ = h.Write([]byte(t.Name + "\x00" + t.Title + "\x00" + t.Description + "\x00"))
+		raw(extraAt(extras, i))
 		raw(t.InputSchema)
 		raw(t.OutputSchema)
 		if t.Annotations != nil {
@@ -85,7 +88,7 @@ func (p *Proxy) listChangedFilter(next mcp.MethodHandler) mcp.MethodHandler {
 		if s == nil {
 			return next(ctx, method, req)
 		}
-		if !s.surface.swap(surfaceFingerprint(p.surf().Tools(s))) {
+		if !s.surface.swap(surfaceFingerprint(p.listedTools(s))) {
 			return nil, nil // nothing this client sees changed
 		}
 		return next(ctx, method, req)

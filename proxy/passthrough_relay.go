@@ -439,7 +439,7 @@ func (pt *passthrough) sessionSnapshot(s *session) *catalog.Snapshot {
 	for _, info := range enabledInfos(pt.p.conf()) {
 		up := info.Name
 		if cc, ok := st.conns[up]; ok {
-			cat.SetTools(up, entriesFromListing(cc.Tools(), cc.Diagnostics()))
+			cat.SetTools(up, entriesFromListing(cc.Tools(), cc.Diagnostics(), cc.Extra()))
 			continue
 		}
 		if len(byUp[up]) > 0 {

@@ -84,7 +84,7 @@ func (g *pinGuard) step(cfg *config.Config) ingest.Step {
 	mode := cfg.Security.OnToolChange
 	return ingest.StepFunc{StepName: StepPins, F: func(t *ingest.Tool) error {
 		id := catalog.ToolID(t.Upstream, t.Tool.Name)
-		hash := pins.Hash(t.Tool)
+		hash := pins.HashWith(t.Tool, t.Extra) // extra members too (execution, …)
 		v, old, err := g.store.Check(id, hash)
 		if err != nil {
 			g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())

@@ -318,7 +318,7 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
 	} else {
 		st, _ := p.ups.Status(up)
-		p.catalog().SetTools(up, entriesFromListing(tools, st.Diagnostics))
+		p.catalog().SetTools(up, entriesFromListing(tools, st.Diagnostics, st.Extra))
 		p.logShortenedNames(up)
 		p.metrics.SetUpstreamUp(up, true)
 		q, n := ingest.Counts(st.Diagnostics)

@@ -162,7 +162,7 @@ func (p *Proxy) carryCatalog(next *config.Config, d upstreamDiff, fresh map[stri
 		if m, ok := fresh[name]; ok {
 			st, _ := m.Status(name)
 			if st.State == upstream.StateReady {
-				cat.SetTools(name, entriesFromListing(m.Tools(name), st.Diagnostics))
+				cat.SetTools(name, entriesFromListing(m.Tools(name), st.Diagnostics, st.Extra))
 			} else {
 				cat.SetUnavailable(name, next.Redact(st.Err))
 			}

@@ -123,13 +123,10 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					return next(ctx, method, req)
 				}
 				s := p.sessionFor(ss, endpoint, transport)
-				tools := p.surf().Tools(s)
-				if tools == nil {
-					tools = []*mcp.Tool{}
-				}
-				res := &mcp.ListToolsResult{Tools: tools}
-				s.surface.swap(surfaceFingerprint(tools)) // listchanged.go
-				if p.conf().Telemetry.SessionLog != "" {  // the bytes go only to the session log
+				tools, extras := p.listedTools(s)
+				res := toolsListResult(tools, extras)             // rawtools.go: every member the upstream sent
+				s.surface.swap(surfaceFingerprint(tools, extras)) // listchanged.go
+				if p.conf().Telemetry.SessionLog != "" {          // the bytes go only to the session log
 					if b, err := json.Marshal(res); err == nil {
 						s.ts.ToolsListed(len(b), len(tools), len(tools))
 					}

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,8 +43,9 @@ type conn struct {
 	since    time.Time
 	restarts int
 	tools    []*mcp.Tool
-	diags    []ingest.Diagnostic // of the last listing; kept while down
-	cur      *live               // the ready connection, nil otherwise
+	diags    []ingest.Diagnostic        // of the last listing; kept while down
+	extra    map[string]json.RawMessage // ingest.Result.Extra of the last listing
+	cur      *live                      // the ready connection, nil otherwise
 }
 
 // live is one connection attempt and, once ready, one live connection.
@@ -97,7 +99,7 @@ func (c *conn) status() Status {
 }
 
 func (c *conn) statusLocked() Status {
-	return Status{Name: c.name, State: c.state, Err: c.err, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags}
+	return Status{Name: c.name, State: c.state, Err: c.err, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags, Extra: c.extra}
 }
 
 func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }
@@ -115,7 +117,7 @@ func (c *conn) transition(state State, reason string, cur *live, listing *ingest
 	if listing != nil {
 		tools = listing.Tools
 		c.logDiagnostics(c.diags, listing.Diagnostics)
-		c.diags = listing.Diagnostics
+		c.diags, c.extra = listing.Diagnostics, listing.Extra
 	}
 	prev := c.state
 	c.state, c.err, c.cur, c.tools = state, reason, cur, tools
@@ -314,7 +316,7 @@ func (c *conn) relistLoop(l *live) {
 		ok := c.cur == l && c.state == StateReady
 		if ok {
 			c.logDiagnostics(c.diags, res.Diagnostics)
-			c.tools, c.diags = res.Tools, res.Diagnostics
+			c.tools, c.diags, c.extra = res.Tools, res.Diagnostics, res.Extra
 		}
 		c.mu.Unlock()
 		if ok {

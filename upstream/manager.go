@@ -15,6 +15,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -66,6 +67,12 @@ type Status struct {
 	// last successful listing (normalised and quarantined tools); kept
 	// while the upstream is down. Shared; read-only.
 	Diagnostics []ingest.Diagnostic
+	// Extra is ingest.Result.Extra of the last successful listing: each
+	// tool's members that mcp.Tool does not carry ("execution", …), by
+	// tool name. Read in OnToolsChanged it belongs to that call's tools
+	// (both are set under the same lock, before the call). Shared;
+	// read-only.
+	Extra map[string]json.RawMessage `json:"-"`
 }
 
 // Options tunes a Manager. The zero value is usable.

@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -28,7 +29,8 @@ type ClientConn struct {
 	mu        sync.Mutex
 	tools     []*mcp.Tool
 	diags     []ingest.Diagnostic
-	rootsFlip bool // rootsSentinel is in the client's own roots
+	extra     map[string]json.RawMessage // ingest.Result.Extra of the last listing
+	rootsFlip bool                       // rootsSentinel is in the client's own roots
 }
 
 // OpenSession connects a new session to upstream with opts (copied; the
@@ -63,7 +65,7 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 	if l.child != nil {
 		l.child.quiet.Store(true)
 	}
-	cc := &ClientConn{c: c, l: l, tools: l.initial.Tools, diags: l.initial.Diagnostics}
+	cc := &ClientConn{c: c, l: l, tools: l.initial.Tools, diags: l.initial.Diagnostics, extra: l.initial.Extra}
 	c.logDiagnostics(nil, l.initial.Diagnostics)
 	m.mu.Lock()
 	if m.closed {
@@ -91,7 +93,7 @@ func (cc *ClientConn) relistLoop(onTools func([]*mcp.Tool)) {
 	cc.c.relistEach(cc.l, "per-client session: ", func(res ingest.Result) {
 		cc.mu.Lock()
 		cc.c.logDiagnostics(cc.diags, res.Diagnostics)
-		cc.tools, cc.diags = res.Tools, res.Diagnostics
+		cc.tools, cc.diags, cc.extra = res.Tools, res.Diagnostics, res.Extra
 		cc.mu.Unlock()
 		if onTools != nil {
 			onTools(res.Tools)
@@ -105,6 +107,14 @@ func (cc *ClientConn) Diagnostics() []ingest.Diagnostic {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	return cc.diags
+}
+
+// Extra is ingest.Result.Extra of the session's last listing: each tool's
+// members that mcp.Tool does not carry, by tool name (shared, read-only).
+func (cc *ClientConn) Extra() map[string]json.RawMessage {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.extra
 }
 
 // Upstream is the name of the upstream this session belongs to.

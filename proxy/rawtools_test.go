@@ -1,0 +1,53 @@
+package proxy
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The tools/list answer writes each tool's extra members (issue 12 item 6)
+// after the members the proxy sets; a change of an extra member alone
+// changes the list's fingerprint (a client is told the list changed).
+func TestRawToolsList(t *testing.T) {
+	tools := []*mcp.Tool{
+		{Name: "up__task", Description: "d", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		{Name: "up__plain", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	}
+	if _, ok := toolsListResult(tools, nil).(*mcp.ListToolsResult); !ok {
+		t.Errorf("no extras: want a plain *mcp.ListToolsResult")
+	}
+	extras := []json.RawMessage{json.RawMessage(`{"execution":{"taskSupport":"required"},"x-new":[1]}`), nil}
+	res := toolsListResult(tools, extras)
+	c := cacheableOf(res)
+	if c == nil {
+		t.Fatal("cacheableOf(rawToolsList) = nil: cache hints would not be set")
+	}
+	c.TTLMs, c.CacheScope = 5, "public"
+	res.(*rawToolsList).NextCursor = "n"
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	want := map[string]any{
+		"ttlMs": 5.0, "cacheScope": "public", "nextCursor": "n",
+		"tools": []any{
+			map[string]any{"name": "up__task", "description": "d", "inputSchema": map[string]any{"type": "object"},
+				"execution": map[string]any{"taskSupport": "required"}, "x-new": []any{1.0}},
+			map[string]any{"name": "up__plain", "inputSchema": map[string]any{"type": "object"}},
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("tools/list answer\n got: %s\nwant: %v", b, want)
+	}
+	other := []json.RawMessage{json.RawMessage(`{"execution":{"taskSupport":"optional"},"x-new":[1]}`), nil}
+	if surfaceFingerprint(tools, extras) == surfaceFingerprint(tools, other) || surfaceFingerprint(tools, extras) == surfaceFingerprint(tools, nil) {
+		t.Error("a change of an extra member alone leaves the fingerprint unchanged")
+	}
+}
