@@ -102,7 +102,7 @@ func TestCodeModeSeedExample(t *testing.T) {
 		t.Errorf("the seed body called %s, want mcp:github:create_issue (the first hit for its query)", id)
 	}
 	// The reference: the same call straight to the upstream.
-	up := gosdkClientStdio(t, []string{catalogServer(t), "-tools", catalogFile(t, "github-like.jsonl"), "-server", "github"})
+	up := gosdkClientStdio(t, []string{catalogServer(t), "-tools", catalogFile(t, "github-like.jsonl"), "-server", "github", "-demo"})
 	r, err := up.CallTool(t.Context(), &gosdk.CallToolParams{Name: "create_issue", Arguments: map[string]any{"owner": "octo", "repo": "hello", "title": "Crash on start", "body": "Steps..."}})
 	if err != nil {
 		t.Fatal(err)
@@ -111,6 +111,11 @@ func TestCodeModeSeedExample(t *testing.T) {
 	res := value["result"].(map[string]any)
 	if !reflect.DeepEqual(res["content"], want["content"]) || !reflect.DeepEqual(res["structuredContent"], want["structuredContent"]) || !reflect.DeepEqual(res["details"], want["structuredContent"]) {
 		t.Errorf("result = %v\nwant the upstream's %v (details = structuredContent)", res, want)
+	}
+	// The demo catalogs of config.toml say that their tools are stubs
+	// (catalogserver -demo): the echo is not work done.
+	if blocks, _ := res["content"].([]any); len(blocks) != 2 || !strings.Contains(fmt.Sprint(blocks[1]), "Demo stub: this tool belongs to a demo catalog") {
+		t.Errorf("result content = %v, want the echo and the demo-stub note", res["content"])
 	}
 	// The text block is the returned value as JSON.
 	if txt := jpath(t, stepResult(t, doc, 1), "content", 0, "text").(string); !reflect.DeepEqual(decodeJSON(t, txt), any(value)) {

@@ -237,7 +237,16 @@ type Options struct {
 	// echo is not changed to match it, so tests can serve output that
 	// breaks its schema.
 	OutputSchemas map[string]json.RawMessage
+	// Demo adds DemoNote as a last text block to every echo result, so
+	// that a model calling a tool of a demo catalog (the default
+	// config.toml's registry, github and gitlab upstreams) does not take
+	// the echo for work done (issue 12, fresh-user trial). content[0] and
+	// structuredContent stay EchoResult's.
+	Demo bool
 }
+
+// DemoNote is the text block Options.Demo adds to every result.
+const DemoNote = "Demo stub: this tool belongs to a demo catalog (examples/catalogserver) that only echoes the arguments it got (above); nothing was done and nothing was looked up."
 
 // NewServer returns an MCP server (go-sdk) that serves tools, each answering
 // with EchoResult. name is the serverInfo.name.
@@ -337,6 +346,9 @@ func addTool(s *mcp.Server, t Tool, logger *slog.Logger, opts Options) {
 		res, err := EchoResult(name, req.Params.Arguments)
 		if res != nil && isErr {
 			res.IsError = true
+		}
+		if res != nil && opts.Demo {
+			res.Content = append(res.Content, &mcp.TextContent{Text: DemoNote})
 		}
 		return res, err
 	}

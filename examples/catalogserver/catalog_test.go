@@ -125,9 +125,15 @@ func TestShippedCatalogsLoad(t *testing.T) {
 // connect serves tools in memory and returns a go-sdk client session.
 func connect(t *testing.T, tools []Tool, pageSize int) *mcp.ClientSession {
 	t.Helper()
+	return connectOpts(t, tools, Options{PageSize: pageSize})
+}
+
+// connectOpts is connect with every server option.
+func connectOpts(t *testing.T, tools []Tool, opts Options) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
-	srv := NewServer("catalogserver-test", tools, Options{PageSize: pageSize})
+	srv := NewServer("catalogserver-test", tools, opts)
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -261,5 +267,32 @@ func TestRunRejectsBadFlags(t *testing.T) {
 		if code := run(args, &stderr); code != 2 || !strings.Contains(stderr.String(), "catalogserver") {
 			t.Errorf("run(%q) = %d, stderr %q; want 2 and a message", args, code, stderr.String())
 		}
+	}
+}
+
+// With Demo (-demo, the default config.toml's catalogs) every result says
+// in a second text block that the tool is a stub and nothing was done; the
+// echo itself (content[0], structuredContent) is unchanged.
+func TestDemoResultSaysStub(t *testing.T) {
+	tools, err := LoadTools(strings.NewReader(sample), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connectOpts(t, tools, Options{Demo: true})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "x", Arguments: map[string]any{"q": "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) != 2 {
+		t.Fatalf("result = %+v, want the echo and the demo note", res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; got != `{"arguments":{"q":"a"},"tool":"x"}` {
+		t.Errorf("echo = %s", got)
+	}
+	if got := res.Content[1].(*mcp.TextContent).Text; got != DemoNote || !strings.Contains(got, "nothing was done") {
+		t.Errorf("second block = %q, want DemoNote", got)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"arguments":{"q":"a"},"tool":"x"}` {
+		t.Errorf("structuredContent = %s", sc)
 	}
 }

@@ -3,12 +3,13 @@
 // one {"id", "server", "name", "description", "inputSchema", ...} object a
 // line. Every tool answers with a deterministic echo of its name and
 // arguments (see EchoResult), so it stands in for a large real upstream in
-// tests, benchmarks and demos.
+// tests, benchmarks and demos. With -demo every result also says, in a
+// second text block (DemoNote), that the tool is a stub and nothing was done.
 //
 // Usage:
 //
 //	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N]
-//	              [-protocol-versions V1,V2] [-http ADDR [-stateless]] [-v] [-output-schema NAME=JSON ...] [-interactive]
+//	              [-protocol-versions V1,V2] [-http ADDR [-stateless]] [-v] [-output-schema NAME=JSON ...] [-interactive] [-demo]
 //
 // With no -http it speaks MCP over stdio. With -http ADDR (e.g.
 // 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
@@ -65,6 +66,7 @@ func run(args []string, stderr io.Writer) int {
 	rpcErr := fs.String("rpc-error-tool", "", "comma list of tools that answer with the JSON-RPC error -32603 (tests)")
 	isErr := fs.String("is-error-tool", "", "comma list of tools whose echo is marked isError (tests)")
 	noPing := fs.Bool("no-ping", false, "answer ping with -32601 method not found (tests)")
+	demo := fs.Bool("demo", false, "add to every result a text block saying the tool is a demo stub that only echoed its arguments (the default config.toml's catalogs)")
 	interactive := fs.Bool("interactive", false, "add the tools confirm (asks the client a question) and toggle (adds/removes the tool extra: tools/list_changed)")
 	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
 	rpcErrors := map[string]*jsonrpc.Error{}
@@ -124,7 +126,7 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors, Interactive: *interactive}
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors, Interactive: *interactive, Demo: *demo}
 	if *rpcErr != "" {
 		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
 	}
