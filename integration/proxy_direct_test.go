@@ -479,3 +479,70 @@ func TestNoChildrenRemainAfterExit(t *testing.T) {
 		t.Fatalf("processes left after SIGTERM: %v", left)
 	}
 }
+
+// TestDirectMode2026ResultWire: a go-sdk client at 2026-07-28 (its
+// default) calls a tool of the catalog server (over stdio, itself a
+// 2026-07-28 go-sdk server) through the proxy's stdio and Streamable HTTP
+// fronts. The result the client reads off the wire is the upstream's
+// (content, structuredContent equal to a direct call's) with the shape of
+// the client's protocol: resultType "complete" and the proxy's own
+// serverInfo in _meta (the upstream's identity does not pass, meta.go).
+// The proxy passes such results on as the upstream's bytes, stamped
+// (issue 16, proxy/rawresult.go); this is what the client must see.
+func TestDirectMode2026ResultWire(t *testing.T) {
+	cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.catalog]\ncommand = %s\nargs = [\"-tools\", %s]\n",
+		tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+	args := map[string]any{"owner": "octo", "repo": "hello", "state": "open"}
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
+	direct := gosdkClientStdio(t, []string{catalogServer(t), "-tools", catalogFile(t, "github-like.jsonl")})
+	want, err := direct.CallTool(ctx, &gosdk.CallToolParams{Name: "list_issues", Arguments: args})
+	if err != nil {
+		t.Fatalf("direct call: %v", err)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/healthz")
+	for _, front := range []string{"stdio", "http"} {
+		var tr gosdk.Transport = &gosdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}
+		if front == "stdio" {
+			cmd := proxyCmd(t, cfg)
+			tr = &gosdk.CommandTransport{Command: exec.Command(cmd[0], cmd[1:]...)}
+		}
+		var wire lockedBuffer
+		cs := gosdkConnect(t, &gosdk.LoggingTransport{Transport: tr, Writer: &wire})
+		if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+			t.Fatalf("%s: negotiated %q, want 2026-07-28", front, v)
+		}
+		for i := 0; i < 2; i++ { // the second call reuses pooled buffers
+			got, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "catalog__list_issues", Arguments: args})
+			if err != nil {
+				t.Fatalf("%s: call through the proxy: %v", front, err)
+			}
+			if !reflect.DeepEqual(got.Content, want.Content) || !reflect.DeepEqual(got.StructuredContent, want.StructuredContent) || got.IsError != want.IsError {
+				t.Errorf("%s: result differs from the upstream's\n got: %+v\nwant: %+v", front, got, want)
+			}
+			if si, _ := got.Meta["io.modelcontextprotocol/serverInfo"].(map[string]any); si["name"] != "mcp-toolsearch" {
+				t.Errorf("%s: _meta serverInfo %v, want the proxy's", front, got.Meta["io.modelcontextprotocol/serverInfo"])
+			}
+		}
+		n := 0
+		for _, l := range lines(wire.String()) {
+			if !strings.Contains(l, `"content"`) || !strings.HasPrefix(l, "read: ") {
+				continue
+			}
+			var msg struct {
+				Result map[string]json.RawMessage `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(strings.TrimPrefix(l, "read: ")), &msg); err != nil {
+				t.Fatalf("%s: wire line %q: %v", front, l, err)
+			}
+			n++
+			if string(msg.Result["resultType"]) != `"complete"` {
+				t.Errorf("%s: resultType %s on the wire, want \"complete\": %.300s", front, msg.Result["resultType"], l)
+			}
+		}
+		if n != 2 {
+			t.Errorf("%s: %d tools/call results on the wire, want 2:\n%s", front, n, tail(wire.String(), 2000))
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // Input-required results (MCP 2026-07-28, SEP-2322) on the front.
@@ -67,6 +69,7 @@ type exchange struct {
 	done   chan struct{} // closed when the call returned
 	res    *mcp.CallToolResult
 	err    error
+	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go)
 
 	mu      sync.Mutex
 	seq     int
@@ -119,7 +122,7 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args json.RawMessage) (*exchange, error) {
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
-	ex := &exchange{id: statePrefix + base64.RawURLEncoding.EncodeToString(idb[:]), tool: name, done: make(chan struct{}), pending: map[string]*question{}, wake: make(chan struct{}, 1)}
+	ex := &exchange{id: statePrefix + base64.RawURLEncoding.EncodeToString(idb[:]), tool: name, done: make(chan struct{}), pending: map[string]*question{}, wake: make(chan struct{}, 1), raw: &upstream.RawResult{}}
 	p.exs.mu.Lock()
 	if p.exs.m == nil {
 		p.exs.m = map[string]*exchange{}
@@ -131,7 +134,9 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	p.exs.m[ex.id] = ex
 	p.exs.mu.Unlock()
 
-	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// The result may pass as the upstream's bytes (rawresult.go), stamped
+	// for the 2026-07-28 client when written.
+	cctx, cancel := context.WithCancel(withRawSlot(context.WithoutCancel(ctx), ex.raw))
 	ex.cancel = cancel
 	ex.expiry = time.AfterFunc(p.approvalTimeout(), func() { p.endExchange(ex) })
 	cs := *s // the call's own copy of the session, naming the exchange
@@ -172,6 +177,9 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 			p.endExchange(ex)
 			if ex.err != nil {
 				return nil, wireError(ex.err)
+			}
+			if ex.raw.JSON != nil {
+				return &rawToolResult{json: ex.raw.JSON, modern: true}, nil
 			}
 			res := ex.res
 			if res.Content == nil {

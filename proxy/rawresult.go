@@ -6,13 +6,18 @@ package proxy
 // validated (trusted tools with an outputSchema) or an error result must be
 // redacted. The result then travels as the upstream's bytes: the upstream
 // transport keeps it raw (upstream.RawResult), p.call sees only its
-// isError, and the front writes it unchanged (rawToolResult). Every go-sdk
-// decode that is skipped saves a 32 KiB buffer (docs/figures.md).
+// isError, and the front writes it (rawToolResult): unchanged for a client
+// before 2026-07-28 (rawSlotFor), stamped with resultType and the
+// server's _meta for a 2026-07-28 client (its exchange holds the slot,
+// exchange.go). Every go-sdk decode that is skipped saves a 32 KiB buffer
+// (docs/figures.md).
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"sort"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,12 +48,135 @@ func rawSlotFrom(ctx context.Context) *upstream.RawResult {
 
 // rawToolResult is a tools/call answer written as the upstream's bytes
 // (mcp.ResultBase makes it an mcp.Result; go-sdk documents custom results).
+// For a 2026-07-28 client (modern) the bytes get what the decoded way
+// gives such a result (eraResult, waitExchange): resultType "complete",
+// and the members the go-sdk server puts in the result's _meta after the
+// handler (SEP-2575: its serverInfo, through ResultBase.SetMeta) are merged
+// into the upstream's _meta without decoding the rest.
 type rawToolResult struct {
 	mcp.ResultBase
-	json json.RawMessage
+	json   json.RawMessage
+	modern bool
 }
 
-func (r *rawToolResult) MarshalJSON() ([]byte, error) { return r.json, nil }
+func (r *rawToolResult) MarshalJSON() ([]byte, error) {
+	if !r.modern && len(r.Meta) == 0 {
+		return r.json, nil
+	}
+	return stampRaw(r.json, r.Meta, r.modern)
+}
+
+// stampRaw returns the result object b with the members of extra added to
+// its _meta (a key b's _meta already has keeps b's value, as the go-sdk's
+// annotateServerInfo does), and with resultType "complete" when complete
+// (MCP 2026-07-28, SEP-2322: every tools/call result names its type). b
+// is a shaped raw result (shapeRaw: no resultType of its own; one that
+// is there anyway is replaced). Only b's top level and its _meta are
+// scanned; every other member is copied as it is.
+func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
+	out := make([]byte, 0, len(b)+96)
+	out = append(out, '{')
+	n := 0
+	sep := func() {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+	}
+	metaSeen := false
+	var ferr error
+	_, err := jsonscan.Object(b, func(k, v []byte) bool {
+		switch string(k) {
+		case "resultType":
+			if complete {
+				return true
+			}
+		case "_meta":
+			metaSeen = true
+			sep()
+			out = append(out, `"_meta":`...)
+			out, ferr = mergeMeta(out, v, extra)
+			return ferr == nil
+		}
+		sep()
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
+		out = append(out, v...)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("raw tools/call result: %w", err)
+	}
+	if ferr != nil {
+		return nil, ferr
+	}
+	if !metaSeen && len(extra) > 0 {
+		sep()
+		out = append(out, `"_meta":`...)
+		if out, err = mergeMeta(out, []byte(`{}`), extra); err != nil {
+			return nil, err
+		}
+	}
+	if complete {
+		sep()
+		out = append(out, `"resultType":"complete"`...)
+	}
+	return append(out, '}'), nil
+}
+
+// mergeMeta appends the _meta object meta with the members of extra whose
+// keys meta lacks (in key order) to out.
+func mergeMeta(out, meta []byte, extra map[string]any) ([]byte, error) {
+	out = append(out, '{')
+	n := 0
+	var have map[string]bool
+	_, err := jsonscan.Object(meta, func(k, v []byte) bool {
+		if len(extra) > 0 {
+			if have == nil {
+				have = map[string]bool{}
+			}
+			have[rawKey(k)] = true
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = append(out, '"')
+		out = append(out, k...)
+		out = append(out, '"', ':')
+		out = append(out, v...)
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("raw tools/call result: _meta: %w", err)
+	}
+	keys := make([]string, 0, len(extra))
+	for k := range extra {
+		if !have[k] {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kb, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		vb, err := json.Marshal(extra[k])
+		if err != nil {
+			return nil, fmt.Errorf("raw tools/call result: _meta %q: %w", k, err)
+		}
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = append(out, kb...)
+		out = append(out, ':')
+		out = append(out, vb...)
+	}
+	return append(out, '}'), nil
+}
 
 // rawSlotFor returns ctx with a raw-result slot when the client session
 // may get raw results (rawFrontOK), and the slot (nil otherwise).
@@ -60,9 +188,11 @@ func rawSlotFor(ctx context.Context, ss *mcp.ServerSession) (context.Context, *u
 	return withRawSlot(ctx, slot), slot
 }
 
-// rawFrontOK reports whether a client session may get raw results: the
-// protocol generations before 2026-07-28, whose results the go-sdk does
-// not stamp (resultType, server identity).
+// rawFrontOK reports whether a client session may get its results
+// unstamped: the protocol generations before 2026-07-28, whose results
+// the go-sdk does not stamp (resultType, server identity). Calls of
+// 2026-07-28 clients take their raw slot from their exchange
+// (startExchange) and are stamped (stampRaw).
 func rawFrontOK(ss *mcp.ServerSession) bool {
 	ip := ss.InitializeParams()
 	return ip != nil && ip.ProtocolVersion != "" && ip.ProtocolVersion < "2026-07-28"
