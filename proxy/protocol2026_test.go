@@ -3,12 +3,17 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"fmt"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // rpc2026 posts one JSON-RPC request of protocol 2026-07-28 to url with
@@ -193,4 +198,77 @@ func jsonPath(v any, path ...string) any {
 		v = m[k]
 	}
 	return v
+}
+
+// TestParamHeaders2026: Mcp-Param-* headers (MCP 2026-07-28 Streamable
+// HTTP, SEP-2243) of a tool whose inputSchema marks an argument
+// x-mcp-header. On the front a missing, badly encoded or mismatched
+// header, or one for an absent argument, is HTTP 400 with -32020 and the
+// call reaches no upstream; matching headers (plain and Base64) work. The
+// upstream is a stateless go-sdk server at 2026-07-28, which refuses a
+// call without the header itself: the calls that pass show that the
+// proxy's upstream leg sends it.
+func TestParamHeaders2026(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "regional-upstream", Version: "1"}, nil)
+	var calls atomic.Int32
+	s.AddTool(&mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"query":{"type":"string"}}}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "args " + string(req.Params.Arguments)}}}, nil
+		})
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(up.Close)
+	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.r]\nurl = "+tomlQuote(up.URL)+"\n")
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/mcp"
+
+	call := func(region any) map[string]any {
+		args := map[string]any{"query": "q"}
+		if region != nil {
+			args["region"] = region
+		}
+		return map[string]any{"name": "r__regional", "arguments": args}
+	}
+	for _, tc := range []struct {
+		name   string
+		region any
+		hdr    map[string]string
+	}{
+		{"header missing", "Hello", nil},
+		{"header differs", "Hello", map[string]string{"Mcp-Param-Region": "World"}},
+		{"bad Base64 padding", "Hello", map[string]string{"Mcp-Param-Region": "=?base64?SGVsbG8?="}},
+		{"bad Base64 characters", "Hello", map[string]string{"Mcp-Param-Region": "=?base64?SGVs!!!bG8=?="}},
+		{"header for an absent argument", nil, map[string]string{"Mcp-Param-Region": "Hello"}},
+	} {
+		status, res := rpc2026(t, url, "tools/call", call(tc.region), tc.hdr)
+		code, _ := jsonPath(res, "error", "code").(float64)
+		msg, _ := jsonPath(res, "error", "message").(string)
+		if status != http.StatusBadRequest || code != -32020 || !strings.Contains(msg, "Mcp-Param-Region") {
+			t.Errorf("%s: HTTP %d, response %v; want 400 and error -32020 naming Mcp-Param-Region", tc.name, status, res)
+		}
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("upstream got %d calls from mismatched requests", n)
+	}
+	for _, tc := range []struct {
+		name, region, header string
+	}{
+		{"plain", "Hello", "Hello"},
+		{"Base64", "Hello", "=?base64?SGVsbG8=?="},
+		{"non-ASCII value (Base64 on both legs)", " héllo", "=?base64?IGjDqWxsbw==?="},
+	} {
+		status, res := rpc2026(t, url, "tools/call", call(tc.region), map[string]string{"Mcp-Param-Region": tc.header})
+		content, _ := jsonPath(res, "result", "content").([]any)
+		if status != http.StatusOK || res["error"] != nil || len(content) != 1 || !strings.Contains(fmt.Sprint(content[0]), "args ") {
+			t.Errorf("%s: HTTP %d, %v; want the upstream's result", tc.name, status, res)
+		}
+	}
+	// Without the argument no header is needed, on either leg.
+	if status, res := rpc2026(t, url, "tools/call", call(nil), nil); status != http.StatusOK || res["error"] != nil {
+		t.Errorf("no region argument: HTTP %d, %v", status, res)
+	}
+	if n := calls.Load(); n != 4 {
+		t.Errorf("upstream got %d calls, want 4", n)
+	}
 }

@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
 
 // conn supervises one upstream: it connects, watches, and reconnects.
@@ -43,9 +44,10 @@ type conn struct {
 	since    time.Time
 	restarts int
 	tools    []*mcp.Tool
-	diags    []ingest.Diagnostic        // of the last listing; kept while down
-	extra    map[string]json.RawMessage // ingest.Result.Extra of the last listing
-	cur      *live                      // the ready connection, nil otherwise
+	diags    []ingest.Diagnostic              // of the last listing; kept while down
+	extra    map[string]json.RawMessage       // ingest.Result.Extra of the last listing
+	params   map[string][]paramheader.Binding // tools with x-mcp-header arguments (headers2026.go)
+	cur      *live                            // the ready connection, nil otherwise
 }
 
 // live is one connection attempt and, once ready, one live connection.
@@ -121,6 +123,9 @@ func (c *conn) transition(state State, reason string, cur *live, listing *ingest
 	}
 	prev := c.state
 	c.state, c.err, c.cur, c.tools = state, reason, cur, tools
+	if listing != nil {
+		c.params = paramIndex(tools)
+	}
 	if prev != state {
 		c.since = time.Now()
 	}
@@ -317,6 +322,7 @@ func (c *conn) relistLoop(l *live) {
 		if ok {
 			c.logDiagnostics(c.diags, res.Diagnostics)
 			c.tools, c.diags, c.extra = res.Tools, res.Diagnostics, res.Extra
+			c.params = paramIndex(res.Tools)
 		}
 		c.mu.Unlock()
 		if ok {

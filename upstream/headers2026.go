@@ -2,12 +2,51 @@ package upstream
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
+
+// paramBindingsKey is the context key of a tools/call's x-mcp-header
+// bindings ([]paramheader.Binding), set by Manager.CallToolWith.
+type paramBindingsKey struct{}
+
+// paramIndex maps the names of the tools whose inputSchema marks
+// arguments x-mcp-header to their bindings; nil when none does (the
+// common case).
+func paramIndex(tools []*mcp.Tool) map[string][]paramheader.Binding {
+	var idx map[string][]paramheader.Binding
+	for _, t := range tools {
+		raw, ok := t.InputSchema.(json.RawMessage)
+		if !ok {
+			b, err := json.Marshal(t.InputSchema)
+			if err != nil {
+				continue
+			}
+			raw = b
+		}
+		if bs := paramheader.Bindings(raw); bs != nil {
+			if idx == nil {
+				idx = map[string][]paramheader.Binding{}
+			}
+			idx[t.Name] = bs
+		}
+	}
+	return idx
+}
+
+// paramBindings returns the x-mcp-header bindings of tool name from the
+// last listing, nil when it has none.
+func (c *conn) paramBindings(name string) []paramheader.Binding {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.params[name]
+}
 
 // modernHeaders sets the HTTP headers that protocol 2026-07-28 requires on
 // every request (MCP 2026-07-28 basic/transports, SEP-2243) when msg is a
@@ -19,10 +58,11 @@ import (
 // body, with -32020. Requests of older protocols are left alone (their
 // MCP-Protocol-Version comes from the initialize result, setHeaders).
 //
-// Not sent: Mcp-Param-* (arguments that a tool's inputSchema marks
-// x-mcp-header); such a tool on a 2026-07-28 HTTP upstream is refused by
-// it.
-func modernHeaders(h http.Header, msg jsonrpc.Message) {
+// A tools/call also gets the Mcp-Param-* headers of the arguments the
+// tool's inputSchema marks x-mcp-header (SEP-2243: a client MUST send
+// them), when the manager put the tool's bindings in ctx (paramBindingsKey,
+// from the upstream's last listing).
+func modernHeaders(ctx context.Context, h http.Header, msg jsonrpc.Message) {
 	r, ok := msg.(*jsonrpc.Request)
 	if !ok || len(r.Params) == 0 || !bytes.Contains(r.Params, []byte(mcp.MetaKeyProtocolVersion)) {
 		return
@@ -45,6 +85,9 @@ func modernHeaders(h http.Header, msg jsonrpc.Message) {
 	case "tools/call", "prompts/get":
 		if p.Name != "" {
 			h.Set("Mcp-Name", p.Name)
+		}
+		if bs, ok := ctx.Value(paramBindingsKey{}).([]paramheader.Binding); ok && r.Method == "tools/call" {
+			paramheader.Set(h, bs, r.Params)
 		}
 	case "resources/read":
 		if p.URI != "" {

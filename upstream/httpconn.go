@@ -189,7 +189,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	c.setHeaders(req.Header)
-	modernHeaders(req.Header, msg) // headers2026.go
+	modernHeaders(ctx, req.Header, msg) // headers2026.go
 	var call *jsonrpc.Request
 	method := ""
 	if r, ok := msg.(*jsonrpc.Request); ok {

@@ -494,6 +494,9 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if o.Raw != nil {
 		cctx = context.WithValue(cctx, rawResultKey{}, o.Raw)
 	}
+	if bs := c.paramBindings(name); bs != nil {
+		cctx = context.WithValue(cctx, paramBindingsKey{}, bs) // headers2026.go
+	}
 	res, err := cur.session.CallTool(cctx, params)
 	if err != nil && o.Conn == nil && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
 		// The HTTP upstream restarted and forgot our session: initialize
