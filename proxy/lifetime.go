@@ -68,6 +68,33 @@ func (p *Proxy) reserve(ss *mcp.ServerSession) error {
 	return nil
 }
 
+// admitStdio admits the stdio connection of req under server.max_sessions
+// at a request other than initialize: a 2026-07-28 client never sends
+// initialize (MCP 2026-07-28, SEP-2575), so its first request takes the
+// slot, and past the limit gets the same -32000 error. A session already
+// known or admitted passes. The admission ends with the connection.
+func (p *Proxy) admitStdio(req mcp.Request) error {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil {
+		return nil
+	}
+	p.mu.Lock()
+	_, known := p.sessions[ss]
+	known = known || p.reserved[ss]
+	p.mu.Unlock()
+	if known {
+		return nil
+	}
+	if err := p.reserve(ss); err != nil {
+		return err
+	}
+	go func() {
+		_ = ss.Wait()
+		p.unreserve(ss) // a no-op once sessionFor registered it
+	}()
+	return nil
+}
+
 // unreserve drops the admission of an initialize that failed.
 func (p *Proxy) unreserve(ss *mcp.ServerSession) {
 	if ss == nil {

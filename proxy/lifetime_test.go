@@ -217,7 +217,22 @@ url = %[1]s
 	if err == nil || !strings.Contains(err.Error(), "server.max_sessions (2) reached") {
 		t.Fatalf("in-memory initialize past the limit: err = %v", err)
 	}
-	if m := metricsText(t, p); !strings.Contains(m, `mcp_toolsearch_sessions_refused_total{limit="max_sessions"} 2`) {
+	// A 2026-07-28 stdio client (server/discover, no initialize) is
+	// refused at its first request (the go-sdk client then falls back to
+	// initialize, refused too: two refusals).
+	ct, st = mcp.NewInMemoryTransports()
+	if _, err := p.Server("", "stdio").Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "mem2026", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err == nil {
+		_, err = cs.ListTools(context.Background(), nil)
+		cs.Close()
+	}
+	if err == nil || !strings.Contains(err.Error(), "server.max_sessions (2) reached") {
+		t.Fatalf("2026-07-28 stdio client past the limit: err = %v", err)
+	}
+	if m := metricsText(t, p); !strings.Contains(m, `mcp_toolsearch_sessions_refused_total{limit="max_sessions"} 4`) {
 		t.Fatalf("refusals not counted:\n%s", grepLines(m, "refused"))
 	}
 	// A DELETE frees a slot.
@@ -231,6 +246,38 @@ url = %[1]s
 	waitFor(t, "a slot freed by DELETE", func() bool { return p.sessionCount() < 2 })
 	if res := c.initialize("third"); res["error"] != nil {
 		t.Fatalf("initialize after a DELETE: %v", res["error"])
+	}
+	// A 2026-07-28 stdio client holds a slot like any session: with b
+	// gone it gets one, and a new HTTP session is refused while it lasts.
+	req, _ = http.NewRequest(http.MethodDelete, url, nil)
+	req.Header.Set("Mcp-Session-Id", b.sid)
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	waitFor(t, "a slot freed by DELETE", func() bool { return p.sessionCount() < 2 })
+	ct, st = mcp.NewInMemoryTransports()
+	if _, err := p.Server("", "stdio").Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err = mcp.NewClient(&mcp.Implementation{Name: "mem2026", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatalf("2026-07-28 stdio client with a free slot: %v", err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
+		t.Fatalf("stdio client negotiated %q, want %q", v, modernVersion)
+	}
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("2026-07-28 stdio client: tools/list: %v", err)
+	}
+	if n := p.sessionCount(); n != 2 {
+		t.Errorf("sessionCount = %d with one HTTP and one 2026-07-28 stdio client, want 2", n)
+	}
+	d := &rawClient{t: t, url: url}
+	if res := d.initialize("fourth"); res["error"] == nil {
+		t.Errorf("HTTP initialize while the 2026-07-28 stdio client holds the last slot: %v", res)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +53,14 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if transport == "stdio" && method != "initialize" && !strings.HasPrefix(method, "notifications/") {
+				// A 2026-07-28 stdio client sends no initialize: it is
+				// admitted under server.max_sessions at its first request
+				// (lifetime.go admitStdio).
+				if err := p.admitStdio(req); err != nil {
+					return nil, err
+				}
+			}
 			switch method {
 			case "initialize":
 				// Issue 11: server.max_sessions (lifetime.go).
