@@ -216,20 +216,112 @@ func fullDescription(s string) string {
 	return s
 }
 
+// RawCaller is implemented by Envs whose call path can hand back a
+// result as the upstream's JSON (the proxy, issue 16: no decode of the
+// upstream result where nothing needs it decoded).
+type RawCaller interface {
+	// CallRaw is Env.Call, with the result as the upstream's JSON object
+	// (raw, shaped as Call's result would be: no resultType, no hop _meta)
+	// when the call path kept it raw; res then holds only IsError. raw is
+	// nil when res is the whole result.
+	CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, raw json.RawMessage, err error)
+}
+
 // Call runs the tool ref names through env.Call and builds the envelope.
 // A resolution error or an upstream JSON-RPC error comes back as err; the
-// upstream's isError results come back as envelopes.
+// upstream's isError results come back as envelopes. With a RawCaller env
+// a plain result (text blocks only) becomes the envelope without being
+// decoded into an mcp.CallToolResult first (envelopeResultRaw); the
+// returned result then holds IsError and no content.
 func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage, via string) (*Envelope, *mcp.CallToolResult, error) {
 	e, err := a.resolve(env, ref, via)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := env.Call(ctx, e, args, via)
-	if err != nil {
+	var res *mcp.CallToolResult
+	if rc, ok := env.(RawCaller); ok {
+		var raw json.RawMessage
+		if res, raw, err = rc.CallRaw(ctx, e, args, via); err != nil {
+			return nil, nil, err
+		}
+		if raw != nil {
+			if m, ok := envelopeResultRaw(raw); ok {
+				return &Envelope{Tool: env.Snapshot().Hit(e, 0, a.Bounds), Result: m}, res, nil
+			}
+			var full mcp.CallToolResult
+			if err := json.Unmarshal(raw, &full); err != nil {
+				return nil, nil, fmt.Errorf("decoding the upstream result: %w", err)
+			}
+			res = &full
+		}
+	} else if res, err = env.Call(ctx, e, args, via); err != nil {
 		return nil, nil, err
 	}
 	env2, err := MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res, via)
 	return env2, res, err
+}
+
+// envelopeResultRaw is the envelope's result member built straight from a
+// raw result: the same map MakeEnvelope builds from the decoded result
+// (decoded and marshaled by the go-sdk, then decoded into a map), when
+// the result is plain: top-level members among content, structuredContent,
+// isError, _meta and resultType, and every content block exactly
+// {"type": "text", "text": ...}. ok is false for anything else (images,
+// annotations, block _meta, unknown members), which takes the decoded way
+// so the go-sdk's normalisation stays the reference.
+func envelopeResultRaw(raw json.RawMessage) (m map[string]any, ok bool) {
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return nil, false
+	}
+	for k, v := range m {
+		switch k {
+		case "content", "structuredContent", "_meta":
+		case "resultType":
+			delete(m, k) // protocol bookkeeping of 2026-07-28 (as MakeEnvelope)
+		case "isError":
+			b, isBool := v.(bool)
+			if !isBool {
+				return nil, false
+			}
+			if !b {
+				delete(m, k) // omitempty in the go-sdk's encoding
+			}
+		default:
+			return nil, false
+		}
+	}
+	content, isArray := m["content"].([]any)
+	if !isArray {
+		return nil, false
+	}
+	for _, c := range content {
+		b, isObj := c.(map[string]any)
+		if _, isText := b["text"].(string); !isObj || len(b) != 2 || b["type"] != "text" || !isText {
+			return nil, false
+		}
+	}
+	if v, has := m["structuredContent"]; has && v == nil {
+		delete(m, "structuredContent") // null: the go-sdk's nil, left out
+	}
+	if meta, has := m["_meta"]; has {
+		mm, isObj := meta.(map[string]any)
+		if meta != nil && !isObj {
+			return nil, false
+		}
+		if len(mm) == 0 {
+			delete(m, "_meta")
+		}
+	}
+	switch sc, has := m["structuredContent"]; {
+	case has:
+		m["details"] = sc
+	case len(content) == 1:
+		var v any
+		if json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &v) == nil {
+			m["details"] = v
+		}
+	}
+	return m, true
 }
 
 // MakeEnvelope builds {tool, result} from an upstream result. Non-text

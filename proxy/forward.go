@@ -37,6 +37,7 @@ import (
 func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Name: e.Name, Arguments: args}
 	var opts upstream.CallOptions
+	opts.Raw = innerRawSlot(ctx) // rawresult.go: tool_call and the code bridge
 	if req := callRequest(ctx, e.Exposed); req != nil {
 		opts.Raw = rawSlotFrom(ctx) // rawresult.go
 		token := req.Params.GetProgressToken()

@@ -41,6 +41,28 @@ func withoutRawSlot(ctx context.Context) context.Context {
 	return context.WithValue(ctx, rawSlotKey{}, (*upstream.RawResult)(nil))
 }
 
+type innerRawKey struct{}
+
+// withInnerRawSlot returns ctx with a fresh raw-result slot for a call
+// made on the client's behalf by the proxy's own tools (tool_call, the
+// code bridge: modes.RawCaller), whose name is not the one the client
+// called: forward fills it although callRequest does not match (the
+// client's progress token and _meta still do not pass to such calls).
+func withInnerRawSlot(ctx context.Context) (context.Context, *upstream.RawResult) {
+	slot := &upstream.RawResult{}
+	return context.WithValue(withRawSlot(ctx, slot), innerRawKey{}, slot), slot
+}
+
+// innerRawSlot is the slot of withInnerRawSlot when it is still ctx's
+// raw-result slot (withoutRawSlot takes it away).
+func innerRawSlot(ctx context.Context) *upstream.RawResult {
+	s := rawSlotFrom(ctx)
+	if s == nil || ctx.Value(innerRawKey{}) != s {
+		return nil
+	}
+	return s
+}
+
 func rawSlotFrom(ctx context.Context) *upstream.RawResult {
 	s, _ := ctx.Value(rawSlotKey{}).(*upstream.RawResult)
 	return s

@@ -64,6 +64,19 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 	return s.p.call(ctx, s, e, args, via)
 }
 
+// CallRaw implements modes.RawCaller (issue 16): the same call path, with
+// the upstream's result kept raw where nothing on the path needs it
+// decoded (rawresult.go withInnerRawSlot; p.call decodes it for output
+// validation and redaction as for direct calls).
+func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
+	ctx, slot := withInnerRawSlot(ctx)
+	res, err := s.p.call(ctx, s, e, args, via)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, slot.JSON, nil
+}
+
 // Denied implements modes.DeniedRecorder (issue 12 item 15): an attempt
 // to describe or call a tool this session's policy denies. The client was
 // answered as for an unknown tool (SPEC §6); the session log gets a call
