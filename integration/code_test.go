@@ -78,7 +78,7 @@ func TestCodeModeSeedExample(t *testing.T) {
 	desc := toolByName(t, tools, "tool_search_code")["description"].(string)
 	for _, want := range []string{
 		"openclaw.tools.search(", "openclaw.tools.describe(", "openclaw.tools.call(", // the bridge contract
-		"Hit = {id, name, description, source, upstream, input, output?}", "{tool: Hit, result:",
+		"Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers", "{tool: Hit, result:",
 		"from 6 MCP servers",
 		fmt.Sprintf("github (%d)", countLines(t, catalogFile(t, "github-like.jsonl"), "server", "github")),
 		fmt.Sprintf("registry (%d)", countLines(t, catalogFile(t, "toolsdk-1000.jsonl"), "", "")),

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 )
 
@@ -43,7 +44,7 @@ const codeContract = `Run a short JavaScript program against a catalog of MCP to
   openclaw.tools.describe(id: string) -> Hit & {description (whole), inputSchema: object, outputSchema?, title?, annotations?}
   openclaw.tools.call(id: string, args?: object) -> {tool: Hit, result: {content, structuredContent?, isError?, details?}}
   console.log / console.warn / console.error (captured)
-Hit = {id, name, description, source, upstream, input, output?}. input is a TypeScript-style signature, or "unknown" for untrusted servers: describe(id) first to read the exact schema. result.details holds the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
+Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers; weak may not fit), matched (query words found), score (rank). input is a TypeScript-style signature, or "unknown" for untrusted servers: describe(id) first to read the exact schema. result.details holds the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
 Example:
   const hits = await openclaw.tools.search("create a GitHub issue");
   const t = await openclaw.tools.describe(hits[0].id);
@@ -126,6 +127,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	}
 	var mu sync.Mutex
 	var blocks []mcp.Content
+	var weak []string // notes of this run's searches without a strong first hit (weakSearchHint)
 	runDone := false // set when the run ended: late bridge calls add no blocks
 	maxBlocks := c.MaxBlocks
 	if maxBlocks == 0 {
@@ -173,6 +175,11 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			end(err)
 			if err != nil {
 				return nil, err
+			}
+			if note := catalog.SearchNote(hits); note != "" {
+				mu.Lock()
+				weak = append(weak, fmt.Sprintf("openclaw.tools.search(%s): %s", quoteJSON(clipRef(q)), searchNote(note, starting(env))))
+				mu.Unlock()
 			}
 			return json.Marshal(hits)
 		case "describe":
@@ -245,6 +252,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	mu.Lock()
 	runDone = true
 	runBlocks := blocks
+	weakNotes := weak
 	mu.Unlock()
 	out := &CodeOutput{OK: r.OK, Value: r.Value, Error: r.Error, TimedOut: r.TimedOut, Busy: r.Busy, Logs: r.Logs, Truncated: r.LogsTruncated || r.OutputTruncated, Calls: r.Calls,
 		Telemetry: CodeTelemetry{SearchCount: r.SearchCount, DescribeCount: r.DescribeCount, CallCount: r.CallCount, DurationMs: r.DurationMs}}
@@ -255,6 +263,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		rec.CodeRan(out)
 	}
 	out.Hint = codeHint(code, r)
+	if out.Hint == "" && len(weakNotes) > 0 {
+		out.Hint = weakSearchHint(weakNotes)
+	}
 	if st := startingText(starting(env)); out.Hint == "" && r.SearchCount > 0 && st != "" {
 		out.Hint = st + ": their tools are not in the catalog yet, so this run's searches did not see them; search again in a moment if no hit fits"
 	}
@@ -293,6 +304,17 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc), IsError: !r.OK}
 	res.Content = append(res.Content, runBlocks...)
 	return res, nil
+}
+
+// weakSearchHint is the hint of a run whose searches found no strong match
+// (catalog.SearchNote; tools mode gives the same note with tool_search's
+// hits): the first such search's note, and how many more there were.
+func weakSearchHint(notes []string) string {
+	h := notes[0]
+	if n := len(notes) - 1; n > 0 {
+		h += fmt.Sprintf(" (%d more search(es) of this run had no strong match either)", n)
+	}
+	return h
 }
 
 // bridgeCallRE finds the bridge calls of a body.

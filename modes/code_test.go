@@ -18,7 +18,7 @@ func TestCodeModeTools(t *testing.T) {
 	if got := toolNamesOf(tools); !reflect.DeepEqual(got, []string{ToolSearchCode, "memory__read_graph"}) {
 		t.Fatalf("tools = %v", got)
 	}
-	for _, want := range []string{"openclaw.tools.search(query: string", "openclaw.tools.describe(id: string)", "openclaw.tools.call(id: string", "Hit = {id, name, description, source, upstream, input, output?}", "tools from 4 MCP servers", "github (6)", "Runs time out after 10000 ms"} {
+	for _, want := range []string{"openclaw.tools.search(query: string", "openclaw.tools.describe(id: string)", "openclaw.tools.call(id: string", "Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers", "tools from 4 MCP servers", "github (6)", "Runs time out after 10000 ms"} {
 		if !strings.Contains(tools[0].Description, want) {
 			t.Errorf("description lacks %q", want)
 		}
@@ -185,5 +185,44 @@ func TestCodeRunLateBlocksNoRace(t *testing.T) {
 			t.Fatalf("%d content blocks", len(r.Content))
 		}
 		time.Sleep(60 * time.Millisecond)
+	}
+}
+
+// A run whose search had no strong first hit says so in its hint, as
+// tools mode's tool_search note does (issue 12, code mode had no such
+// signal); the hits themselves carry match, matched and score, which the
+// tool description explains. A strong search adds no hint.
+func TestCodeWeakSearchHint(t *testing.T) {
+	env := newTestEnv(t)
+	c := newTestCode(t, 1)
+	r, out := runCode(t, c, env, `const a = await openclaw.tools.search("xqzvv wklpt");
+const b = await openclaw.tools.search("zebra quantum teleportation");
+return a.length + b.length`)
+	if !out.OK {
+		t.Fatalf("run: %s", out.Error)
+	}
+	want := `openclaw.tools.search("xqzvv wklpt"): no match: nothing in the catalog matches this query.`
+	if !strings.HasPrefix(out.Hint, want) || !strings.HasSuffix(out.Hint, "(1 more search(es) of this run had no strong match either)") {
+		t.Errorf("hint = %q, want it to start with %q and count the second search", out.Hint, want)
+	}
+	if !strings.Contains(resultText(t, r), "\n\n("+out.Hint+")") {
+		t.Errorf("the hint is not in the text block: %q", resultText(t, r))
+	}
+	_, out = runCode(t, c, env, `const h = await openclaw.tools.search("create a GitHub issue");
+return {match: h[0].match, matched: h[0].matched, scored: h[0].score > 0}`)
+	if !out.OK || out.Hint != "" {
+		t.Fatalf("strong search: ok=%v hint %q err %s", out.OK, out.Hint, out.Error)
+	}
+	var h struct {
+		Match, Matched string
+		Scored         bool
+	}
+	if err := json.Unmarshal(out.Value, &h); err != nil || h.Match != "strong" || h.Matched == "" || !h.Scored {
+		t.Errorf("hit fields = %s (%v), want match strong, matched words and a score", out.Value, err)
+	}
+	// A partial first hit: the note names the words it matched.
+	_, out = runCode(t, c, env, `await openclaw.tools.search("create a GitHub issue with a quantum spectrometer zebra"); return 1`)
+	if !strings.Contains(out.Hint, "no strong match: the best hit matches only") {
+		t.Errorf("partial search hint = %q", out.Hint)
 	}
 }
