@@ -128,7 +128,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	var mu sync.Mutex
 	var blocks []mcp.Content
 	var weak []string // notes of this run's searches without a strong first hit (weakSearchHint)
-	runDone := false // set when the run ended: late bridge calls add no blocks
+	runDone := false  // set when the run ended: late bridge calls add no blocks
 	maxBlocks := c.MaxBlocks
 	if maxBlocks == 0 {
 		maxBlocks = defaultMaxBlocks
