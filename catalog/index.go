@@ -78,6 +78,13 @@ type RankParams struct {
 	LenPow float64
 	// Semantic is the weight of the semantic signal (0 = off).
 	Semantic float64
+	// ClauseMix is the weight of the per-clause signal of a query that
+	// asks for several things (0 = off): each clause is also scored on
+	// its own, and an entry gains ClauseMix × (the top score of the whole
+	// query) × its best share of a clause's top score, so the best tool
+	// for each task reaches the first hits, not only near-duplicates of
+	// the task with the most words.
+	ClauseMix float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -94,6 +101,7 @@ func DefaultRankParams() RankParams {
 		NameBoost:  3,
 		LenPow:     0.85,
 		Semantic:   DefaultSemanticWeight,
+		ClauseMix:  0.5,
 	}
 }
 
@@ -775,6 +783,10 @@ type scratch struct {
 	idfs    []float64
 	credit  []float64
 	named   []int32 // documents the query names (NameBoost)
+	// seg holds the per-clause scores of a query with several clauses,
+	// nseg per document side by side: seg[d*nseg+j] is clause j's score
+	// of document d.
+	seg []float32
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -821,9 +833,19 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if len(sc.score) < len(ix.docs) {
 		sc.score = make([]float32, len(ix.docs)+len(ix.docs)/4+16)
 	}
+	nseg := 0
+	if p := ix.params.ClauseMix; p > 0 && aq.nseg > 1 {
+		nseg = aq.nseg
+		if len(sc.seg) < len(sc.score)*nseg {
+			sc.seg = make([]float32, len(sc.score)*maxSegs)
+		}
+	}
 	defer func() {
 		for _, d := range sc.touched {
 			sc.score[d] = 0
+			if nseg > 0 {
+				clear(sc.seg[int(d)*nseg : int(d+1)*nseg])
+			}
 		}
 		sc.touched = sc.touched[:0]
 	}()
@@ -866,8 +888,20 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			if score[pst.doc] == 0 {
 				sc.touched = append(sc.touched, pst.doc)
 			}
-			score[pst.doc] += w * tf / (k1 + tf)
+			c := w * tf / (k1 + tf)
+			score[pst.doc] += c
+			if nseg > 0 {
+				seg := sc.seg[int(pst.doc)*nseg:]
+				for m, j := qt.segs, 0; m != 0; m, j = m>>1, j+1 {
+					if m&1 != 0 {
+						seg[j] += c
+					}
+				}
+			}
 		}
+	}
+	if nseg > 0 {
+		ix.mixClauses(sc, nseg)
 	}
 	boost := func(id int32, b float64) {
 		if b <= 0 || ix.dead[id] {
@@ -919,6 +953,37 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
 	}
 	return out
+}
+
+// mixClauses adds the per-clause signal (RankParams.ClauseMix) to the
+// scores of the touched documents: top × ClauseMix × max over clauses j of
+// seg_j(d)/max seg_j, where top is the best whole-query score.
+func (ix *Index) mixClauses(sc *scratch, nseg int) {
+	var top float32
+	var segMax [maxSegs]float32
+
+	for _, d := range sc.touched {
+		top = max(top, sc.score[d])
+		seg := sc.seg[int(d)*nseg : int(d+1)*nseg]
+		for j, v := range seg {
+			segMax[j] = max(segMax[j], v)
+		}
+	}
+	var inv [maxSegs]float32
+	for j := 0; j < nseg; j++ {
+		if segMax[j] > 0 {
+			inv[j] = 1 / segMax[j]
+		}
+	}
+	mix := top * float32(ix.params.ClauseMix)
+	for _, d := range sc.touched {
+		var best float32
+		seg := sc.seg[int(d)*nseg : int(d+1)*nseg]
+		for j, v := range seg {
+			best = max(best, v*inv[j])
+		}
+		sc.score[d] += mix * best
+	}
 }
 
 // isLowerASCII reports whether s has no upper-case ASCII letter and no

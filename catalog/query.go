@@ -61,6 +61,9 @@ type queryTerm struct {
 	// ti is the term's entry in the index searched (nil when no live
 	// document has it), looked up once per query (Index.resolve).
 	ti *termInfo
+	// segs has bit j set when the term is in the query's clause j (see
+	// analyzedQuery.nseg).
+	segs uint8
 }
 
 // analyzedQuery is a query split into weighted base terms plus its plain
@@ -71,7 +74,15 @@ type analyzedQuery struct {
 	terms []queryTerm
 	words []string
 	seen  map[string]int // term -> index in terms
+	// nseg is the number of clauses of the query that have terms: a
+	// request for several things ("Get the weather in Paris. Then book a
+	// table for two.") is split at sentence ends and at words that start
+	// a further task (see isClauseStart), at most maxSegs clauses.
+	nseg int
 }
+
+// maxSegs bounds the clauses of one query (the last one takes the rest).
+const maxSegs = 6
 
 // analyzeQuery tokenizes a query with the index's rules (see
 // analyzedQuery.analyze) into a new analyzedQuery.
@@ -93,16 +104,25 @@ func (aq *analyzedQuery) analyze(q string) {
 		aq.seen = map[string]int{}
 	}
 	clear(aq.seen)
+	// seg is the current clause; segTerms counts the terms it has, and
+	// newSeg asks for a new clause before the next term.
+	seg, segTerms, newSeg := 0, 0, false
 	add := func(t, word string, w float64, whole bool) {
+		if newSeg && segTerms > 0 && seg+1 < maxSegs {
+			seg, segTerms = seg+1, 0
+		}
+		newSeg = false
+		segTerms++
 		if i, ok := aq.seen[t]; ok {
 			if w > aq.terms[i].qw {
 				aq.terms[i].qw = w
 			}
 			aq.terms[i].whole = aq.terms[i].whole && whole
+			aq.terms[i].segs |= 1 << seg
 			return
 		}
 		aq.seen[t] = len(aq.terms)
-		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole})
+		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole, segs: 1 << seg})
 	}
 	var quoted [][2]int
 	if strings.ContainsAny(q, "\"`“") {
@@ -132,6 +152,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		}
 		at = end
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
+		if isClauseStart(chunk, nextChunk(q, at)) {
+			newSeg = true
+		}
 		if w == 1 && isFramingVerb(core) && isMeUs(nextChunk(q, at)) {
 			w = weightFraming
 		}
@@ -146,7 +169,115 @@ func (aq *analyzedQuery) analyze(q string) {
 			add(t, word, ww, false)
 		})
 		forEachRun(chunk, func(run string) { aq.words = append(aq.words, normalizeWord(run)) })
+		if endsSentence(chunk) {
+			newSeg = true
+		}
 	}
+	aq.nseg = 0
+	if len(aq.terms) > 0 {
+		aq.nseg = seg + 1
+	}
+	aq.mergeSmallClauses()
+}
+
+// minClauseWords is the least number of full-weight words a clause needs
+// to count as a task of its own; a smaller one ("Can you help?",
+// "Thanks.", "[PDF link]") joins the clause before it (the first one, the
+// clause after it).
+const minClauseWords = 2
+
+// mergeSmallClauses joins clauses with fewer than minClauseWords words of
+// full weight to a neighbour and renumbers the rest.
+func (aq *analyzedQuery) mergeSmallClauses() {
+	if aq.nseg < 2 {
+		return
+	}
+	var words [maxSegs]int
+	for _, t := range aq.terms {
+		if t.qw < 1 || t.whole {
+			continue
+		}
+		for j := 0; j < aq.nseg; j++ {
+			if t.segs&(1<<j) != 0 {
+				words[j]++
+			}
+		}
+	}
+	// to[j] is the clause j goes to, numbered among the kept clauses.
+	var to [maxSegs]int
+	kept := 0
+	for j := 0; j < aq.nseg; j++ {
+		if words[j] >= minClauseWords {
+			to[j] = kept
+			kept++
+		} else {
+			to[j] = -1
+		}
+	}
+	if kept == aq.nseg {
+		return
+	}
+	if kept == 0 {
+		kept = 1
+	}
+	for j := 0; j < aq.nseg; j++ {
+		if to[j] >= 0 {
+			continue
+		}
+		to[j] = 0
+		for k := j - 1; k >= 0; k-- { // the kept clause before it
+			if words[k] >= minClauseWords {
+				to[j] = to[k]
+				break
+			}
+		}
+	}
+	for i := range aq.terms {
+		var m uint8
+		for j := 0; j < aq.nseg; j++ {
+			if aq.terms[i].segs&(1<<j) != 0 {
+				m |= 1 << to[j]
+			}
+		}
+		aq.terms[i].segs = m
+	}
+	aq.nseg = kept
+}
+
+// endsSentence reports whether a query chunk ends a sentence or clause:
+// its last rune is '.', '?', '!', ';' (or the CJK full stop or question
+// mark) and it is not a one-letter abbreviation ("e.g.", "U.S.").
+func endsSentence(chunk string) bool {
+	r, n := utf8.DecodeLastRuneInString(chunk)
+	switch r {
+	case '?', '!', ';', '。', '？', '！', '；':
+		return true
+	case '.':
+		prev := strings.TrimRightFunc(chunk[:len(chunk)-n], func(r rune) bool { return r == '.' || r == '"' || r == '\'' || r == ')' })
+		word := prev[strings.LastIndexFunc(prev, func(r rune) bool { return !isWordRune(r) })+1:]
+		return utf8.RuneCountInString(word) > 1 || isNumber(word)
+	}
+	return false
+}
+
+// isClauseStart reports whether a query word (as written: chunk, with its
+// punctuation; next is the chunk after it) starts a further task of a
+// request: "Additionally, …", "Then …", "Next, …", "Finally …", "Also …",
+// "After that, …". "Next" and "plus" count only capitalized or before a
+// comma ("next week" is no new task).
+func isClauseStart(chunk, next string) bool {
+	w := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
+	switch strings.ToLower(w) {
+	case "additionally", "also", "then", "finally", "lastly", "afterwards", "afterward",
+		"furthermore", "moreover", "besides", "secondly", "thirdly":
+		return true
+	case "next", "plus":
+		return w[0] >= 'A' && w[0] <= 'Z' || strings.HasSuffix(chunk, ",")
+	case "after":
+		n := strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
+		return n == "that" || n == "this" || n == "which"
+	}
+	return false
 }
 
 // derive adds a derived query term (a repair, compound or related term)
@@ -156,7 +287,7 @@ func (aq *analyzedQuery) derive(t string, w float64, kind uint8, src int, ti *te
 		return
 	}
 	aq.seen[t] = len(aq.terms)
-	aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src, ti: ti})
+	aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src, ti: ti, segs: aq.terms[src].segs})
 }
 
 // forEachRun calls f for each run of word runes (letters and digits) of s

@@ -219,3 +219,64 @@ func scoresOf(ix *Index, q string) []string {
 	}
 	return out
 }
+
+// A request for several things is split into clauses at sentence ends and
+// at words that start a further task; abbreviations and decimals are not
+// sentence ends.
+func TestQueryClauses(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want [][]string // terms of each clause
+	}{
+		{"Get the weather in Lisbon. Then convert 200 dollars to euros!", [][]string{{"get", "weather", "lisbon"}, {"convert", "200", "dollar", "euro"}}},
+		{"find flights e.g. to Rome, budget 3.5k and book a hotel", [][]string{{"find", "flight", "e.g", "e", "g", "rom", "budget", "3.5k", "3", "5k", "book", "hotel"}}},
+		{"Summarize the report; additionally email it to Ann", [][]string{{"summariz", "report"}, {"additionalli", "email", "ann"}}},
+		{"Translate this page. After that, post it to the team channel.", [][]string{{"translat", "pag"}, {"after", "post", "team", "channel"}}},
+		{"Can you help? Thanks.", [][]string{{"help", "thank"}}},
+		{"Book a table for two tonight. Can you help?", [][]string{{"book", "tabl", "two", "tonight", "help"}}},
+	} {
+		aq := analyzeQuery(c.q)
+		got := make([][]string, aq.nseg)
+		for _, qt := range aq.terms {
+			for j := 0; j < aq.nseg; j++ {
+				if qt.segs&(1<<j) != 0 {
+					got[j] = append(got[j], qt.term)
+				}
+			}
+		}
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%q: clauses %v, want %v", c.q, got, c.want)
+		}
+	}
+}
+
+// A request for two tasks, one of which many near-identical tools match:
+// the one tool for the other task still reaches the first hits (the
+// per-clause signal, RankParams.ClauseMix), where the summed BM25F score
+// alone ranks every weather tool above it.
+func TestClauseMixFindsEachTask(t *testing.T) {
+	tools := append([][3]string{
+		{"wx:get_weather", "Get the current weather for a city: temperature, wind, rain.", ""},
+		{"wx:get_weather_forecast", "Weather forecast for a city for the next days.", ""},
+		{"wx:get_hourly_weather", "Hourly weather forecast for a city.", ""},
+		{"wx:weather_alerts", "Severe weather alerts and warnings for a city.", ""},
+		{"wx2:city_weather", "Weather report and forecast by city name.", ""},
+		{"wx2:weather_history", "Past weather of a city, hour by hour.", ""},
+		{"wx3:forecast", "Weather forecast, hourly and daily, with alerts.", ""},
+		{"fx:convert_currency", "Convert an amount between currencies.", ""},
+	}, filler...)
+	q := "I'm going to Lisbon next week: what is the weather forecast, the hourly weather and are there weather alerts for the city? Also convert 200 dollars."
+	ix := testIndex(t, tools)
+	if got := top(ix, q, 5); !slices.Contains(got, "mcp:fx:convert_currency") {
+		t.Errorf("top 5 %v, want mcp:fx:convert_currency among them", got)
+	}
+	p := DefaultRankParams()
+	p.ClauseMix = 0
+	var es []*Entry
+	for _, d := range ix.docs {
+		es = append(es, d.e)
+	}
+	if got := top(NewIndexWithParams(es, p), q, 5); slices.Contains(got, "mcp:fx:convert_currency") {
+		t.Errorf("without the clause signal the converter is in the top 5 too (%v): the test no longer shows what the signal changes", got)
+	}
+}

@@ -102,6 +102,7 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
 	semantic := fs.Bool("semantic", catalog.DefaultRankParams().Semantic > 0, "rank with the semantic signal (the lexical-only figures are printed too)")
 	weight := fs.Float64("semantic-weight", catalog.DefaultSemanticWeight, "weight of the semantic signal when it is on (for measuring)")
+	clauseMix := fs.Float64("clause-mix", catalog.DefaultRankParams().ClauseMix, "weight of the per-clause signal for queries that ask for several things, 0 = off (for measuring)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), benchSearchUsage)
 		fs.PrintDefaults()
@@ -124,6 +125,7 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	} else {
 		p.Semantic = *weight
 	}
+	p.ClauseMix = *clauseMix
 	opts := catalog.BenchOptions{K: *k, Params: &p}
 	if *dir == "" {
 		opts.Distractors = *distractors
