@@ -10,7 +10,7 @@
 //   --script FILE|JSON   JSON array of steps run in order (default: [{"op":"list"}], plus a call when --call)
 //   --call NAME [--args JSON]   shorthand: list, then call NAME with ARGS
 //   --client-name NAME   clientInfo.name sent in initialize (default "mcp-toolsearch-test-client")
-//   --caps LIST          capabilities: comma list of roots,sampling,elicitation | all | none (default none)
+//   --caps LIST          capabilities: comma list of roots,sampling,elicitation,tasks | all (roots,sampling,elicitation) | none (default none)
 //   --elicit MODE        answer to elicitation/create: accept (default) | decline | cancel
 //   --elicit-content JSON  content sent with accept (default: filled from the requested schema)
 //   --sample-text TEXT   text of the answer to sampling/createMessage
@@ -101,11 +101,12 @@ if (opt.script) {
 }
 
 const wanted = new Set(opt.caps === "all" ? ["roots", "sampling", "elicitation"] : opt.caps === "none" ? [] : opt.caps.split(",").map(s => s.trim()).filter(Boolean));
-for (const c of wanted) if (!["roots", "sampling", "elicitation"].includes(c)) usage(`unknown capability ${c}`);
+for (const c of wanted) if (!["roots", "sampling", "elicitation", "tasks"].includes(c)) usage(`unknown capability ${c}`);
 const capabilities = {};
 if (wanted.has("roots")) capabilities.roots = { listChanged: true };
 if (wanted.has("sampling")) capabilities.sampling = {};
 if (wanted.has("elicitation")) capabilities.elicitation = { form: {}, url: {} };
+if (wanted.has("tasks")) capabilities.tasks = { list: {}, cancel: {} }; // MCP 2025-11-25 tasks (experimental in the SDK)
 
 const sdkVersion = (() => {
   try { return JSON.parse(readFileSync(new URL("./node_modules/@modelcontextprotocol/sdk/package.json", import.meta.url), "utf8")).version; } catch { return "unknown"; }
@@ -212,6 +213,7 @@ async function run(fn) {
 }
 
 const reqOpts = { timeout: opt.timeout };
+let lastTaskId = null;
 async function step(s) {
   const o = { timeout: s.timeoutMs ?? opt.timeout };
   switch (s.op) {
@@ -252,6 +254,26 @@ async function step(s) {
     case "notify": {
       try { await client.notification({ method: s.method, params: s.params ?? {} }); return { result: {} }; } catch (e) { return { error: errObj(e) }; }
     }
+    // Tasks (MCP 2025-11-25, the SDK's experimental client): callTask calls a tool as a task and
+    // follows it to its result (messages: taskCreated, taskStatus..., result | error); the other
+    // ops name a task by taskId, default the last one created.
+    case "callTask": {
+      const messages = [];
+      let final = null;
+      try {
+        for await (const m of client.experimental.tasks.callToolStream({ name: s.name, arguments: s.args ?? {} }, undefined, { ...o, task: s.task ?? { ttl: 60000 } })) {
+          if (m.type === "taskCreated") lastTaskId = m.task.taskId;
+          messages.push({ type: m.type, ...(m.task ? { taskId: m.task.taskId, status: m.task.status } : {}) });
+          if (m.type === "result") final = { result: m.result };
+          if (m.type === "error") final = { error: errObj(m.error) };
+        }
+      } catch (e) { final = { error: errObj(e) }; }
+      return { ...(final ?? { error: { code: -3, message: "the stream ended without a result" } }), messages, taskId: lastTaskId };
+    }
+    case "getTask": return run(() => client.experimental.tasks.getTask(s.taskId ?? lastTaskId, o));
+    case "taskResult": return run(() => client.experimental.tasks.getTaskResult(s.taskId ?? lastTaskId, undefined, o));
+    case "listTasks": return run(() => client.experimental.tasks.listTasks(s.cursor, o));
+    case "cancelTask": return run(() => client.experimental.tasks.cancelTask(s.taskId ?? lastTaskId, o));
     case "sleep": await new Promise(r => setTimeout(r, s.ms ?? 100)); return { result: {} };
     case "wait": {
       const want = s.count ?? 1, limit = s.timeoutMs ?? opt.timeout;

@@ -57,16 +57,16 @@ func passthroughSteps() []map[string]any {
 
 // knownDiffs removes the differences the proxy is known to make (issue 7
 // report, to be fixed): the go-sdk v1.8.0 result types add "cacheScope": ""
-// and "ttlMs": 0 and drop "required": false of prompt arguments; the
-// experimental "tasks" capability is not relayed. The tool "execution"
-// member is compared (kept at ingest since issue 12 item 6).
+// and "ttlMs": 0 and drop "required": false of prompt arguments. The tool
+// "execution" member (kept at ingest since issue 12 item 6) and the
+// "tasks" capability (relayed since issue 17) are compared.
 func knownDiffs(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := map[string]any{}
 		for k, e := range x {
 			switch {
-			case k == "cacheScope" && e == "", k == "ttlMs" && e == float64(0), k == "required" && e == false, k == "tasks":
+			case k == "cacheScope" && e == "", k == "ttlMs" && e == float64(0), k == "required" && e == false:
 				continue
 			}
 			out[k] = knownDiffs(e)

@@ -44,10 +44,13 @@ type frontStdio struct {
 	in  *lineReader
 	out *lockedWriter
 	max int // bytes per line
+	// tasks, when set, answers the tasks utility's requests, which the
+	// go-sdk server does not know (tasks.go).
+	tasks func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
 func (t *frontStdio) Connect(context.Context) (mcp.Connection, error) {
-	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{})}
+	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}), tasks: t.tasks}
 	go c.readLoop()
 	return c, nil
 }
@@ -64,6 +67,7 @@ type frontConn struct {
 	max      int
 	incoming chan frontMsg
 	queue    []jsonrpc.Message // rest of a batch; Read is not concurrent
+	tasks    func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -98,6 +102,7 @@ func (c *frontConn) readLoop() {
 				}
 			} else {
 				m.msgs, m.err = c.decode(line)
+				m.msgs = c.tasksFirst(m.msgs)
 			}
 		}
 		if m.err == nil && len(m.msgs) == 0 && err != nil {
@@ -114,6 +119,44 @@ func (c *frontConn) readLoop() {
 			return
 		}
 	}
+}
+
+// tasksFirst handles the tasks utility on the way in (tasks.go): the
+// "task" member of a tools/call is lifted into _meta, and a tasks/*
+// request is answered here, in its own goroutine, instead of reaching the
+// go-sdk (which would answer -32601).
+func (c *frontConn) tasksFirst(msgs []jsonrpc.Message) []jsonrpc.Message {
+	if c.tasks == nil {
+		return msgs
+	}
+	out := msgs[:0]
+	for _, m := range msgs {
+		req, ok := m.(*jsonrpc.Request)
+		if ok && req.IsCall() {
+			switch {
+			case req.Method == "tools/call":
+				req.Params = liftTask(req.Params)
+			case isTasksMethod(req.Method):
+				go func() {
+					resp := &jsonrpc.Response{ID: req.ID}
+					res, err := c.tasks(context.Background(), req.Method, req.Params)
+					if err != nil {
+						var je *jsonrpc.Error
+						if !errors.As(err, &je) {
+							je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+						}
+						resp.Error = je
+					} else {
+						resp.Result = res
+					}
+					_ = c.Write(context.Background(), resp)
+				}()
+				continue
+			}
+		}
+		out = append(out, m)
+	}
+	return out
 }
 
 // decode turns one line into messages (several for a batch).

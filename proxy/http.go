@@ -27,7 +27,8 @@ import (
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
 	out := &lockedWriter{w: nopWriteCloser{os.Stdout}}
-	err := p.Server("", "stdio").Run(ctx, &frontStdio{in: &lineReader{r: os.Stdin, max: maxLine}, out: out, max: maxLine}) // frontstdio.go
+	ft := &frontStdio{in: &lineReader{r: os.Stdin, max: maxLine}, out: out, max: maxLine} // frontstdio.go
+	err := p.runStdio(ctx, ft)
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
@@ -67,7 +68,8 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// Issue 13: request ids the go-sdk cannot give back exactly are
 		// refused (frontguard.go).
 		maxBody := p.maxMessageBytes()
-		mux.Handle(path, p.guard(a, keepalive(ka, idGuard(p.streamableHandler(endpoint), maxBody))))
+		// Issue 17: tasks/* answered, a tools/call's "task" kept (tasks.go).
+		mux.Handle(path, p.guard(a, keepalive(ka, idGuard(p.tasksFront(p.streamableHandler(endpoint)), maxBody))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"

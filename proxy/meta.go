@@ -20,6 +20,7 @@ var hopMetaKeys = []string{
 	mcp.MetaKeyLogLevel,
 	mcp.MetaKeyServerInfo,
 	mcp.MetaKeySubscriptionID,
+	taskMetaKey, // tasks.go: the proxy's own carrier of a client's "task" member
 }
 
 // forwardMeta is m without the hop keys (nil when nothing is left). m is

@@ -86,6 +86,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					}
 					// Issue 7: announce only what some upstream offers (passthrough.go).
 					ir.Capabilities = p.frontCapabilities(transport, s)
+					res = p.withTasksCapability(ir, s) // issue 17: tasks.go
 				}
 				return res, err
 			case "server/discover":
@@ -156,6 +157,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				// Issue 7: forward reads the client's progress token and _meta.
 				ctx = withCallRequest(ctx, cr)
+				if task := takeTask(cr); task != nil { // issue 17: a call as a task (tasks.go)
+					return p.callAsTask(ctx, s, ss, cr, args, task)
+				}
 				if modernRequestOf(req) { // exchange.go: input-required rounds
 					return p.callModern(ctx, s, cr, args)
 				}

@@ -31,6 +31,9 @@ type session struct {
 	// surface is what the client last saw of its tools (listchanged.go);
 	// shared by the copies of the session.
 	surface *surfaceMark
+	// tasks are the tasks this session created (tasks.go); nil for
+	// sessions that cannot hold tasks (stateless, CLI). Shared by copies.
+	tasks *taskBook
 }
 
 // Snapshot implements modes.Env.
@@ -126,7 +129,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		p.mu.Unlock()
 		return s
 	}
-	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}}
+	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}}
 	s.life, s.end = context.WithCancel(context.Background())
 	delete(p.reserved, ss)
 	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surf().Mode()}

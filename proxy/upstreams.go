@@ -7,6 +7,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -191,6 +192,25 @@ func (u *upstreamSet) CallToolWith(ctx context.Context, name string, params *mcp
 		return nil, err
 	}
 	return m.CallToolWith(ctx, name, params, o)
+}
+
+// Capability is upstream.Manager.Capability for the shared session of
+// upstream name (nil when unknown or not ready).
+func (u *upstreamSet) Capability(name, capName string) json.RawMessage {
+	m, err := u.get(name)
+	if err != nil {
+		return nil
+	}
+	return m.Capability(name, nil, capName)
+}
+
+// Request is upstream.Manager.Request (tasks.go).
+func (u *upstreamSet) Request(ctx context.Context, name string, cc *upstream.ClientConn, method string, params json.RawMessage) (json.RawMessage, error) {
+	m, err := u.get(name)
+	if err != nil {
+		return nil, err
+	}
+	return m.Request(ctx, name, cc, method, params)
 }
 
 // upstreamDiff is what a reload changes: names added, removed, and whose

@@ -390,6 +390,13 @@ type CallOptions struct {
 	// the transport kept it raw, Raw.JSON is set and the returned result
 	// carries only IsError; otherwise the result comes decoded as usual.
 	Raw *RawResult
+	// Task, when non-nil, is the "task" member of a task-augmented call
+	// (MCP 2025-11-25 basic/utilities/tasks, e.g. {"ttl":60000}): the call
+	// is sent past the go-sdk (owncall.go) with params.task set, and the
+	// answer (a CreateTaskResult, or any result) is put in Raw.JSON as
+	// received; Raw must be non-nil. No progress relay (the call returns
+	// at once; the task's progress is read with tasks/get).
+	Task json.RawMessage
 }
 
 // CallTool is CallToolWith with zero CallOptions.
@@ -440,6 +447,9 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	timeout := c.cfg.CallTimeout.Duration
 	if timeout <= 0 {
 		timeout = defaultCallTimeout
+	}
+	if o.Task != nil {
+		return c.callTask(ctx, cur, params, o, timeout) // owncall.go
 	}
 	name := ""
 	if params != nil {

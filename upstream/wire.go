@@ -56,12 +56,18 @@ type wire struct {
 	// rawTools turns on the split of tools/list answers (rawToolPages);
 	// set by the manager, which reads the pages, before any message flows.
 	rawTools bool
+	// own are the waiters of our own requests (owncall.go), by id (<0).
+	own map[int64]chan ownAnswer
+	// initResult is the upstream's initialize (or server/discover) result
+	// as received (owncall.go: capabilities the go-sdk does not know).
+	initResult json.RawMessage
 }
 
 type pendingCall struct {
 	method string
 	cursor string // tools/list
 	raw    bool   // tools/call asking for a raw result (rawresult.go)
+	own    bool   // one of our own requests (owncall.go): never the go-sdk's
 }
 
 func newWire(log *slog.Logger, maxBytes int) *wire {
@@ -72,6 +78,7 @@ func newWire(log *slog.Logger, maxBytes int) *wire {
 		pending:  map[int64]pendingCall{},
 		rawIDs:   map[string]json.RawMessage{},
 		pages:    map[string][]json.RawMessage{},
+		own:      map[int64]chan ownAnswer{},
 	}
 }
 
@@ -116,7 +123,7 @@ func (w *wire) encode(buf []byte, msg jsonrpc.Message, raw bool) ([]byte, error)
 			buf = append(buf, `,"id":`...)
 			buf = appendID(buf, m.ID)
 			if id, ok := m.ID.Raw().(int64); ok {
-				pc := pendingCall{method: m.Method}
+				pc := pendingCall{method: m.Method, own: id < 0}
 				switch m.Method {
 				case "tools/list":
 					pc.cursor = cursorOf(m.Params)
@@ -388,12 +395,20 @@ func (w *wire) take(id int64) pendingCall {
 func (w *wire) failCall(id int64, msg string) []jsonrpc.Message {
 	pc := w.take(id)
 	w.log.Warn("failed one request: "+msg, "method", pc.method, "id", id)
+	if pc.own {
+		w.ownDone(id, ownAnswer{err: &jsonrpc.Error{Code: errInvalid, Message: msg}})
+		return nil
+	}
 	return []jsonrpc.Message{&jsonrpc.Response{ID: intID(id), Error: &jsonrpc.Error{Code: errInvalid, Message: msg}}}
 }
 
 // answer builds the go-sdk response to our call id.
 func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	pc := w.take(id)
+	if pc.own {
+		w.ownDone(id, ownAnswerOf(f))
+		return nil
+	}
 	resp := &jsonrpc.Response{ID: intID(id)}
 	if f.hasError {
 		var we jsonrpc.Error
@@ -419,8 +434,11 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 		if split {
 			resp.Result = w.splitToolsPage(pc.cursor, f.result)
 		}
-	case "initialize":
-		if w.onInit != nil {
+	case "initialize", "server/discover":
+		w.mu.Lock()
+		w.initResult = f.result // a slice of this frame's own copy
+		w.mu.Unlock()
+		if w.onInit != nil && pc.method == "initialize" {
 			w.onInit(f.result)
 		}
 	}

@@ -1,0 +1,608 @@
+package proxy
+
+// Tasks pass-through (issue 17 "Tasks"; MCP 2025-11-25
+// basic/utilities/tasks). An upstream that offers tasks
+// (capabilities.tasks.requests.tools.call) lets a client call a tool "as
+// a task": tools/call carries a "task" member, the answer is a
+// CreateTaskResult ({"task": {"taskId", "status", …}}), and the client
+// then polls tasks/get, fetches the tool's result with tasks/result, lists
+// with tasks/list and cancels with tasks/cancel. go-sdk v1.8.0 knows none
+// of this, so the proxy:
+//
+//   - advertises capabilities.tasks on its front (initialize answers of
+//     protocol 2025-11-25 sessions) when an upstream the session may see
+//     offers tasks.requests.tools.call (initializeWithTasks);
+//   - lifts the "task" member of a client's tools/call into a private
+//     _meta key in its front transports, before the go-sdk decodes the
+//     params and would drop it (liftTask: frontstdio.go, tasksFront for
+//     Streamable HTTP); the middleware takes it out again (takeTask);
+//   - runs the call through THE call path, (*Proxy).call (policy, input
+//     validation, rate limits, approval, telemetry: a denied tool answers
+//     as an unknown one), and forward sends it upstream with the task
+//     member past the go-sdk (upstream.CallOptions.Task) and returns the
+//     CreateTaskResult as received;
+//   - records the task id with its upstream in the calling session's
+//     taskBook, and answers tasks/* requests itself in the front
+//     transports (the go-sdk server refuses methods it does not know),
+//     passing each to the upstream that owns the task (serveTasks).
+//
+// Trust: clients are not trusted. Task ids are the upstream's, and on a
+// shared upstream session every client's tasks live in the same upstream
+// session, so a client that learnt or guessed another's task id could read
+// its result. A session may only name task ids it created itself (its
+// taskBook): any other id gets the answer a nonexistent one gets (-32602),
+// and tasks/list shows only the session's own tasks. The book is bounded
+// (maxTasksPerSession, oldest forgotten first) and ends with the session.
+// A task whose tool the session's policy no longer allows (a reload), or
+// asked for by another verified user than the one who created it (a
+// session id presented with another user's token: the go-sdk refuses that
+// for the requests it handles, tasks/* bypass it), is unknown too.
+//
+// Not passed: notifications/tasks/status (optional in the spec; clients
+// poll tasks/get), task-augmented requests from upstreams to clients
+// (sampling, elicitation as tasks), and tasks for 2026-07-28 sessions or
+// over stateless HTTP (no session to own the task).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
+)
+
+// taskMetaKey is the private _meta key that carries a client's "task"
+// member from the front transport to the middleware (never forwarded:
+// takeTask removes it, and it is a hop key, meta.go).
+const taskMetaKey = "io.github.mcp-toolsearch/task"
+
+// maxTasksPerSession bounds the task ids one client session may hold.
+const maxTasksPerSession = 1024
+
+// maxTaskListPages bounds the upstream tasks/list pages read per answer.
+const maxTaskListPages = 16
+
+// taskRoute is where a task lives.
+type taskRoute struct {
+	upstream string
+	entryID  string               // the catalog id of the tool called
+	conn     *upstream.ClientConn // per-client session; nil: shared
+	owner    string               // the verified user who created it ("" none: taskOwner)
+}
+
+// taskBook is one client session's tasks, by task id (shared by the
+// copies of a session).
+type taskBook struct {
+	mu    sync.Mutex
+	m     map[string]taskRoute
+	order []string // oldest first
+}
+
+func (b *taskBook) add(id string, r taskRoute) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m == nil {
+		b.m = map[string]taskRoute{}
+	}
+	if _, ok := b.m[id]; !ok {
+		b.order = append(b.order, id)
+	}
+	b.m[id] = r
+	for len(b.order) > maxTasksPerSession {
+		delete(b.m, b.order[0])
+		b.order = b.order[1:]
+	}
+}
+
+func (b *taskBook) get(id string) (taskRoute, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r, ok := b.m[id]
+	return r, ok
+}
+
+// routes are the distinct places the session's tasks live.
+func (b *taskBook) routes() []taskRoute {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seen := map[taskRoute]bool{}
+	var out []taskRoute
+	for _, id := range b.order {
+		r := b.m[id]
+		r.entryID, r.owner = "", ""
+		if !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// taskCall is a task-augmented tools/call on its way through the call
+// path: forward fills in where it went.
+type taskCall struct {
+	param json.RawMessage // the client's "task" member
+	sent  bool
+	route taskRoute
+}
+
+type taskCallKey struct{}
+
+func withTaskCall(ctx context.Context, tc *taskCall) context.Context {
+	return context.WithValue(ctx, taskCallKey{}, tc)
+}
+
+func taskCallFrom(ctx context.Context) *taskCall {
+	tc, _ := ctx.Value(taskCallKey{}).(*taskCall)
+	return tc
+}
+
+// liftTask moves the "task" member of tools/call params into
+// _meta[taskMetaKey] (see the file comment); params without one come
+// back unchanged.
+func liftTask(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(`"task"`)) {
+		return params
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(params, &m) != nil || m["task"] == nil {
+		return params
+	}
+	meta := map[string]json.RawMessage{}
+	if raw := m["_meta"]; raw != nil && json.Unmarshal(raw, &meta) != nil {
+		return params // the go-sdk refuses the params anyway
+	}
+	meta[taskMetaKey] = m["task"]
+	delete(m, "task")
+	mb, err := json.Marshal(meta)
+	if err != nil {
+		return params
+	}
+	m["_meta"] = mb
+	out, err := json.Marshal(m)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// takeTask removes the lifted task member from a tools/call request and
+// returns it (nil when the call is not task-augmented).
+func takeTask(cr *mcp.CallToolRequest) json.RawMessage {
+	if cr.Params == nil || cr.Params.Meta == nil {
+		return nil
+	}
+	v, ok := cr.Params.Meta[taskMetaKey]
+	if !ok {
+		return nil
+	}
+	delete(cr.Params.Meta, taskMetaKey)
+	b, err := json.Marshal(v)
+	if err != nil || len(b) == 0 || b[0] != '{' {
+		return json.RawMessage(`{}`)
+	}
+	return b
+}
+
+// callAsTask runs a task-augmented tools/call (server.go): the same call
+// path as any call, then the upstream's CreateTaskResult is passed on raw
+// and its task id recorded for this session.
+func (p *Proxy) callAsTask(ctx context.Context, s *session, ss *mcp.ServerSession, cr *mcp.CallToolRequest, args, task json.RawMessage) (mcp.Result, error) {
+	name := cr.Params.Name
+	if s.tasks == nil || modernRequestOf(cr) || !rawFrontOK(ss) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task-augmented tools/call is offered on protocol 2025-11-25 sessions only (this session cannot hold tasks)"}
+	}
+	tc := &taskCall{param: task}
+	ctx = withTaskCall(ctx, tc)
+	slot := &upstream.RawResult{}
+	ctx = withRawSlot(ctx, slot)
+	res, err := p.surf().Call(ctx, s, name, args)
+	if err != nil {
+		var ae *ArgumentsError
+		if errors.As(err, &ae) {
+			return errorText(p.conf().Redact(ae.Error())), nil
+		}
+		return nil, wireError(err)
+	}
+	if !tc.sent {
+		// Not forwarded as a task: a tool of the proxy's own (tool_search,
+		// …), or the call path answered itself (rate limit, approval
+		// refused): that answer, as for any call.
+		if slot.JSON != nil {
+			return &rawToolResult{json: slot.JSON}, nil
+		}
+		if res.Content == nil {
+			res.Content = []mcp.Content{}
+		}
+		return res, nil
+	}
+	if slot.JSON == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream " + tc.route.upstream + ": no answer to the task-augmented tools/call"}
+	}
+	if id := createdTaskID(slot.JSON); id != "" {
+		tc.route.owner = taskOwner(identityOf(cr))
+		s.tasks.add(id, tc.route)
+		p.log.Debug("task created", "upstream", tc.route.upstream, "tool", tc.route.entryID, "task", id, "client", s.client, "session", s.id())
+	}
+	return &rawToolResult{json: slot.JSON}, nil
+}
+
+// createdTaskID is task.taskId of a CreateTaskResult ("" when absent).
+func createdTaskID(res json.RawMessage) string {
+	var r struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return ""
+	}
+	return r.Task.TaskID
+}
+
+// errUnknownTask is the answer for a task id the session does not own
+// (the spec's answer for a nonexistent one).
+func errUnknownTask(id string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown task " + strings.TrimSpace(bounded(id, 200))}
+}
+
+// isTasksMethod reports whether method is one of the tasks utility's
+// requests that the proxy answers itself.
+func isTasksMethod(method string) bool {
+	switch method {
+	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+		return true
+	}
+	return false
+}
+
+// taskOwner is the key of a verified user ("" for none: stdio, a static
+// token, no token), as the go-sdk binds HTTP sessions (TokenInfo.UserID).
+func taskOwner(id *identity.Identity) string {
+	if id == nil || id.Subject == "" {
+		return ""
+	}
+	return id.Issuer + "|" + id.Subject
+}
+
+// serveTasks answers a tasks/* request of session s from the verified
+// user caller (taskOwner): passed to the upstream that owns the task,
+// result as received.
+func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method string, params json.RawMessage) (json.RawMessage, error) {
+	if s == nil || s.tasks == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: method + ": this session holds no tasks (tasks need a protocol 2025-11-25 session)"}
+	}
+	ctx, stop := s.bind(ctx)
+	defer stop()
+	if method == "tasks/list" {
+		return p.listTasks(ctx, s, caller)
+	}
+	var ref struct {
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(params, &ref) != nil || ref.TaskID == "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: method + `: params.taskId (a string) is required`}
+	}
+	r, ok := s.tasks.get(ref.TaskID)
+	if !ok || r.owner != caller {
+		return nil, errUnknownTask(ref.TaskID)
+	}
+	e := s.Snapshot().ByID(r.entryID)
+	if e == nil || !s.allowed(e) {
+		return nil, errUnknownTask(ref.TaskID) // no longer allowed: as unknown (SPEC §6)
+	}
+	res, err := p.ups.Request(ctx, r.upstream, r.conn, method, params)
+	if err != nil {
+		return nil, wireError(p.redactErr(p.shapeErr(e, err)))
+	}
+	if method == "tasks/result" {
+		return p.taskResult(e, res), nil
+	}
+	return res, nil
+}
+
+// taskResult is a tasks/result answer (the tool's CallToolResult) as the
+// client gets it: as received, unless the proxy must look into it as it
+// does for a direct call (p.call): output validation of trusted tools,
+// redaction of secrets.
+func (p *Proxy) taskResult(e *catalog.Entry, res json.RawMessage) json.RawMessage {
+	check := p.outputCheck(e)
+	if check == nil && len(p.conf().Secrets()) == 0 {
+		return res
+	}
+	var r mcp.CallToolResult
+	if json.Unmarshal(res, &r) != nil {
+		return res
+	}
+	out := redactResult(p.conf(), &r)
+	if check != nil {
+		out = check(out)
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return res
+	}
+	return b
+}
+
+// listTasks answers tasks/list with the session's own tasks: each
+// upstream holding some is asked (up to maxTaskListPages pages), and only
+// the ids in the session's book are kept. No pagination towards the
+// client (the book is bounded).
+func (p *Proxy) listTasks(ctx context.Context, s *session, caller string) (json.RawMessage, error) {
+	tasks := []json.RawMessage{}
+	for _, r := range s.tasks.routes() {
+		cursor := ""
+		for page := 0; page < maxTaskListPages; page++ {
+			params := json.RawMessage(`{}`)
+			if cursor != "" {
+				params, _ = json.Marshal(map[string]string{"cursor": cursor})
+			}
+			res, err := p.ups.Request(ctx, r.upstream, r.conn, "tasks/list", params)
+			if err != nil {
+				p.log.Debug("tasks/list failed", "upstream", r.upstream, "err", err)
+				break
+			}
+			var l struct {
+				Tasks      []json.RawMessage `json:"tasks"`
+				NextCursor string            `json:"nextCursor"`
+			}
+			if json.Unmarshal(res, &l) != nil {
+				break
+			}
+			for _, t := range l.Tasks {
+				var id struct {
+					TaskID string `json:"taskId"`
+				}
+				if json.Unmarshal(t, &id) != nil {
+					continue
+				}
+				if own, ok := s.tasks.get(id.TaskID); ok && own.owner == caller && own.upstream == r.upstream && own.conn == r.conn {
+					if e := s.Snapshot().ByID(own.entryID); e != nil && s.allowed(e) {
+						tasks = append(tasks, t)
+					}
+				}
+			}
+			if l.NextCursor == "" || l.NextCursor == cursor {
+				break
+			}
+			cursor = l.NextCursor
+		}
+	}
+	return json.Marshal(map[string]any{"tasks": tasks})
+}
+
+// frontTasksCapability is capabilities.tasks for session s: what the
+// upstreams s may see offer of list, cancel and requests.tools.call (nil
+// when none offers requests.tools.call: no task could be created).
+func (p *Proxy) frontTasksCapability(s *session) json.RawMessage {
+	var list, cancel, call bool
+	for _, up := range p.ups.Names() {
+		if p.pt.perClient(up) || !p.pt.visible(s, up) {
+			continue
+		}
+		caps := p.ups.Capability(up, "tasks")
+		if caps == nil {
+			continue
+		}
+		var c struct {
+			List     json.RawMessage `json:"list"`
+			Cancel   json.RawMessage `json:"cancel"`
+			Requests struct {
+				Tools struct {
+					Call json.RawMessage `json:"call"`
+				} `json:"tools"`
+			} `json:"requests"`
+		}
+		if json.Unmarshal(caps, &c) != nil {
+			continue
+		}
+		list = list || c.List != nil
+		cancel = cancel || c.Cancel != nil
+		call = call || c.Requests.Tools.Call != nil
+	}
+	if !call {
+		return nil
+	}
+	out := `{"requests":{"tools":{"call":{}}}`
+	if list {
+		out += `,"list":{}`
+	}
+	if cancel {
+		out += `,"cancel":{}`
+	}
+	return json.RawMessage(out + "}")
+}
+
+// initializeWithTasks is an initialize answer whose capabilities carry
+// "tasks" (mcp.ServerCapabilities of go-sdk v1.8.0 has no such member).
+type initializeWithTasks struct {
+	*mcp.InitializeResult
+	tasks json.RawMessage
+}
+
+func (r *initializeWithTasks) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(r.InitializeResult)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	caps := m["capabilities"]
+	if len(caps) == 0 {
+		caps = json.RawMessage(`{}`)
+	}
+	m["capabilities"] = withMembers(caps, append(append([]byte(`{"tasks":`), r.tasks...), '}'))
+	return json.Marshal(m)
+}
+
+// withTasksCapability returns the initialize answer ir for session s with
+// capabilities.tasks when s may hold tasks (protocol 2025-11-25 or later
+// on a session) and an upstream it may see offers them.
+func (p *Proxy) withTasksCapability(ir *mcp.InitializeResult, s *session) mcp.Result {
+	if s == nil || s.tasks == nil || ir.ProtocolVersion < "2025-11-25" {
+		return ir
+	}
+	caps := p.frontTasksCapability(s)
+	if caps == nil {
+		return ir
+	}
+	return &initializeWithTasks{InitializeResult: ir, tasks: caps}
+}
+
+// tasksFront is the Streamable HTTP half of the front's tasks handling
+// (the stdio half is in frontstdio.go): a POST holding one tools/call with
+// a "task" member gets it lifted (liftTask); one holding a tasks/* request
+// of a known session is answered here (serveTasks). Everything else passes
+// unchanged. Requests of protocol 2026-07-28 pass (no tasks there).
+func (p *Proxy) tasksFront(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Body == nil || modernRequest(r) {
+			h.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(r.Body) // already bounded by idGuard
+		if err != nil {
+			bodyFailed(w, err)
+			return
+		}
+		_ = r.Body.Close()
+		if bytes.Contains(body, []byte(`"task`)) {
+			var method, id, params []byte
+			_, serr := jsonscan.Object(body, func(k, v []byte) bool {
+				switch string(k) {
+				case "method":
+					method = v
+				case "id":
+					id = v
+				case "params":
+					params = v
+				}
+				return true
+			})
+			var m string
+			if serr == nil && method != nil && id != nil && json.Unmarshal(method, &m) == nil {
+				switch {
+				case m == "tools/call" && params != nil:
+					if lifted := liftTask(params); !bytes.Equal(lifted, params) {
+						body = replaceParams(body, lifted)
+					}
+				case isTasksMethod(m):
+					if s := p.sessionByID(r.Header.Get("Mcp-Session-Id")); s != nil {
+						caller := ""
+						if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+							caller = ti.UserID // tokenInfo: issuer|subject, as taskOwner
+						}
+						res, err := p.serveTasks(r.Context(), s, caller, m, params)
+						writeRPCAnswer(w, id, res, err)
+						return
+					}
+				}
+			}
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// replaceParams is the request object body with its params replaced.
+func replaceParams(body, params []byte) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return body
+	}
+	m["params"] = params
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// writeRPCAnswer writes one JSON-RPC answer (HTTP 200, application/json).
+func writeRPCAnswer(w http.ResponseWriter, id []byte, res json.RawMessage, err error) {
+	b, merr := rpcAnswer(id, res, err)
+	if merr != nil {
+		http.Error(w, merr.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(b)
+}
+
+// rpcAnswer encodes one JSON-RPC answer to the request id (raw).
+func rpcAnswer(id []byte, res json.RawMessage, err error) ([]byte, error) {
+	out := map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id)}
+	if err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+		}
+		out["error"] = je
+	} else {
+		if res == nil {
+			res = json.RawMessage(`{}`)
+		}
+		out["result"] = res
+	}
+	return json.Marshal(out)
+}
+
+// sessionByID is the session whose Mcp-Session-Id is id (nil: none).
+func (p *Proxy) sessionByID(id string) *session {
+	if id == "" {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for ss, s := range p.sessions {
+		if ss.ID() == id {
+			return s
+		}
+	}
+	return nil
+}
+
+// runStdio serves one stdio client on ft (as mcp.Server.Run does), with
+// the tasks utility answered for its session (frontStdio.tasks).
+func (p *Proxy) runStdio(ctx context.Context, ft *frontStdio) error {
+	var cur atomic.Pointer[mcp.ServerSession]
+	ft.tasks = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+		ss := cur.Load()
+		if ss == nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: method + " before initialize"}
+		}
+		return p.serveTasks(ctx, p.sessionOf(ss), "", method, params)
+	}
+	ss, err := p.Server("", "stdio").Connect(ctx, ft, nil)
+	if err != nil {
+		return err
+	}
+	cur.Store(ss)
+	closed := make(chan error, 1)
+	go func() { closed <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-closed
+		return ctx.Err()
+	case err := <-closed:
+		return err
+	}
+}

@@ -1,0 +1,230 @@
+package upstream
+
+// Requests the go-sdk client does not know (issue 17 "Tasks"). go-sdk
+// v1.8.0 has no tasks utility (MCP 2025-11-25 basic/utilities/tasks): its
+// client session refuses to send tasks/get, tasks/result, tasks/list and
+// tasks/cancel, drops the "task" member of tools/call params, and cannot
+// decode a CreateTaskResult. The proxy's own transports (stdio and
+// Streamable HTTP, wire.go) send such requests themselves, past the SDK,
+// with ids below zero (the SDK numbers its own from 1, so they never
+// collide), and hand the answer, raw, to the waiting caller; the SDK never
+// sees it. The legacy SSE transport (the go-sdk's) cannot: an upstream
+// reached over SSE offers no tasks through the proxy.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// ownAnswer is the answer to one of our own requests: the result as
+// received, or the upstream's JSON-RPC error (or the wire's, for a
+// malformed answer).
+type ownAnswer struct {
+	result json.RawMessage
+	err    error
+}
+
+// ownSeq numbers our own requests: -1, -2, … (shared by every wire).
+var ownSeq atomic.Int64
+
+func ownAnswerOf(f frameFields) ownAnswer {
+	if f.hasError {
+		var we jsonrpc.Error
+		if json.Unmarshal(f.err, &we) != nil || bytes.TrimSpace(f.err)[0] != '{' {
+			return ownAnswer{err: &jsonrpc.Error{Code: errInvalid, Message: "invalid JSON-RPC from upstream: the error is not a JSON-RPC error object: " + preview(f.err, 80)}}
+		}
+		return ownAnswer{err: &we}
+	}
+	return ownAnswer{result: f.result}
+}
+
+// ownDone hands a to the waiter of our request id (if it still waits).
+func (w *wire) ownDone(id int64, a ownAnswer) {
+	w.mu.Lock()
+	ch := w.own[id]
+	delete(w.own, id)
+	w.mu.Unlock()
+	if ch != nil {
+		ch <- a // buffered (1)
+	}
+}
+
+// ownCaller is implemented by the proxy's own transport connections.
+type ownCaller interface {
+	ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error)
+	initCapabilities() json.RawMessage
+}
+
+// ownCall sends method with params (raw JSON) on conn (the connection
+// that embeds w) and waits for the answer, bounded by ctx. A JSON-RPC
+// error answer is returned as a *jsonrpc.Error.
+func (w *wire) ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error) {
+	id := ownSeq.Add(-1)
+	ch := make(chan ownAnswer, 1)
+	w.mu.Lock()
+	w.own[id] = ch
+	w.mu.Unlock()
+	forget := func() {
+		w.mu.Lock()
+		delete(w.own, id)
+		delete(w.pending, id)
+		w.mu.Unlock()
+	}
+	if err := conn.Write(ctx, &jsonrpc.Request{ID: intID(id), Method: method, Params: params}); err != nil {
+		forget()
+		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	select {
+	case a := <-ch:
+		return a.result, a.err
+	case <-ctx.Done():
+		forget()
+		return nil, fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	}
+}
+
+// initCapabilities is the "capabilities" member of the upstream's
+// initialize (or server/discover) result as received; nil when unknown.
+func (w *wire) initCapabilities() json.RawMessage {
+	w.mu.Lock()
+	res := w.initResult
+	w.mu.Unlock()
+	var caps json.RawMessage
+	_, _ = jsonscan.Object(res, func(k, v []byte) bool {
+		if string(k) == "capabilities" {
+			caps = v
+			return false
+		}
+		return true
+	})
+	return caps
+}
+
+// ErrNoOwnRequests is returned for requests the go-sdk does not know when
+// the upstream's transport cannot carry them (the go-sdk's SSE transport).
+var ErrNoOwnRequests = errors.New("this upstream's transport (SSE) cannot carry requests the go-sdk does not know (tasks)")
+
+// Capability returns the member name of the capabilities upstream sent in
+// its initialize (or server/discover) answer, as received ("tasks": MCP
+// 2025-11-25 basic/utilities/tasks), for the shared session, or for conn
+// when not nil. nil when absent, unknown or the upstream is not ready.
+func (m *Manager) Capability(upstream string, conn *ClientConn, name string) json.RawMessage {
+	l := m.liveOf(upstream, conn)
+	if l == nil {
+		return nil
+	}
+	oc, ok := l.conn.(ownCaller)
+	if !ok {
+		return nil
+	}
+	var out json.RawMessage
+	_, _ = jsonscan.Object(oc.initCapabilities(), func(k, v []byte) bool {
+		if string(k) == name {
+			out = v
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// Request sends a request the go-sdk does not know (tasks/get,
+// tasks/result, tasks/list, tasks/cancel) to upstream, on conn when not
+// nil (a per-client session) or on the shared session, and returns its
+// result as received. Bounded by ctx and by the upstream's call_timeout.
+// Errors name the upstream; a JSON-RPC error answer is wrapped
+// (errors.As finds the *jsonrpc.Error).
+func (m *Manager) Request(ctx context.Context, upstream string, conn *ClientConn, method string, params json.RawMessage) (json.RawMessage, error) {
+	c, ok := m.conns[upstream]
+	if !ok {
+		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
+	}
+	l := m.liveOf(upstream, conn)
+	if l == nil {
+		if conn != nil {
+			return nil, unavailable(upstream, "per-client session closed", nil)
+		}
+		_, err := c.ready()
+		return nil, err
+	}
+	oc, ok := l.conn.(ownCaller)
+	if !ok {
+		return nil, fmt.Errorf("upstream %q: %s: %w", upstream, method, ErrNoOwnRequests)
+	}
+	timeout := c.cfg.CallTimeout.Duration
+	if timeout <= 0 {
+		timeout = defaultCallTimeout
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+	defer cancel()
+	res, err := oc.ownCall(cctx, l.conn, method, params)
+	if err != nil {
+		if cctx.Err() != nil && ctx.Err() == nil {
+			return nil, fmt.Errorf("upstream %q: %s: call_timeout %s exceeded: %w", upstream, method, timeout, context.DeadlineExceeded)
+		}
+		return nil, fmt.Errorf("upstream %q: %w", upstream, err)
+	}
+	return res, nil
+}
+
+// liveOf is conn's connection, or the shared ready one (nil when none).
+func (m *Manager) liveOf(upstream string, conn *ClientConn) *live {
+	if conn != nil {
+		if conn.closed.Load() {
+			return nil
+		}
+		return conn.l
+	}
+	c, ok := m.conns[upstream]
+	if !ok {
+		return nil
+	}
+	l, err := c.ready()
+	if err != nil {
+		return nil
+	}
+	return l
+}
+
+// callTask sends a task-augmented tools/call (CallOptions.Task) on l past
+// the go-sdk and puts the answer in o.Raw.JSON.
+func (c *conn) callTask(ctx context.Context, l *live, params *mcp.CallToolParams, o CallOptions, timeout time.Duration) (*mcp.CallToolResult, error) {
+	name := ""
+	if params != nil {
+		name = params.Name
+	}
+	if o.Raw == nil {
+		return nil, fmt.Errorf("upstream %q: tools/call %q: a task-augmented call needs CallOptions.Raw", c.name, name)
+	}
+	oc, ok := l.conn.(ownCaller)
+	if !ok {
+		return nil, fmt.Errorf("upstream %q: tools/call %q as a task: %w", c.name, name, ErrNoOwnRequests)
+	}
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", c.name, name, err)
+	}
+	p = append(append(append(p[:len(p)-1], `,"task":`...), o.Task...), '}')
+	cctx, cancel := context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+	defer cancel()
+	res, err := oc.ownCall(cctx, l.conn, "tools/call", p)
+	switch {
+	case err == nil:
+		o.Raw.JSON = res
+		_, isErr := rawPassable(res)
+		return &mcp.CallToolResult{IsError: isErr}, nil
+	case cctx.Err() != nil && ctx.Err() == nil:
+		return nil, fmt.Errorf("upstream %q: tools/call %q: call_timeout %s exceeded: %w", c.name, name, timeout, context.DeadlineExceeded)
+	}
+	return nil, fmt.Errorf("upstream %q: tools/call %q: %w", c.name, name, err)
+}
