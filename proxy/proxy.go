@@ -466,8 +466,11 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		p.approvedChange(e, hash)
 	}
 	check := p.outputCheck(e)
-	if taskCallFrom(ctx) != nil {
-		check = nil // a task's output comes with tasks/result, checked there (tasks.go)
+	if taskCallFrom(ctx) != nil && callRequest(ctx, e.Exposed) != nil {
+		// Called as a task (forward sends it so): the output comes with
+		// tasks/result, checked there (tasks.go). Not for a tool called
+		// from inside tool_call or the code bridge.
+		check = nil
 	}
 	if check != nil {
 		ctx = withoutRawSlot(ctx) // the output is validated: decoded (rawresult.go)
