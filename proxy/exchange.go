@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -73,6 +74,8 @@ type exchange struct {
 
 	mu      sync.Mutex
 	seq     int
+	round   int                  // input_required results given so far
+	state   string               // the requestState of the last of them
 	pending map[string]*question // asked, not yet answered
 	wake    chan struct{}        // (cap 1) a question was added
 	expiry  *time.Timer
@@ -98,8 +101,11 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 	var ex *exchange
 	if state := cr.Params.RequestState; state != "" {
 		p.exs.mu.Lock()
-		ex = p.exs.m[state]
+		ex = p.exs.m[exchangeID(state)]
 		p.exs.mu.Unlock()
+		if ex != nil && !ex.current(state) {
+			ex = nil // an earlier round's or a forged state
+		}
 		if ex == nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is unknown or expired: the call it continued ended (answered, timed out after tools.approval_timeout, or started on another replica of a stateless deployment); call the tool again without requestState"}
 		}
@@ -170,7 +176,7 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 	for {
 		if reqs := ex.questions(); len(reqs) > 0 {
 			ex.expiry.Reset(p.approvalTimeout())
-			return withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.id}, resultInputRequired), nil
+			return withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.nextState()}, resultInputRequired), nil
 		}
 		select {
 		case <-ex.done:
@@ -232,12 +238,57 @@ func (ex *exchange) deliver(answers mcp.InputResponseMap) {
 	}
 }
 
-// ask puts a question on ex and waits for its answer.
+// exchangeID is the exchange id a requestState names: the state is the id
+// and, after a dot, the round ("mts1.<id>.<round>"; nextState).
+func exchangeID(state string) string {
+	rest, ok := strings.CutPrefix(state, statePrefix)
+	if !ok {
+		return state
+	}
+	id, _, _ := strings.Cut(rest, ".")
+	return statePrefix + id
+}
+
+// nextState is the requestState of the next input_required result of ex:
+// its id and the round, so each round's state differs from the last (MCP
+// 2026-07-28 multi-round input, SEP-2322) and only the newest is accepted
+// (current).
+func (ex *exchange) nextState() string {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.round++
+	ex.state = fmt.Sprintf("%s.%d", ex.id, ex.round)
+	return ex.state
+}
+
+// current reports whether state is the requestState ex gave last.
+func (ex *exchange) current(state string) bool {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return state == ex.state
+}
+
+// inputKeyKey is the context key of the key an input request should have
+// in the client's input_required result (withInputKey).
+type inputKeyKey struct{}
+
+// withInputKey asks askClient to give the question the key the upstream
+// gave it (the client then answers under the upstream's own key).
+func withInputKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, inputKeyKey{}, key)
+}
+
+// ask puts a question on ex and waits for its answer. Its key is the one
+// ctx names (withInputKey) when no pending question has it, else
+// "<kind>-<n>".
 func (ex *exchange) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputResponse, error) {
 	q := &question{req: req, answer: make(chan answerOrErr, 1)}
 	ex.mu.Lock()
 	ex.seq++
-	key := fmt.Sprintf("%s-%d", inputKind(req), ex.seq)
+	key, _ := ctx.Value(inputKeyKey{}).(string)
+	if _, taken := ex.pending[key]; key == "" || taken {
+		key = fmt.Sprintf("%s-%d", inputKind(req), ex.seq)
+	}
 	ex.pending[key] = q
 	ex.mu.Unlock()
 	select {

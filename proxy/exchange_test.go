@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -201,5 +202,110 @@ func TestInputRequiredApproval(t *testing.T) {
 		if blocked := r.IsError && strings.Contains(resultText(r), "blocked by approval"); blocked == approve {
 			t.Errorf("approve=%v: result %q (isError %v)", approve, resultText(r), r.IsError)
 		}
+	}
+}
+
+// TestInputRequiredUpstream2026: input-required rounds of a 2026-07-28
+// upstream reach a 2026-07-28 client as the upstream shaped them (MCP
+// 2026-07-28, SEP-2322): every request of a round in one result, under the
+// upstream's keys; each round's requestState differs from the last, and
+// an earlier round's is refused; answers the client supplies with its
+// first call go to the upstream's first round.
+func TestInputRequiredUpstream2026(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "mrtr-upstream", Version: "1"}, nil)
+	obj := json.RawMessage(`{"type":"object"}`)
+	word := json.RawMessage(`{"type":"object","properties":{"word":{"type":"string"}},"required":["word"]}`)
+	accepted := func(r mcp.InputResponseMap, key string) string {
+		if e, ok := r[key].(*mcp.ElicitResult); ok && e.Action == "accept" {
+			w, _ := e.Content["word"].(string)
+			return w
+		}
+		return ""
+	}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "survey", InputSchema: obj}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		switch st := req.Params.RequestState; {
+		case st == "":
+			return &mcp.CallToolResult{RequestState: "r1", InputRequests: mcp.InputRequestMap{
+				"step_name":  &mcp.ElicitParams{Message: "name?", RequestedSchema: word},
+				"step_model": &mcp.CreateMessageParams{MaxTokens: 5, Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "model?"}}}},
+			}}, nil
+		case st == "r1":
+			model := "?"
+			if r, ok := req.Params.InputResponses["step_model"].(*mcp.CreateMessageWithToolsResult); ok && len(r.Content) > 0 {
+				if tc, ok := r.Content[0].(*mcp.TextContent); ok {
+					model = tc.Text
+				}
+			}
+			return &mcp.CallToolResult{RequestState: "r2;" + accepted(req.Params.InputResponses, "step_name") + "/" + model, InputRequests: mcp.InputRequestMap{
+				"step_color": &mcp.ElicitParams{Message: "color?", RequestedSchema: word},
+			}}, nil
+		default:
+			return text(strings.TrimPrefix(st, "r2;") + "/" + accepted(req.Params.InputResponses, "step_color")), nil
+		}
+	})
+	s.AddTool(&mcp.Tool{Name: "greet", InputSchema: obj}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if w := accepted(req.Params.InputResponses, "user_name"); w != "" {
+			return text("Hello, " + w), nil
+		}
+		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"user_name": &mcp.ElicitParams{Message: "name?", RequestedSchema: word}}}, nil
+	})
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(up.Close)
+	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.m]\nurl = "+tomlQuote(up.URL)+"\n")
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	url := srv.URL + "/mcp"
+	caps := map[string]any{"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}, "sampling": map[string]any{}}}
+	call := func(name, state string, answers map[string]any) map[string]any {
+		params := map[string]any{"name": name, "arguments": map[string]any{}, "_meta": caps}
+		if state != "" {
+			params["requestState"] = state
+		}
+		if answers != nil {
+			params["inputResponses"] = answers
+		}
+		_, res := rpc2026(t, url, "tools/call", params, nil)
+		return res
+	}
+	keys := func(res map[string]any) string {
+		reqs, _ := jsonPath(res, "result", "inputRequests").(map[string]any)
+		var ks []string
+		for k := range reqs {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		return strings.Join(ks, ",")
+	}
+	say := func(w string) map[string]any {
+		return map[string]any{"action": "accept", "content": map[string]any{"word": w}}
+	}
+
+	r1 := call("m__survey", "", nil)
+	s1, _ := jsonPath(r1, "result", "requestState").(string)
+	if jsonPath(r1, "result", "resultType") != "input_required" || keys(r1) != "step_model,step_name" || s1 == "" {
+		t.Fatalf("round 1: %v; want input_required with step_model and step_name at once", r1)
+	}
+	r2 := call("m__survey", s1, map[string]any{
+		"step_name":  say("Ann"),
+		"step_model": map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "gpt"}, "model": "m"},
+	})
+	s2, _ := jsonPath(r2, "result", "requestState").(string)
+	if keys(r2) != "step_color" || s2 == "" || s2 == s1 {
+		t.Fatalf("round 2: %v; want input_required with step_color and a requestState other than %q", r2, s1)
+	}
+	if old := call("m__survey", s1, map[string]any{"step_color": say("red")}); jsonPath(old, "error", "code") != float64(-32602) {
+		t.Errorf("retry with round 1's requestState: %v; want -32602", old)
+	}
+	done := call("m__survey", s2, map[string]any{"step_color": say("blue")})
+	if content, _ := jsonPath(done, "result", "content").([]any); jsonPath(done, "result", "resultType") != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "Ann/gpt/blue" {
+		t.Errorf("round 3: %v; want complete with Ann/gpt/blue", done)
+	}
+	// Answers supplied with the first call (extra keys ignored).
+	g := call("m__greet", "", map[string]any{"user_name": say("Bo"), "unknown_extra": say("x")})
+	if content, _ := jsonPath(g, "result", "content").([]any); jsonPath(g, "result", "resultType") != "complete" || len(content) != 1 || content[0].(map[string]any)["text"] != "Hello, Bo" {
+		t.Errorf("pre-supplied answer: %v; want complete with Hello, Bo", g)
 	}
 }

@@ -41,6 +41,12 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 	if req := callRequest(ctx, e.Exposed); req != nil {
 		opts.Raw = rawSlotFrom(ctx) // rawresult.go
 		token := req.Params.GetProgressToken()
+		if req.Params.RequestState == "" && len(req.Params.InputResponses) > 0 {
+			// Answers a 2026-07-28 client supplies with its first call
+			// (SEP-2322) go to the upstream's first round; a retry's
+			// answers are the exchange's (exchange.go).
+			params.InputResponses = req.Params.InputResponses
+		}
 		if len(req.Params.Meta) > 0 {
 			meta := mcp.Meta{}
 			for k, v := range req.Params.Meta {
@@ -63,7 +69,8 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 			}
 		}
 	}
-	p.injectTrace(ctx, params) // issue 18: W3C trace context in params._meta
+	opts.ClientCapabilities = callerCapabilities(s) // mrtr.go
+	p.injectTrace(ctx, params)                      // issue 18: W3C trace context in params._meta
 	if cc, err := p.userConn(ctx, s, e.Upstream); err != nil || cc != nil {
 		// issue 18: a per-user credential source (userconn.go).
 		if err != nil {

@@ -106,29 +106,66 @@ func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, pa
 		if len(res.InputRequests) == 0 {
 			return nil, fmt.Errorf("upstream %q: tools/call %q: the upstream is busy (input_required without requests); retry later", e.Upstream, e.Name)
 		}
-		answers := mcp.InputResponseMap{}
-		for key, q := range res.InputRequests {
-			if cm, ok := q.(*mcp.CreateMessageParams); ok { // askClient asks the tools form
-				b, _ := json.Marshal(cm)
-				var wt mcp.CreateMessageWithToolsParams
-				if json.Unmarshal(b, &wt) == nil {
-					q = &wt
-				}
-			}
-			a, err := askClient(ctx, s, q)
-			if err != nil {
-				return nil, fmt.Errorf("upstream %q asked the client (%s) during tools/call %q: %w", e.Upstream, key, e.Name, err)
-			}
-			r, ok := a.(mcp.InputResponse)
-			if !ok {
-				return nil, fmt.Errorf("upstream %q: answer %T to %s is not an input response", e.Upstream, a, key)
-			}
-			answers[key] = r
+		answers, err := p.askAll(ctx, s, e, res.InputRequests)
+		if err != nil {
+			return nil, err
 		}
 		next := *params
 		next.InputResponses, next.RequestState = answers, res.RequestState
 		params = &next
 	}
+}
+
+// askAll asks the client of s every input request of one upstream round
+// at once, each under the upstream's key: a 2026-07-28 client gets them in
+// one input_required result, keyed as the upstream keyed them (its
+// exchange); an older client gets one request each, concurrently. The
+// first failure is the error.
+func (p *Proxy) askAll(ctx context.Context, s *session, e *catalog.Entry, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	type answer struct {
+		key string
+		res mcp.InputResponse
+		err error
+	}
+	ctx, cancel := context.WithCancel(ctx) // the first failure ends the other questions
+	defer cancel()
+	out := make(chan answer, len(reqs))
+	for key, q := range reqs {
+		if cm, ok := q.(*mcp.CreateMessageParams); ok { // askClient asks the tools form
+			b, _ := json.Marshal(cm)
+			var wt mcp.CreateMessageWithToolsParams
+			if json.Unmarshal(b, &wt) == nil {
+				q = &wt
+			}
+		}
+		go func() {
+			a, err := askClient(withInputKey(ctx, key), s, q)
+			if err != nil {
+				out <- answer{key: key, err: fmt.Errorf("upstream %q asked the client (%s) during tools/call %q: %w", e.Upstream, key, e.Name, err)}
+				return
+			}
+			r, ok := a.(mcp.InputResponse)
+			if !ok {
+				out <- answer{key: key, err: fmt.Errorf("upstream %q: answer %T to %s is not an input response", e.Upstream, a, key)}
+				return
+			}
+			out <- answer{key: key, res: r}
+		}()
+	}
+	answers := mcp.InputResponseMap{}
+	var first error
+	for range reqs {
+		a := <-out
+		if a.err != nil && first == nil {
+			first = a.err
+			cancel()
+		}
+		answers[a.key] = a.res
+	}
+	if first != nil {
+		return nil, first
+	}
+	return answers, nil
 }
 
 // stubResultType is a decoded {"resultType": rt}: the one public way to
@@ -177,4 +214,26 @@ func eraResult(res mcp.Result, modern bool) mcp.Result {
 		r.ResultType = ""
 	}
 	return res
+}
+
+// noCapabilities stands for a client that declared none.
+var noCapabilities = &mcp.ClientCapabilities{}
+
+// callerCapabilities are the capabilities session s's client declared
+// (initialize, or a 2026-07-28 request's _meta, which the go-sdk keeps as
+// the session's initialize parameters); nil when there is no client
+// session (the CLI), so the upstream sees the proxy's own. A 2026-07-28
+// upstream leg sends the relayable part with each call
+// (upstream.CallOptions.ClientCapabilities): an upstream then asks only
+// for what the client can answer, and refuses a tool that needs more
+// with -32021 (MCP 2026-07-28, SEP-2575), as it would for the client
+// itself.
+func callerCapabilities(s *session) *mcp.ClientCapabilities {
+	if s == nil || s.ss == nil {
+		return nil
+	}
+	if ip := s.ss.InitializeParams(); ip != nil && ip.Capabilities != nil {
+		return ip.Capabilities
+	}
+	return noCapabilities
 }

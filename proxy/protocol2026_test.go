@@ -272,3 +272,53 @@ func TestParamHeaders2026(t *testing.T) {
 		t.Errorf("upstream got %d calls, want 4", n)
 	}
 }
+
+// TestClientCapabilitiesUpstream2026: on a 2026-07-28 upstream leg each
+// call declares the calling client's capabilities (what the proxy can
+// relay: sampling, elicitation, roots), not the proxy's own (MCP
+// 2026-07-28, SEP-2575: capabilities are per request), so the upstream
+// sees the same client as it would directly.
+func TestClientCapabilitiesUpstream2026(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "caps-upstream", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "caps", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var seen []string
+			if ip := req.Session.InitializeParams(); ip != nil && ip.Capabilities != nil {
+				c := ip.Capabilities
+				if c.Sampling != nil {
+					seen = append(seen, "sampling")
+				}
+				if c.Elicitation != nil {
+					seen = append(seen, "elicitation")
+				}
+				if c.RootsV2 != nil {
+					seen = append(seen, "roots")
+				}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "caps=" + strings.Join(seen, ",")}}}, nil
+		})
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(up.Close)
+	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.c]\nurl = "+tomlQuote(up.URL)+"\n")
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		caps map[string]any
+		want string
+	}{
+		{map[string]any{}, "caps="},
+		{map[string]any{"elicitation": map[string]any{}}, "caps=elicitation"},
+		{map[string]any{"sampling": map[string]any{}, "roots": map[string]any{"listChanged": true}, "experimental": map[string]any{"x": map[string]any{}}}, "caps=sampling,roots"},
+	} {
+		params := map[string]any{"name": "c__caps", "arguments": map[string]any{}, "_meta": map[string]any{"io.modelcontextprotocol/clientCapabilities": tc.caps}}
+		status, res := rpc2026(t, srv.URL+"/mcp", "tools/call", params, nil)
+		content, _ := jsonPath(res, "result", "content").([]any)
+		text := ""
+		if len(content) == 1 {
+			text, _ = content[0].(map[string]any)["text"].(string)
+		}
+		if status != http.StatusOK || text != tc.want {
+			t.Errorf("client capabilities %v: HTTP %d, %v; want the upstream to see %q", tc.caps, status, res, tc.want)
+		}
+	}
+}

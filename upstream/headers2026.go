@@ -12,6 +12,29 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
 
+// modernLeg reports whether cs speaks protocol 2026-07-28 or later.
+func modernLeg(cs *mcp.ClientSession) bool {
+	ir := cs.InitializeResult()
+	return ir != nil && ir.ProtocolVersion >= "2026-07-28"
+}
+
+// relayedCapabilities is the _meta clientCapabilities of a 2026-07-28
+// request made for a client with capabilities c: what a proxy can relay
+// (sampling, elicitation, roots), nothing else.
+func relayedCapabilities(c *mcp.ClientCapabilities) map[string]any {
+	out := map[string]any{}
+	if c.Sampling != nil {
+		out["sampling"] = c.Sampling
+	}
+	if c.Elicitation != nil {
+		out["elicitation"] = c.Elicitation
+	}
+	if c.RootsV2 != nil {
+		out["roots"] = c.RootsV2
+	}
+	return out
+}
+
 // paramBindingsKey is the context key of a tools/call's x-mcp-header
 // bindings ([]paramheader.Binding), set by Manager.CallToolWith.
 type paramBindingsKey struct{}

@@ -374,6 +374,15 @@ func (m *Manager) Session(name string) *mcp.ClientSession {
 
 // CallOptions tune one CallToolWith.
 type CallOptions struct {
+	// ClientCapabilities, when non-nil, are the capabilities of the client
+	// the call is made for. On a 2026-07-28 leg the part the proxy relays
+	// (sampling, elicitation, roots) is sent as the request's _meta
+	// clientCapabilities instead of the proxy's own (MCP 2026-07-28:
+	// capabilities are declared per request, SEP-2575), so the upstream
+	// asks only for input that client can give, and refuses a tool that
+	// needs more with -32021. Ignored on older legs (their capabilities
+	// are the session's, from initialize).
+	ClientCapabilities *mcp.ClientCapabilities
 	// Conn, when non-nil, is the per-client session (OpenSession) to call
 	// through instead of the upstream's shared session.
 	Conn *ClientConn
@@ -503,6 +512,25 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	}
 	if o.Raw != nil {
 		cctx = context.WithValue(cctx, rawResultKey{}, o.Raw)
+	}
+	if params != nil && (params.InputResponses != nil || params.RequestState != "") && !modernLeg(cur.session) {
+		// inputResponses and requestState are of 2026-07-28 (SEP-2322).
+		p := *params
+		p.InputResponses, p.RequestState = nil, ""
+		params = &p
+	}
+	if o.ClientCapabilities != nil && modernLeg(cur.session) {
+		p := &mcp.CallToolParams{}
+		if params != nil {
+			*p = *params
+		}
+		meta := mcp.Meta{}
+		for k, v := range p.Meta {
+			meta[k] = v
+		}
+		meta[mcp.MetaKeyClientCapabilities] = relayedCapabilities(o.ClientCapabilities)
+		p.Meta = meta
+		params = p
 	}
 	if bs := c.paramBindings(name); bs != nil {
 		cctx = context.WithValue(cctx, paramBindingsKey{}, bs) // headers2026.go
