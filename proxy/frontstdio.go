@@ -47,10 +47,16 @@ type frontStdio struct {
 	// tasks, when set, answers the tasks utility's requests, which the
 	// go-sdk server does not know (tasks.go).
 	tasks func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
+
+	mu   sync.Mutex
+	last *frontConn // the connection made last (tests)
 }
 
 func (t *frontStdio) Connect(context.Context) (mcp.Connection, error) {
 	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}), tasks: t.tasks}
+	t.mu.Lock()
+	t.last = c
+	t.mu.Unlock()
 	go c.readLoop()
 	return c, nil
 }
@@ -76,6 +82,12 @@ type frontConn struct {
 	initID  jsonrpc.ID            // id of the client's initialize request
 	version string                // negotiated protocol version
 	batches map[jsonrpc.ID]*batch // open batches by request id
+
+	// _meta elision (frontmeta.go)
+	sawInit     bool                  // the client sent initialize
+	trip        []byte                // the accepted 2026-07-28 _meta triple
+	tripPending map[jsonrpc.ID][]byte // triples of tools/calls not yet answered
+	elided      int                   // requests whose triple was taken out
 }
 
 // batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
@@ -171,10 +183,17 @@ func (c *frontConn) decode(line []byte) ([]jsonrpc.Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		if r, ok := m.(*jsonrpc.Request); ok && r.Method == "initialize" && r.ID.IsValid() {
-			c.mu.Lock()
-			c.initID = r.ID
-			c.mu.Unlock()
+		if r, ok := m.(*jsonrpc.Request); ok {
+			if r.Method == "initialize" {
+				c.mu.Lock()
+				c.sawInit = true
+				if r.ID.IsValid() {
+					c.initID = r.ID
+				}
+				c.mu.Unlock()
+			} else {
+				c.elideMeta(r) // frontmeta.go
+			}
 		}
 		return []jsonrpc.Message{m}, nil
 	}
@@ -309,6 +328,7 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	resp, isResp := msg.(*jsonrpc.Response)
 	if isResp {
 		c.noteVersion(resp)
+		c.accepted(resp) // frontmeta.go
 		if answers, inBatch := c.batched(resp); inBatch {
 			if answers == nil {
 				return nil

@@ -23,7 +23,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	if s, ok := p.servers[key]; ok {
 		return s
 	}
-	s := mcp.NewServer(&mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}, &mcp.ServerOptions{
+	s := mcp.NewServer(serverImpl(), &mcp.ServerOptions{
 		Logger: p.log,
 		// stateless.go: which versions and capabilities each front has
 		// (2026-07-28 on Streamable HTTP only on the stateless server).
@@ -161,7 +161,11 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					return p.callAsTask(ctx, s, ss, cr, args, task)
 				}
 				if modernRequestOf(req) { // exchange.go: input-required rounds
-					return p.callModern(ctx, s, cr, args)
+					res, err := p.callModern(ctx, s, cr, args)
+					if err == nil {
+						stampServerInfo(res) // frontmeta.go: also when the go-sdk does not (an elided _meta)
+					}
+					return res, err
 				}
 				ctx, raw := rawSlotFor(ctx, ss) // rawresult.go: the upstream's bytes passed on
 				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)

@@ -1,0 +1,210 @@
+package proxy
+
+// Eliding a stdio client's repeated _meta triple (issue 16).
+//
+// At protocol 2026-07-28 a client puts its protocol version, identity and
+// capabilities into every request's _meta (SEP-2575). go-sdk v1.8.0
+// validates the triple on each request (mcp/shared.go validateRequestMeta):
+// it decodes params for _meta, then clientInfo and clientCapabilities each
+// by a JSON round trip, every decode with a fresh 32 KiB buffer (about
+// 64 KB of the 156 KB a proxied tools/call allocated). It uses the result
+// only to open the session at the connection's first such request (its
+// InitializeParams), to tell the request's protocol (resultType and
+// serverInfo on the result, a per-request log level) and to check the
+// version.
+//
+// Over stdio one connection is one client. Once the go-sdk has accepted a
+// tools/call of this connection (answered it without an error: the triple
+// was valid and opened the session), a later tools/call whose triple is
+// byte for byte the same gains nothing from validating it again: the front
+// takes the three keys out of its _meta before the go-sdk sees it. Such a
+// request is then served on the session's own parameters, which are these
+// very values: modernRequestOf reads the session, the proxy's middleware
+// stamps serverInfo itself (server.go), the exchange stamps resultType
+// (exchange.go), and forward drops these hop keys anyway (meta.go).
+//
+// Never elided: a triple that differs in any byte, one with a log level
+// (the go-sdk reads it per request), a connection that sent initialize,
+// escaped or repeated keys, anything but tools/call. Trust: the client is
+// not trusted; what it gains is only the validation it already passed.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// elideMeta takes the _meta triple out of tools/call request r when this
+// connection's go-sdk session already accepted the same triple, and notes
+// the triple of a connection's first such requests until one is accepted
+// (accepted).
+func (c *frontConn) elideMeta(r *jsonrpc.Request) {
+	if r.Method != "tools/call" || !r.ID.IsValid() {
+		return
+	}
+	trip, rest, ok := metaTriple(r.Params)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.sawInit:
+	case c.trip == nil:
+		if len(c.tripPending) < 64 { // bounded: a client may pipeline
+			if c.tripPending == nil {
+				c.tripPending = map[jsonrpc.ID][]byte{}
+			}
+			c.tripPending[r.ID] = trip
+		}
+	case bytes.Equal(trip, c.trip):
+		r.Params = rest
+		c.elided++
+	}
+}
+
+// accepted records the triple of a tools/call the go-sdk answered without
+// an error (its validation passed and the session is open).
+func (c *frontConn) accepted(resp *jsonrpc.Response) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	trip, ok := c.tripPending[resp.ID]
+	if !ok {
+		return
+	}
+	delete(c.tripPending, resp.ID)
+	if resp.Error == nil && c.trip == nil {
+		c.trip = trip
+		c.tripPending = nil
+	}
+}
+
+// metaTriple returns the 2026-07-28 triple of params' _meta as one key
+// (the raw values of protocolVersion, clientInfo and clientCapabilities,
+// each length-prefixed) and params without them (without _meta when
+// nothing else is left in it). ok is false when the request must reach
+// the go-sdk as it is: no _meta, a version before 2026-07-28, no
+// clientCapabilities, a log level, escaped or repeated keys.
+func metaTriple(params []byte) (trip, rest []byte, ok bool) {
+	var meta []byte
+	seen := map[string]bool{}
+	bad := false
+	if _, err := jsonscan.Object(params, func(k, v []byte) bool {
+		if bytes.IndexByte(k, '\\') >= 0 || seen[string(k)] {
+			bad = true
+			return false
+		}
+		seen[string(k)] = true
+		if string(k) == "_meta" {
+			meta = v
+		}
+		return true
+	}); err != nil || bad || meta == nil {
+		return nil, nil, false
+	}
+	var pv, ci, cc []byte
+	kept := 0
+	seen = map[string]bool{}
+	if _, err := jsonscan.Object(meta, func(k, v []byte) bool {
+		if bytes.IndexByte(k, '\\') >= 0 || seen[string(k)] {
+			bad = true
+			return false
+		}
+		seen[string(k)] = true
+		switch string(k) {
+		case mcp.MetaKeyProtocolVersion:
+			pv = v
+		case mcp.MetaKeyClientInfo:
+			ci = v
+		case mcp.MetaKeyClientCapabilities:
+			cc = v
+		case mcp.MetaKeyLogLevel:
+			bad = true
+		default:
+			kept++
+		}
+		return !bad
+	}); err != nil || bad || cc == nil || !plainString(pv) || string(pv[1:len(pv)-1]) < modernVersion {
+		return nil, nil, false
+	}
+	for _, v := range [][]byte{pv, ci, cc} {
+		trip = binary.AppendUvarint(trip, uint64(len(v)))
+		trip = append(trip, v...)
+	}
+	rest = make([]byte, 0, len(params))
+	rest = append(rest, '{')
+	n := 0
+	member := func(k, v []byte) {
+		if n > 0 {
+			rest = append(rest, ',')
+		}
+		n++
+		rest = append(rest, '"')
+		rest = append(rest, k...)
+		rest = append(rest, '"', ':')
+		rest = append(rest, v...)
+	}
+	_, _ = jsonscan.Object(params, func(k, v []byte) bool {
+		if string(k) != "_meta" {
+			member(k, v)
+			return true
+		}
+		if kept == 0 {
+			return true
+		}
+		var m []byte
+		m = append(m, '{')
+		j := 0
+		_, _ = jsonscan.Object(v, func(mk, mv []byte) bool {
+			switch string(mk) {
+			case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities:
+				return true
+			}
+			if j > 0 {
+				m = append(m, ',')
+			}
+			j++
+			m = append(m, '"')
+			m = append(m, mk...)
+			m = append(m, '"', ':')
+			m = append(m, mv...)
+			return true
+		})
+		member(k, append(m, '}'))
+		return true
+	})
+	return trip, append(rest, '}'), true
+}
+
+// serverImpl is the proxy's identity as an MCP server (initialize's
+// serverInfo; on 2026-07-28 every result's _meta serverInfo).
+var serverImpl = sync.OnceValue(func() *mcp.Implementation {
+	return &mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}
+})
+
+// stampServerInfo puts the proxy's serverInfo into the _meta of a
+// tools/call result for a 2026-07-28 client unless it has one, as the
+// go-sdk server does for requests whose _meta names that version
+// (annotateServerInfo, SEP-2575); a request whose triple the front
+// elided does not, so the proxy does it for every such result. The
+// result's own _meta map is not modified (it may be the upstream's).
+func stampServerInfo(res mcp.Result) {
+	if res == nil {
+		return
+	}
+	m := res.GetMeta()
+	if _, ok := m[mcp.MetaKeyServerInfo]; ok {
+		return
+	}
+	out := make(map[string]any, len(m)+1)
+	for k, v := range m {
+		out[k] = v
+	}
+	out[mcp.MetaKeyServerInfo] = serverImpl()
+	res.SetMeta(out)
+}
