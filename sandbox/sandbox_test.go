@@ -676,3 +676,29 @@ func TestWorkerLimitsApplied(t *testing.T) {
 		t.Errorf("limit %q not found in /proc limits", name)
 	}
 }
+
+// A bridge call the parent rejects (the reply comes later, with no frame of
+// the body on the stack) names the call's (line, col) in the body when the
+// rejection is not caught (issue 12, fresh-user trial: rejected bridge calls
+// had no position).
+func TestRejectedBridgeCallLine(t *testing.T) {
+	p := newPool(t, nil)
+	reject := func(_ context.Context, op string, _ json.RawMessage) (json.RawMessage, error) {
+		return nil, fmt.Errorf("unknown tool %q", op)
+	}
+	for _, tc := range []struct{ code, want string }{
+		{"const a = 1;\nconst r = await openclaw.tools.call('mcp:x:y', {});", `Error: unknown tool "call" (line 2, col 36)`},
+		{"const [a] = await Promise.all([\n  openclaw.tools.describe('a')]);", `Error: unknown tool "describe" (line 2, col `},
+		{"async function f() {\n  return openclaw.tools.call('x');\n}\nreturn await f();", `(line 2, col 29)`},
+	} {
+		res := p.Run(context.Background(), tc.code, 5*time.Second, reject)
+		if res.OK || !strings.Contains(res.Error, tc.want) {
+			t.Errorf("code %q: error = %q; want it to contain %q", tc.code, res.Error, tc.want)
+		}
+	}
+	// Caught: message and properties as before; the stack names the call.
+	res := p.Run(context.Background(), "try { await openclaw.tools.call('x'); } catch (e) { return [e.message, e.stack]; }", 5*time.Second, reject)
+	if !res.OK || string(res.Value) != `["unknown tool \"call\"","Error: unknown tool \"call\"\n    at openclaw.tools.call (sandbox.js:2:32)"]` {
+		t.Errorf("caught: %+v %s", res, res.Value)
+	}
+}

@@ -129,6 +129,12 @@ func (o *workerOut) send(m message) error {
 
 type pendingCall struct {
 	resolve, reject func(any) error
+	op              string // search, describe or call
+	// at is "sandbox.js:L:C", where the user's body made the call (""
+	// when goja shows no frame of the body): a rejection settles later,
+	// with no frame of the body on the stack, so its Error gets this
+	// position in its stack and the run's error names (line N, col M).
+	at string
 }
 
 // jsWorker is the goja side of one run.
@@ -140,6 +146,7 @@ type jsWorker struct {
 	nextID    int64 // bridge calls sent so far
 	refused   int   // bridge calls refused by the call cap
 	sentBytes int   // bridge-call argument bytes sent this run (MaxRunBytes)
+	bodyLines int   // lines of the user's body (callSite)
 
 	logBytes     int
 	logTruncated bool
@@ -288,8 +295,36 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 	if err := w.out.send(message{T: msgCall, ID: id, Op: op, Args: json.RawMessage(raw)}); err != nil {
 		os.Exit(3) // the parent is gone
 	}
-	w.pending[id] = &pendingCall{resolve: resolve, reject: reject}
+	w.pending[id] = &pendingCall{resolve: resolve, reject: reject, op: op, at: w.callSite()}
 	return vm.ToValue(p)
+}
+
+// callSite is "sandbox.js:L:C" of the innermost frame of the user's body on
+// the current call stack (wrapper lines included, as in goja's stacks), or
+// "" when there is none.
+func (w *jsWorker) callSite() string {
+	for _, f := range w.vm.CaptureCallStack(16, nil) {
+		if f.SrcName() != scriptName {
+			continue
+		}
+		pos := f.Position()
+		if l := pos.Line - wrapperLines; l >= 1 && l <= w.bodyLines {
+			return fmt.Sprintf("%s:%d:%d", scriptName, pos.Line, pos.Column)
+		}
+	}
+	return ""
+}
+
+// rejection is the Error a settled-later bridge call rejects with: msg and
+// props as errorWithProps, and, when the call site is known, a stack that
+// names it ("at openclaw.tools.OP (sandbox.js:L:C)"), which describeJSError
+// turns into "(line N, col M)" of the body.
+func (w *jsWorker) rejection(pc *pendingCall, op, msg string, props json.RawMessage) goja.Value {
+	e := w.errorWithProps(msg, props)
+	if o, ok := e.(*goja.Object); ok && pc.at != "" {
+		_ = o.DefineDataProperty("stack", w.vm.ToValue("Error: "+msg+"\n    at openclaw.tools."+op+" ("+pc.at+")"), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	}
+	return e
 }
 
 // callCapMessage is the error a script sees for a call over the cap.
@@ -335,6 +370,7 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 		vm.SetMaxCallStackSize(w.limits.MaxCallStackSize)
 	}
 	bodyLines := strings.Count(code, "\n") + 1
+	w.bodyLines = bodyLines
 	prg, err := goja.Compile(scriptName, wrapperHead+code+wrapperTail, false)
 	if err != nil {
 		return w.fail(describeCompileError(err, bodyLines))
@@ -364,7 +400,7 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 			if msg == "" {
 				msg = "bridge returned no value"
 			}
-			settleErr = pc.reject(w.errorWithProps(msg, m.Props))
+			settleErr = pc.reject(w.rejection(pc, pc.op, msg, m.Props))
 		} else {
 			val, perr := w.jsonParse(goja.Undefined(), vm.ToValue(string(m.Value)))
 			if perr != nil {
