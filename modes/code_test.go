@@ -226,3 +226,15 @@ return {match: h[0].match, matched: h[0].matched, scored: h[0].score > 0}`)
 		t.Errorf("partial search hint = %q", out.Hint)
 	}
 }
+
+// A bridge call the API rejects names its position in the body (sandbox
+// TestRejectedBridgeCallLine covers the worker side).
+func TestCodeRejectedCallNamesLine(t *testing.T) {
+	env := newTestEnv(t)
+	c := newTestCode(t, 1)
+	_, out := runCode(t, c, env, "const a = 1;\nreturn await openclaw.tools.call(\"mcp:github:create_isue\", {});")
+	t.Logf("error: %s", out.Error)
+	if out.OK || !strings.Contains(out.Error, "unknown tool") || !strings.HasSuffix(out.Error, "(line 2, col 33)") {
+		t.Errorf("error = %q, want unknown tool … (line 2, col 33)", out.Error)
+	}
+}
