@@ -3,10 +3,14 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -15,7 +19,8 @@ import (
 // server-everything sent, "execution" included (go-sdk v1.8.0's mcp.Tool
 // drops it; the proxy keeps it at ingest). The same TypeScript SDK client
 // lists server-everything directly and through the proxy (prefix "", over
-// stdio and Streamable HTTP): each tool object is deep-equal.
+// stdio and Streamable HTTP): each tool object is deep-equal; so is each
+// tool of a 2026-07-28 tools/list sent as raw JSON-RPC over HTTP.
 func TestDirectModeToolsMatchEverything(t *testing.T) {
 	cfg := everythingTransparent(t, "shared")
 	script := scriptArg(t, map[string]any{"op": "sleep", "ms": 1500}, map[string]any{"op": "list"})
@@ -64,5 +69,46 @@ func TestDirectModeToolsMatchEverything(t *testing.T) {
 		if len(got) != len(want) {
 			t.Errorf("%s: %d tools through the proxy, %d directly", what, len(got), len(want))
 		}
+	}
+
+	// A 2026-07-28 request (no session; raw JSON-RPC over the proxy's
+	// Streamable HTTP) gets the same tool objects, in the answer the
+	// go-sdk stamps for that protocol (resultType, server identity).
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/mcp", bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/list")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if i := bytes.Index(raw, []byte("data: ")); i >= 0 { // an SSE answer: its one event
+		raw = raw[i+len("data: "):]
+		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+			raw = raw[:j]
+		}
+	}
+	var answer struct {
+		Result struct {
+			ResultType string           `json:"resultType"`
+			Tools      []map[string]any `json:"tools"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(raw, &answer); err != nil || answer.Result.ResultType != "complete" {
+		t.Fatalf("2026-07-28 tools/list: %v, answer %.300s", err, raw)
+	}
+	for _, tl := range answer.Result.Tools {
+		n, _ := tl["name"].(string)
+		if w := want[n]; w == nil || !reflect.DeepEqual(any(tl), w) {
+			gb, _ := json.Marshal(tl)
+			t.Errorf("2026-07-28: tool %s differs from directly: %s", n, gb)
+		}
+	}
+	if len(answer.Result.Tools) != len(want) || !strings.Contains(string(raw), `"taskSupport":"required"`) {
+		t.Errorf("2026-07-28: %d tools (want %d), answer %.200s", len(answer.Result.Tools), len(want), raw)
 	}
 }
