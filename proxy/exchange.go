@@ -147,6 +147,9 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	ex.expiry = time.AfterFunc(p.approvalTimeout(), func() { p.endExchange(ex) })
 	cs := *s // the call's own copy of the session, naming the exchange
 	cs.ex = ex
+	if cs.base == nil {
+		cs.base = s
+	}
 	go func() {
 		defer close(ex.done)
 		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)

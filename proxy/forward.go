@@ -87,6 +87,13 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 			return nil, fmt.Errorf("%w: %q: %s", upstream.ErrUnavailable, e.Upstream, reason)
 		}
 		opts.Conn = cc
+		if s.ex != nil {
+			// A 2026-07-28 client's call: questions of its per-client
+			// session go to this call's exchange (relayMiddleware).
+			var done func()
+			ctx, done = p.pt.startCall(ctx, e.Upstream, s)
+			defer done()
+		}
 	} else {
 		var done func()
 		ctx, done = p.pt.startCall(ctx, e.Upstream, s)

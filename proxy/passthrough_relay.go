@@ -121,6 +121,24 @@ func (pt *passthrough) startCall(ctx context.Context, up string, s *session) (co
 	}
 }
 
+// exchangeCall is the one 2026-07-28 call (running as an exchange) of
+// owner's client in flight on owner's per-client session of up, nil when
+// there is none or several (then the request goes to owner as before).
+func (pt *passthrough) exchangeCall(up string, owner *session) *inflight {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	var found *inflight
+	for _, c := range pt.inflight {
+		if c.up == up && c.s.ex != nil && c.s.ss == owner.ss {
+			if found != nil {
+				return nil
+			}
+			found = c
+		}
+	}
+	return found
+}
+
 // callerFor finds the call that a request of the shared session of up
 // belongs to (rule in relay_route.go): by token, else the calls in flight
 // on up when they all belong to one client session. why says why there is
@@ -162,6 +180,19 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			}
 			token := takeCallerToken(req)
 			target := owner
+			if owner != nil {
+				// A 2026-07-28 client cannot be sent a request: the call of
+				// it that is in flight on this session asks through its
+				// exchange (exchange.go).
+				if f := pt.exchangeCall(up, owner); f != nil {
+					target = f.s
+					callCtx := f.ctx
+					relCtx, cancel := context.WithCancel(context.WithoutCancel(callCtx))
+					stop := context.AfterFunc(ctx, cancel)
+					defer func() { stop(); cancel() }()
+					ctx = relCtx
+				}
+			}
 			why := "its client did not advertise that capability"
 			callCtx := context.Context(nil)
 			code := int64(jsonrpc.CodeMethodNotFound)
@@ -373,6 +404,9 @@ func (pt *passthrough) releasePerClient() {
 func (pt *passthrough) state(s *session) *clientState {
 	if s == nil {
 		return nil
+	}
+	if s.base != nil { // a 2026-07-28 call's copy: the session's own state
+		s = s.base
 	}
 	pt.mu.Lock()
 	st := pt.clients[s]

@@ -60,6 +60,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if err := p.admitStdio(req); err != nil {
 					return nil, err
 				}
+				p.openPerClient2026(req, endpoint, transport) // stdio2026.go
 			}
 			switch method {
 			case "initialize":

@@ -28,6 +28,9 @@ type session struct {
 	end  context.CancelFunc
 
 	ex *exchange // exchange.go: set on the copy a 2026-07-28 call runs with
+	// base is the session this is a copy of (the copy a 2026-07-28 call
+	// runs with), nil on the session itself.
+	base *session
 	// surface is what the client last saw of its tools (listchanged.go);
 	// shared by the copies of the session.
 	surface *surfaceMark

@@ -59,8 +59,10 @@ func modernRequest(r *http.Request) bool {
 // to it become input-required results (exchange.go), change notifications
 // come through subscriptions/listen. One thing cannot be mapped: an
 // upstream with session = "per-client" needs a client session to open its
-// own session for; with one configured, the stateful fronts keep offering
-// up to 2025-11-25 (serve2026).
+// own session for, and a 2026-07-28 HTTP request has none; with one
+// configured, Streamable HTTP keeps offering up to 2025-11-25 (serve2026).
+// stdio has its connection as the session, so it offers 2026-07-28 either
+// way (stdioServes2026).
 var route2026 = true
 
 // stdio2026 offers 2026-07-28 on stdio too (with serve2026): a client
@@ -70,18 +72,28 @@ var route2026 = true
 // (legacyVersion).
 var stdio2026 = true
 
-// serve2026 reports whether the stateful fronts (Streamable HTTP with
-// sessions, stdio) offer 2026-07-28.
+// serve2026 reports whether the stateful Streamable HTTP front routes
+// 2026-07-28 requests (to its stateless handler): not with a per-client
+// upstream.
 func (p *Proxy) serve2026() bool {
-	if !route2026 {
-		return false
-	}
+	return route2026 && !p.anyPerClient()
+}
+
+// stdioServes2026 reports whether the stdio front offers 2026-07-28. A
+// 2026-07-28 stdio client's connection is its session, so per-client
+// upstream sessions are opened for it at its first request
+// (openPerClient2026).
+func stdioServes2026() bool { return route2026 && stdio2026 }
+
+// anyPerClient reports whether an enabled upstream has session =
+// "per-client".
+func (p *Proxy) anyPerClient() bool {
 	for _, u := range p.conf().EnabledUpstreams() {
 		if u.Session == "per-client" {
-			return false
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // streamableHandler is the Streamable HTTP handler of one path (endpoint ""
@@ -128,7 +140,7 @@ func (p *Proxy) sseHandler(endpoint, streamablePath string) http.Handler {
 // Streamable HTTP only without sessions, and the legacy SSE transport is of
 // 2024-11-05). See docs/design.md "Protocol versions".
 func (p *Proxy) serverVersions(transport string) []string {
-	if transport == transportStateless || (transport == "stdio" && p.serve2026() && stdio2026) {
+	if transport == transportStateless || (transport == "stdio" && stdioServes2026()) {
 		return mcp.SupportedProtocolVersions()
 	}
 	return frontVersions()

@@ -41,3 +41,24 @@ func (p *Proxy) stdioDiscover(transport string) mcp.Middleware {
 		}
 	}
 }
+
+// openPerClient2026 opens the per-client upstream sessions of a 2026-07-28
+// stdio client at its first request that names the version (there is no
+// notifications/initialized; the go-sdk has by then taken the request's
+// _meta as the session's initialize parameters, so each upstream session
+// is opened with the client's capabilities). It does nothing without a
+// per-client upstream, for server/discover (answered without touching the
+// session) and for older clients (notifications/initialized opens them).
+// Questions a per-client upstream asks during a call of such a client
+// reach it as input-required results (forward registers the call,
+// passthrough_relay.go relayMiddleware finds its exchange).
+func (p *Proxy) openPerClient2026(req mcp.Request, endpoint, transport string) {
+	if !p.anyPerClient() || !modernRequestOf(req) {
+		return
+	}
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss.InitializeParams() == nil {
+		return
+	}
+	p.pt.clientInitialized(p.sessionFor(ss, endpoint, transport))
+}

@@ -3,12 +3,17 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // legacyVersion is the newest protocol version with initialize and
@@ -150,5 +155,65 @@ func TestStdioDiscoverThenInitialize(t *testing.T) {
 	}
 	if _, ok := lt["resultType"]; ok {
 		t.Errorf("a 2025-11-25 tools/list result has resultType: %v", lt["resultType"])
+	}
+}
+
+// TestPerClientStdio2026: with an upstream of session = "per-client", the
+// stdio front still serves 2026-07-28: the client's connection is its
+// session, its per-client upstream session opens at its first request
+// (with the capabilities of the request's _meta), and the questions that
+// upstream (on 2025-11-25) asks during a call reach the client as
+// input-required results, which the go-sdk client answers through its
+// handlers. Streamable HTTP keeps offering up to 2025-11-25 (a 2026-07-28
+// HTTP request has no session to open an upstream session for).
+func TestPerClientStdio2026(t *testing.T) {
+	cfg, err := config.Parse([]byte(fmt.Sprintf("[server]\ntransport = \"http\"\n[upstreams.a]\nurl = %s\nsession = \"per-client\"\n", tomlQuote(askingUpstream(t)))), "", func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close(context.Background()) })
+
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := p.Server("", "stdio").Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "stdio-per-client", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"word": "plum"}}, nil
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "hi from the model"}}, nil
+		},
+	})
+	c.AddRoots(&mcp.Root{URI: "file:///stdio", Name: "stdio"})
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
+		t.Fatalf("stdio with a per-client upstream negotiated %q, want %q", v, modernVersion)
+	}
+	for tool, want := range map[string]string{"a__ask": "accept: you said plum", "a__sample": "model: hi from the model", "a__roots": "root file:///stdio"} {
+		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+		if err != nil {
+			t.Errorf("%s: %v", tool, err)
+			continue
+		}
+		if got := resultText(r); got != want {
+			t.Errorf("%s = %q, want %q", tool, got, want)
+		}
+	}
+	if got := p.Server("", "streamable-http"); slices.Contains(p.serverVersions("streamable-http"), modernVersion) || got == nil {
+		t.Errorf("Streamable HTTP with a per-client upstream offers %v; want up to 2025-11-25", p.serverVersions("streamable-http"))
 	}
 }
