@@ -16,7 +16,9 @@ import (
 // result exactly as it does against server-everything directly: the
 // proxy advertises the upstream's tasks capability, relays the task
 // member of tools/call, passes the CreateTaskResult on, and routes
-// tasks/get, tasks/list and tasks/result to the upstream. A second client
+// tasks/get, tasks/list and tasks/result to the upstream; an input_required
+// task's elicitation (sent by the upstream while the client waits in
+// tasks/result) reaches the client and its answer the result. A second client
 // session cannot read or list the first one's task (the upstream holds
 // both sessions' tasks in one shared session), and a denied tool called
 // as a task gets the answer an unknown tool gets.
@@ -29,8 +31,11 @@ func TestTasksThroughProxy(t *testing.T) {
 		map[string]any{"op": "listTasks"},
 		map[string]any{"op": "taskResult"},
 		map[string]any{"op": "getTask", "taskId": "no-such-task"},
+		// input_required: the upstream asks the client (elicitation) while
+		// the client waits in tasks/result; the answer shapes the result.
+		map[string]any{"op": "callTask", "name": "simulate-research-query", "args": map[string]any{"topic": "python", "ambiguous": true}, "timeoutMs": 30000},
 	)
-	args := []string{"--quiet", "--caps", "tasks", "--script", steps}
+	args := []string{"--quiet", "--caps", "elicitation,tasks", "--script", steps}
 	direct := nodeClient(t, append(append(args, "--"), npmServer(t, "everything")...)...)
 	viaStdio := nodeClient(t, append(append(args, "--"), proxyCmd(t, cfg)...)...)
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
@@ -73,6 +78,12 @@ func TestTasksThroughProxy(t *testing.T) {
 		}
 		if code := jpath(t, doc, "steps", 5, "error", "code"); code != float64(-32602) {
 			t.Errorf("%s: tasks/get of an unknown id: %v, want -32602", what, jpath(t, doc, "steps", 5))
+		}
+		if got, want := text(doc, 6), text(direct, 6); got != want || !strings.Contains(got, "**Clarification**") {
+			t.Errorf("%s: input_required task result through the proxy\n got: %.300s\nwant: %.300s", what, got, want)
+		}
+		if st := fmt.Sprint(jpath(t, doc, "steps", 6, "messages")); !strings.Contains(st, "status:input_required") {
+			t.Errorf("%s: input_required task never showed status input_required: %s", what, st)
 		}
 	}
 

@@ -38,6 +38,11 @@ package proxy
 // session id presented with another user's token: the go-sdk refuses that
 // for the requests it handles, tasks/* bypass it), is unknown too.
 //
+// An input_required task asks the client while the client waits in
+// tasks/result: that request is registered as the session's call in
+// flight on the shared upstream session, so the upstream's elicitation or
+// sampling request reaches this client (passthrough_relay.go).
+//
 // Not passed: notifications/tasks/status (optional in the spec; clients
 // poll tasks/get), task-augmented requests from upstreams to clients
 // (sampling, elicitation as tasks), and tasks for 2026-07-28 sessions or
@@ -303,6 +308,15 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 	e := s.Snapshot().ByID(r.entryID)
 	if e == nil || !s.allowed(e) {
 		return nil, errUnknownTask(ref.TaskID) // no longer allowed: as unknown (SPEC §6)
+	}
+	if r.conn == nil && method == "tasks/result" {
+		// While the result is awaited, the upstream may ask the client
+		// (an input_required task's elicitation travels with tasks/result):
+		// its requests on the shared session reach this client, as during
+		// a call (passthrough_relay.go).
+		var done func()
+		ctx, done = p.pt.startCall(ctx, r.upstream, s)
+		defer done()
 	}
 	res, err := p.ups.Request(ctx, r.upstream, r.conn, method, params)
 	if err != nil {
