@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,8 +14,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // testUpstream is a real go-sdk MCP server served over Streamable HTTP in
@@ -115,26 +111,7 @@ func startTestUpstream(t testing.TB) *testUpstream {
 func testProxy(t testing.TB, base string) (*Proxy, *testUpstream) {
 	t.Helper()
 	up := startTestUpstream(t)
-	text := fmt.Sprintf(base, tomlQuote(up.URL))
-	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, text)
-	}
-	logw := io.Discard
-	if testing.Verbose() {
-		logw = os.Stderr
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	return p, up
+	return startProxyText(t, fmt.Sprintf(base, tomlQuote(up.URL))), up
 }
 
 func tomlQuote(s string) string {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // askingUpstream is a go-sdk server on the initialize-era protocol (as the
@@ -67,23 +64,7 @@ func askingUpstream(t *testing.T) string {
 // upstream's URL) and serves its HTTP front.
 func exchangeProxy(t *testing.T, text string) string {
 	t.Helper()
-	cfg, err := config.Parse([]byte(fmt.Sprintf(text, tomlQuote(askingUpstream(t)))), "", func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	srv := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(srv.Close)
-	return srv.URL + "/mcp"
+	return frontURL(t, startProxyText(t, fmt.Sprintf(text, tomlQuote(askingUpstream(t)))))
 }
 
 const exchangeConfig = `
@@ -255,9 +236,7 @@ func TestInputRequiredUpstream2026(t *testing.T) {
 	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(up.Close)
 	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.m]\nurl = "+tomlQuote(up.URL)+"\n")
-	srv := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(srv.Close)
-	url := srv.URL + "/mcp"
+	url := frontURL(t, p)
 	caps := map[string]any{"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}, "sampling": map[string]any{}}}
 	call := func(name, state string, answers map[string]any) map[string]any {
 		params := map[string]any{"name": name, "arguments": map[string]any{}, "_meta": caps}

@@ -4,19 +4,16 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/audit"
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/testauth"
 )
 
@@ -95,29 +92,11 @@ audience = %[5]q
 		}
 		return "", false
 	}
-	cfg, err := config.Parse([]byte(text), filepath.Join(dir, "config.toml"), getenv)
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, text)
-	}
-	logw := io.Discard
-	if testing.Verbose() {
-		logw = os.Stderr
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	p := startProxyIn(t, dir, text, getenv)
+	// Served on the listener opened first: the config names its URL.
 	srv := &http.Server{Handler: p.Handler(nil)}
 	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		_ = srv.Close()
-		_ = p.Close(context.Background())
-	})
+	t.Cleanup(func() { _ = srv.Close() })
 	env.P = p
 	return env
 }

@@ -104,9 +104,7 @@ func (c *rawClient) initialize(name string) map[string]any {
 func httpProxy(t *testing.T, text string) (*Proxy, string, *testUpstream) {
 	t.Helper()
 	p, up := testProxy(t, text)
-	hs := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(hs.Close)
-	return p, hs.URL + "/mcp", up
+	return p, frontURL(t, p), up
 }
 
 // waitFor polls cond (bounded: a failure means it never became true, not

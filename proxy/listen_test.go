@@ -3,15 +3,12 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // TestListenResourceUpdates2026: a 2026-07-28 client subscribes to an
@@ -33,29 +30,16 @@ func TestListenResourceUpdates2026(t *testing.T) {
 			})
 			uh := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 			t.Cleanup(uh.Close)
-			text := fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[upstreams.r]\nurl = %s\n", stateless, tomlQuote(uh.URL))
-			cfg, err := config.Parse([]byte(text), "", func(string) (string, bool) { return "", false })
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				t.Fatal(err)
-			}
+			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[upstreams.r]\nurl = %s\n", stateless, tomlQuote(uh.URL)))
+			url := frontURL(t, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			if err := p.Start(ctx); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = p.Close(context.Background()) })
-			srv := httptest.NewServer(p.Handler(nil))
-			t.Cleanup(srv.Close)
 
 			updated := make(chan string, 4)
 			c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
 				ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
 			})
-			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

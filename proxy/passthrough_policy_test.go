@@ -4,15 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // featureUpstream is a go-sdk server with one tool, two resources (one URI
@@ -42,23 +38,6 @@ func featureUpstream(t *testing.T, name string) string {
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(hs.Close)
 	return hs.URL
-}
-
-func startProxyText(t *testing.T, text string) *Proxy {
-	t.Helper()
-	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "c.toml"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, text)
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	return p
 }
 
 // featureAnswers runs every route of resources, templates, prompts and

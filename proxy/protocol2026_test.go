@@ -139,14 +139,13 @@ func TestCacheHints2026(t *testing.T) {
 			old := route2026
 			route2026 = true // the stateful case serves 2026-07-28 by routing
 			defer func() { route2026 = old }()
-			srv := httptest.NewServer(p.Handler(nil))
-			t.Cleanup(srv.Close)
+			url := frontURL(t, p)
 			hdr := map[string]string{}
 			if tc.token != "" {
 				hdr["Authorization"] = "Bearer " + tc.token
 			}
 			for _, m := range []string{"tools/list", "server/discover"} {
-				status, res := rpc2026(t, srv.URL+"/mcp", m, nil, hdr)
+				status, res := rpc2026(t, url, m, nil, hdr)
 				if status != http.StatusOK || res["error"] != nil {
 					t.Fatalf("%s: HTTP %d %v", m, status, res)
 				}
@@ -219,9 +218,7 @@ func TestParamHeaders2026(t *testing.T) {
 	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(up.Close)
 	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.r]\nurl = "+tomlQuote(up.URL)+"\n")
-	srv := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(srv.Close)
-	url := srv.URL + "/mcp"
+	url := frontURL(t, p)
 
 	call := func(region any) map[string]any {
 		args := map[string]any{"query": "q"}
@@ -300,8 +297,7 @@ func TestClientCapabilitiesUpstream2026(t *testing.T) {
 	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(up.Close)
 	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.c]\nurl = "+tomlQuote(up.URL)+"\n")
-	srv := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(srv.Close)
+	url := frontURL(t, p)
 	for _, tc := range []struct {
 		caps map[string]any
 		want string
@@ -311,7 +307,7 @@ func TestClientCapabilitiesUpstream2026(t *testing.T) {
 		{map[string]any{"sampling": map[string]any{}, "roots": map[string]any{"listChanged": true}, "experimental": map[string]any{"x": map[string]any{}}}, "caps=sampling,roots"},
 	} {
 		params := map[string]any{"name": "c__caps", "arguments": map[string]any{}, "_meta": map[string]any{"io.modelcontextprotocol/clientCapabilities": tc.caps}}
-		status, res := rpc2026(t, srv.URL+"/mcp", "tools/call", params, nil)
+		status, res := rpc2026(t, url, "tools/call", params, nil)
 		content, _ := jsonPath(res, "result", "content").([]any)
 		text := ""
 		if len(content) == 1 {

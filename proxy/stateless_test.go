@@ -5,11 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -33,25 +30,7 @@ func startProxies(t *testing.T, n int, base string) (string, *testUpstream) {
 	text := fmt.Sprintf(base, tomlQuote(up.URL))
 	var hs []http.Handler
 	for range n {
-		cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
-		if err != nil {
-			t.Fatalf("config: %v\n%s", err, text)
-		}
-		logw := io.Discard
-		if testing.Verbose() {
-			logw = os.Stderr
-		}
-		p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logw, nil))})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := p.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		cancel()
-		t.Cleanup(func() { _ = p.Close(context.Background()) })
-		hs = append(hs, p.Handler(nil))
+		hs = append(hs, startProxyText(t, text).Handler(nil))
 	}
 	var next atomic.Uint64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -148,12 +127,11 @@ transport = "http"
 [upstreams.t]
 url = %[1]s
 `)
-			srv := httptest.NewServer(p.Handler(nil))
-			t.Cleanup(srv.Close)
+			url := frontURL(t, p)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 
-			mc, err := mcpgoclient.NewStreamableHttpClient(srv.URL + "/mcp")
+			mc, err := mcpgoclient.NewStreamableHttpClient(url)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +157,7 @@ url = %[1]s
 			}
 
 			c := mcp.NewClient(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
-			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,24 +237,10 @@ func BenchmarkFrontHTTP(b *testing.B) {
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			up := startTestUpstream(&testing.T{})
-			text := fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %s\n[tool_search]\nenabled = true\nmode = \"tools\"\n[upstreams.t]\nurl = %s\n", tc.stateless, tomlQuote(up.URL))
-			cfg, err := config.Parse([]byte(text), "", func(string) (string, bool) { return "", false })
-			if err != nil {
-				b.Fatal(err)
-			}
-			p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				b.Fatal(err)
-			}
+			p := startProxyText(b, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %s\n[tool_search]\nenabled = true\nmode = \"tools\"\n[upstreams.t]\nurl = %s\n", tc.stateless, tomlQuote(up.URL)))
 			ctx := context.Background()
-			if err := p.Start(ctx); err != nil {
-				b.Fatal(err)
-			}
-			defer p.Close(ctx)
-			srv := httptest.NewServer(p.Handler(nil))
-			defer srv.Close()
 			c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: frontURL(b, p)}, &mcp.ClientSessionOptions{ProtocolVersion: tc.version})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -304,28 +268,15 @@ func TestStatelessListChanged(t *testing.T) {
 	})
 	uh := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return upSrv }, nil))
 	t.Cleanup(uh.Close)
-	cfg, err := config.Parse([]byte(fmt.Sprintf(statelessConfig, tomlQuote(uh.URL))), "", func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	url := frontURL(t, startProxyText(t, fmt.Sprintf(statelessConfig, tomlQuote(uh.URL))))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	srv := httptest.NewServer(p.Handler(nil))
-	t.Cleanup(srv.Close)
 
 	changed := make(chan struct{}, 4)
 	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL + "/mcp"}, nil)
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

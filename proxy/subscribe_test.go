@@ -3,17 +3,13 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // TestSubscriptionsPerSession: on a shared upstream session the upstream
@@ -33,21 +29,9 @@ func TestSubscriptionsPerSession(t *testing.T) {
 		return &mcp.CallToolResult{}, nil
 	})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	defer hs.Close()
-	text := fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.r]\nurl = %s\n", tomlQuote(hs.URL))
-	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "c.toml"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(hs.Close) // after the proxy's Close (cleanups run last-in first-out)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.r]\nurl = %s\n", tomlQuote(hs.URL)))
 	ctx := context.Background()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(ctx)
 	a := connect(t, p, "A", nil)
 	b := connect(t, p, "B", nil)
 	if _, err := a.ListResources(ctx, nil); err != nil {
