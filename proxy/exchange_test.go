@@ -233,10 +233,7 @@ func TestInputRequiredUpstream2026(t *testing.T) {
 		}
 		return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"user_name": &mcp.ElicitParams{Message: "name?", RequestedSchema: word}}}, nil
 	})
-	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	t.Cleanup(up.Close)
-	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.m]\nurl = "+tomlQuote(up.URL)+"\n")
-	url := frontURL(t, p)
+	_, url := statelessProxyOver(t, "m", s)
 	caps := map[string]any{"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}, "sampling": map[string]any{}}}
 	call := func(name, state string, answers map[string]any) map[string]any {
 		params := map[string]any{"name": name, "arguments": map[string]any{}, "_meta": caps}

@@ -215,10 +215,7 @@ func TestParamHeaders2026(t *testing.T) {
 			calls.Add(1)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "args " + string(req.Params.Arguments)}}}, nil
 		})
-	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	t.Cleanup(up.Close)
-	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.r]\nurl = "+tomlQuote(up.URL)+"\n")
-	url := frontURL(t, p)
+	_, url := statelessProxyOver(t, "r", s)
 
 	call := func(region any) map[string]any {
 		args := map[string]any{"query": "q"}
@@ -294,10 +291,7 @@ func TestClientCapabilitiesUpstream2026(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "caps=" + strings.Join(seen, ",")}}}, nil
 		})
-	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	t.Cleanup(up.Close)
-	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams.c]\nurl = "+tomlQuote(up.URL)+"\n")
-	url := frontURL(t, p)
+	_, url := statelessProxyOver(t, "c", s)
 	for _, tc := range []struct {
 		caps map[string]any
 		want string
@@ -317,4 +311,15 @@ func TestClientCapabilitiesUpstream2026(t *testing.T) {
 			t.Errorf("client capabilities %v: HTTP %d, %v; want the upstream to see %q", tc.caps, status, res, tc.want)
 		}
 	}
+}
+
+// statelessProxyOver serves s as a stateless 2026-07-28 Streamable HTTP
+// upstream named name (next to the test upstream "t") behind a proxy with
+// a stateless front, and returns the proxy and its /mcp URL.
+func statelessProxyOver(t *testing.T, name string, s *mcp.Server) (*Proxy, string) {
+	t.Helper()
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(up.Close)
+	p, _ := testProxy(t, "[server]\ntransport = \"http\"\nstateless = true\n[upstreams.t]\nurl = %[1]s\n[upstreams."+name+"]\nurl = "+tomlQuote(up.URL)+"\n")
+	return p, frontURL(t, p)
 }

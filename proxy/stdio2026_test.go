@@ -3,8 +3,6 @@ package proxy
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // legacyVersion is the newest protocol version with initialize and
@@ -167,20 +163,9 @@ func TestStdioDiscoverThenInitialize(t *testing.T) {
 // handlers. Streamable HTTP keeps offering up to 2025-11-25 (a 2026-07-28
 // HTTP request has no session to open an upstream session for).
 func TestPerClientStdio2026(t *testing.T) {
-	cfg, err := config.Parse([]byte(fmt.Sprintf("[server]\ntransport = \"http\"\n[upstreams.a]\nurl = %s\nsession = \"per-client\"\n", tomlQuote(askingUpstream(t)))), "", func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := testProxy(t, "[server]\ntransport = \"http\"\n[upstreams.t]\nurl = %[1]s\n[upstreams.a]\nurl = "+tomlQuote(askingUpstream(t))+"\nsession = \"per-client\"\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
 
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := p.Server("", "stdio").Connect(ctx, st, nil); err != nil {
