@@ -116,6 +116,7 @@ func (c *httpConn) fail(err error) {
 		c.failErr = err
 		close(c.failed)
 	})
+	c.closeOwn() // owncall.go
 }
 
 // Read implements mcp.Connection.
@@ -563,6 +564,7 @@ func (c *httpConn) Close() error {
 		}
 		c.cancel()
 		close(c.done)
+		c.closeOwn() // owncall.go
 	})
 	return nil
 }

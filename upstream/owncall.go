@@ -59,6 +59,21 @@ func (w *wire) ownDone(id int64, a ownAnswer) {
 	}
 }
 
+// closeOwn fails every own request still waiting: the connection ended
+// (its answer can no longer come).
+func (w *wire) closeOwn() {
+	w.mu.Lock()
+	own := w.own
+	w.own = map[int64]chan ownAnswer{}
+	for id := range own {
+		delete(w.pending, id)
+	}
+	w.mu.Unlock()
+	for _, ch := range own {
+		ch <- ownAnswer{err: fmt.Errorf("the upstream connection ended before the answer: %w", mcp.ErrConnectionClosed)}
+	}
+}
+
 // ownCaller is implemented by the proxy's own transport connections.
 type ownCaller interface {
 	ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error)

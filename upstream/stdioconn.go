@@ -59,6 +59,7 @@ const stdioReadBuf = 64 << 10
 // ends or the connection is closed.
 func (c *stdioConn) readLoop() {
 	defer close(c.incoming)
+	defer c.closeOwn() // owncall.go
 	br := bufio.NewReaderSize(c.r, stdioReadBuf)
 	var line []byte
 	var sniff idSniffer

@@ -2,6 +2,7 @@ package fakeupstream
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 )
 
@@ -45,6 +46,40 @@ func Named(name string) *Scenario {
 	switch name {
 	case "plain":
 		return &Scenario{}
+	case "tasks":
+		// MCP 2025-11-25 tasks, raw: capabilities.tasks, a tool with
+		// execution.taskSupport, a tools/call with "task" answered by a
+		// CreateTaskResult echoing the task member, tasks/list and
+		// tasks/get answered, tasks/cancel ends the process mid-request.
+		return &Scenario{
+			Tools: func() string {
+				return `[{"name":"slow","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"},"x-later":{"a":1}}]`
+			},
+			Raw: func(s *Session, m *Msg) bool {
+				var p struct {
+					Task   json.RawMessage `json:"task"`
+					TaskID string          `json:"taskId"`
+				}
+				_ = json.Unmarshal(m.Params, &p)
+				switch {
+				case m.Method == "initialize":
+					s.Result(m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"fakeupstream","version":"1"}}`)
+				case m.Method == "tools/call" && p.Task != nil:
+					s.Result(m.ID, `{"task":{"taskId":"t-1","status":"working","requested":`+string(p.Task)+`}}`)
+				case m.Method == "tasks/list":
+					s.Result(m.ID, `{"tasks":[{"taskId":"t-1","status":"working"}]}`)
+				case m.Method == "tasks/get" && p.TaskID == "t-1":
+					s.Result(m.ID, `{"taskId":"t-1","status":"completed"}`)
+				case m.Method == "tasks/get":
+					s.Error(m.ID, -32602, "no task "+p.TaskID)
+				case m.Method == "tasks/cancel":
+					os.Exit(3)
+				default:
+					return false
+				}
+				return true
+			},
+		}
 	case "longname":
 		return &Scenario{Tools: func() string {
 			return `[{"name":"free-tier-usage","inputSchema":{"type":"object"}},{"name":"get-cost-forecast","inputSchema":{"type":"object"}}]`
