@@ -266,17 +266,37 @@ func TestClauseMixFindsEachTask(t *testing.T) {
 		{"fx:convert_currency", "Convert an amount between currencies.", ""},
 	}, filler...)
 	q := "I'm going to Lisbon next week: what is the weather forecast, the hourly weather and are there weather alerts for the city? Also convert 200 dollars."
-	ix := testIndex(t, tools)
-	if got := top(ix, q, 5); !slices.Contains(got, "mcp:fx:convert_currency") {
-		t.Errorf("top 5 %v, want mcp:fx:convert_currency among them", got)
-	}
-	p := DefaultRankParams()
-	p.ClauseMix = 0
 	var es []*Entry
-	for _, d := range ix.docs {
+	for _, d := range testIndex(t, tools).docs {
 		es = append(es, d.e)
 	}
+	p := DefaultRankParams()
+	p.Semantic = 0 // the lexical signal only: what the clauses change
+	if got := top(NewIndexWithParams(es, p), q, 5); !slices.Contains(got, "mcp:fx:convert_currency") {
+		t.Errorf("top 5 %v, want mcp:fx:convert_currency among them", got)
+	}
+	p.ClauseMix = 0
 	if got := top(NewIndexWithParams(es, p), q, 5); slices.Contains(got, "mcp:fx:convert_currency") {
 		t.Errorf("without the clause signal the converter is in the top 5 too (%v): the test no longer shows what the signal changes", got)
+	}
+}
+
+// Different wording (class 3) reached through the GloVe table: words used
+// in the same contexts as the tool's words (flights ~ airline, food intake
+// ~ calories), which WordNet's synonyms do not link.
+func TestGloVeRelatedWords(t *testing.T) {
+	tools := append([][3]string{
+		{"travel:book_tickets", "Book airline tickets and compare fares.", ""},
+		{"health:diet_log", "Count calories and keep a diary of meals.", ""},
+		{"travel:hotel_search", "Search hotels by city and dates.", ""},
+	}, filler...)
+	ix := testIndex(t, tools)
+	for q, want := range map[string]string{
+		"cheapest flights from Lisbon to Tokyo": "mcp:travel:book_tickets",
+		"log my daily food intake":              "mcp:health:diet_log",
+	} {
+		if got := top(ix, q, 1); len(got) == 0 || got[0] != want {
+			t.Errorf("%q: top %v, want %s", q, got, want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	_ "embed"
+	"sort"
 	"strings"
 	"sync"
 )
@@ -20,6 +21,19 @@ import (
 //go:embed related_wordnet.gz
 var relatedWordNet []byte
 
+// relatedGloVe is the second table: each word's nearest words by the
+// cosine similarity of GloVe word vectors (scripts/gen-wordvec.sh;
+// licence in LICENSE.glove beside this file), words used in the same
+// contexts (flight: airline, airport; diet: calorie, nutrition) that
+// WordNet's synonyms and hypernyms do not reach.
+//
+//go:embed related_glove.gz
+var relatedGloVe []byte
+
+// gloveWeight scales the GloVe table's weights (cosine similarity) against
+// WordNet's (1 for a synonym).
+const gloveWeight = 0.5
+
 type relTerm struct {
 	term string
 	w    float64
@@ -34,9 +48,25 @@ var (
 func related() map[string][]relTerm {
 	relatedOnce.Do(func() {
 		relatedTable = map[string][]relTerm{}
-		zr, err := gzip.NewReader(bytes.NewReader(relatedWordNet))
+		readRelated(relatedWordNet, 1)
+		readRelated(relatedGloVe, gloveWeight)
+		for w, rs := range relatedTable {
+			// Strongest first: the expansion takes the first few.
+			sort.SliceStable(rs, func(i, j int) bool { return rs[i].w > rs[j].w })
+			relatedTable[w] = rs
+		}
+	})
+	return relatedTable
+}
+
+// readRelated adds a gzip-compressed table ("word rel:weight …", weights
+// in tenths, times scale) to relatedTable; a relation already there keeps
+// its larger weight.
+func readRelated(table []byte, scale float64) {
+	{
+		zr, err := gzip.NewReader(bytes.NewReader(table))
 		if err != nil {
-			return // a build without the table: no semantic signal
+			return // a build without the table
 		}
 		sc := bufio.NewScanner(zr)
 		for sc.Scan() {
@@ -44,7 +74,7 @@ func related() map[string][]relTerm {
 			if len(fs) < 2 {
 				continue
 			}
-			rs := make([]relTerm, 0, len(fs)-1)
+			rs := relatedTable[fs[0]]
 			for _, f := range fs[1:] {
 				i := strings.LastIndexByte(f, ':')
 				if i <= 0 {
@@ -54,12 +84,22 @@ func related() map[string][]relTerm {
 				for _, c := range f[i+1:] {
 					w = w*10 + int(c-'0')
 				}
-				rs = append(rs, relTerm{f[:i], float64(w) / 10})
+				rs = addRel(rs, relTerm{f[:i], float64(w) / 10 * scale})
 			}
 			relatedTable[fs[0]] = rs
 		}
-	})
-	return relatedTable
+	}
+}
+
+// addRel adds r to rs, or raises the weight of the same term in rs.
+func addRel(rs []relTerm, r relTerm) []relTerm {
+	for i := range rs {
+		if rs[i].term == r.term {
+			rs[i].w = max(rs[i].w, r.w)
+			return rs
+		}
+	}
+	return append(rs, r)
 }
 
 // Bounds of the expansion, for latency: related terms per query term and
