@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"reflect"
 	"sort"
 	"strings"
@@ -111,4 +112,44 @@ func TestDirectModeToolsMatchEverything(t *testing.T) {
 	if len(answer.Result.Tools) != len(want) || !strings.Contains(string(raw), `"taskSupport":"required"`) {
 		t.Errorf("2026-07-28: %d tools (want %d), answer %.200s", len(answer.Result.Tools), len(want), raw)
 	}
+}
+
+// TestDescribeShowsExecution (issue 12 item 6): tool_describe (tools
+// mode), openclaw.tools.describe (code mode) and the CLI describe show
+// server-everything's execution member, with title and annotations.
+func TestDescribeShowsExecution(t *testing.T) {
+	ev := npmServer(t, "everything")
+	cfgFor := func(mode string) string {
+		return writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = %q
+
+[upstreams.everything]
+command = %s
+args = [%s]
+`, mode, tomlString(ev[0]), quoteArgs(ev[1:])))
+	}
+	const id = "mcp:everything:simulate-research-query"
+	check := func(what, text string) {
+		t.Helper()
+		for _, want := range []string{`"execution":{"taskSupport":"required"}`, `"title":"Simulate Research Query"`, `"idempotentHint":false`} {
+			if !strings.Contains(strings.ReplaceAll(text, `\"`, `"`), want) {
+				t.Errorf("%s lacks %s: %.600s", what, want, text)
+			}
+		}
+	}
+	tools := nodeClient(t, "--quiet", "--script", scriptArg(t, map[string]any{"op": "call", "name": "tool_describe", "args": map[string]any{"id": id}}), "--", proxyCmd(t, cfgFor("tools"))[0], "serve", "--config", cfgFor("tools"), "--log-level", "warn")
+	check("tool_describe", fmt.Sprint(jpath(t, tools, "steps", 0, "result", "content", 0, "text")))
+	code := nodeClient(t, "--quiet", "--script", scriptArg(t, map[string]any{"op": "call", "name": "tool_search_code", "args": map[string]any{"code": fmt.Sprintf("return JSON.stringify(await openclaw.tools.describe(%q));", id)}}), "--", proxyCmd(t, cfgFor("code"))[0], "serve", "--config", cfgFor("code"), "--log-level", "warn")
+	check("openclaw.tools.describe", fmt.Sprint(jpath(t, code, "steps", 0, "result", "content", 0, "text")))
+	out, err := exec.Command(buildProxy(t), "describe", "--config", cfgFor("tools"), "--log-level", "warn", id).Output()
+	if err != nil {
+		t.Fatalf("describe: %v", err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, out); err != nil {
+		t.Fatalf("describe printed no JSON: %v: %.300s", err, out)
+	}
+	check("CLI describe", compact.String())
 }
