@@ -108,7 +108,6 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 		return nil, nil, false
 	}
 	var pv, ci, cc []byte
-	kept := 0
 	seen = map[string]bool{}
 	if _, err := jsonscan.Object(meta, func(k, v []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || seen[string(k)] {
@@ -125,8 +124,6 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 			cc = v
 		case mcp.MetaKeyLogLevel:
 			bad = true
-		default:
-			kept++
 		}
 		return !bad
 	}); err != nil || bad || cc == nil || !plainString(pv) || string(pv[1:len(pv)-1]) < modernVersion {
@@ -136,49 +133,25 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 		trip = binary.AppendUvarint(trip, uint64(len(v)))
 		trip = append(trip, v...)
 	}
-	rest = make([]byte, 0, len(params))
-	rest = append(rest, '{')
-	n := 0
-	member := func(k, v []byte) {
-		if n > 0 {
-			rest = append(rest, ',')
-		}
-		n++
-		rest = append(rest, '"')
-		rest = append(rest, k...)
-		rest = append(rest, '"', ':')
-		rest = append(rest, v...)
-	}
+	out := rawObject{b: make([]byte, 0, len(params))}
 	_, _ = jsonscan.Object(params, func(k, v []byte) bool {
 		if string(k) != "_meta" {
-			member(k, v)
-			return true
+			out.member(k, v)
+		} else if meta := withoutMetaKeys(v, isTripleKey); meta != nil {
+			out.member(k, meta)
 		}
-		if kept == 0 {
-			return true
-		}
-		var m []byte
-		m = append(m, '{')
-		j := 0
-		_, _ = jsonscan.Object(v, func(mk, mv []byte) bool {
-			switch string(mk) {
-			case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities:
-				return true
-			}
-			if j > 0 {
-				m = append(m, ',')
-			}
-			j++
-			m = append(m, '"')
-			m = append(m, mk...)
-			m = append(m, '"', ':')
-			m = append(m, mv...)
-			return true
-		})
-		member(k, append(m, '}'))
 		return true
 	})
-	return trip, append(rest, '}'), true
+	return trip, out.close(), true
+}
+
+// isTripleKey reports whether k (raw) is a key of the _meta triple.
+func isTripleKey(k []byte) bool {
+	switch string(k) {
+	case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities:
+		return true
+	}
+	return false
 }
 
 // serverImpl is the proxy's identity as an MCP server (initialize's

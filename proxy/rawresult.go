@@ -96,15 +96,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 // is there anyway is replaced). Only b's top level and its _meta are
 // scanned; every other member is copied as it is.
 func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
-	out := make([]byte, 0, len(b)+96)
-	out = append(out, '{')
-	n := 0
-	sep := func() {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		n++
-	}
+	out := rawObject{b: make([]byte, 0, len(b)+96)}
 	metaSeen := false
 	var ferr error
 	_, err := jsonscan.Object(b, func(k, v []byte) bool {
@@ -115,17 +107,10 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 			}
 		case "_meta":
 			metaSeen = true
-			sep()
-			out = append(out, `"_meta":`...)
-			out, ferr = mergeMeta(out, v, extra)
-			return ferr == nil
+			v, ferr = mergeMeta(v, extra)
 		}
-		sep()
-		out = append(out, '"')
-		out = append(out, k...)
-		out = append(out, '"', ':')
-		out = append(out, v...)
-		return true
+		out.member(k, v)
+		return ferr == nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("raw tools/call result: %w", err)
@@ -134,24 +119,22 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 		return nil, ferr
 	}
 	if !metaSeen && len(extra) > 0 {
-		sep()
-		out = append(out, `"_meta":`...)
-		if out, err = mergeMeta(out, []byte(`{}`), extra); err != nil {
+		meta, err := mergeMeta([]byte(`{}`), extra)
+		if err != nil {
 			return nil, err
 		}
+		out.member([]byte("_meta"), meta)
 	}
 	if complete {
-		sep()
-		out = append(out, `"resultType":"complete"`...)
+		out.member([]byte("resultType"), []byte(`"complete"`))
 	}
-	return append(out, '}'), nil
+	return out.close(), nil
 }
 
-// mergeMeta appends the _meta object meta with the members of extra whose
-// keys meta lacks (in key order) to out.
-func mergeMeta(out, meta []byte, extra map[string]any) ([]byte, error) {
-	out = append(out, '{')
-	n := 0
+// mergeMeta returns the _meta object meta with the members of extra whose
+// keys meta lacks (in key order).
+func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
+	var out rawObject
 	var have map[string]bool
 	_, err := jsonscan.Object(meta, func(k, v []byte) bool {
 		if len(extra) > 0 {
@@ -160,14 +143,7 @@ func mergeMeta(out, meta []byte, extra map[string]any) ([]byte, error) {
 			}
 			have[rawKey(k)] = true
 		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		n++
-		out = append(out, '"')
-		out = append(out, k...)
-		out = append(out, '"', ':')
-		out = append(out, v...)
+		out.member(k, v)
 		return true
 	})
 	if err != nil {
@@ -189,15 +165,38 @@ func mergeMeta(out, meta []byte, extra map[string]any) ([]byte, error) {
 		if err != nil {
 			return nil, fmt.Errorf("raw tools/call result: _meta %q: %w", k, err)
 		}
-		if n > 0 {
-			out = append(out, ',')
-		}
-		n++
-		out = append(out, kb...)
-		out = append(out, ':')
-		out = append(out, vb...)
+		out.member(kb[1:len(kb)-1], vb)
 	}
-	return append(out, '}'), nil
+	return out.close(), nil
+}
+
+// rawObject builds a JSON object from raw members.
+type rawObject struct {
+	b []byte
+	n int
+}
+
+// member appends the member k: v; k is the name as raw JSON between its
+// quotes (escapes kept), v a raw JSON value.
+func (o *rawObject) member(k, v []byte) {
+	if o.n == 0 {
+		o.b = append(o.b, '{')
+	} else {
+		o.b = append(o.b, ',')
+	}
+	o.n++
+	o.b = append(o.b, '"')
+	o.b = append(o.b, k...)
+	o.b = append(o.b, '"', ':')
+	o.b = append(o.b, v...)
+}
+
+// close ends the object and returns it.
+func (o *rawObject) close() []byte {
+	if o.n == 0 {
+		return append(o.b, '{', '}')
+	}
+	return append(o.b, '}')
 }
 
 // rawSlotFor returns ctx with a raw-result slot when the client session
@@ -255,50 +254,36 @@ func shapeRaw(b []byte) []byte {
 	if !change {
 		return b
 	}
-	out := make([]byte, 0, len(b))
-	out = append(out, '{')
-	n := 0
-	member := func(k, v []byte) {
-		if n > 0 {
-			out = append(out, ',')
-		}
-		n++
-		out = append(out, '"')
-		out = append(out, k...)
-		out = append(out, '"', ':')
-		out = append(out, v...)
-	}
+	out := rawObject{b: make([]byte, 0, len(b))}
 	_, _ = jsonscan.Object(b, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 		case "_meta":
-			var meta []byte
-			m := 0
-			_, _ = jsonscan.Object(v, func(mk, mv []byte) bool {
-				if isHopMetaKey(rawKey(mk)) {
-					return true
-				}
-				if m == 0 {
-					meta = append(meta, '{')
-				} else {
-					meta = append(meta, ',')
-				}
-				m++
-				meta = append(meta, '"')
-				meta = append(meta, mk...)
-				meta = append(meta, '"', ':')
-				meta = append(meta, mv...)
-				return true
-			})
-			if m > 0 {
-				member(k, append(meta, '}'))
+			if meta := withoutMetaKeys(v, func(mk []byte) bool { return isHopMetaKey(rawKey(mk)) }); meta != nil {
+				out.member(k, meta)
 			}
 		default:
-			member(k, v)
+			out.member(k, v)
 		}
 		return true
 	})
-	return append(out, '}')
+	return out.close()
+}
+
+// withoutMetaKeys is the object meta without the members whose raw names
+// drop reports; nil when no member is left.
+func withoutMetaKeys(meta []byte, drop func(k []byte) bool) []byte {
+	var out rawObject
+	_, _ = jsonscan.Object(meta, func(k, v []byte) bool {
+		if !drop(k) {
+			out.member(k, v)
+		}
+		return true
+	})
+	if out.n == 0 {
+		return nil
+	}
+	return out.close()
 }
 
 // rawKey is a member name as raw JSON bytes (between the quotes) decoded
