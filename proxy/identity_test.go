@@ -92,7 +92,7 @@ audience = %[5]q
 		}
 		return "", false
 	}
-	p := startProxyIn(t, dir, text, getenv)
+	p := startProxyIn(t, dir, text, getenv, Options{})
 	// Served on the listener opened first: the config names its URL.
 	srv := &http.Server{Handler: p.Handler(nil)}
 	go func() { _ = srv.Serve(ln) }()

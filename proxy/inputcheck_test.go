@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,22 +38,8 @@ func (s *syncBuffer) String() string {
 func loggedProxy(t *testing.T, base string) (*Proxy, *testUpstream, *syncBuffer) {
 	t.Helper()
 	up := startTestUpstream(t)
-	text := fmt.Sprintf(base, tomlQuote(up.URL))
-	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, text)
-	}
 	logs := &syncBuffer{}
-	p, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
+	p := startProxyIn(t, t.TempDir(), fmt.Sprintf(base, tomlQuote(up.URL)), nil, Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	return p, up, logs
 }
 

@@ -19,10 +19,11 @@ import (
 
 // startProxyIn parses text as dir/config.toml (relative paths in it resolve
 // against dir) with getenv as the environment (nil: no variable is set),
-// starts the proxy (bounded by 30 s) and closes it when the test ends; a
-// failure at any step fails the test with the config text. Logs go to
-// stderr at debug level under -v, else nowhere.
-func startProxyIn(t testing.TB, dir, text string, getenv func(string) (string, bool)) *Proxy {
+// creates the proxy with opts, starts it (bounded by 30 s) and closes it
+// when the test ends; a failure at any step fails the test with the config
+// text. Without opts.Logger, logs go to stderr at debug level under -v,
+// else nowhere.
+func startProxyIn(t testing.TB, dir, text string, getenv func(string) (string, bool), opts Options) *Proxy {
 	t.Helper()
 	if getenv == nil {
 		getenv = func(string) (string, bool) { return "", false }
@@ -31,7 +32,10 @@ func startProxyIn(t testing.TB, dir, text string, getenv func(string) (string, b
 	if err != nil {
 		t.Fatalf("config: %v\n%s", err, text)
 	}
-	p, err := New(cfg, Options{Logger: testLogger()})
+	if opts.Logger == nil {
+		opts.Logger = testLogger()
+	}
+	p, err := New(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +49,10 @@ func startProxyIn(t testing.TB, dir, text string, getenv func(string) (string, b
 }
 
 // startProxyText is startProxyIn in a fresh temporary folder with no
-// environment.
+// environment and default options.
 func startProxyText(t testing.TB, text string) *Proxy {
 	t.Helper()
-	return startProxyIn(t, t.TempDir(), text, nil)
+	return startProxyIn(t, t.TempDir(), text, nil, Options{})
 }
 
 // frontURL serves p's HTTP front (Handler(nil)) on a test server, closed

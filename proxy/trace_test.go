@@ -3,20 +3,15 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/testauth"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 	"github.com/mcp-toolsearch/mcp-toolsearch/tracing"
@@ -34,26 +29,8 @@ func TestMain(m *testing.M) {
 // proxyWith starts a proxy from config text with opts.
 func proxyWith(t *testing.T, text string, opts Options) *Proxy {
 	t.Helper()
-	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, text)
-	}
-	logw := io.Discard
-	if testing.Verbose() {
-		logw = os.Stderr
-	}
-	opts.Logger = slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	p, err := New(cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Close(context.Background()) })
-	return p
+	opts.Logger = nil // testLogger
+	return startProxyIn(t, t.TempDir(), text, nil, opts)
 }
 
 // spanTree renders spans as an indented tree (children in start order),
