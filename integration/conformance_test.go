@@ -169,3 +169,79 @@ prefix = ""
 		t.Logf("suite output through the proxy:\n%s", tail(pxOut, 6000))
 	}
 }
+
+// conformanceClientScenarios are the client scenarios of the 2026-07-28
+// requirement set that need no authorization server (the auth/* ones test
+// a client's own OAuth, which the proxy's upstream leg does differently).
+var conformanceClientScenarios = []string{"tools_call", "request-metadata", "sep-2322-client-request-state",
+	"http-standard-headers", "http-custom-headers", "http-invalid-tool-headers", "json-schema-ref-no-deref"}
+
+// conformanceClientLine is the summary of a client scenario:
+// "Passed: 18/18, 0 failed, 0 warnings".
+var conformanceClientLine = regexp.MustCompile(`(?m)^Passed: (\d+)/(\d+), (\d+) failed`)
+
+// TestConformanceClient2026 runs the suite's client scenarios (2026-07-28
+// requirement set, without auth/*) with the proxy's upstream leg as the
+// client under test: the suite's scenario server is the proxy's only
+// upstream, and the go-sdk conformance client (go.mod version) drives the
+// scenario through the proxy's Streamable HTTP front. What the suite
+// checks (MCP headers, Mcp-Param-* values and encodings, request _meta,
+// requestState round trips, tools with invalid x-mcp-header left out) is
+// then what the proxy sends upstream. Each scenario must pass as many
+// checks as with the go-sdk client connected directly.
+func TestConformanceClient2026(t *testing.T) {
+	node, suite := conformanceNode(t)
+	client := goBinary(t, "gosdk-conformance-client", "github.com/modelcontextprotocol/go-sdk/conformance/everything-client")
+	port := freePort(t)
+	dir := t.TempDir()
+	script := filepath.Join(dir, "proxied-client.sh")
+	// The suite starts the command once per scenario with the scenario
+	// server's URL; scenarios run one at a time, so one port serves all.
+	if err := os.WriteFile(script, []byte(fmt.Sprintf(`#!/bin/sh
+cfg=$(mktemp -d)
+printf '[server]\ntransport = "http"\nlisten = "127.0.0.1:%[1]d"\n[upstreams.s]\nurl = "%%s"\nprefix = ""\n' "$1" > "$cfg/config.toml"
+MCP_TOOLSEARCH_STARTUP_WAIT=30s %[2]s serve --config "$cfg/config.toml" --log-level warn > "$cfg/proxy.log" 2>&1 &
+pid=$!
+i=0
+until curl -sf http://127.0.0.1:%[1]d/healthz > /dev/null || [ $i -ge 300 ]; do sleep 0.1; i=$((i+1)); done
+%[3]s http://127.0.0.1:%[1]d/mcp
+rc=$?
+kill $pid; wait $pid 2>/dev/null
+rm -rf "$cfg"
+exit $rc
+`, port, buildProxy(t), client)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := exec.LookPath("curl"); err != nil {
+		missingDep(t, "curl is not on PATH (the client scenario script waits for the proxy with it)")
+	}
+	run := func(command, scenario string) (passed, total int, out string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, node, suite, "client", "--command", command, "--scenario", scenario, "-o", t.TempDir())
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		b, _ := cmd.CombinedOutput()
+		m := conformanceClientLine.FindStringSubmatch(string(b))
+		if m == nil {
+			return 0, 0, string(b)
+		}
+		passed, _ = strconv.Atoi(m[1])
+		total, _ = strconv.Atoi(m[2])
+		return passed, total, string(b)
+	}
+	var tab strings.Builder
+	fmt.Fprintf(&tab, "%-34s %-14s %-14s\n", "client scenario (2026-07-28)", "go-sdk client", "through proxy")
+	for _, sc := range conformanceClientScenarios {
+		ap, at, aout := run(client, sc)
+		pp, pt, pout := run(script, sc)
+		fmt.Fprintf(&tab, "%-34s %4d/%-9d %4d/%-9d\n", sc, ap, at, pp, pt)
+		if at == 0 {
+			t.Errorf("%s: no result from the go-sdk client alone:\n%s", sc, tail(aout, 2000))
+		}
+		if pp < ap || pt == 0 {
+			t.Errorf("%s: %d/%d checks pass with the proxy as the client, %d/%d with the go-sdk client alone:\n%s", sc, pp, pt, ap, at, tail(pout, 3000))
+		}
+	}
+	t.Logf("conformance suite, client scenarios, passed/run checks:\n%s", tab.String())
+}
