@@ -12,7 +12,8 @@ import (
 // TestTasksThroughProxy (issue 17 "Tasks"): a TypeScript SDK client that
 // declares task support calls server-everything's simulate-research-query
 // (execution.taskSupport "required") as a task through the proxy in
-// direct mode, over stdio and Streamable HTTP, and follows it to its
+// direct mode, over stdio and Streamable HTTP (and on a per-client
+// upstream session), and follows it to its
 // result exactly as it does against server-everything directly: the
 // proxy advertises the upstream's tasks capability, relays the task
 // member of tools/call, passes the CreateTaskResult on, and routes
@@ -85,6 +86,18 @@ func TestTasksThroughProxy(t *testing.T) {
 		if st := fmt.Sprint(jpath(t, doc, "steps", 6, "messages")); !strings.Contains(st, "status:input_required") {
 			t.Errorf("%s: input_required task never showed status input_required: %s", what, st)
 		}
+	}
+
+	// session = "per-client": the task runs on the client's own upstream
+	// session and tasks/* follow it there.
+	perClient := nodeClient(t, append(append(args, "--"), proxyCmd(t, everythingTransparent(t, "per-client"))...)...)
+	for _, i := range []int{1, 4, 6} {
+		if got, want := text(perClient, i), text(direct, i); got != want {
+			t.Errorf("per-client: step %d text through the proxy differs from directly\n got: %.300s\nwant: %.300s", i, got, want)
+		}
+	}
+	if listed, _ := jpath(t, perClient, "steps", 3, "result", "tasks").([]any); len(listed) != 1 {
+		t.Errorf("per-client: tasks/list = %v, want the session's one task", jpath(t, perClient, "steps", 3))
 	}
 
 	// Another client session of the same proxy (HTTP) cannot read the

@@ -405,7 +405,7 @@ func (p *Proxy) listTasks(ctx context.Context, s *session, caller string) (json.
 func (p *Proxy) frontTasksCapability(s *session) json.RawMessage {
 	var list, cancel, call bool
 	for _, up := range p.ups.Names() {
-		if p.pt.perClient(up) || !p.pt.visible(s, up) {
+		if !p.pt.visible(s, up) {
 			continue
 		}
 		caps := p.ups.Capability(up, "tasks")
