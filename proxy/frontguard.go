@@ -130,7 +130,16 @@ func isInitialize(body []byte) bool {
 // idGuard wraps an HTTP front handler (Streamable HTTP or SSE) with the
 // id check above. maxBody bounds the body read (bytes; larger bodies get
 // HTTP 413).
-func idGuard(h http.Handler, maxBody int) http.Handler {
+func idGuard(h http.Handler, maxBody int) http.Handler { return idGuardWith(h, maxBody, nil) }
+
+// frameHook sees a POST body that passed the id check before h does: it
+// returns the body to pass on (possibly rewritten), or answered true when
+// it has answered w itself (tasks.go, tasksFrame).
+type frameHook func(w http.ResponseWriter, r *http.Request, body []byte) (out []byte, answered bool)
+
+// idGuardWith is idGuard with a frameHook (nil: none), so that the body
+// is read once.
+func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			h.ServeHTTP(w, r)
@@ -155,6 +164,12 @@ func idGuard(h http.Handler, maxBody int) http.Handler {
 				_, _ = w.Write([]byte("[" + string(bytes.Join(answers, []byte(","))) + "]"))
 			}
 			return
+		}
+		if hook != nil {
+			var answered bool
+			if body, answered = hook(w, r, body); answered {
+				return
+			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))

@@ -14,7 +14,7 @@ package proxy
 //     offers tasks.requests.tools.call (initializeWithTasks);
 //   - lifts the "task" member of a client's tools/call into a private
 //     _meta key in its front transports, before the go-sdk decodes the
-//     params and would drop it (liftTask: frontstdio.go, tasksFront for
+//     params and would drop it (liftTask: frontstdio.go, tasksFrame for
 //     Streamable HTTP); the middleware takes it out again (takeTask);
 //   - runs the call through THE call path, (*Proxy).call (policy, input
 //     validation, rate limits, approval, telemetry: a denied tool answers
@@ -53,7 +53,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -479,60 +478,49 @@ func (p *Proxy) withTasksCapability(ir *mcp.InitializeResult, s *session) mcp.Re
 	return &initializeWithTasks{InitializeResult: ir, tasks: caps}
 }
 
-// tasksFront is the Streamable HTTP half of the front's tasks handling
-// (the stdio half is in frontstdio.go): a POST holding one tools/call with
-// a "task" member gets it lifted (liftTask); one holding a tasks/* request
-// of a known session is answered here (serveTasks). Everything else passes
-// unchanged. Requests of protocol 2026-07-28 pass (no tasks there).
-func (p *Proxy) tasksFront(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Body == nil || modernRequest(r) {
-			h.ServeHTTP(w, r)
-			return
+// tasksFrame is the Streamable HTTP half of the front's tasks handling
+// (the stdio half is in frontstdio.go), a frameHook of idGuardWith: a
+// POST holding one tools/call with a "task" member gets it lifted
+// (liftTask); one holding a tasks/* request of a known session is
+// answered here (serveTasks). Everything else passes unchanged (one scan
+// for `"task`). Requests of protocol 2026-07-28 pass (no tasks there).
+func (p *Proxy) tasksFrame(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+	if !bytes.Contains(body, []byte(`"task`)) || modernRequest(r) {
+		return body, false
+	}
+	var method, id, params []byte
+	_, serr := jsonscan.Object(body, func(k, v []byte) bool {
+		switch string(k) {
+		case "method":
+			method = v
+		case "id":
+			id = v
+		case "params":
+			params = v
 		}
-		body, err := io.ReadAll(r.Body) // already bounded by idGuard
-		if err != nil {
-			bodyFailed(w, err)
-			return
-		}
-		_ = r.Body.Close()
-		if bytes.Contains(body, []byte(`"task`)) {
-			var method, id, params []byte
-			_, serr := jsonscan.Object(body, func(k, v []byte) bool {
-				switch string(k) {
-				case "method":
-					method = v
-				case "id":
-					id = v
-				case "params":
-					params = v
-				}
-				return true
-			})
-			var m string
-			if serr == nil && method != nil && id != nil && json.Unmarshal(method, &m) == nil {
-				switch {
-				case m == "tools/call" && params != nil:
-					if lifted := liftTask(params); !bytes.Equal(lifted, params) {
-						body = replaceParams(body, lifted)
-					}
-				case isTasksMethod(m):
-					if s := p.sessionByID(r.Header.Get("Mcp-Session-Id")); s != nil {
-						caller := ""
-						if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
-							caller = ti.UserID // tokenInfo: issuer|subject, as taskOwner
-						}
-						res, err := p.serveTasks(r.Context(), s, caller, m, params)
-						writeRPCAnswer(w, id, res, err)
-						return
-					}
-				}
-			}
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		h.ServeHTTP(w, r)
+		return true
 	})
+	var m string
+	if serr != nil || method == nil || id == nil || json.Unmarshal(method, &m) != nil {
+		return body, false
+	}
+	switch {
+	case m == "tools/call" && params != nil:
+		if lifted := liftTask(params); !bytes.Equal(lifted, params) {
+			return replaceParams(body, lifted), false
+		}
+	case isTasksMethod(m):
+		if s := p.sessionByID(r.Header.Get("Mcp-Session-Id")); s != nil {
+			caller := ""
+			if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+				caller = ti.UserID // tokenInfo: issuer|subject, as taskOwner
+			}
+			res, err := p.serveTasks(r.Context(), s, caller, m, params)
+			writeRPCAnswer(w, id, res, err)
+			return nil, true
+		}
+	}
+	return body, false
 }
 
 // replaceParams is the request object body with its params replaced.
