@@ -14,7 +14,6 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,13 +23,31 @@ import (
 // rawToolsList is a tools/list answer whose tools carry extra members.
 // It embeds the go-sdk result, so the SDK still stamps it for 2026-07-28
 // clients (resultType, server identity in _meta) and cacheMiddleware sets
-// its cache hints.
+// its cache hints; its own Tools field shadows the embedded one in JSON
+// (encoding/json: the shallower field wins). A tool without extra
+// members is encoded by encoding/json as usual; one with them is a
+// toolWithExtra, so only those few objects go through a MarshalJSON (whose
+// output encoding/json validates again: doing that for the whole list
+// doubled its encoding time).
 type rawToolsList struct {
 	mcp.ListToolsResult
-	// extra[i] is a JSON object whose members are added to Tools[i] (nil:
-	// none). The object's keys never name a member mcp.Tool decodes
-	// (ingest drops those, case-insensitively), so no member is repeated.
-	extra []json.RawMessage
+	Tools []any `json:"tools"`
+}
+
+// toolWithExtra is a tool with the members of extra (a JSON object whose
+// keys never name a member mcp.Tool decodes: ingest drops those,
+// case-insensitively) appended.
+type toolWithExtra struct {
+	t     *mcp.Tool
+	extra json.RawMessage
+}
+
+func (x toolWithExtra) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(x.t)
+	if err != nil {
+		return nil, err
+	}
+	return withMembers(b, x.extra), nil
 }
 
 // toolsListResult is the tools/list answer for tools listed to env: a
@@ -40,40 +57,15 @@ func toolsListResult(tools []*mcp.Tool, extras []json.RawMessage) mcp.Result {
 	if extras == nil {
 		return &mcp.ListToolsResult{Tools: tools}
 	}
-	return &rawToolsList{ListToolsResult: mcp.ListToolsResult{Tools: tools}, extra: extras}
-}
-
-// listTail is how the go-sdk result ends when its tools are an empty list:
-// Tools is the last field of mcp.ListToolsResult.
-var listTail = []byte(`"tools":[]}`)
-
-// MarshalJSON writes the result as the go-sdk would, with each tool's
-// extra members appended to its object.
-func (r *rawToolsList) MarshalJSON() ([]byte, error) {
-	base := r.ListToolsResult
-	base.Tools = []*mcp.Tool{}
-	head, err := json.Marshal(&base)
-	if err != nil {
-		return nil, err
-	}
-	if !bytes.HasSuffix(head, listTail) {
-		return nil, fmt.Errorf("tools/list: unexpected encoding of the result (%d bytes, not ending in %s)", len(head), listTail)
-	}
-	var b bytes.Buffer
-	b.Write(head[:len(head)-3]) // up to "tools":
-	b.WriteByte('[')
-	for i, t := range r.Tools {
-		if i > 0 {
-			b.WriteByte(',')
+	out := &rawToolsList{ListToolsResult: mcp.ListToolsResult{Tools: tools}, Tools: make([]any, len(tools))}
+	for i, t := range tools {
+		if x := extraAt(extras, i); len(innerMembers(x)) > 0 {
+			out.Tools[i] = toolWithExtra{t: t, extra: x}
+		} else {
+			out.Tools[i] = t
 		}
-		tb, err := json.Marshal(t)
-		if err != nil {
-			return nil, fmt.Errorf("tools/list: tool %q: %w", t.Name, err)
-		}
-		b.Write(withMembers(tb, extraAt(r.extra, i)))
 	}
-	b.WriteString("]}")
-	return b.Bytes(), nil
+	return out
 }
 
 func extraAt(extra []json.RawMessage, i int) json.RawMessage {
@@ -83,20 +75,26 @@ func extraAt(extra []json.RawMessage, i int) json.RawMessage {
 	return nil
 }
 
+// innerMembers is the members of the JSON object extra without its
+// braces (nil for nil, {} or anything that is not an object).
+func innerMembers(extra json.RawMessage) []byte {
+	x := bytes.TrimSpace(extra)
+	if len(x) < 2 || x[0] != '{' {
+		return nil
+	}
+	return bytes.TrimSpace(x[1 : len(x)-1])
+}
+
 // withMembers appends the members of the JSON object extra to the JSON
 // object obj (both encoded; extra nil or {} adds nothing).
 func withMembers(obj, extra json.RawMessage) []byte {
-	inner := bytes.TrimSpace(extra)
-	if len(inner) < 2 || inner[0] != '{' {
-		return obj
-	}
-	inner = bytes.TrimSpace(inner[1 : len(inner)-1])
+	inner := innerMembers(extra)
 	if len(inner) == 0 {
 		return obj
 	}
 	out := make([]byte, 0, len(obj)+len(inner)+1)
 	out = append(out, obj[:len(obj)-1]...)
-	if len(obj) > 2 {
+	if len(bytes.TrimSpace(obj)) > 2 {
 		out = append(out, ',')
 	}
 	out = append(out, inner...)

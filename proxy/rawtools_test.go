@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -50,4 +51,33 @@ func TestRawToolsList(t *testing.T) {
 	if surfaceFingerprint(tools, extras) == surfaceFingerprint(tools, other) || surfaceFingerprint(tools, extras) == surfaceFingerprint(tools, nil) {
 		t.Error("a change of an extra member alone leaves the fingerprint unchanged")
 	}
+}
+
+// BenchmarkToolsListEncode: the tools/list answer of 1,047 tools, 40 of
+// them with an execution member (the default config's shape), encoded
+// plain (the go-sdk result, members dropped) and with the extra members
+// (rawToolsList).
+func BenchmarkToolsListEncode(b *testing.B) {
+	tools := make([]*mcp.Tool, 1047)
+	extras := make([]json.RawMessage, len(tools))
+	for i := range tools {
+		tools[i] = &mcp.Tool{Name: fmt.Sprintf("up__tool_%d", i), Description: "Does a thing with the given path and returns what it found there.",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string","description":"Where"},"limit":{"type":"number"}},"required":["path"]}`),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}
+		if i%26 == 0 && i/26 < 40 {
+			extras[i] = json.RawMessage(`{"execution":{"taskSupport":"forbidden"}}`)
+		}
+	}
+	b.Run("plain", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(toolsListResult(tools, nil))
+		}
+	})
+	b.Run("extra", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, _ = json.Marshal(toolsListResult(tools, extras))
+		}
+	})
 }
