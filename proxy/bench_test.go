@@ -13,15 +13,11 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // benchCatalogServer builds examples/catalogserver into a temp dir.
@@ -54,24 +50,8 @@ func benchCallInProcess(b *testing.B, cs string, validate bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfgPath := filepath.Join(b.TempDir(), "config.toml")
-	toml := fmt.Sprintf("[tool_search]\nenabled = false\n\n[upstreams.gh]\ncommand = %q\nargs = [\"-tools\", %q]\nvalidate_input = %v\n", cs, cat, validate)
-	if err := os.WriteFile(cfgPath, []byte(toml), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	cfg, err := config.Load(cfgPath)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p, err := New(cfg, Options{Logger: slog.New(slog.DiscardHandler)})
-	if err != nil {
-		b.Fatal(err)
-	}
+	p := startProxyText(b, fmt.Sprintf("[tool_search]\nenabled = false\n\n[upstreams.gh]\ncommand = %q\nargs = [\"-tools\", %q]\nvalidate_input = %v\n", cs, cat, validate))
 	ctx := context.Background()
-	if err := p.Start(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer p.Close(ctx)
 	st, ct := mcp.NewInMemoryTransports()
 	if _, err := p.Server("", "stdio").Connect(ctx, st, nil); err != nil {
 		b.Fatal(err)
