@@ -116,7 +116,8 @@ func TestDirectModeToolsMatchEverything(t *testing.T) {
 
 // TestDescribeShowsExecution (issue 12 item 6): tool_describe (tools
 // mode), openclaw.tools.describe (code mode) and the CLI describe show
-// server-everything's execution member, with title and annotations.
+// server-everything's execution member, with title and annotations; those
+// modes offer no tasks capability (their catalog tools are not listed).
 func TestDescribeShowsExecution(t *testing.T) {
 	ev := npmServer(t, "everything")
 	cfgFor := func(mode string) string {
@@ -143,6 +144,13 @@ args = [%s]
 	check("tool_describe", fmt.Sprint(jpath(t, tools, "steps", 0, "result", "content", 0, "text")))
 	code := nodeClient(t, "--quiet", "--script", scriptArg(t, map[string]any{"op": "call", "name": "tool_search_code", "args": map[string]any{"code": fmt.Sprintf("return JSON.stringify(await openclaw.tools.describe(%q));", id)}}), "--", proxyCmd(t, cfgFor("code"))[0], "serve", "--config", cfgFor("code"), "--log-level", "warn")
 	check("openclaw.tools.describe", fmt.Sprint(jpath(t, code, "steps", 0, "result", "content", 0, "text")))
+	// Tools reached through tool_call or the bridge are not called as
+	// tasks: the search modes do not offer tasks (no direct_only tools).
+	for what, doc := range map[string]map[string]any{"tools": tools, "code": code} {
+		if caps := jpath(t, doc, "initialize", "capabilities").(map[string]any); caps["tasks"] != nil {
+			t.Errorf("%s mode offers tasks: %v", what, caps)
+		}
+	}
 	out, err := exec.Command(buildProxy(t), "describe", "--config", cfgFor("tools"), "--log-level", "warn", id).Output()
 	if err != nil {
 		t.Fatalf("describe: %v", err)

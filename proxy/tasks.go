@@ -400,11 +400,15 @@ func (p *Proxy) listTasks(ctx context.Context, s *session, caller string) (json.
 
 // frontTasksCapability is capabilities.tasks for session s: what the
 // upstreams s may see offer of list, cancel and requests.tools.call (nil
-// when none offers requests.tools.call: no task could be created).
+// when none offers requests.tools.call: no task could be created). Only
+// upstreams whose tools the surface lists directly count (every one in
+// direct mode; in the search modes those with direct_only tools): a tool
+// reached through tool_call or the code bridge is not called as a task.
 func (p *Proxy) frontTasksCapability(s *session) json.RawMessage {
 	var list, cancel, call bool
+	direct := p.surf().Mode() == "direct"
 	for _, up := range p.ups.Names() {
-		if !p.pt.visible(s, up) {
+		if u, ok := p.conf().Upstreams[up]; !ok || (!direct && len(u.DirectOnly) == 0) || !p.pt.visible(s, up) {
 			continue
 		}
 		caps := p.ups.Capability(up, "tasks")
