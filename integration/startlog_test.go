@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -147,5 +149,40 @@ args = [%s]
 		case <-time.After(readyTimeout):
 			t.Fatal("no answer to tools/list")
 		}
+	}
+}
+
+// `roots = false` (issue 12 item 16): the upstream is initialized without
+// the roots capability, on a shared and on a per-client session, although
+// the client has roots: server-everything then does not register
+// get-roots-list (it does only for clients with roots) and never asks
+// roots/list.
+func TestRootsFalseOffersNoRoots(t *testing.T) {
+	steps := scriptArg(t,
+		map[string]any{"op": "sleep", "ms": 1500}, // server-everything adds its conditional tools after initialized
+		map[string]any{"op": "list"},
+		map[string]any{"op": "call", "name": "echo", "args": map[string]any{"message": "hi"}},
+	)
+	for _, session := range []string{"shared", "per-client"} {
+		t.Run(session, func(t *testing.T) {
+			cfg := everythingTransparent(t, session)
+			b, err := os.ReadFile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cfg, append(b, "roots = false\n"...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			doc := nodeClient(t, append([]string{"--quiet", "--caps", "all", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
+			names := toolNames(t, jpath(t, doc, "steps", 1, "result", "tools").([]any))
+			if slices.Contains(names, "get-roots-list") || !slices.Contains(names, "trigger-sampling-request") {
+				t.Errorf("tools = %v: want sampling's tool but not get-roots-list", names)
+			}
+			for _, r := range jpath(t, doc, "serverRequests").([]any) {
+				if jpath(t, r, "method") == "roots/list" {
+					t.Errorf("the client was asked roots/list through an upstream with roots = false")
+				}
+			}
+		})
 	}
 }
