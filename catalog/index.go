@@ -856,6 +856,8 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	sc.idfs = slices.Grow(sc.idfs[:0], len(aq.terms))[:len(aq.terms)]
 	idfs := sc.idfs
 	checkDead := ix.ndead > 0
+	var top float32 // best whole-query score, kept when clauses are scored
+	var segMax [maxSegs]float32
 	for i := range aq.terms {
 		qt := &aq.terms[i]
 		ti := qt.ti
@@ -891,17 +893,28 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			c := w * tf / (k1 + tf)
 			score[pst.doc] += c
 			if nseg > 0 {
+				// Scores only grow, so the running maxima are the final ones.
+				top = max(top, score[pst.doc])
 				seg := sc.seg[int(pst.doc)*nseg:]
 				for m, j := qt.segs, 0; m != 0; m, j = m>>1, j+1 {
 					if m&1 != 0 {
 						seg[j] += c
+						segMax[j] = max(segMax[j], seg[j])
 					}
 				}
 			}
 		}
 	}
-	if nseg > 0 {
-		ix.mixClauses(sc, nseg)
+	// The per-clause signal (RankParams.ClauseMix): entry d gains
+	// mixTop × max over clauses j of seg_j(d)/segMax[j], added during the
+	// top-k selection, where an entry that cannot enter the heap even
+	// with the whole gain is skipped without reading its clause scores.
+	var inv [maxSegs]float32
+	mixTop := top * float32(p.ClauseMix)
+	for j := 0; j < nseg; j++ {
+		if segMax[j] > 0 {
+			inv[j] = 1 / segMax[j]
+		}
 	}
 	boost := func(id int32, b float64) {
 		if b <= 0 || ix.dead[id] {
@@ -933,6 +946,16 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		if s <= 0 {
 			continue
 		}
+		if nseg > 0 {
+			if len(h) == limit && s+float64(mixTop) < h[0].Score {
+				continue
+			}
+			var best float32
+			for j, v := range sc.seg[int(id)*nseg : int(id+1)*nseg] {
+				best = max(best, v*inv[j])
+			}
+			s = float64(sc.score[id] + mixTop*best)
+		}
 		e := ix.docs[id].e
 		if len(h) == limit && !better(s, e, h[0].Score, h[0].Entry) {
 			continue
@@ -953,37 +976,6 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
 	}
 	return out
-}
-
-// mixClauses adds the per-clause signal (RankParams.ClauseMix) to the
-// scores of the touched documents: top × ClauseMix × max over clauses j of
-// seg_j(d)/max seg_j, where top is the best whole-query score.
-func (ix *Index) mixClauses(sc *scratch, nseg int) {
-	var top float32
-	var segMax [maxSegs]float32
-
-	for _, d := range sc.touched {
-		top = max(top, sc.score[d])
-		seg := sc.seg[int(d)*nseg : int(d+1)*nseg]
-		for j, v := range seg {
-			segMax[j] = max(segMax[j], v)
-		}
-	}
-	var inv [maxSegs]float32
-	for j := 0; j < nseg; j++ {
-		if segMax[j] > 0 {
-			inv[j] = 1 / segMax[j]
-		}
-	}
-	mix := top * float32(ix.params.ClauseMix)
-	for _, d := range sc.touched {
-		var best float32
-		seg := sc.seg[int(d)*nseg : int(d+1)*nseg]
-		for j, v := range seg {
-			best = max(best, v*inv[j])
-		}
-		sc.score[d] += mix * best
-	}
 }
 
 // isLowerASCII reports whether s has no upper-case ASCII letter and no
