@@ -299,7 +299,8 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
 	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
-	startupWait := c.fs.Duration("startup-wait", -1, "override server.startup_wait (and MCP_TOOLSEARCH_STARTUP_WAIT), e.g. 0s or 2m")
+	var startupWait optDuration
+	c.fs.Var(&startupWait, "startup-wait", "override server.startup_wait (and MCP_TOOLSEARCH_STARTUP_WAIT): a `duration` such as 0s or 2m")
 	if code, ok := c.parseWithConfig(args, stderr); !ok {
 		return code
 	}
@@ -320,7 +321,7 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	// server.startup_wait: the flag, else MCP_TOOLSEARCH_STARTUP_WAIT, else
 	// the config (test harnesses on loaded machines set the variable).
-	if v := os.Getenv("MCP_TOOLSEARCH_STARTUP_WAIT"); v != "" && *startupWait < 0 {
+	if v := os.Getenv("MCP_TOOLSEARCH_STARTUP_WAIT"); v != "" && !startupWait.set {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			fmt.Fprintf(stderr, "mcp-toolsearch: MCP_TOOLSEARCH_STARTUP_WAIT=%q: want a duration such as 0s or 2m\n", v)
@@ -328,8 +329,8 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		cfg.Server.StartupWait.Duration = d
 	}
-	if *startupWait >= 0 {
-		cfg.Server.StartupWait.Duration = *startupWait
+	if startupWait.set {
+		cfg.Server.StartupWait.Duration = startupWait.d
 	}
 	tuneGC()
 	defer startProfiles(log)()
@@ -608,4 +609,31 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+// optDuration is a duration flag that knows whether it was given, so that
+// its help line shows no made-up default (a -1 sentinel printed as
+// "(default -1ns)"). Negative durations are refused.
+type optDuration struct {
+	d   time.Duration
+	set bool
+}
+
+func (o *optDuration) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o *optDuration) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return err
+	}
+	if d < 0 {
+		return fmt.Errorf("negative duration %s", v)
+	}
+	o.d, o.set = d, true
+	return nil
 }

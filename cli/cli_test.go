@@ -88,6 +88,10 @@ func TestVersionAndHelp(t *testing.T) {
 			}
 		}
 	}
+	// Round 4 trial: the -1 "not set" sentinel showed as "(default -1ns)".
+	if code, out, errs := run("serve", "--help"); code != exitOK || !strings.Contains(out+errs, "-startup-wait duration") || strings.Contains(out+errs, "-1ns") {
+		t.Errorf("serve --help: exit %d, %q; want -startup-wait with no made-up default", code, out+errs)
+	}
 	if _, out, _ := run("bench", "search", "--help"); !strings.Contains(out, "github-like.queries.jsonl") {
 		t.Errorf("bench search --help does not print to stdout")
 	}

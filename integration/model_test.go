@@ -89,7 +89,7 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 		4:  "`args` must be an object with the tool's arguments by name",
 		5:  `arguments of mcp:filesystem:write_file do not match its inputSchema, so the call was not made: /content: missing required property "content"; you sent "contents", which is not a property: did you mean "content"?; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`,
 		6:  `/content: expected a string, got 42; schema: {"type":"string"}`,
-		13: `so the call was not made: 2 mismatches: [1] /path: missing required property "path"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]} [2] /content: missing required property "content" (schema as above)`,
+		13: `so the call was not made: 2 mismatches: [1] /path: missing required property "path"; [2] /content: missing required property "content". Schema of [1] and [2]: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`,
 	} {
 		if msg := errorText(t, doc, i); !strings.Contains(msg, want) {
 			t.Errorf("step %d: %q\nwant it to contain %q", i, msg, want)

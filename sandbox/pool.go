@@ -310,7 +310,17 @@ func (p *Pool) refill() {
 		defer p.wg.Done()
 		w, err := p.spawn()
 		if err != nil {
-			if !errors.Is(err, errPoolClosed) {
+			p.mu.Lock()
+			closed := p.closed
+			p.mu.Unlock()
+			switch {
+			case errors.Is(err, errPoolClosed):
+			case closed:
+				// The pool closed while the spare was starting and Close
+				// killed it (round 4 trial: a WARN at every stdio
+				// session's end): expected, not a fault.
+				p.opts.Logger.Debug("sandbox: spare worker stopped by Close while starting", "error", err)
+			default:
 				p.opts.Logger.Warn("sandbox: cannot start a spare worker", "error", err)
 			}
 			return

@@ -33,13 +33,13 @@ func TestAllMismatches(t *testing.T) {
 		{writeFile, `{"path":"p.txt","contents":"x"}`,
 			`/content: missing required property "content"; you sent "contents", which is not a property: did you mean "content"?; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`},
 		{writeFile, `{"querry":"x","path":"p"}`,
-			`2 mismatches: [1] /content: missing required property "content"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]} [2] /querry: unexpected property "querry" (allowed: "content", "path"); schema: {"additionalProperties":false,"properties":["content","path"]}`},
+			`2 mismatches: [1] /content: missing required property "content"; [2] /querry: unexpected property "querry" (allowed: "content", "path"). Schema of [1]: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}. Schema of [2]: {"additionalProperties":false,"properties":["content","path"]}`},
 		// trip 4: two missing properties, each at its own path.
 		{writeFile, `{}`,
-			`2 mismatches: [1] /path: missing required property "path"; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]} [2] /content: missing required property "content" (schema as above)`},
+			`2 mismatches: [1] /path: missing required property "path"; [2] /content: missing required property "content". Schema of [1] and [2]: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`},
 		// trip 5: every mismatch at once, array items by index.
 		{entities, `{"entities":[{"name":"Solo","entityType":"x","observations":"one"},{"name":3,"entityType":"y","observations":["a",2]}]}`,
-			`3 mismatches: [1] /entities/0/observations: expected an array, got "one"; schema: {"items":{"type":"string"},"type":"array"} [2] /entities/1/name: expected a string, got 3; schema: {"type":"string"} [3] /entities/1/observations/1: expected a string, got 2 (schema as above)`},
+			`3 mismatches: [1] /entities/0/observations: expected an array, got "one"; [2] /entities/1/name: expected a string, got 3; [3] /entities/1/observations/1: expected a string, got 2. Schema of [1]: {"items":{"type":"string"},"type":"array"}. Schema of [2] and [3]: {"type":"string"}`},
 		{entities, `{"entities":{"name":"Solo"}}`,
 			`/entities: expected an array, got {"name":"Solo"}; schema: {"items":`},
 		{search, `{"querry":"x"}`,
@@ -59,8 +59,19 @@ func TestAllMismatches(t *testing.T) {
 		t.Errorf("draft-07 $ref siblings: %v", err)
 	}
 	err := wide.ValidateJSON(json.RawMessage(`{}`))
-	if !strings.HasSuffix(err.Error(), `[5] /e: missing required property "e" (schema as above) … and 3 more`) {
+	if !strings.HasSuffix(err.Error(), `[5] /e: missing required property "e" … and 3 more. Schema of [1], [2], [3], [4] and [5]: {"properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"},"f":{"type":"string"},"g":{"type":"string"},"h":{"type":"string"}},"required":["a","b","c","d","e","f","g","h"]}`) {
 		t.Errorf("8 missing: %v", err)
+	}
+	// Round 4 trial: the code bridge keeps 512 bytes of an error, and the
+	// second mismatch was cut off inside the first one's schema part. Every
+	// field and reason now comes before any schema part.
+	err = entities.ValidateJSON(json.RawMessage(`{"entities":[{"name":"a","observations":"just one"}]}`))
+	if head := err.Error()[:min(512, len(err.Error()))]; !strings.Contains(head, `[1] /entities/0/entityType: missing required property "entityType"`) ||
+		!strings.Contains(head, `[2] /entities/0/observations: expected an array, got "just one"`) {
+		t.Errorf("the first 512 bytes do not name both mismatches: %q", head)
+	}
+	if msg := err.Error(); strings.Index(msg, ". Schema of ") < strings.Index(msg, "[2] /entities/0/observations") {
+		t.Errorf("a schema part comes before the last mismatch: %q", msg)
 	}
 	if err := entities.ValidateJSON(json.RawMessage(`{"entities":[{"name":"a","entityType":"b","observations":["c"]}]}`)); err != nil {
 		t.Errorf("a valid value: %v", err)

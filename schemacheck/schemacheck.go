@@ -130,29 +130,51 @@ type ValidationError struct {
 const MaxSchemaPart = 600
 
 // Error renders the mismatch as `FIELD: REASON; schema: PART`. With more
-// than one it is `N mismatches: [1] FIELD: REASON; schema: PART [2] …`,
-// where a schema part already shown is said as "(schema as above)", and
-// "… and N more" ends a list that was cut at MaxMismatches.
+// than one it lists every mismatch first and the schema parts after them,
+// so that a reader who cuts the text (the code bridge keeps 512 bytes of an
+// error) still sees every field that is wrong:
+// `N mismatches: [1] FIELD: REASON; [2] FIELD: REASON … and K more.
+// Schema of [1] and [2]: PART. Schema of [3]: PART` — a part shared by
+// several mismatches is given once, naming them all; "… and K more" ends a
+// list that was cut at MaxMismatches.
 func (e *ValidationError) Error() string {
 	if len(e.More) == 0 && e.Omitted == 0 {
 		return e.one()
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d mismatches:", 1+len(e.More)+e.Omitted)
-	seen := map[string]bool{}
-	for i, m := range append([]*ValidationError{e}, e.More...) {
-		fmt.Fprintf(&b, " [%d] %s: %s", i+1, m.Field, m.Reason)
-		switch {
-		case m.Schema == "":
-		case seen[m.Schema]:
-			b.WriteString(" (schema as above)")
-		default:
-			seen[m.Schema] = true
-			b.WriteString("; schema: " + m.Schema)
+	all := append([]*ValidationError{e}, e.More...)
+	var parts []string          // distinct schema parts, in order of first use
+	users := map[string][]int{} // schema part -> the mismatches (1-based) it applies to
+	for i, m := range all {
+		if i > 0 {
+			b.WriteByte(';')
 		}
+		fmt.Fprintf(&b, " [%d] %s: %s", i+1, m.Field, m.Reason)
+		if m.Schema == "" {
+			continue
+		}
+		if _, ok := users[m.Schema]; !ok {
+			parts = append(parts, m.Schema)
+		}
+		users[m.Schema] = append(users[m.Schema], i+1)
 	}
 	if e.Omitted > 0 {
 		fmt.Fprintf(&b, " … and %d more", e.Omitted)
+	}
+	for _, part := range parts {
+		b.WriteString(". Schema of ")
+		for j, n := range users[part] {
+			switch {
+			case j == 0:
+			case j == len(users[part])-1:
+				b.WriteString(" and ")
+			default:
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "[%d]", n)
+		}
+		b.WriteString(": " + part)
 	}
 	return b.String()
 }

@@ -109,7 +109,7 @@ func TestValidationErrors(t *testing.T) {
 		if ve.Field != tc.field || ve.Reason != tc.reason || !strings.Contains(ve.Schema, tc.schema) {
 			t.Errorf("%s:\n got field %q reason %q schema %s\nwant field %q reason %q schema containing %s", tc.in, ve.Field, ve.Reason, ve.Schema, tc.field, tc.reason, tc.schema)
 		}
-		if !strings.HasPrefix(ve.Error(), ve.Field+": "+ve.Reason+"; schema: ") && !strings.HasPrefix(ve.Error(), "2 mismatches: [1] "+ve.Field+": "+ve.Reason+"; schema: ") {
+		if !strings.HasPrefix(ve.Error(), ve.Field+": "+ve.Reason+"; schema: ") && !strings.HasPrefix(ve.Error(), "2 mismatches: [1] "+ve.Field+": "+ve.Reason+"; [2] ") {
 			t.Errorf("Error() = %q", ve.Error())
 		}
 	}
