@@ -74,6 +74,9 @@ type Hit struct {
 	// Matched lists the query words the tool matched, as written,
 	// separated by ", " (a string, so Hit stays comparable).
 	Matched string `json:"matched,omitempty"`
+	// Related lists the query words the tool matched only through a
+	// related word (Scored.Related), separated by ", ".
+	Related string `json:"related,omitempty"`
 	// Unavailable, when set, is why the tool's upstream is down right now:
 	// the tool stays listed (never silently gone) but calls fail until the
 	// upstream is back.

@@ -116,9 +116,15 @@ type Scored struct {
 	// counts 0.8, through the semantic table 0.5), or 1 when the query
 	// names the entry. MatchLevel turns it into a band.
 	Strength float64
-	// Matched lists the query words (as written) that the entry matches,
-	// in query order.
+	// Matched lists the query words (as written) that the entry matches
+	// itself or through a misspelling repair or a compound, in query order.
 	Matched []string
+	// Related lists the query words (as written) that the entry matches
+	// only through the semantic table (a related word, not the word
+	// itself: "write" reaching a read_file tool through a neighbour), in
+	// query order; a word is in Matched or Related, never both. Round 4
+	// trial: a read tool showed "matched: write".
+	Related []string
 	doc     int32
 }
 
@@ -1044,10 +1050,15 @@ func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
 		}
 	}
 	if nm > 0 {
-		s.Matched = make([]string, 0, nm)
 		for i := range aq.terms {
-			if qt := &aq.terms[i]; qt.kind == termWord && credit[i] > 0 && qt.word != "" && !slices.Contains(s.Matched, qt.word) {
+			qt := &aq.terms[i]
+			if qt.kind != termWord || credit[i] == 0 || qt.word == "" || slices.Contains(s.Matched, qt.word) || slices.Contains(s.Related, qt.word) {
+				continue
+			}
+			if credit[i] > derivedCredit[termRelated] {
 				s.Matched = append(s.Matched, qt.word)
+			} else {
+				s.Related = append(s.Related, qt.word)
 			}
 		}
 	}

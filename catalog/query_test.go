@@ -300,3 +300,34 @@ func TestGloVeRelatedWords(t *testing.T) {
 		}
 	}
 }
+
+// Round 4 trial: for "write a file" a read tool showed `matched: write`
+// although it reaches "write" only through the semantic table. A word
+// matched only through a related word is in Related, not Matched.
+func TestMatchedVersusRelated(t *testing.T) {
+	ix := testIndex(t, [][3]string{
+		{"fs:read_file", "Read the complete contents of a file from the file system.", ""},
+		{"fs:write_file", "Create a new file or completely overwrite an existing file with new content.", ""},
+		{"fs:list_directory", "Get a detailed listing of all files and directories in a specified path.", ""},
+	})
+	by := map[string]Scored{}
+	for _, s := range ix.Search("write a file", 5, nil) {
+		by[s.Entry.ID] = s
+	}
+	w, ok := by["mcp:fs:write_file"]
+	if !ok || !slices.Equal(w.Matched, []string{"write", "file"}) || len(w.Related) != 0 {
+		t.Errorf("write_file: matched %q related %q, want [write file] and none", w.Matched, w.Related)
+	}
+	r, ok := by["mcp:fs:read_file"]
+	if !ok || slices.Contains(r.Matched, "write") || !slices.Contains(r.Matched, "file") {
+		t.Errorf("read_file: matched %q related %q, want file and never write", r.Matched, r.Related)
+	}
+	for id, s := range by {
+		for _, m := range s.Matched {
+			if slices.Contains(s.Related, m) {
+				t.Errorf("%s: %q both matched and related", id, m)
+			}
+		}
+	}
+	t.Logf("read_file: matched %q related %q; write_file: matched %q", r.Matched, r.Related, w.Matched)
+}

@@ -98,7 +98,7 @@ func (a API) Search(env Env, query string, limit int, via string) ([]catalog.Hit
 			continue
 		}
 		h := a.hit(snap, e, s.Score)
-		h.Match, h.Matched = catalog.MatchLevel(s.Strength), strings.Join(s.Matched, ", ")
+		h.Match, h.Matched, h.Related = catalog.MatchLevel(s.Strength), strings.Join(s.Matched, ", "), strings.Join(s.Related, ", ")
 		hits = append(hits, h)
 	}
 	env.Searched(query, len(hits), via)

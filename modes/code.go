@@ -44,7 +44,7 @@ const codeContract = `Run a short JavaScript program against a catalog of MCP to
   openclaw.tools.describe(id: string) -> Hit & {description (whole), inputSchema: object, outputSchema?, title?, annotations?}
   openclaw.tools.call(id: string, args?: object) -> {tool: Hit, result: {content, structuredContent?, isError?, details?}}
   console.log / console.warn / console.error (captured)
-Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers; weak may not fit), matched (query words found), score (rank). input is a TypeScript-style signature, or "unknown" for untrusted servers: describe(id) first to read the exact schema. result.details holds the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
+Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers; weak may not fit), matched (query words found), related (words found only as a related word), score (rank). input is a TypeScript-style signature, or "unknown" for untrusted servers: describe(id) first to read the exact schema. result.details holds the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
 Example:
   const hits = await openclaw.tools.search("create a GitHub issue");
   const t = await openclaw.tools.describe(hits[0].id);
