@@ -132,10 +132,19 @@ func identityOf(req mcp.Request) *identity.Identity {
 		return nil
 	}
 	ex := req.GetExtra()
-	if ex == nil || ex.TokenInfo == nil {
+	if ex == nil {
 		return nil
 	}
-	id, _ := ex.TokenInfo.Extra[identityExtraKey].(*identity.Identity)
+	return identityOfToken(ex.TokenInfo)
+}
+
+// identityOfToken returns the verified identity ti carries (nil when ti
+// is nil or carries none).
+func identityOfToken(ti *auth.TokenInfo) *identity.Identity {
+	if ti == nil {
+		return nil
+	}
+	id, _ := ti.Extra[identityExtraKey].(*identity.Identity)
 	return id
 }
 

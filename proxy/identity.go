@@ -184,11 +184,18 @@ func (s *session) ident() *identity.Identity {
 // view is the policy view of the session's subject: client name and
 // endpoint, plus the verified user, groups and scopes (policy/identity.go).
 func (s *session) view() *policy.View {
-	sub := policy.Subject{ClientName: s.client, Endpoint: s.endpoint}
-	if id := s.ident(); id != nil {
+	return s.p.subjectView(s.client, s.endpoint, s.ident())
+}
+
+// subjectView is the policy view of a client named client (its
+// self-declared clientInfo.name) on endpoint ("" main) with verified
+// identity id (nil when none).
+func (p *Proxy) subjectView(client, endpoint string, id *identity.Identity) *policy.View {
+	sub := policy.Subject{ClientName: client, Endpoint: endpoint}
+	if id != nil {
 		sub.User, sub.Groups, sub.Scopes = id.Subject, id.Groups, id.Scopes
 	}
-	return s.p.pol().View(sub)
+	return p.pol().View(sub)
 }
 
 // subjectKey names who calls, for rate limits and the audit log: the

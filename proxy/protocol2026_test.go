@@ -267,6 +267,60 @@ func TestParamHeaders2026(t *testing.T) {
 	}
 }
 
+// TestParamHeadersDenied2026: the Mcp-Param-* check resolves the tool as
+// the requester sees it (review round 4 item 3). A client whose policy
+// denies a tool with an x-mcp-header argument and calls it without the
+// header gets exactly the answer it gets from a proxy without that tool
+// (SPEC §6: a denied tool is answered like an unknown one, naming neither
+// the header nor the argument); a client that may see the tool still gets
+// HTTP 400 with -32020. Stateful front, 2026-07-28 routed to the stateless
+// handler, by_client rule on the clientInfo.name of the request's _meta.
+func TestParamHeadersDenied2026(t *testing.T) {
+	old := route2026
+	route2026 = true
+	defer func() { route2026 = old }()
+	s := mcp.NewServer(&mcp.Implementation{Name: "regional-upstream", Version: "1"}, nil)
+	var calls atomic.Int32
+	s.AddTool(&mcp.Tool{Name: "regional", InputSchema: json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
+	t.Cleanup(up.Close)
+	const rule = "[tools.by_client.\"x*\"]\ndeny = [\"r__regional\"]\n"
+	with, _ := testProxy(t, "[server]\ntransport = \"http\"\n[upstreams.t]\nurl = %[1]s\n[upstreams.r]\nurl = "+tomlQuote(up.URL)+"\n"+rule)
+	without, _ := testProxy(t, "[server]\ntransport = \"http\"\n[upstreams.t]\nurl = %[1]s\n"+rule)
+	withURL, withoutURL := frontURL(t, with), frontURL(t, without)
+
+	call := func(client string) map[string]any {
+		return map[string]any{"name": "r__regional", "arguments": map[string]any{"region": "Hello"},
+			"_meta": map[string]any{"io.modelcontextprotocol/clientInfo": map[string]any{"name": client, "version": "1"}}}
+	}
+	for _, hdr := range []map[string]string{nil, {"Mcp-Param-Region": "World"}, {"Mcp-Param-Region": "Hello"}} {
+		status, denied := rpc2026(t, withURL, "tools/call", call("xeno"), hdr)
+		wantStatus, unknown := rpc2026(t, withoutURL, "tools/call", call("xeno"), hdr)
+		if status != wantStatus || fmt.Sprint(denied) != fmt.Sprint(unknown) {
+			t.Errorf("denied tool, headers %v: HTTP %d %v; want the unknown tool's HTTP %d %v", hdr, status, denied, wantStatus, unknown)
+		}
+		if msg := fmt.Sprint(denied); strings.Contains(msg, "Mcp-Param") || strings.Contains(msg, `"region"`) || jsonPath(denied, "error", "code") != float64(-32602) {
+			t.Errorf("denied tool, headers %v: %v; want -32602 unknown tool, naming no header or argument", hdr, denied)
+		}
+	}
+	status, res := rpc2026(t, withURL, "tools/call", call("raw"), nil)
+	code, _ := jsonPath(res, "error", "code").(float64)
+	msg, _ := jsonPath(res, "error", "message").(string)
+	if status != http.StatusBadRequest || code != -32020 || !strings.Contains(msg, "Mcp-Param-Region") {
+		t.Errorf("allowed tool, header missing: HTTP %d %v; want 400 and -32020 naming Mcp-Param-Region", status, res)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Fatalf("upstream got %d calls, want 0", n)
+	}
+	if status, res := rpc2026(t, withURL, "tools/call", call("raw"), map[string]string{"Mcp-Param-Region": "Hello"}); status != http.StatusOK || res["error"] != nil || calls.Load() != 1 {
+		t.Errorf("allowed tool, matching header: HTTP %d %v, upstream calls %d; want the upstream's result", status, res, calls.Load())
+	}
+}
+
 // TestClientCapabilitiesUpstream2026: on a 2026-07-28 upstream leg each
 // call declares the calling client's capabilities (what the proxy can
 // relay: sampling, elicitation, roots), not the proxy's own (MCP

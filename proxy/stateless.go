@@ -101,7 +101,7 @@ func (p *Proxy) anyPerClient() bool {
 // stateless handler. Otherwise legacy requests get sessions as before and,
 // with route2026, 2026-07-28 requests go to the stateless handler.
 func (p *Proxy) streamableHandler(endpoint string) http.Handler {
-	stateless := p.paramHeaderCheck(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
+	stateless := p.paramHeaderCheck(endpoint, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true}))
 	if p.conf().Server.Stateless {
 		return stateless
