@@ -99,7 +99,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		ctx, done = p.pt.startCall(ctx, e.Upstream, s)
 		defer done()
 	}
-	if tc := taskCallFrom(ctx); tc != nil && callRequest(ctx, e.Exposed) != nil && opts.Raw != nil {
+	if tc := taskCallFrom(ctx); tc != nil && tc.asTask && callRequest(ctx, e.Exposed) != nil && opts.Raw != nil {
 		// Issue 17: the client called this very tool as a task (tasks.go).
 		opts.Task = tc.param
 		tc.sent, tc.route = true, taskRoute{upstream: e.Upstream, entryID: e.ID, conn: opts.Conn}

@@ -466,11 +466,15 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		p.approvedChange(e, hash)
 	}
 	check := p.outputCheck(e)
-	if taskCallFrom(ctx) != nil && callRequest(ctx, e.Exposed) != nil {
-		// Called as a task (forward sends it so): the output comes with
-		// tasks/result, checked there (tasks.go). Not for a tool called
-		// from inside tool_call or the code bridge.
+	if tc := taskCallFrom(ctx); tc != nil && callRequest(ctx, e.Exposed) != nil && p.takesTaskCalls(e.Upstream) {
+		// Called as a task on an upstream that offers task-augmented
+		// tools/call (forward sends it so): the output comes with
+		// tasks/result, checked there; an answer without a task is
+		// checked by callAsTask (tasks.go). Not for a tool called from
+		// inside tool_call or the code bridge. Any other upstream gets a
+		// plain call, checked here (review round 4 item 1).
 		check = nil
+		tc.asTask, tc.route = true, taskRoute{upstream: e.Upstream, entryID: e.ID}
 	}
 	if check != nil {
 		ctx = withoutRawSlot(ctx) // the output is validated: decoded (rawresult.go)

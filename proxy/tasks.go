@@ -138,9 +138,31 @@ func (b *taskBook) routes() []taskRoute {
 // taskCall is a task-augmented tools/call on its way through the call
 // path: forward fills in where it went.
 type taskCall struct {
-	param json.RawMessage // the client's "task" member
-	sent  bool
-	route taskRoute
+	param  json.RawMessage // the client's "task" member
+	asTask bool            // call: the upstream offers task-augmented tools/call (takesTaskCalls)
+	sent   bool
+	route  taskRoute
+}
+
+// takesTaskCalls reports whether upstream declares
+// capabilities.tasks.requests.tools.call (MCP 2025-11-25
+// basic/utilities/tasks, Capabilities: a requestor sends task-augmented
+// requests only to a receiver that declared them); a client's "task"
+// member for any other upstream's tool is dropped and the call made
+// plainly (review round 4 item 1).
+func (p *Proxy) takesTaskCalls(upstream string) bool {
+	caps := p.ups.Capability(upstream, "tasks")
+	if caps == nil {
+		return false
+	}
+	var c struct {
+		Requests struct {
+			Tools struct {
+				Call json.RawMessage `json:"call"`
+			} `json:"tools"`
+		} `json:"requests"`
+	}
+	return json.Unmarshal(caps, &c) == nil && c.Requests.Tools.Call != nil && string(c.Requests.Tools.Call) != "null"
 }
 
 type taskCallKey struct{}
@@ -221,6 +243,11 @@ func (p *Proxy) callAsTask(ctx context.Context, s *session, ss *mcp.ServerSessio
 		}
 		return nil, wireError(err)
 	}
+	if !tc.sent && tc.asTask {
+		// p.call skipped the output check expecting a task that forward
+		// did not send after all: checked here.
+		return p.plainTaskAnswer(s, tc, slot, res)
+	}
 	if !tc.sent {
 		// Not forwarded as a task: a tool of the proxy's own (tool_search,
 		// …), or the call path answered itself (rate limit, approval
@@ -233,15 +260,45 @@ func (p *Proxy) callAsTask(ctx context.Context, s *session, ss *mcp.ServerSessio
 		}
 		return res, nil
 	}
-	if slot.JSON == nil {
+	if slot.JSON != nil {
+		if id := createdTaskID(slot.JSON); id != "" {
+			tc.route.owner = taskOwner(identityOf(cr))
+			s.tasks.add(id, tc.route)
+			p.log.Debug("task created", "upstream", tc.route.upstream, "tool", tc.route.entryID, "task", id, "client", s.client, "session", s.id())
+			return &rawToolResult{json: slot.JSON}, nil
+		}
+	}
+	return p.plainTaskAnswer(s, tc, slot, res)
+}
+
+// plainTaskAnswer is the answer to a task-augmented tools/call that the
+// upstream answered without a task (a CallToolResult: the spec lets a
+// receiver ignore the member): checked against the tool's outputSchema
+// and redacted as any call's answer (p.call skipped both, expecting a
+// task). slot.JSON is nil when p.call already decoded and redacted the
+// answer (an error result with secrets configured): res is that answer.
+func (p *Proxy) plainTaskAnswer(s *session, tc *taskCall, slot *upstream.RawResult, res *mcp.CallToolResult) (mcp.Result, error) {
+	out := res
+	if slot.JSON != nil {
+		var r mcp.CallToolResult
+		if err := json.Unmarshal(slot.JSON, &r); err != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream " + tc.route.upstream + ": answer to the task-augmented tools/call is neither a CreateTaskResult nor a CallToolResult: " + bounded(err.Error(), 200)}
+		}
+		out = &r
+	}
+	if out == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream " + tc.route.upstream + ": no answer to the task-augmented tools/call"}
 	}
-	if id := createdTaskID(slot.JSON); id != "" {
-		tc.route.owner = taskOwner(identityOf(cr))
-		s.tasks.add(id, tc.route)
-		p.log.Debug("task created", "upstream", tc.route.upstream, "tool", tc.route.entryID, "task", id, "client", s.client, "session", s.id())
+	if e := s.Snapshot().ByID(tc.route.entryID); e != nil {
+		if check := p.outputCheck(e); check != nil {
+			out = check(out)
+		}
 	}
-	return &rawToolResult{json: slot.JSON}, nil
+	out = redactResult(p.conf(), out)
+	if out.Content == nil {
+		out.Content = []mcp.Content{}
+	}
+	return out, nil
 }
 
 // createdTaskID is task.taskId of a CreateTaskResult ("" when absent).

@@ -1,12 +1,16 @@
 package proxy
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
 )
 
 // The front lifts a tools/call's "task" member into the private _meta key
@@ -69,5 +73,73 @@ func TestInitializeWithTasks(t *testing.T) {
 	}
 	if err := json.Unmarshal(b, &m); err != nil || m.ProtocolVersion != "2025-11-25" || m.Capabilities["tasks"] == nil || m.Capabilities["tools"] == nil {
 		t.Errorf("initialize answer %s (%v)", b, err)
+	}
+}
+
+// callAsTaskRaw calls tool name on cs as a task: the private _meta key is
+// what the front transports lift a "task" member into (liftTask).
+func callAsTaskRaw(t *testing.T, cs *mcp.ClientSession, name string) (*mcp.CallToolResult, error) {
+	t.Helper()
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}, Meta: mcp.Meta{taskMetaKey: map[string]any{}}})
+}
+
+// Review round 4 item 1: a "task" member must not switch off output
+// validation. The upstream here offers no tasks: the call goes as a plain
+// one (MCP 2025-11-25 tasks: a requestor MUST NOT send task-augmented
+// requests a receiver did not declare) and its output is checked.
+func TestTaskMemberToUpstreamWithoutTasks(t *testing.T) {
+	p, _ := testProxy(t, validateConfig)
+	cs := connect(t, p, "unit-task-notasks", nil)
+	r, err := callAsTaskRaw(t, cs, "up__nostruct")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.IsError || !strings.Contains(resultText(r), "has no structuredContent") {
+		t.Errorf("a task call of a tool whose upstream has no tasks skipped output validation: isError=%v %q", r.IsError, resultText(r))
+	}
+}
+
+// An upstream that declares tasks but answers a task call with a plain
+// CallToolResult: that answer is checked and redacted as any call's, and
+// a redacted isError answer reaches the client (not -32603 "no answer").
+func TestTaskCallAnsweredPlainly(t *testing.T) {
+	sc := &fakeupstream.Scenario{
+		Tools: func() string {
+			return `[{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":"object","required":["ok"]}},{"name":"f","inputSchema":{"type":"object"}}]`
+		},
+		Raw: func(s *fakeupstream.Session, m *fakeupstream.Msg) bool {
+			switch m.Method {
+			case "initialize":
+				s.Result(m.ID, `{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"fakeupstream","version":"1"}}`)
+				return true
+			case "tools/call":
+				if strings.Contains(string(m.Params), `"name":"f"`) {
+					s.Result(m.ID, `{"content":[{"type":"text","text":"bad token hunter2"}],"isError":true}`)
+				} else {
+					s.Result(m.ID, `{"content":[{"type":"text","text":"plain"}]}`)
+				}
+				return true
+			}
+			return false
+		},
+	}
+	hs := httptest.NewServer(&fakeupstream.HTTP{Scenario: sc})
+	t.Cleanup(hs.Close)
+	env := func(k string) (string, bool) { return "hunter2", k == "TOK" }
+	p := startProxyIn(t, t.TempDir(), fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\ntrusted = true\nheaders = {X-Tok = \"${TOK}\"}\n", tomlQuote(hs.URL)), env, Options{})
+	cs := connect(t, p, "unit-task-plain", nil)
+	r, err := callAsTaskRaw(t, cs, "up__t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.IsError || !strings.Contains(resultText(r), "has no structuredContent") {
+		t.Errorf("a plain answer to a task call skipped output validation: isError=%v %q", r.IsError, resultText(r))
+	}
+	r, err = callAsTaskRaw(t, cs, "up__f")
+	if err != nil {
+		t.Fatalf("a redacted isError answer to a task call became an error: %v", err)
+	}
+	if !r.IsError || strings.Contains(resultText(r), "hunter2") || !strings.Contains(resultText(r), "bad token") {
+		t.Errorf("isError answer: isError=%v %q, want it redacted", r.IsError, resultText(r))
 	}
 }
