@@ -7,6 +7,9 @@ package proxy
 //
 // Which client gets an upstream's request (DESIGN.md "Upstream sessions";
 // the rule is in relay_route.go):
+//   - a request tied to a task (_meta "io.modelcontextprotocol/related-task"):
+//     the client session that holds the task (its taskBook) and, on a
+//     shared session, waits in tasks/result for it; none: refused;
 //   - per-client upstream session: the client session it was opened for;
 //   - shared upstream session: the client session whose call the request
 //     answers, by request identity (Streamable HTTP upstreams), or the only
@@ -47,6 +50,51 @@ type inflight struct {
 	s     *session
 	token string          // request identity (relay_route.go); "" when not used
 	ctx   context.Context // the client's call: relayed requests go on its stream
+	task  string          // tasks/result of this task id (serveTasks); "" for a tools/call
+}
+
+// relatedTaskKey is the _meta key that ties a request to a task (MCP
+// 2025-11-25 basic/utilities/tasks, "Associating Task-Related Messages").
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// relatedTaskID is _meta[relatedTaskKey].taskId of an upstream's
+// client-directed request ("" when absent).
+func relatedTaskID(req mcp.Request) string {
+	var meta map[string]any
+	switch r := req.(type) {
+	case *mcp.ElicitRequest:
+		if r.Params != nil {
+			meta = r.Params.Meta
+		}
+	case *mcp.CreateMessageWithToolsRequest:
+		if r.Params != nil {
+			meta = r.Params.Meta
+		}
+	case *mcp.ListRootsRequest:
+		if r.Params != nil {
+			meta = r.Params.Meta
+		}
+	}
+	rt, _ := meta[relatedTaskKey].(map[string]any)
+	id, _ := rt["taskId"].(string)
+	return id
+}
+
+// taskWaiter is the tasks/result of task id in flight on the shared
+// session of up whose client session holds that task (its taskBook), nil
+// when none: a request tied to a task goes to that client only, never by
+// the in-flight rule of callerFor (review round 4 item 2).
+func (pt *passthrough) taskWaiter(up, id string) *inflight {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	for _, c := range pt.inflight {
+		if c.up == up && c.task == id && c.s.tasks != nil {
+			if _, ok := c.s.tasks.get(id); ok {
+				return c
+			}
+		}
+	}
+	return nil
 }
 
 // clientState is the per-client upstream sessions of one client session.
@@ -104,7 +152,13 @@ func methodCap(method string) string {
 // callerTagger when up is an HTTP upstream) and a func that removes the
 // record.
 func (pt *passthrough) startCall(ctx context.Context, up string, s *session) (context.Context, func()) {
-	f := &inflight{up: up, s: s, ctx: ctx}
+	return pt.startTaskCall(ctx, up, s, "")
+}
+
+// startTaskCall is startCall for a tasks/result of task id (serveTasks):
+// requests tied to that task (relatedTaskID) reach s while it waits.
+func (pt *passthrough) startTaskCall(ctx context.Context, up string, s *session, task string) (context.Context, func()) {
+	f := &inflight{up: up, s: s, ctx: ctx, task: task}
 	if u, ok := pt.p.conf().Upstreams[up]; ok && u.IsHTTP() {
 		f.token = newCallerToken()
 		ctx = withCallerToken(ctx, f.token)
@@ -180,7 +234,26 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			}
 			token := takeCallerToken(req)
 			target := owner
-			if owner != nil {
+			why := "its client did not advertise that capability"
+			callCtx := context.Context(nil)
+			code := int64(jsonrpc.CodeMethodNotFound)
+			if task := relatedTaskID(req); task != "" {
+				// Tied to a task: only the client session that created it
+				// (and, on a shared session, waits in tasks/result for it).
+				target = nil
+				if owner != nil {
+					if owner.tasks != nil {
+						if _, ok := owner.tasks.get(task); ok {
+							target = owner
+						}
+					}
+				} else if f := pt.taskWaiter(up, task); f != nil {
+					target, callCtx = f.s, f.ctx
+				}
+				if target == nil {
+					why = "no client session that holds task " + bounded(task, 200) + " waits for its result"
+				}
+			} else if owner != nil {
 				// A 2026-07-28 client cannot be sent a request: the call of
 				// it that is in flight on this session asks through its
 				// exchange (exchange.go).
@@ -193,10 +266,7 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 					ctx = relCtx
 				}
 			}
-			why := "its client did not advertise that capability"
-			callCtx := context.Context(nil)
-			code := int64(jsonrpc.CodeMethodNotFound)
-			if target == nil {
+			if target == nil && relatedTaskID(req) == "" {
 				var f *inflight
 				var ambiguous bool
 				if f, why, ambiguous = pt.callerFor(up, token); f != nil {

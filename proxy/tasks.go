@@ -41,7 +41,10 @@ package proxy
 // An input_required task asks the client while the client waits in
 // tasks/result: that request is registered as the session's call in
 // flight on the shared upstream session, so the upstream's elicitation or
-// sampling request reaches this client (passthrough_relay.go).
+// sampling request reaches this client (passthrough_relay.go). A request
+// that names its task (_meta "io.modelcontextprotocol/related-task")
+// reaches only the session that holds that task and waits for its
+// result; with none it is refused (review round 4 item 2).
 //
 // Not passed: notifications/tasks/status (optional in the spec; clients
 // poll tasks/get), task-augmented requests from upstreams to clients
@@ -371,7 +374,7 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 		// its requests on the shared session reach this client, as during
 		// a call (passthrough_relay.go).
 		var done func()
-		ctx, done = p.pt.startCall(ctx, r.upstream, s)
+		ctx, done = p.pt.startTaskCall(ctx, r.upstream, s, ref.TaskID)
 		defer done()
 	}
 	res, err := p.ups.Request(ctx, r.upstream, r.conn, method, params)

@@ -3,11 +3,14 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
@@ -141,5 +144,73 @@ func TestTaskCallAnsweredPlainly(t *testing.T) {
 	}
 	if !r.IsError || strings.Contains(resultText(r), "hunter2") || !strings.Contains(resultText(r), "bad token") {
 		t.Errorf("isError answer: isError=%v %q, want it redacted", r.IsError, resultText(r))
+	}
+}
+
+// sessionNamed is p's client session of the client named name.
+func sessionNamed(t *testing.T, p *Proxy, name string) *session {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.sessions {
+		if s.client == name {
+			return s
+		}
+	}
+	t.Fatalf("no session of client %q", name)
+	return nil
+}
+
+// Review round 4 item 2: an upstream's request tied to a task
+// (_meta related-task) goes only to the client session that holds the
+// task and waits in tasks/result for it, never by the "only client with a
+// call in flight" rule.
+func TestRelatedTaskRequestRouting(t *testing.T) {
+	p, _ := testProxy(t, validateConfig)
+	asked := map[string]int{}
+	var mu sync.Mutex
+	elicit := func(name string) func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			mu.Lock()
+			asked[name]++
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+	}
+	connect(t, p, "task-a", elicit("task-a"))
+	connect(t, p, "task-b", elicit("task-b"))
+	a, b := sessionNamed(t, p, "task-a"), sessionNamed(t, p, "task-b")
+	a.tasks.add("t-1", taskRoute{upstream: "up", entryID: "mcp:up:echo"})
+	relay := p.pt.relayMiddleware("up", nil)(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+		t.Fatal("passed on unhandled")
+		return nil, nil
+	})
+	ask := func(task string) error {
+		_, err := relay(context.Background(), "elicitation/create", &mcp.ElicitRequest{Params: &mcp.ElicitParams{
+			Meta:    mcp.Meta{"io.modelcontextprotocol/related-task": map[string]any{"taskId": task}},
+			Message: "input for " + task, RequestedSchema: map[string]any{"type": "object"},
+		}})
+		return err
+	}
+	// B has a plain call in flight on the shared upstream; A's task t-1
+	// is not waited for: nobody may be asked.
+	_, doneB := p.pt.startCall(context.Background(), "up", b)
+	defer doneB()
+	var je *jsonrpc.Error
+	if err := ask("t-1"); !errors.As(err, &je) || je.Code != jsonrpc.CodeMethodNotFound {
+		t.Errorf("a request for task t-1 nobody waits for: %v, want -32601", err)
+	}
+	if asked["task-b"] != 0 {
+		t.Fatalf("client B was shown the elicitation of A's task")
+	}
+	// A waits in tasks/result for t-1: A is asked, even with B in flight.
+	_, doneA := p.pt.startTaskCall(context.Background(), "up", a, "t-1")
+	defer doneA()
+	if err := ask("t-1"); err != nil || asked["task-a"] != 1 || asked["task-b"] != 0 {
+		t.Errorf("request for A's waited-for task: err %v, asked %v", err, asked)
+	}
+	// An id no session holds is refused, whoever waits.
+	if err := ask("t-2"); err == nil || asked["task-b"] != 0 {
+		t.Errorf("request for an unknown task: err %v, asked %v", err, asked)
 	}
 }
