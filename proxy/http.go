@@ -69,7 +69,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// refused (frontguard.go).
 		maxBody := p.maxMessageBytes()
 		// Issue 17: tasks/* answered, a tools/call's "task" kept (tasks.go).
-		mux.Handle(path, p.guard(a, keepalive(ka, idGuardWith(p.streamableHandler(endpoint), maxBody, p.tasksFrame))))
+		mux.Handle(path, p.guard(a, keepalive(ka, idGuardWith(p.streamableHandler(endpoint), maxBody, p.tasksFrameFor(endpoint)))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"

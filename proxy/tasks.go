@@ -542,13 +542,23 @@ func (p *Proxy) withTasksCapability(ir *mcp.InitializeResult, s *session) mcp.Re
 	return &initializeWithTasks{InitializeResult: ir, tasks: caps}
 }
 
-// tasksFrame is the Streamable HTTP half of the front's tasks handling
-// (the stdio half is in frontstdio.go), a frameHook of idGuardWith: a
-// POST holding one tools/call with a "task" member gets it lifted
-// (liftTask); one holding a tasks/* request of a known session is
-// answered here (serveTasks). Everything else passes unchanged (one scan
-// for `"task`). Requests of protocol 2026-07-28 pass (no tasks there).
-func (p *Proxy) tasksFrame(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+// tasksFrameFor is the Streamable HTTP half of the front's tasks
+// handling for the mount of endpoint ("" for /mcp) (the stdio half is in
+// frontstdio.go), a frameHook of idGuardWith: a POST holding one
+// tools/call with a "task" member gets it lifted (liftTask); one holding
+// a tasks/* request of a known session of that same endpoint is answered
+// here (serveTasks; review round 4 item 4: a session id of another mount
+// is not this mount's to serve, its go-sdk handler answers it as
+// unknown). Everything else passes unchanged (one scan for `"task`).
+// Requests of protocol 2026-07-28 pass (no tasks there).
+func (p *Proxy) tasksFrameFor(endpoint string) frameHook {
+	return func(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
+		return p.tasksFrame(w, r, body, endpoint)
+	}
+}
+
+// tasksFrame is tasksFrameFor(endpoint)'s hook.
+func (p *Proxy) tasksFrame(w http.ResponseWriter, r *http.Request, body []byte, endpoint string) ([]byte, bool) {
 	if !bytes.Contains(body, []byte(`"task`)) || modernRequest(r) {
 		return body, false
 	}
@@ -574,7 +584,7 @@ func (p *Proxy) tasksFrame(w http.ResponseWriter, r *http.Request, body []byte) 
 			return replaceParams(body, lifted), false
 		}
 	case isTasksMethod(m):
-		if s := p.sessionByID(r.Header.Get("Mcp-Session-Id")); s != nil {
+		if s := p.sessionByID(r.Header.Get("Mcp-Session-Id"), endpoint); s != nil {
 			caller := ""
 			if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 				caller = ti.UserID // tokenInfo: issuer|subject, as taskOwner
@@ -630,15 +640,16 @@ func rpcAnswer(id []byte, res json.RawMessage, err error) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// sessionByID is the session whose Mcp-Session-Id is id (nil: none).
-func (p *Proxy) sessionByID(id string) *session {
+// sessionByID is the session of endpoint whose Mcp-Session-Id is id
+// (nil: none).
+func (p *Proxy) sessionByID(id, endpoint string) *session {
 	if id == "" {
 		return nil
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for ss, s := range p.sessions {
-		if ss.ID() == id {
+		if ss.ID() == id && s.endpoint == endpoint {
 			return s
 		}
 	}

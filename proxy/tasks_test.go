@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -212,5 +213,32 @@ func TestRelatedTaskRequestRouting(t *testing.T) {
 	// An id no session holds is refused, whoever waits.
 	if err := ask("t-2"); err == nil || asked["task-b"] != 0 {
 		t.Errorf("request for an unknown task: err %v, asked %v", err, asked)
+	}
+}
+
+// Review round 4 item 4: tasks/* over Streamable HTTP are served only on
+// the mount the session belongs to: /mcp does not serve the tasks of a
+// session of [endpoints.x], whatever session id it is shown.
+func TestTasksTiedToEndpoint(t *testing.T) {
+	p, _ := testProxy(t, validateConfig+"[endpoints.x]\npath = \"/x/mcp\"\n")
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	cx := &rawClient{t: t, url: srv.URL + "/x/mcp"}
+	cx.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "task-x", "version": "1"}})
+	cx.post(context.Background(), "notifications/initialized", nil, true).Body.Close()
+	if cx.sid == "" {
+		t.Fatal("no session id from /x/mcp")
+	}
+	sessionNamed(t, p, "task-x").tasks.add("t-1", taskRoute{upstream: "up", entryID: "mcp:up:echo"})
+	get := func(c *rawClient) int {
+		resp := c.post(context.Background(), "tasks/get", map[string]any{"taskId": "t-1"}, false)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := get(&rawClient{t: t, url: srv.URL + "/mcp", sid: cx.sid}); st == http.StatusOK {
+		t.Errorf("tasks/get on /mcp with a session id of /x/mcp was served (HTTP %d)", st)
+	}
+	if st := get(cx); st != http.StatusOK {
+		t.Errorf("tasks/get on the session's own mount: HTTP %d", st)
 	}
 }
