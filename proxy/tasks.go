@@ -390,8 +390,11 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 // taskResult is a tasks/result answer (the tool's CallToolResult) as the
 // client gets it: as received, unless the proxy must look into it as it
 // does for a direct call (p.call): output validation of trusted tools,
-// redaction of secrets.
+// redaction of secrets. It is shaped as a direct call's raw result is
+// (shapeRaw: no resultType, no upstream hop keys in _meta; review round 4
+// item 6).
 func (p *Proxy) taskResult(e *catalog.Entry, res json.RawMessage) json.RawMessage {
+	res = shapeRaw(res)
 	check := p.outputCheck(e)
 	if check == nil && len(p.conf().Secrets()) == 0 {
 		return res

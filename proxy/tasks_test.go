@@ -242,3 +242,21 @@ func TestTasksTiedToEndpoint(t *testing.T) {
 		t.Errorf("tasks/get on the session's own mount: HTTP %d", st)
 	}
 }
+
+// Review round 4 item 6: a tasks/result answer is shaped like a direct
+// tools/call's raw result (shapeRaw): no resultType and no upstream hop
+// keys in _meta, with or without output check.
+func TestTaskResultShaped(t *testing.T) {
+	p, _ := testProxy(t, validateConfig)
+	in := json.RawMessage(`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up"},"keep":1},"content":[],"structuredContent":{"paid":true},"resultType":"complete"}`)
+	for _, id := range []string{"mcp:up:echo", "mcp:up:paid"} { // unchecked, checked
+		e := p.Catalog().ByID(id)
+		if e == nil {
+			t.Fatalf("no entry %s", id)
+		}
+		got := string(p.taskResult(e, in))
+		if strings.Contains(got, "serverInfo") || strings.Contains(got, "resultType") || !strings.Contains(got, `"keep":1`) {
+			t.Errorf("tasks/result of %s = %s, want it shaped (no serverInfo, no resultType, other _meta kept)", id, got)
+		}
+	}
+}
