@@ -34,72 +34,153 @@ var relatedGloVe []byte
 // WordNet's (1 for a synonym).
 const gloveWeight = 0.5
 
-type relTerm struct {
-	term string
-	w    float64
+// relTable is the merged related-terms table in a compact form: every
+// word once in one string (vocab entries are substrings of it), the
+// relations of all words in one array. About 5 MiB of heap for the ~75,000
+// words and ~405,000 relations of both tables (a map of per-word slices of
+// strings took 24 MiB), parsed in about a third of the time.
+type relTable struct {
+	vocab []string // word id → word (substrings of one string)
+	keys  []uint32 // ids of the words that have relations, sorted by word
+	start []uint32 // relations of keys[i]: rels[start[i]:start[i+1]]
+	rels  []relRef // strongest first within a word
 }
+
+// relRef is one relation: the related word's id and its weight in
+// twentieths (WordNet tenths × 2, GloVe tenths × 2 × gloveWeight), so
+// weight() gives the same float64 the table's tenths × scale give.
+type relRef struct {
+	id uint32
+	w  uint16
+}
+
+func (r relRef) weight() float64 { return float64(r.w) / 20 }
+
+// of returns word's relations, strongest first (nil when it has none).
+func (t *relTable) of(word string) []relRef {
+	i := sort.Search(len(t.keys), func(i int) bool { return t.vocab[t.keys[i]] >= word })
+	if i == len(t.keys) || t.vocab[t.keys[i]] != word {
+		return nil
+	}
+	return t.rels[t.start[i]:t.start[i+1]]
+}
+
+// word returns the word of a relation.
+func (t *relTable) word(r relRef) string { return t.vocab[r.id] }
 
 var (
 	relatedOnce  sync.Once
-	relatedTable map[string][]relTerm
+	relatedTable *relTable
 )
 
-// related returns the table, parsing it once (about 70,000 words).
-func related() map[string][]relTerm {
+// related returns the table, parsing it once (about 75,000 words).
+func related() *relTable {
 	relatedOnce.Do(func() {
-		relatedTable = map[string][]relTerm{}
-		readRelated(relatedWordNet, 1)
-		readRelated(relatedGloVe, gloveWeight)
-		for w, rs := range relatedTable {
-			// Strongest first: the expansion takes the first few.
-			sort.SliceStable(rs, func(i, j int) bool { return rs[i].w > rs[j].w })
-			relatedTable[w] = rs
-		}
+		b := relBuilder{ids: map[string]uint32{}}
+		b.read(relatedWordNet, 2)
+		b.read(relatedGloVe, 2*gloveWeight)
+		relatedTable = b.table()
 	})
 	return relatedTable
 }
 
-// readRelated adds a gzip-compressed table ("word rel:weight …", weights
-// in tenths, times scale) to relatedTable; a relation already there keeps
-// its larger weight.
-func readRelated(table []byte, scale float64) {
-	{
-		zr, err := gzip.NewReader(bytes.NewReader(table))
-		if err != nil {
-			return // a build without the table
+// relBuilder collects both tables before they are packed into a relTable.
+type relBuilder struct {
+	ids   map[string]uint32
+	words []string
+	lists [][]relRef // by word id
+}
+
+func (b *relBuilder) id(w []byte) uint32 {
+	if id, ok := b.ids[string(w)]; ok {
+		return id
+	}
+	id := uint32(len(b.words))
+	s := string(w)
+	b.ids[s] = id
+	b.words = append(b.words, s)
+	b.lists = append(b.lists, nil)
+	return id
+}
+
+// read adds a gzip-compressed table ("word rel:weight …", weights in
+// tenths; scale turns tenths into twentieths); a relation already there
+// keeps its larger weight.
+func (b *relBuilder) read(table []byte, scale float64) {
+	zr, err := gzip.NewReader(bytes.NewReader(table))
+	if err != nil {
+		return // a build without the table
+	}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		fs := bytes.Fields(sc.Bytes())
+		if len(fs) < 2 {
+			continue
 		}
-		sc := bufio.NewScanner(zr)
-		for sc.Scan() {
-			fs := strings.Fields(sc.Text())
-			if len(fs) < 2 {
+		key := b.id(fs[0])
+		rs := b.lists[key]
+		for _, f := range fs[1:] {
+			i := bytes.LastIndexByte(f, ':')
+			if i <= 0 {
 				continue
 			}
-			rs := relatedTable[fs[0]]
-			for _, f := range fs[1:] {
-				i := strings.LastIndexByte(f, ':')
-				if i <= 0 {
-					continue
-				}
-				w := 0
-				for _, c := range f[i+1:] {
-					w = w*10 + int(c-'0')
-				}
-				rs = addRel(rs, relTerm{f[:i], float64(w) / 10 * scale})
+			w := 0
+			for _, c := range f[i+1:] {
+				w = w*10 + int(c-'0')
 			}
-			relatedTable[fs[0]] = rs
+			rs = addRel(rs, relRef{b.id(f[:i]), uint16(float64(w) * scale)})
 		}
+		b.lists[key] = rs
 	}
 }
 
-// addRel adds r to rs, or raises the weight of the same term in rs.
-func addRel(rs []relTerm, r relTerm) []relTerm {
+// addRel adds r to rs, or raises the weight of the same word in rs.
+func addRel(rs []relRef, r relRef) []relRef {
 	for i := range rs {
-		if rs[i].term == r.term {
+		if rs[i].id == r.id {
 			rs[i].w = max(rs[i].w, r.w)
 			return rs
 		}
 	}
 	return append(rs, r)
+}
+
+// table packs the collected relations: one string for all words, one
+// array for all relations (strongest first per word, ties in table order).
+func (b *relBuilder) table() *relTable {
+	n, size := 0, 0
+	for _, w := range b.words {
+		size += len(w)
+	}
+	var sb strings.Builder
+	sb.Grow(size)
+	for _, w := range b.words {
+		sb.WriteString(w)
+	}
+	all := sb.String()
+	t := &relTable{vocab: make([]string, len(b.words))}
+	off := 0
+	for i, w := range b.words {
+		t.vocab[i] = all[off : off+len(w)]
+		off += len(w)
+	}
+	for id, rs := range b.lists {
+		if len(rs) > 0 {
+			t.keys = append(t.keys, uint32(id))
+			n += len(rs)
+		}
+	}
+	sort.Slice(t.keys, func(i, j int) bool { return t.vocab[t.keys[i]] < t.vocab[t.keys[j]] })
+	t.start = make([]uint32, 0, len(t.keys)+1)
+	t.rels = make([]relRef, 0, n)
+	for _, id := range t.keys {
+		rs := b.lists[id]
+		sort.SliceStable(rs, func(i, j int) bool { return rs[i].w > rs[j].w })
+		t.start = append(t.start, uint32(len(t.rels)))
+		t.rels = append(t.rels, rs...)
+	}
+	t.start = append(t.start, uint32(len(t.rels)))
+	return t
 }
 
 // Bounds of the expansion, for latency: related terms per query term and
@@ -125,20 +206,21 @@ func (ix *Index) expandRelated(aq *analyzedQuery) {
 			continue
 		}
 		added := 0
-		for _, r := range tab[t.term] {
+		for _, r := range tab.of(t.term) {
 			if added == maxRelatedPerTerm || total == maxRelatedPerQuery {
 				break
 			}
-			if _, ok := aq.seen[r.term]; ok {
+			rt := tab.word(r)
+			if _, ok := aq.seen[rt]; ok {
 				continue
 			}
-			ti := ix.terms[r.term]
+			ti := ix.terms[rt]
 			if ti == nil || ti.df <= 0 || ti.df > maxDF {
 				continue
 			}
 			total++
 			added++
-			aq.derive(r.term, t.qw*r.w, termRelated, i, ti)
+			aq.derive(rt, t.qw*r.weight(), termRelated, i, ti)
 		}
 	}
 }
