@@ -783,16 +783,18 @@ func (ix *Index) Get(id string) *Entry {
 
 // scratch is per-query working memory, pooled.
 type scratch struct {
-	score   []float32
+	// acc holds the scores of the query being answered, stride floats
+	// per document: acc[d*stride] is document d's whole-query score and,
+	// for a query scored per clause (RankParams.ClauseMix), acc[d*stride+1+j]
+	// its score for clause j. Keeping a document's scores side by side
+	// makes each posting touch one cache line. Rows of touched documents
+	// are zeroed after each query.
+	acc     []float32
 	touched []int32
 	aq      analyzedQuery
 	idfs    []float64
 	credit  []float64
 	named   []int32 // documents the query names (NameBoost)
-	// seg holds the per-clause scores of a query with several clauses,
-	// nseg per document side by side: seg[d*nseg+j] is clause j's score
-	// of document d.
-	seg []float32
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -836,22 +838,20 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if semantic {
 		ix.expandRelated(aq)
 	}
-	if len(sc.score) < len(ix.docs) {
-		sc.score = make([]float32, len(ix.docs)+len(ix.docs)/4+16)
-	}
 	nseg := 0
 	if p := ix.params.ClauseMix; p > 0 && aq.nseg > 1 {
 		nseg = aq.nseg
-		if len(sc.seg) < len(sc.score)*nseg {
-			sc.seg = make([]float32, len(sc.score)*maxSegs)
-		}
 	}
+	stride := 1 + nseg
+	if len(sc.acc) < len(ix.docs)*stride {
+		// Sized for the largest stride, so it is allocated once per
+		// scratch (and again only when the index grows by a quarter).
+		sc.acc = make([]float32, (len(ix.docs)+len(ix.docs)/4+16)*(1+maxSegs))
+	}
+	acc := sc.acc
 	defer func() {
 		for _, d := range sc.touched {
-			sc.score[d] = 0
-			if nseg > 0 {
-				clear(sc.seg[int(d)*nseg : int(d+1)*nseg])
-			}
+			clear(acc[int(d)*stride : int(d+1)*stride])
 		}
 		sc.touched = sc.touched[:0]
 	}()
@@ -880,36 +880,20 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			qw *= p.Semantic
 		}
 		w := float32(qw * idfs[i])
-		score, dead, norm := sc.score, ix.dead, ix.norm
-		for _, pst := range ti.post {
-			if checkDead && dead[pst.doc] {
-				continue
-			}
-			nm := &norm[pst.doc]
-			var tf float32
-			for f := 0; f < numFields; f++ {
-				tf += nm[f] * float32(pst.tf[f])
-			}
-			if tf <= 0 {
-				continue // a zero-weight field: no contribution, not touched
-			}
-			if score[pst.doc] == 0 {
-				sc.touched = append(sc.touched, pst.doc)
-			}
-			c := w * tf / (k1 + tf)
-			score[pst.doc] += c
-			if nseg > 0 {
-				// Scores only grow, so the running maxima are the final ones.
-				top = max(top, score[pst.doc])
-				seg := sc.seg[int(pst.doc)*nseg:]
-				for m, j := qt.segs, 0; m != 0; m, j = m>>1, j+1 {
-					if m&1 != 0 {
-						seg[j] += c
-						segMax[j] = max(segMax[j], seg[j])
-					}
-				}
+		if nseg == 0 {
+			sc.touched = scorePostings(ti.post, ix.norm, ix.dead, checkDead, acc, sc.touched, w, k1)
+			continue
+		}
+		// The clauses the term is in, as offsets into a document's row.
+		var cls [maxSegs]int
+		ncl := 0
+		for m, j := qt.segs, 0; m != 0; m, j = m>>1, j+1 {
+			if m&1 != 0 {
+				cls[ncl] = 1 + j
+				ncl++
 			}
 		}
+		sc.touched = scorePostingsClauses(ti.post, ix.norm, ix.dead, checkDead, acc, stride, cls[:ncl], sc.touched, w, k1, &top, &segMax)
 	}
 	// The per-clause signal (RankParams.ClauseMix): entry d gains
 	// mixTop × max over clauses j of seg_j(d)/segMax[j], added during the
@@ -926,10 +910,11 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		if b <= 0 || ix.dead[id] {
 			return
 		}
-		if sc.score[id] == 0 {
+		s := &acc[int(id)*stride]
+		if *s == 0 {
 			sc.touched = append(sc.touched, id)
 		}
-		sc.score[id] += float32(b)
+		*s += float32(b)
 	}
 	for _, id := range ix.exact[exactKey] {
 		boost(id, p.ExactBoost)
@@ -945,10 +930,12 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	})
 
 	// Top-k selection with a bounded min-heap; allow is called only for
-	// candidates that would enter the heap.
+	// candidates that would enter the heap, and the entry itself (another
+	// cache line) is read only for a score that can enter it.
 	h := make(topHeap, 0, min(limit, len(sc.touched)))
 	for _, id := range sc.touched {
-		s := float64(sc.score[id])
+		row := acc[int(id)*stride : int(id)*stride+stride]
+		s := float64(row[0])
 		if s <= 0 {
 			continue
 		}
@@ -957,10 +944,13 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 				continue
 			}
 			var best float32
-			for j, v := range sc.seg[int(id)*nseg : int(id+1)*nseg] {
+			for j, v := range row[1:] {
 				best = max(best, v*inv[j])
 			}
-			s = float64(sc.score[id] + mixTop*best)
+			s = float64(row[0] + mixTop*best)
+		}
+		if len(h) == limit && s < h[0].Score {
+			continue
 		}
 		e := ix.docs[id].e
 		if len(h) == limit && !better(s, e, h[0].Score, h[0].Entry) {
@@ -982,6 +972,69 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
 	}
 	return out
+}
+
+// pseudoTF returns a posting's BM25F pseudo frequency Σ_f norm_f·tf_f
+// (summed in field order, as the rankings were tuned with).
+func pseudoTF(nm *[numFields]float32, tf *[numFields]uint16) float32 {
+	return nm[0]*float32(tf[0]) + nm[1]*float32(tf[1]) + nm[2]*float32(tf[2]) + nm[3]*float32(tf[3]) + nm[4]*float32(tf[4])
+}
+
+// scorePostings adds one query term's BM25F contribution w·tf~/(k1+tf~)
+// to acc[doc] for each live posting of post, appending documents touched
+// for the first time to touched (returned). A small function of its own,
+// so the compiler keeps the loop in registers.
+func scorePostings(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, touched []int32, w, k1 float32) []int32 {
+	for i := range post {
+		pst := &post[i]
+		if checkDead && dead[pst.doc] {
+			continue
+		}
+		tf := pseudoTF(&norm[pst.doc], &pst.tf)
+		if tf <= 0 {
+			continue // a zero-weight field: no contribution, not touched
+		}
+		s := &acc[pst.doc]
+		if *s == 0 {
+			touched = append(touched, pst.doc)
+		}
+		*s += w * tf / (k1 + tf)
+	}
+	return touched
+}
+
+// scorePostingsClauses is scorePostings for a query scored per clause:
+// acc has stride floats per document (whole query, then each clause), the
+// contribution also goes to the row offsets in cls (the term's clauses),
+// and the best whole-query score and each clause's best score are kept in
+// top and segMax (scores only grow, so the running maxima are the final
+// ones).
+func scorePostingsClauses(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, stride int, cls []int, touched []int32, w, k1 float32, top *float32, segMax *[maxSegs]float32) []int32 {
+	best := *top
+	for i := range post {
+		pst := &post[i]
+		if checkDead && dead[pst.doc] {
+			continue
+		}
+		tf := pseudoTF(&norm[pst.doc], &pst.tf)
+		if tf <= 0 {
+			continue
+		}
+		at := int(pst.doc) * stride
+		row := acc[at : at+stride : at+stride]
+		if row[0] == 0 {
+			touched = append(touched, pst.doc)
+		}
+		c := w * tf / (k1 + tf)
+		row[0] += c
+		best = max(best, row[0])
+		for _, o := range cls {
+			row[o] += c
+			segMax[o-1] = max(segMax[o-1], row[o])
+		}
+	}
+	*top = best
+	return touched
 }
 
 // isLowerASCII reports whether s has no upper-case ASCII letter and no
