@@ -27,6 +27,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,8 +53,12 @@ type frontStdio struct {
 	last *frontConn // the connection made last (tests)
 }
 
-func (t *frontStdio) Connect(context.Context) (mcp.Connection, error) {
-	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}), tasks: t.tasks}
+func (t *frontStdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}), tasks: t.tasks,
+		base: context.WithoutCancel(ctx)}
+	if slot, ok := ctx.Value(frontConnSlot{}).(*atomic.Pointer[frontConn]); ok {
+		slot.Store(c) // frontfast.go
+	}
 	t.mu.Lock()
 	t.last = c
 	t.mu.Unlock()
@@ -88,6 +93,13 @@ type frontConn struct {
 	trip        []byte                // the accepted 2026-07-28 _meta triple
 	tripPending map[jsonrpc.ID][]byte // triples of tools/calls not yet answered
 	elided      int                   // requests whose triple was taken out
+
+	// tools/call fast path (frontfast.go)
+	base      context.Context // fast-path calls' contexts derive from it (the Connect context's values)
+	fast      *fastPath       // nil: every request goes to the go-sdk
+	inflight  map[jsonrpc.ID]context.CancelCauseFunc
+	notes     int // notifications passed to the go-sdk and not yet handled
+	fastCalls int // requests served on the fast path
 }
 
 // batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
@@ -114,6 +126,9 @@ func (c *frontConn) readLoop() {
 				}
 			} else {
 				m.msgs, m.err = c.decode(line)
+				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line) { // frontfast.go
+					m.msgs = nil
+				}
 				m.msgs = c.tasksFirst(m.msgs)
 			}
 		}
@@ -128,6 +143,7 @@ func (c *frontConn) readLoop() {
 			}
 		}
 		if m.err != nil {
+			c.cancelAllFast(m.err) // as jsonrpc2 cancels its calls when the reader ends
 			return
 		}
 	}
@@ -420,6 +436,7 @@ func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response
 func (c *frontConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
+		c.cancelAllFast(io.EOF)
 		close(c.closed)
 		err = c.in.close()
 	})

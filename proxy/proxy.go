@@ -71,7 +71,8 @@ type Proxy struct {
 	idn      *idState   // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 
 	mu       sync.Mutex
-	servers  map[string]*mcp.Server // endpoint name ("" = main) -> server
+	servers  map[string]*mcp.Server       // endpoint name ("" = main) -> server
+	chains   map[string]mcp.MethodHandler // the same keys: each server's receiving chain (server.go)
 	sessions map[*mcp.ServerSession]*session
 	reserved map[*mcp.ServerSession]bool // initialize admitted, session not created yet (lifetime.go)
 	closed   bool
@@ -89,7 +90,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	p := &Proxy{log: log, servers: map[string]*mcp.Server{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}, fatal: make(chan error, 1)}
+	p := &Proxy{log: log, servers: map[string]*mcp.Server{}, chains: map[string]mcp.MethodHandler{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}, fatal: make(chan error, 1)}
 	p.cfgP.Store(cfg)
 	p.life, p.endLife = context.WithCancel(context.Background())
 	p.cacheClk.start = time.Now()

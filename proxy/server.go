@@ -41,13 +41,55 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			}
 		},
 	})
-	s.AddReceivingMiddleware(p.stdioDiscover(transport))                                                  // innermost: stdio2026.go
-	s.AddReceivingMiddleware(p.identityMiddleware, p.redactMiddleware, p.middleware(endpoint, transport)) // identity.go: verified user, request span
-	s.AddReceivingMiddleware(p.listenMiddleware(transport), p.cacheMiddleware(endpoint))                  // stateless.go, cache.go
-	s.AddSendingMiddleware(p.listChangedFilter)                                                           // issue 13 item 9: listchanged.go
-	s.AddSendingMiddleware(beforeInitialize)                                                              // issue 12 item 16: lifecycle.go
+	chain := p.receivingMiddleware(endpoint, transport)
+	s.AddReceivingMiddleware(chain...)
+	// The stdio front's tools/call fast path (frontfast.go) runs the same
+	// chain without the go-sdk's request decoding.
+	p.chains[key] = composeMiddleware(chain, noHandler)
+	s.AddSendingMiddleware(p.listChangedFilter) // issue 13 item 9: listchanged.go
+	s.AddSendingMiddleware(beforeInitialize)    // issue 12 item 16: lifecycle.go
 	p.servers[key] = s
 	return s
+}
+
+// receivingMiddleware is the receiving middleware of the server for
+// endpoint and transport, outermost first: what every request the go-sdk
+// server accepts runs through, and what the stdio front's tools/call fast
+// path runs (frontfast.go).
+func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware {
+	chain := []mcp.Middleware{
+		p.listenMiddleware(transport), p.cacheMiddleware(endpoint), // stateless.go, cache.go
+		p.identityMiddleware, p.redactMiddleware, p.middleware(endpoint, transport), // identity.go: verified user, request span
+		p.stdioDiscover(transport), // innermost: stdio2026.go
+	}
+	if transport == "stdio" {
+		chain = append([]mcp.Middleware{frontNotesMiddleware}, chain...) // frontfast.go: notification order
+	}
+	return chain
+}
+
+// composeMiddleware is h wrapped in chain, the first outermost (as
+// mcp.Server.AddReceivingMiddleware composes it).
+func composeMiddleware(chain []mcp.Middleware, h mcp.MethodHandler) mcp.MethodHandler {
+	for i := len(chain) - 1; i >= 0; i-- {
+		h = chain[i](h)
+	}
+	return h
+}
+
+// noHandler ends the fast path's chain: the proxy's middleware answers
+// every tools/call of a *mcp.ServerSession itself, so it is not reached.
+func noHandler(_ context.Context, method string, _ mcp.Request) (mcp.Result, error) {
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "no handler for " + method + " on the stdio fast path"}
+}
+
+// receivingHandler is the composed receiving chain of the server for
+// endpoint and transport (Server), ending in noHandler.
+func (p *Proxy) receivingHandler(endpoint, transport string) mcp.MethodHandler {
+	p.Server(endpoint, transport)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.chains[endpoint+"\x00"+transport]
 }
 
 func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {

@@ -670,11 +670,15 @@ func (p *Proxy) runStdio(ctx context.Context, ft *frontStdio) error {
 		}
 		return p.serveTasks(ctx, p.sessionOf(ss), "", method, params)
 	}
-	ss, err := p.Server("", "stdio").Connect(ctx, ft, nil)
+	var conn atomic.Pointer[frontConn] // frontfast.go
+	ss, err := p.Server("", "stdio").Connect(context.WithValue(ctx, frontConnSlot{}, &conn), ft, nil)
 	if err != nil {
 		return err
 	}
 	cur.Store(ss)
+	if c := conn.Load(); c != nil {
+		c.enableFast(ss, p.receivingHandler("", "stdio"))
+	}
 	closed := make(chan error, 1)
 	go func() { closed <- ss.Wait() }()
 	select {

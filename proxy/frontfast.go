@@ -1,0 +1,308 @@
+package proxy
+
+// The stdio front's tools/call fast path (issue 16).
+//
+// go-sdk v1.8.0's server decodes every request's params and, separately,
+// its _meta (ServerSession.handle: validateRequestMeta, then
+// handleReceive) through its internal JSON decoder, which allocates a
+// fresh 32 KiB buffer per decode: about 66 KB of the 78 KB a proxied
+// tools/call still allocated on the stdio front (docs/figures.md,
+// "Issue 16"). Once a connection's session is open, what those decodes
+// feed is fixed: the request is a plain tools/call of an initialized
+// session, with no per-request protocol _meta to validate (a 2026-07-28
+// client's repeated triple is elided by frontmeta.go). The front then
+// decodes the params itself (jsonscan plus one encoding/json decode of the
+// rest of _meta) into the mcp.CallToolRequest the go-sdk would build, and
+// runs the server's own receiving middleware chain on it
+// (Proxy.receivingMiddleware: the same functions the go-sdk server runs,
+// ending in the proxy's tools/call handler, so the call still goes
+// (*Proxy).call -> forwardTraced -> forward). It writes the answer the way
+// the go-sdk's JSON-RPC layer would (the result marshalled without HTML
+// escaping, an error through jsonrpc.EncodeMessage), so both paths give
+// the same bytes.
+//
+// Taken only when every one of these holds, else the request reaches the
+// go-sdk unchanged: the proxy connected the session (runStdio: fast is
+// set); the session is open (a 2026-07-28 triple was accepted, or the
+// answer to initialize went out); the line is one object, not a batch;
+// params is an object with only name (a string without escapes),
+// arguments and _meta (an object without a protocol version), each once,
+// keys without escapes; no notification the go-sdk is still handling
+// (below); the id is not in use on the fast path.
+//
+// Order. The go-sdk handles notifications one at a time, before the next
+// request starts (jsonrpc2 handleAsync), and a tools/call that follows
+// notifications/initialized relies on it (the per-client upstream
+// sessions it opens). The front counts the notifications it passes to the
+// go-sdk that reach the receiving chain (frontNotesMiddleware counts them
+// down when they are handled) and takes no fast path while one is
+// pending.
+//
+// Cancellation. notifications/cancelled naming a fast-path call cancels
+// that call's context here (as the go-sdk's jsonrpc2 Connection.Cancel
+// does for its own); the proxy's upstream leg then sends
+// notifications/cancelled upstream, as before. Any other reaches the
+// go-sdk. When the client's input ends (or the connection closes) every
+// fast-path call is cancelled, as jsonrpc2 cancels its in-flight calls.
+//
+// Trust: the client is not trusted; what it can reach here is what the
+// go-sdk would have passed to the same chain.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// fastPath is what a connection needs to serve tools/call itself: its
+// go-sdk session (req.Session: progress, logging, the proxy's session)
+// and the server's receiving chain.
+type fastPath struct {
+	ss     *mcp.ServerSession
+	handle mcp.MethodHandler
+}
+
+// frontConnSlot is the context key under which runStdio hands
+// frontStdio.Connect a slot for the connection it makes; the go-sdk's
+// request contexts derive from that context, so frontNotesMiddleware
+// finds the connection through it.
+type frontConnSlot struct{}
+
+// enableFast turns on the fast path of connection c for session ss,
+// running handle (Proxy.receivingHandler).
+func (c *frontConn) enableFast(ss *mcp.ServerSession, handle mcp.MethodHandler) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fast = &fastPath{ss: ss, handle: handle}
+}
+
+// countedNote reports whether notification method (with params present
+// or not) reaches the go-sdk server's receiving chain, where
+// frontNotesMiddleware counts it down. notifications/cancelled is not
+// counted: its effect (jsonrpc2's Preempt) does not wait for the queue.
+func countedNote(method string, params bool) bool {
+	switch method {
+	case "notifications/initialized", "notifications/roots/list_changed":
+		return true
+	case "notifications/progress":
+		return params // the go-sdk refuses it without params before the chain
+	}
+	return false
+}
+
+// frontNotesMiddleware counts down a notification the stdio front passed
+// to the go-sdk once the chain has handled it (outermost middleware of
+// the stdio server).
+func frontNotesMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if countedNote(method, true) {
+			if slot, ok := ctx.Value(frontConnSlot{}).(*atomic.Pointer[frontConn]); ok {
+				if c := slot.Load(); c != nil {
+					defer c.noteDone()
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (c *frontConn) noteDone() {
+	c.mu.Lock()
+	if c.notes > 0 {
+		c.notes--
+	}
+	c.mu.Unlock()
+}
+
+// takeFast serves m on the fast path when it qualifies (see the file
+// comment) and reports whether it did; it also answers a cancellation of
+// a fast-path call and counts notifications bound for the go-sdk. frame
+// is the line m came from.
+func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
+	r, ok := m.(*jsonrpc.Request)
+	if !ok {
+		return false
+	}
+	if !r.IsCall() {
+		if r.Method == "notifications/cancelled" && c.cancelFast(r.Params) {
+			return true
+		}
+		if countedNote(r.Method, len(r.Params) > 0) {
+			c.mu.Lock()
+			c.notes++
+			c.mu.Unlock()
+		}
+		return false
+	}
+	if r.Method != "tools/call" || bytes.HasPrefix(bytes.TrimSpace(frame), []byte{'['}) {
+		return false
+	}
+	c.mu.Lock()
+	fp := c.fast
+	_, inUse := c.inflight[r.ID]
+	ready := fp != nil && c.notes == 0 && !inUse && (c.trip != nil || (c.sawInit && c.version != ""))
+	c.mu.Unlock()
+	if !ready {
+		return false
+	}
+	params, ok := fastParams(r.Params)
+	if !ok {
+		return false
+	}
+	ctx, cancel := context.WithCancelCause(c.base)
+	c.mu.Lock()
+	if c.inflight == nil {
+		c.inflight = map[jsonrpc.ID]context.CancelCauseFunc{}
+	}
+	c.inflight[r.ID] = cancel
+	c.fastCalls++
+	c.mu.Unlock()
+	go c.serveFast(ctx, fp, r.ID, params)
+	return true
+}
+
+// serveFast runs one fast-path tools/call and writes its answer.
+func (c *frontConn) serveFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
+	res, err := fp.handle(ctx, "tools/call", &mcp.CallToolRequest{Session: fp.ss, Params: params})
+	resp := &jsonrpc.Response{ID: id}
+	var buf *bytes.Buffer
+	switch {
+	case err != nil: // a result next to an error is dropped, as jsonrpc2 does
+		resp.Error = err
+	case res == nil:
+		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"}
+	default:
+		buf = resultBufs.Get().(*bytes.Buffer)
+		buf.Reset()
+		if merr := marshalResult(buf, res); merr != nil {
+			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned a malformed result: " + merr.Error()}
+		} else {
+			resp.Result = bytes.TrimRight(buf.Bytes(), "\n")
+		}
+	}
+	// The id may be reused as soon as the answer is out (jsonrpc2 does
+	// the same for its own).
+	c.mu.Lock()
+	cancel := c.inflight[id]
+	delete(c.inflight, id)
+	c.mu.Unlock()
+	_ = c.Write(context.Background(), resp)
+	if cancel != nil {
+		cancel(nil)
+	}
+	if buf != nil && buf.Cap() <= 1<<20 {
+		resultBufs.Put(buf)
+	}
+}
+
+var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// marshalResult writes res as the go-sdk's JSON-RPC layer marshals a
+// result (encoding/json without HTML escaping; jsonrpc2 jsonMarshal),
+// with a trailing newline.
+func marshalResult(buf *bytes.Buffer, res mcp.Result) error {
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(res)
+}
+
+// cancelFast cancels the fast-path call that notifications/cancelled
+// params name, reporting whether there was one.
+func (c *frontConn) cancelFast(params []byte) bool {
+	var raw []byte
+	if _, err := jsonscan.Object(params, func(k, v []byte) bool {
+		if string(k) == "requestId" {
+			raw = v
+		}
+		return true
+	}); err != nil || raw == nil {
+		return false
+	}
+	var id jsonrpc.ID
+	if plainString(raw) {
+		id, _ = jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
+	} else {
+		n, err := strconv.ParseInt(string(raw), 10, 64)
+		if err != nil {
+			return false
+		}
+		id, _ = jsonrpc.MakeID(float64(n))
+	}
+	c.mu.Lock()
+	cancel, ok := c.inflight[id]
+	c.mu.Unlock()
+	if ok {
+		cancel(nil)
+	}
+	return ok
+}
+
+// cancelAllFast cancels every fast-path call (the input ended or the
+// connection closed), with cause as the reason.
+func (c *frontConn) cancelAllFast(cause error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cancel := range c.inflight {
+		cancel(cause)
+	}
+}
+
+// fastParams decodes tools/call params the fast path can take: an object
+// with only name (a string without escapes), arguments (kept raw, as the
+// go-sdk keeps it) and _meta (an object without a protocol version, which
+// would make it a 2026-07-28 request for the go-sdk to validate), each at
+// most once. ok is false for anything else, which the go-sdk then decodes
+// (and refuses with its own error where it must).
+func fastParams(raw []byte) (p *mcp.CallToolParamsRaw, ok bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var name, args, meta []byte
+	bad := false
+	if _, err := jsonscan.Object(raw, func(k, v []byte) bool {
+		var slot *[]byte
+		switch string(k) {
+		case "name":
+			slot = &name
+		case "arguments":
+			slot = &args
+		case "_meta":
+			slot = &meta
+		}
+		if slot == nil || *slot != nil {
+			bad = true
+			return false
+		}
+		*slot = v
+		return true
+	}); err != nil || bad || !plainString(name) || !utf8.Valid(name) {
+		return nil, false
+	}
+	p = &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}
+	if args != nil {
+		p.Arguments = json.RawMessage(args)
+	}
+	if meta != nil {
+		if meta[0] != '{' || !utf8.Valid(meta) {
+			return nil, false
+		}
+		if err := json.Unmarshal(meta, &p.Meta); err != nil {
+			return nil, false
+		}
+		for _, k := range []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel} {
+			if _, ok := p.Meta[k]; ok {
+				return nil, false
+			}
+		}
+	}
+	return p, true
+}

@@ -1,0 +1,281 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// lineClient speaks raw JSON-RPC lines to the proxy's stdio front
+// (frontStdio) served by runStdio (fast: the tools/call fast path on) or
+// by the go-sdk server alone (mcp.Server.Run: every request decoded by
+// the go-sdk).
+type lineClient struct {
+	t     *testing.T
+	in    io.WriteCloser
+	lines chan []byte
+	fs    *frontStdio
+}
+
+func startLineClient(t *testing.T, p *Proxy, fast bool) *lineClient {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: &lockedWriter{w: outW}, max: 1 << 20}
+	done := make(chan error, 1)
+	go func() {
+		if fast {
+			done <- p.runStdio(ctx, fs)
+		} else {
+			done <- p.Server("", "stdio").Run(ctx, fs)
+		}
+	}()
+	lc := &lineClient{t: t, in: inW, lines: make(chan []byte, 64), fs: fs}
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lc.lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		close(lc.lines)
+	}()
+	t.Cleanup(func() { cancel(); inW.Close(); <-done; outW.Close() })
+	return lc
+}
+
+func (lc *lineClient) send(line string) {
+	lc.t.Helper()
+	if _, err := io.WriteString(lc.in, line+"\n"); err != nil {
+		lc.t.Fatal(err)
+	}
+}
+
+// next is the next line the proxy wrote.
+func (lc *lineClient) next() []byte {
+	lc.t.Helper()
+	select {
+	case l, ok := <-lc.lines:
+		if !ok {
+			lc.t.Fatal("the proxy closed its output")
+		}
+		return l
+	case <-time.After(20 * time.Second):
+		lc.t.Fatal("no line from the proxy in 20s")
+	}
+	return nil
+}
+
+// call sends a request and returns its answer line (notifications in
+// between are skipped).
+func (lc *lineClient) call(id int, method, params string) []byte {
+	lc.t.Helper()
+	lc.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params))
+	for {
+		l := lc.next()
+		if strings.Contains(string(l), fmt.Sprintf(`"id":%d,`, id)) || strings.HasSuffix(string(l), fmt.Sprintf(`"id":%d}`, id)) {
+			return l
+		}
+	}
+}
+
+func (lc *lineClient) fastCalls() int {
+	lc.fs.mu.Lock()
+	c := lc.fs.last
+	lc.fs.mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fastCalls
+}
+
+const fastPathConfig = `
+[tool_search]
+enabled = false
+[upstreams.up]
+url = %[1]s
+[tools.by_client."restricted*"]
+deny = ["up__delete_thing"]
+`
+
+// TestFrontFastPathSameBytes: the same requests over the stdio front with
+// the tools/call fast path (runStdio) and without it (the go-sdk decodes
+// every request) get byte-identical answers: results, an unknown tool, a
+// tool the client's by_client policy denies, arguments that fail the
+// tool's inputSchema, a progress token, and params the fast path leaves
+// to the go-sdk (a name that is not a string, an extra member). Both at
+// 2025-11-25 (initialize, notifications/initialized) and at 2026-07-28
+// (the _meta triple on every request; the first opens the session). The
+// fast path served exactly the requests it may take.
+func TestFrontFastPathSameBytes(t *testing.T) {
+	p, up := testProxy(t, fastPathConfig)
+	const trip = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"restricted-2026","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}`
+	calls := []struct {
+		params string
+		fast   bool // taken by the fast path once the session is open
+	}{
+		{`{"name":"up__echo","arguments":{"a":"<b>&"}}`, true},
+		{`{"name":"up__nope","arguments":{}}`, true},
+		{`{"name":"up__delete_thing","arguments":{"x":1}}`, true},
+		{`{"name":"up__paid","arguments":{"amount":"not a number"}}`, true},
+		{`{"_meta":{"progressToken":"tok-1","x-own":[1,2]},"name":"up__echo","arguments":{"n":2}}`, true},
+		{`{"name":"up__echo"}`, true},
+		{`{"name":5,"arguments":{}}`, false},
+		{`{"name":"up__echo","arguments":{},"extra":true}`, false},
+		{`{"name":"up\u005f_echo","arguments":{}}`, false},
+	}
+	withTriple := func(params string) string {
+		if strings.Contains(params, `"_meta":{`) {
+			return strings.Replace(params, `"_meta":{`, `"_meta":{`+trip+`,`, 1)
+		}
+		return `{"_meta":{` + trip + `},` + params[1:]
+	}
+	for _, modern := range []bool{false, true} {
+		t.Run(fmt.Sprintf("modern=%v", modern), func(t *testing.T) {
+			answers := map[bool][]string{}
+			for _, fast := range []bool{false, true} {
+				lc := startLineClient(t, p, fast)
+				id := 0
+				if modern {
+					id++
+					lc.call(id, "tools/call", withTriple(`{"name":"up__echo","arguments":{"open":true}}`)) // opens the session
+				} else {
+					id++
+					lc.call(id, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"restricted-1","version":"1"}}`)
+					lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+					id++
+					lc.call(id, "ping", `{}`) // answered after the notification was handled
+				}
+				want := 0
+				for _, c := range calls {
+					id++
+					params := c.params
+					if modern {
+						params = withTriple(params)
+					}
+					answers[fast] = append(answers[fast], string(lc.call(id, "tools/call", params)))
+					if c.fast {
+						want++
+					}
+				}
+				if got := lc.fastCalls(); fast && got != want {
+					t.Errorf("fast path served %d calls, want %d", got, want)
+				} else if !fast && got != 0 {
+					t.Errorf("without runStdio the fast path served %d calls", got)
+				}
+			}
+			for i, c := range calls {
+				if answers[true][i] != answers[false][i] {
+					t.Errorf("%s:\nfast path: %s\ngo-sdk:    %s", c.params, answers[true][i], answers[false][i])
+				}
+			}
+			if !strings.Contains(answers[true][2], `"error"`) || !strings.Contains(answers[true][2], "delete_thing") {
+				t.Errorf("by_client deny not applied on the fast path: %s", answers[true][2])
+			}
+			if !strings.Contains(answers[true][0], `"text":"echo {\"a\":`) {
+				t.Errorf("echo answer: %s", answers[true][0])
+			}
+		})
+	}
+	if n := up.count("delete_thing"); n != 0 {
+		t.Errorf("the denied tool ran %d times upstream", n)
+	}
+}
+
+// TestFrontFastPathProgressAndCancel: a fast-path tools/call (a
+// 2025-11-25 client over the stdio front) gets the upstream's progress
+// under its own progress token, and notifications/cancelled for it
+// reaches the upstream tool (its context ends) through the proxy's
+// upstream leg.
+func TestFrontFastPathProgressAndCancel(t *testing.T) {
+	started := make(chan struct{}, 1)
+	cancelled := make(chan struct{}, 1)
+	s := mcp.NewServer(&mcp.Implementation{Name: "slow-upstream", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: 1, Total: 2, Message: "half way"})
+		}
+		started <- struct{}{}
+		<-ctx.Done()
+		cancelled <- struct{}{}
+		return nil, ctx.Err()
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(hs.URL)))
+	lc := startLineClient(t, p, true)
+	lc.call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	lc.call(2, "ping", `{}`)
+	lc.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slowup__slow","arguments":{},"_meta":{"progressToken":"client-tok"}}}`)
+	var progress map[string]any
+	for progress == nil {
+		var msg map[string]any
+		l := lc.next()
+		if err := json.Unmarshal(l, &msg); err != nil {
+			t.Fatalf("%s: %v", l, err)
+		}
+		if msg["method"] == "notifications/progress" {
+			progress, _ = msg["params"].(map[string]any)
+		} else {
+			t.Fatalf("before the progress notification: %s", l)
+		}
+	}
+	if progress["progressToken"] != "client-tok" || progress["message"] != "half way" {
+		t.Errorf("progress: %v, want the client's token and the upstream's message", progress)
+	}
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the upstream tool did not start")
+	}
+	if n := lc.fastCalls(); n != 1 {
+		t.Fatalf("fast path served %d calls, want 1", n)
+	}
+	lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"test"}}`)
+	select {
+	case <-cancelled:
+	case <-time.After(20 * time.Second):
+		t.Fatal("notifications/cancelled for a fast-path call did not reach the upstream tool")
+	}
+	// The connection still serves calls after the cancellation.
+	if l := lc.call(4, "ping", `{}`); !strings.Contains(string(l), `"result":{}`) {
+		t.Errorf("ping after the cancellation: %s", l)
+	}
+}
+
+// TestFastParams: what the fast path decodes itself and what it leaves to
+// the go-sdk.
+func TestFastParams(t *testing.T) {
+	p, ok := fastParams([]byte(`{"name":"a__b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7}}`))
+	if !ok || p.Name != "a__b" || string(p.Arguments) != `{"x":[1,{"y":null}]}` || p.GetProgressToken() != float64(7) {
+		t.Fatalf("fastParams = %+v, %v", p, ok)
+	}
+	for _, in := range []string{
+		``, `null`, `[]`, `{}`,
+		`{"name":"a","name":"b"}`,
+		`{"name":"a","task":{}}`,
+		`{"name":"a","inputResponses":{}}`,
+		`{"name":"a","requestState":"s"}`,
+		`{"name":"a\"b"}`,
+		`{"name":"a\\u0041"}`,
+		`{"name":1}`,
+		`{"n\u0061me":"a"}`,
+		`{"name":"a","_meta":null}`,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`,
+		`{"name":"a","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}`,
+		"{\"name\":\"a\xff\"}",
+	} {
+		if p, ok := fastParams([]byte(in)); ok {
+			t.Errorf("fastParams(%s) = %+v: want it left to the go-sdk", in, p)
+		}
+	}
+}
