@@ -193,6 +193,14 @@ type Index struct {
 	// index With started from and is copied before it is changed. nil
 	// outside With: everything is owned.
 	owned map[*termInfo]bool
+	// dropped is set when removeDocLocked deletes a term from terms
+	// (its last live posting went); a bulk add then re-attaches terms.
+	dropped bool
+	// idSlab, during a bulk add, holds one-id slices for the first
+	// document of each exact/name/upstream key (one allocation for all
+	// instead of one per key); each is capped at 1, so a second document
+	// of that key appends to a copy.
+	idSlab []int32
 }
 
 // NewIndex builds an index over entries (nil entries are skipped). Entries
@@ -253,6 +261,9 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	ix.nameFilter = newKeyFilter(2 * n)
 	ix.live, ix.ndead = 0, 0
 	ix.sumLen = [numFields]float64{}
+	ix.dropped = false
+	ix.idSlab = make([]int32, 0, 6*n)
+	defer func() { ix.idSlab = nil }()
 	// termInfos and posting lists are carved out of two slabs (two
 	// allocations instead of two per term); each list is capped at its
 	// size, so a later append (Replace, With) copies it out.
@@ -283,15 +294,57 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 		off += int(ti.df)
 		ti.df = 0
 	}
+	// With no repeated id (the usual case), the key maps are filled by a
+	// second goroutine while this one fills the posting lists; with one,
+	// in order, as addLocked replaces the earlier document.
+	var wg sync.WaitGroup
+	unique := ix.uniqueIDs(docs, skip)
+	if unique {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := int32(0)
+			for i := range docs {
+				if skip == nil || !skip[i] {
+					ix.addKeysLocked(&docs[i], id)
+					id++
+				}
+			}
+		}()
+	}
 	k := 0
 	for i := range docs {
 		if skip != nil && skip[i] {
 			continue
 		}
 		nt := len(docs[i].terms)
-		ix.addLocked(docs[i], tis[k:k+nt])
+		if unique {
+			ix.addTermsLocked(docs[i], tis[k:k+nt])
+		} else {
+			ix.addLocked(docs[i], tis[k:k+nt])
+		}
 		k += nt
 	}
+	wg.Wait()
+}
+
+// uniqueIDs fills ix.byID (empty) with the documents' ids numbered in
+// order and reports whether they are all distinct; if not, it empties
+// byID again (addLocked fills it).
+func (ix *Index) uniqueIDs(docs []idxDoc, skip []bool) bool {
+	id := int32(0)
+	for i := range docs {
+		if skip != nil && skip[i] {
+			continue
+		}
+		if _, ok := ix.byID[docs[i].e.ID]; ok {
+			clear(ix.byID)
+			return false
+		}
+		ix.byID[docs[i].e.ID] = id
+		id++
+	}
+	return true
 }
 
 // analyzeAll tokenizes entries, in parallel for large inputs.
@@ -545,6 +598,14 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 	if old, ok := ix.byID[d.e.ID]; ok {
 		ix.removeDocLocked(old)
 	}
+	id := ix.addTermsLocked(d, tis)
+	ix.byID[d.e.ID] = id
+	ix.addKeysLocked(&d, id)
+}
+
+// addTermsLocked appends an analyzed document and its postings (tis: see
+// addLocked) and returns its number; addKeysLocked adds its keys.
+func (ix *Index) addTermsLocked(d idxDoc, tis []*termInfo) int32 {
 	id := int32(len(ix.docs))
 	ix.docs = append(ix.docs, d)
 	ix.dead = append(ix.dead, false)
@@ -553,7 +614,7 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 		var ti *termInfo
 		if tis != nil {
 			ti = tis[i]
-			if ti.df == 0 {
+			if ti.df == 0 && ix.dropped {
 				// Re-attach: a duplicate id removed earlier in this bulk
 				// add may have dropped the term from the map.
 				ix.terms[t.term] = ti
@@ -573,7 +634,12 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 	for f := range d.lens {
 		ix.sumLen[f] += float64(d.lens[f])
 	}
-	ix.byID[d.e.ID] = id
+	ix.live++
+	return id
+}
+
+// addKeysLocked adds document id's upstream, exact-match and name keys.
+func (ix *Index) addKeysLocked(d *idxDoc, id int32) {
 	ix.byUp[d.e.Upstream] = ix.appendID(ix.byUp[d.e.Upstream], id)
 	for _, k := range d.keys {
 		ix.exact[k] = ix.appendID(ix.exact[k], id)
@@ -582,7 +648,6 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 		ix.names[k] = ix.appendID(ix.names[k], id)
 		ix.nameFilter.add(k)
 	}
-	ix.live++
 }
 
 // removeDocLocked tombstones one document.
@@ -598,6 +663,7 @@ func (ix *Index) removeDocLocked(id int32) {
 			if ti.df--; ti.df <= 0 {
 				// Only tombstoned postings are left.
 				delete(ix.terms, t.term)
+				ix.dropped = true
 			}
 		}
 	}
@@ -670,6 +736,11 @@ func (ix *Index) ownTerm(t string, ti *termInfo) *termInfo {
 func (ix *Index) appendID(s []int32, id int32) []int32 {
 	if ix.owned != nil {
 		s = slices.Clip(s)
+	}
+	if s == nil && len(ix.idSlab) < cap(ix.idSlab) {
+		i := len(ix.idSlab)
+		ix.idSlab = append(ix.idSlab, id)
+		return ix.idSlab[i : i+1 : i+1]
 	}
 	return append(s, id)
 }
