@@ -150,10 +150,10 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	if cs.base == nil {
 		cs.base = s
 	}
-	go func() {
+	goWarm(func() { // warm.go
 		defer close(ex.done)
 		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)
-	}()
+	})
 	return ex, nil
 }
 

@@ -166,7 +166,7 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 	c.inflight[r.ID] = cancel
 	c.fastCalls++
 	c.mu.Unlock()
-	go c.serveFast(ctx, fp, r.ID, params)
+	goWarm(func() { c.serveFast(ctx, fp, r.ID, params) }) // warm.go
 	return true
 }
 
