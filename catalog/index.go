@@ -85,6 +85,17 @@ type RankParams struct {
 	// for each task reaches the first hits, not only near-duplicates of
 	// the task with the most words.
 	ClauseMix float64
+	// VerbMismatch multiplies the score of an entry whose name starts
+	// with an operation verb (toolVerbGroups: create, delete, search, …)
+	// that the query does not ask for, when the query asks for one
+	// ("find entities in the knowledge graph" and create_entities); 1 or
+	// 0 = off.
+	VerbMismatch float64
+	// ReadWriteMismatch is VerbMismatch for the case where every verb
+	// the query asks for only reads or looks up (find, get, show) and the
+	// entry's name verb changes something (create, delete, send, …):
+	// calling it for a look-up is the costly mistake.
+	ReadWriteMismatch float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -95,13 +106,15 @@ func DefaultRankParams() RankParams {
 	return RankParams{
 		K1: 1.6,
 		//               name desc upstream param paramdesc
-		B:          [numFields]float64{0.8, 1, 1, 0.5, 0.5},
-		Weight:     [numFields]float64{1.5, 0.6, 0.3, 0.3, 0.6},
-		ExactBoost: 1000,
-		NameBoost:  3,
-		LenPow:     0.85,
-		Semantic:   DefaultSemanticWeight,
-		ClauseMix:  0.5,
+		B:                 [numFields]float64{0.8, 1, 1, 0.5, 0.5},
+		Weight:            [numFields]float64{1.5, 0.6, 0.3, 0.3, 0.6},
+		ExactBoost:        1000,
+		NameBoost:         3,
+		LenPow:            0.85,
+		Semantic:          DefaultSemanticWeight,
+		ClauseMix:         0.5,
+		VerbMismatch:      0.9,
+		ReadWriteMismatch: 0.5,
 	}
 }
 
@@ -152,6 +165,7 @@ type idxDoc struct {
 	terms []termTF // distinct terms, kept for removal and re-weighting
 	keys  []string // exact-match keys (lower-case id, exposed, name)
 	nkeys []string // name keys (nameKey of name, exposed name, title)
+	verb  uint8    // nameVerb of the name
 }
 
 // Index is a BM25F search index over catalog entries. It is safe for
@@ -173,6 +187,7 @@ type Index struct {
 	docs   []idxDoc
 	dead   []bool
 	norm   [][numFields]float32 // per doc: w_f/(1 - b_f + b_f·len_f/avglen_f)
+	verb   []uint8              // per doc: its idxDoc.verb
 	// normAvg holds the average field lengths norm was computed with.
 	normAvg [numFields]float64
 	terms   map[string]*termInfo
@@ -242,6 +257,7 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	ix.docs = make([]idxDoc, 0, n)
 	ix.dead = make([]bool, 0, n)
 	ix.norm = make([][numFields]float32, 0, n)
+	ix.verb = make([]uint8, 0, n)
 	total := 0
 	for i := range docs {
 		if skip == nil || !skip[i] {
@@ -435,6 +451,7 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 			distinct++
 		}
 	}
+	d.verb = nameVerb(e.Name)
 	d.terms = make([]termTF, 0, distinct)
 	for i := 0; i < len(toks); {
 		j := i
@@ -610,6 +627,7 @@ func (ix *Index) addTermsLocked(d idxDoc, tis []*termInfo) int32 {
 	ix.docs = append(ix.docs, d)
 	ix.dead = append(ix.dead, false)
 	ix.norm = append(ix.norm, [numFields]float32{})
+	ix.verb = append(ix.verb, d.verb)
 	for i, t := range d.terms {
 		var ti *termInfo
 		if tis != nil {
@@ -703,6 +721,7 @@ func (ix *Index) cloneLocked() *Index {
 		docs:    slices.Clip(ix.docs),
 		dead:    slices.Clone(ix.dead),
 		norm:    slices.Clone(ix.norm),
+		verb:    slices.Clip(ix.verb),
 		normAvg: ix.normAvg,
 		terms:   maps.Clone(ix.terms),
 		byID:    maps.Clone(ix.byID),
@@ -977,6 +996,18 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			inv[j] = 1 / segMax[j]
 		}
 	}
+	// Operation verbs the query asks for (RankParams.VerbMismatch).
+	var verbs uint16
+	mismatch := float32(p.VerbMismatch)
+	if mismatch > 0 && mismatch != 1 && aq.nseg <= 1 {
+		for i := range aq.terms {
+			if qt := &aq.terms[i]; qt.kind == termWord && qt.qw >= 1 {
+				if g := toolVerbGroup[qt.term]; g != 0 {
+					verbs |= 1 << (g - 1)
+				}
+			}
+		}
+	}
 	boost := func(id int32, b float64) {
 		if b <= 0 || ix.dead[id] {
 			return
@@ -1019,6 +1050,13 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 				best = max(best, v*inv[j])
 			}
 			s = float64(row[0] + mixTop*best)
+		}
+		if verbs != 0 && verbMismatch(ix.verb[id], verbs) {
+			if verbs&^readVerbs == 0 && ix.verb[id] > readVerbGroups {
+				s *= p.ReadWriteMismatch
+			} else {
+				s *= float64(mismatch)
+			}
 		}
 		if len(h) == limit && s < h[0].Score {
 			continue

@@ -276,8 +276,46 @@ func isClauseStart(chunk, next string) bool {
 	case "after":
 		n := strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
 		return n == "that" || n == "this" || n == "which"
+	case "second", "third", "fourth", "last":
+		return w[0] >= 'A' && w[0] <= 'Z' || strings.HasSuffix(chunk, ",")
+	case "and":
+		// "convert 10 dollars to euros and make a deposit": "and" before
+		// a verb in the imperative starts a second task ("salt and
+		// pepper", "read and write files" do not split: a clause needs
+		// two words of its own, see mergeSmallClauses).
+		return isTaskVerb(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
 	}
 	return false
+}
+
+// isTaskVerb reports whether w (as written) is a common English verb in the
+// imperative or infinitive that names a task a tool does ("make",
+// "convert", "book", "send"); after "and" it starts a further task. Only
+// the base form: "and books" or "and sent" do not start one.
+func isTaskVerb(w string) bool {
+	_, ok := taskVerbs[strings.ToLower(w)]
+	return ok
+}
+
+// taskVerbs are the verbs of isTaskVerb: general-purpose action verbs of
+// requests to tools (look-up, create/change, communicate, compute,
+// transact), not taken from any bench set.
+var taskVerbs = map[string]struct{}{}
+
+func init() {
+	for _, v := range strings.Fields(`add analyze analyse apply archive arrange assess book buy calculate
+		call cancel change check choose classify compare compute convert copy count create
+		delete deposit design detect download draft draw edit email estimate evaluate
+		explain export extract fetch fill find forecast format generate get give identify
+		import install invite list load locate log look make map merge monitor move
+		notify open optimize order paint pay perform plan play play post predict print
+		provide publish purchase query rank rate read recommend record register remind
+		remove rename reply report request reserve reset resize retrieve return review run
+		save scan schedule search sell send set share show sign simulate solve sort split
+		start stop store submit subscribe suggest summarize summarise tell test track
+		transfer translate update upload validate verify visualize withdraw write`) {
+		taskVerbs[v] = struct{}{}
+	}
 }
 
 // derive adds a derived query term (a repair, compound or related term)

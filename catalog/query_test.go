@@ -229,7 +229,16 @@ func TestQueryClauses(t *testing.T) {
 		want [][]string // terms of each clause
 	}{
 		{"Get the weather in Lisbon. Then convert 200 dollars to euros!", [][]string{{"get", "weather", "lisbon"}, {"convert", "200", "dollar", "euro"}}},
-		{"find flights e.g. to Rome, budget 3.5k and book a hotel", [][]string{{"find", "flight", "e.g", "e", "g", "rom", "budget", "3.5k", "3", "5k", "book", "hotel"}}},
+		// No split after "e.g." or inside "3.5k"; "and" before a task verb
+		// starts a further task.
+		{"find flights e.g. to Rome, budget 3.5k and book a hotel", [][]string{{"find", "flight", "e.g", "e", "g", "rom", "budget", "3.5k", "3", "5k"}, {"book", "hotel"}}},
+		{"convert 10 dollars to euros and make a deposit", [][]string{{"convert", "10", "dollar", "euro"}, {"mak", "deposit"}}},
+		// "and" before a noun, or before a verb whose clause has one word,
+		// does not split.
+		{"find flights and hotels in Rome", [][]string{{"find", "flight", "hotel", "rom"}}},
+		{"read and write files", [][]string{{"read", "writ", "fil"}}},
+		{"Second, send the invoice to Ann", [][]string{{"second", "send", "invoic", "ann"}}},
+		{"List my repositories. Second, open an issue", [][]string{{"list", "repositori"}, {"second", "open", "issu"}}},
 		{"Summarize the report; additionally email it to Ann", [][]string{{"summariz", "report"}, {"additionalli", "email", "ann"}}},
 		{"Translate this page. After that, post it to the team channel.", [][]string{{"translat", "pag"}, {"after", "post", "team", "channel"}}},
 		{"Can you help? Thanks.", [][]string{{"help", "thank"}}},
@@ -330,4 +339,50 @@ func TestMatchedVersusRelated(t *testing.T) {
 		}
 	}
 	t.Logf("read_file: matched %q related %q; write_file: matched %q", r.Matched, r.Related, w.Matched)
+}
+
+// A request's operation verb decides between tools that share its object
+// words (issue 15, class 3): "find entities in the knowledge graph" asks
+// for a look-up, so search_nodes comes before create_entities and
+// delete_entities, whose names match "entities" but which change the
+// graph (RankParams.VerbMismatch, ReadWriteMismatch; find and search are
+// related through toolVerbGroups).
+func TestVerbMismatchFindsLookUp(t *testing.T) {
+	es := []*Entry{
+		ent("memory", "create_entities", "Create multiple new entities in the knowledge graph"),
+		ent("memory", "delete_entities", "Delete multiple entities and their associated relations from the knowledge graph"),
+		ent("memory", "add_observations", "Add new observations to existing entities in the knowledge graph"),
+		ent("memory", "search_nodes", "Search for nodes in the knowledge graph based on a query"),
+		ent("memory", "read_graph", "Read the entire knowledge graph"),
+		ent("fs", "write_file", "Create a new file or completely overwrite an existing file with new content."),
+		ent("fs", "read_text_file", "Read the complete contents of a file from the file system as text."),
+	}
+	for _, f := range filler {
+		up, name, _ := strings.Cut(f[0], ":")
+		es = append(es, ent(up, name, f[1]))
+	}
+	ix := NewIndex(es)
+	for q, want := range map[string]string{
+		"find entities in the knowledge graph": "mcp:memory:search_nodes",
+		"save this text to a file":             "mcp:fs:write_file",
+	} {
+		if got := ids(ix.Search(q, 3, nil)); len(got) == 0 || got[0] != want {
+			t.Errorf("%q: %v, want %s first", q, got, want)
+		}
+	}
+	p := DefaultRankParams()
+	p.VerbMismatch, p.ReadWriteMismatch = 1, 1
+	if got := ids(NewIndexWithParams(es, p).Search("find entities in the knowledge graph", 3, nil)); len(got) > 0 && got[0] == "mcp:memory:search_nodes" {
+		t.Errorf("without the verb signal search_nodes is first too (%v): the test no longer shows what the signal changes", got)
+	}
+	var rel []string
+	for _, r := range related().of(stem("find")) {
+		rel = append(rel, related().word(r))
+	}
+	if !slices.Contains(rel, stem("search")) {
+		t.Errorf("related terms of find %v lack search", rel)
+	}
+	if g, v := toolVerbGroup[stem("find")], nameVerb("searchNodes"); g == 0 || g != v {
+		t.Errorf("find and searchNodes: groups %d, %d", g, v)
+	}
 }

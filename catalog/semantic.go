@@ -77,6 +77,7 @@ var (
 func related() *relTable {
 	relatedOnce.Do(func() {
 		b := relBuilder{ids: map[string]uint32{}}
+		b.groups(toolVerbGroups, toolVerbWeight)
 		b.read(relatedWordNet, 2)
 		b.read(relatedGloVe, 2*gloveWeight)
 		relatedTable = b.table()
@@ -131,6 +132,92 @@ func (b *relBuilder) read(table []byte, scale float64) {
 			rs = addRel(rs, relRef{b.id(f[:i]), uint16(float64(w) * scale)})
 		}
 		b.lists[key] = rs
+	}
+}
+
+// toolVerbGroups are the verbs that tool names and requests use for the
+// same operation (one group a line; stemmed like index terms when read).
+// WordNet and GloVe relate general English senses ("find": encounter,
+// happen, breakthrough; nothing from "find" to "search", nor between
+// "save" and "write"), not the operations of an API, where a request
+// says "find" or "look up" and the tool is named search_*, or says "save"
+// and the tool is write_file. The groups are the usual verbs of CRUD and
+// messaging APIs, not taken from any bench set.
+var toolVerbGroups = []string{
+	"find search lookup look seek locate query",
+	"get fetch retrieve obtain read load",
+	"save write store persist",
+	"create make add new",
+	"delete remove erase",
+	"update edit modify change",
+	"show display list view",
+	"run execute launch invoke",
+	"stop cancel terminate kill",
+	"buy purchase order",
+	"book reserve",
+	"send post deliver",
+}
+
+// readVerbGroups is how many of toolVerbGroups (the first ones) only read
+// or look up: a request for one of them is served by a tool of another
+// (find the weather: get_weather, search_weather, show_weather).
+const readVerbGroups = 3
+
+// readVerbs is the mask of the read-only groups.
+const readVerbs = 1<<readVerbGroups - 1
+
+// toolVerbGroup maps a stemmed verb of toolVerbGroups to 1 + its group.
+var toolVerbGroup = func() map[string]uint8 {
+	m := map[string]uint8{}
+	for i, g := range toolVerbGroups {
+		for _, w := range strings.Fields(g) {
+			m[stem(w)] = uint8(i + 1)
+		}
+	}
+	return m
+}()
+
+// nameVerb returns 1 + the toolVerbGroups group of the first part of a
+// tool name ("search_nodes": find…; "createEntities": create…), or 0.
+func nameVerb(name string) uint8 {
+	var v uint8
+	first := true
+	tokenizeText(name, func(t string) {
+		if first {
+			v = toolVerbGroup[t]
+			first = false
+		}
+	})
+	return v
+}
+
+// verbMismatch reports whether a tool whose name starts with a verb of
+// group v (1-based; 0: none) does another operation than every verb of
+// the query (mask: bit g-1 for each group g the query asks for): its
+// group is not asked for, and it is not the case that both it and an
+// asked group only read.
+func verbMismatch(v uint8, mask uint16) bool {
+	if v == 0 || mask == 0 || mask&(1<<(v-1)) != 0 {
+		return false
+	}
+	return !(int(v) <= readVerbGroups && mask&readVerbs != 0)
+}
+
+// toolVerbWeight is the weight of a tool-verb relation, in twentieths.
+const toolVerbWeight = 20
+
+// groups adds every pair of words of each group as related, both ways.
+func (b *relBuilder) groups(groups []string, w uint16) {
+	for _, g := range groups {
+		ws := strings.Fields(g)
+		for _, x := range ws {
+			key := b.id([]byte(stem(x)))
+			for _, y := range ws {
+				if y != x {
+					b.lists[key] = addRel(b.lists[key], relRef{b.id([]byte(stem(y))), w})
+				}
+			}
+		}
 	}
 }
 

@@ -130,7 +130,7 @@ func tokenizeText(s string, sink tokenSink) {
 // isClitic reports whether the word s[i:j] is a clitic ("s" of "user's")
 // right after an apostrophe that follows a letter.
 func isClitic(s string, i, j int) bool {
-	if j-i > 2 || i == 0 || !clitics[strings.ToLower(s[i:j])] {
+	if j-i > 2 || i == 0 || !isCliticWord(s[i:j]) {
 		return false
 	}
 	a, n := utf8.DecodeLastRuneInString(s[:i])
@@ -231,9 +231,24 @@ func acronymPlural(w string, start, i int) bool {
 // isApostrophe reports whether r is an apostrophe (straight or curly).
 func isApostrophe(r rune) bool { return r == '\'' || r == '’' || r == 'ʼ' }
 
-// clitics are the English endings after an apostrophe that carry no
-// meaning for search: possessive 's and contractions (don't, I'm, we'll).
-var clitics = map[string]bool{"s": true, "t": true, "d": true, "m": true, "ll": true, "re": true, "ve": true}
+// isCliticWord reports whether w (one or two letters, any case) is an
+// English ending after an apostrophe that carries no meaning for search:
+// possessive 's and contractions (don't, I'd, I'm, we'll, we're, we've).
+func isCliticWord(w string) bool {
+	switch len(w) {
+	case 1:
+		switch w[0] | 0x20 {
+		case 's', 't', 'd', 'm':
+			return true
+		}
+	case 2:
+		switch a, b := w[0]|0x20, w[1]|0x20; {
+		case a == 'l' && b == 'l', a == 'r' && b == 'e', a == 'v' && b == 'e':
+			return true
+		}
+	}
+	return false
+}
 
 // normalizeWord lowercases w; ASCII fast path.
 func normalizeWord(w string) string {
