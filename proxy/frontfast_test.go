@@ -131,6 +131,7 @@ func TestFrontFastPathSameBytes(t *testing.T) {
 		{`{"name":5,"arguments":{}}`, false},
 		{`{"name":"up__echo","arguments":{},"extra":true}`, false},
 		{`{"name":"up\u005f_echo","arguments":{}}`, false},
+		{`{"_meta":{"io.modelcontextprotocol/logLevel":"debug"},"name":"up__echo","arguments":{}}`, false},
 	}
 	withTriple := func(params string) string {
 		if strings.Contains(params, `"_meta":{`) {
