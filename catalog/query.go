@@ -158,6 +158,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		if w == 1 && isFramingVerb(core) && isMeUs(nextChunk(q, at)) {
 			w = weightFraming
 		}
+		if w == 1 && isGreeting(core, chunk, len(aq.words) == 0, nextChunk(q, at)) {
+			w = weightFraming
+		}
 		if core != "" && w == 1 && looksLikeIdentifier(core) {
 			add(strings.ToLower(core), core, 1, true)
 		}
@@ -640,6 +643,26 @@ func isFramingVerb(w string) bool {
 		return true
 	}
 	return false
+}
+
+// isGreeting reports whether a query word (core; chunk is it with its
+// punctuation, first tells whether it is the query's first word, next is
+// the chunk after it) greets or thanks the assistant rather than naming
+// the task: "Hello, I'm seeking a career path…", "Hey there! …",
+// "… thank you!". Real requests often start so, and the word matched tools
+// named hello_* or HeyGen first. It counts only at the start of the query,
+// before punctuation, or (thank) before "you".
+func isGreeting(core, chunk string, first bool, next string) bool {
+	switch strings.ToLower(core) {
+	case "hello", "hi", "hey", "greetings", "thanks", "thank", "cheers":
+	default:
+		return false
+	}
+	if first || len(chunk) > len(core) {
+		return true
+	}
+	n := strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
+	return n == "you" || n == "there" || n == "u"
 }
 
 // isMeUs reports whether a query chunk is the pronoun "me" or "us" (any

@@ -136,3 +136,37 @@ func TestChineseWordTable(t *testing.T) {
 		}
 	}
 }
+
+// A greeting or thanks that opens or closes a request ("Hello, I'm
+// seeking…", "Hey there!", "thank you") is no task word: it no longer puts
+// a tool named hello_* or HeyGen first. Examples of our own.
+func TestGreetingsWeighLess(t *testing.T) {
+	tools := append([][3]string{
+		{"ws:helloWayStation", "Call this action when the user says 'Hello WayStation'.", ""},
+		{"vid:heygen", "HeyGen AI video generation platform.", ""},
+		{"jobs:job_finder", "Suggests jobs and careers.", ""},
+		{"yt:find_video_tutorial", "Find a video tutorial for a recipe or a craft.", ""},
+	}, filler...)
+	ix := testIndex(t, tools)
+	for q, want := range map[string]string{
+		"Hello, I'm seeking a career":                                     "mcp:jobs:job_finder",
+		"Hey there! Can you find a video tutorial on baking a lava cake?": "mcp:yt:find_video_tutorial",
+	} {
+		if got := top(ix, q, 3); len(got) == 0 || got[0] != want {
+			t.Errorf("%s: top %v, want %s first", q, got, want)
+		}
+	}
+	for q, want := range map[string]float64{
+		"hello, list my files":        weightFraming,
+		"say hello world in a banner": 1, // not a greeting of the assistant
+		"translate it, thank you":     weightFraming,
+	} {
+		for _, qt := range analyzeQuery(q).terms {
+			if qt.term == "hello" || qt.term == "thank" {
+				if qt.qw != want {
+					t.Errorf("%q: %s weighs %v, want %v", q, qt.term, qt.qw, want)
+				}
+			}
+		}
+	}
+}
