@@ -386,3 +386,32 @@ func TestVerbMismatchFindsLookUp(t *testing.T) {
 		t.Errorf("find and searchNodes: groups %d, %d", g, v)
 	}
 }
+
+// A long request (more than relatedLongQuery terms) gets no related terms:
+// it has the task's own words, and the expansion's posting lists were the
+// query's slowest part (BenchmarkQuery p99); a short one does.
+func TestRelatedSkippedForLongQueries(t *testing.T) {
+	ix := NewIndex([]*Entry{
+		ent("fs", "search_files", "Search for files by name."),
+		ent("fs", "write_file", "Write a file."),
+	})
+	short := "find my files"
+	long := short
+	for i := 0; i <= relatedLongQuery; i++ {
+		long += fmt.Sprintf(" word%c%c", 'a'+i%26, 'a'+i/26)
+	}
+	for q, want := range map[string]bool{short: true, long: false} {
+		aq := analyzeQuery(q)
+		ix.mu.RLock()
+		ix.resolve(&aq)
+		ix.expandRelated(&aq)
+		ix.mu.RUnlock()
+		got := false
+		for _, qt := range aq.terms {
+			got = got || qt.kind == termRelated
+		}
+		if got != want {
+			t.Errorf("%d words: related terms %v, want %v", len(strings.Fields(q)), got, want)
+		}
+	}
+}

@@ -277,6 +277,7 @@ const (
 	maxRelatedPerTerm  = 4
 	maxRelatedPerQuery = 16
 	maxRelatedDFShare  = 0.05
+	relatedLongQuery   = 24
 )
 
 // expandRelated adds, for each base term of the query, up to
@@ -287,14 +288,18 @@ func (ix *Index) expandRelated(aq *analyzedQuery) {
 	nbase := len(aq.terms)
 	maxDF := int32(max(1, float64(ix.live)*maxRelatedDFShare))
 	total := 0
-	for i := 0; i < nbase && total < maxRelatedPerQuery; i++ {
+	budget := maxRelatedPerQuery
+	if nbase > relatedLongQuery {
+		budget = 0
+	}
+	for i := 0; i < nbase && total < budget; i++ {
 		t := aq.terms[i]
 		if t.kind != termWord {
 			continue
 		}
 		added := 0
 		for _, r := range tab.of(t.term) {
-			if added == maxRelatedPerTerm || total == maxRelatedPerQuery {
+			if added == maxRelatedPerTerm || total == budget {
 				break
 			}
 			rt := tab.word(r)
