@@ -382,8 +382,13 @@ func TestVerbMismatchFindsLookUp(t *testing.T) {
 	if !slices.Contains(rel, stem("search")) {
 		t.Errorf("related terms of find %v lack search", rel)
 	}
-	if g, v := toolVerbGroup[stem("find")], nameVerb("searchNodes"); g == 0 || g != v {
-		t.Errorf("find and searchNodes: groups %d, %d", g, v)
+	for name, verb := range map[string]string{"searchNodes": "find", "hotel.book": "reserve", "hotel_room_pricing.get": "fetch"} {
+		if g, v := toolVerbGroup[stem(verb)], nameVerb(name); g == 0 || g != v {
+			t.Errorf("%s and %s: groups %d, %d", verb, name, g, v)
+		}
+	}
+	if v := nameVerb("weather.forecast"); v != 0 {
+		t.Errorf("weather.forecast: verb group %d, want none", v)
 	}
 }
 

@@ -178,11 +178,25 @@ var toolVerbGroup = func() map[string]uint8 {
 }()
 
 // nameVerb returns 1 + the toolVerbGroups group of the first part of a
-// tool name ("search_nodes": find…; "createEntities": create…), or 0.
+// tool name ("search_nodes": find…; "createEntities": create…) or, when
+// that is none, of the first part after its last dot ("hotel.book":
+// book…), or 0.
 func nameVerb(name string) uint8 {
+	if v := firstVerb(name); v != 0 {
+		return v
+	}
+	if i := strings.LastIndexByte(name, '.'); i >= 0 {
+		return firstVerb(name[i+1:]) // "hotel_room_pricing.get", "hotel.book"
+	}
+	return 0
+}
+
+// firstVerb is the toolVerbGroups group (1-based) of the first word of
+// s, or 0.
+func firstVerb(s string) uint8 {
 	var v uint8
 	first := true
-	tokenizeText(name, func(t string) {
+	tokenizeText(s, func(t string) {
 		if first {
 			v = toolVerbGroup[t]
 			first = false
