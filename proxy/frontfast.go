@@ -52,6 +52,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -160,6 +161,12 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 	}
 	ctx, cancel := context.WithCancelCause(c.base)
 	c.mu.Lock()
+	if c.fastDone {
+		c.mu.Unlock()
+		cancel(nil)
+		return false
+	}
+	c.fastWG.Add(1)
 	if c.inflight == nil {
 		c.inflight = map[jsonrpc.ID]context.CancelCauseFunc{}
 	}
@@ -172,6 +179,7 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 
 // serveFast runs one fast-path tools/call and writes its answer.
 func (c *frontConn) serveFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
+	defer c.fastWG.Done()
 	res, err := fp.handle(ctx, "tools/call", &mcp.CallToolRequest{Session: fp.ss, Params: params})
 	resp := &jsonrpc.Response{ID: id}
 	var buf *bytes.Buffer
@@ -254,6 +262,17 @@ func (c *frontConn) cancelAllFast(cause error) {
 	for _, cancel := range c.inflight {
 		cancel(cause)
 	}
+}
+
+// endFast cancels the fast-path calls, takes no new ones and waits until
+// they have returned, as the go-sdk's jsonrpc2 connection waits for its
+// calls before it closes.
+func (c *frontConn) endFast() {
+	c.mu.Lock()
+	c.fastDone = true
+	c.mu.Unlock()
+	c.cancelAllFast(io.EOF)
+	c.fastWG.Wait()
 }
 
 // fastParams decodes tools/call params the fast path can take: an object

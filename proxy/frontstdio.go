@@ -98,8 +98,10 @@ type frontConn struct {
 	base      context.Context // fast-path calls' contexts derive from it (the Connect context's values)
 	fast      *fastPath       // nil: every request goes to the go-sdk
 	inflight  map[jsonrpc.ID]context.CancelCauseFunc
-	notes     int // notifications passed to the go-sdk and not yet handled
-	fastCalls int // requests served on the fast path
+	notes     int            // notifications passed to the go-sdk and not yet handled
+	fastCalls int            // requests served on the fast path
+	fastDone  bool           // closing: no new fast-path calls
+	fastWG    sync.WaitGroup // fast-path calls running
 }
 
 // batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
@@ -436,7 +438,7 @@ func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response
 func (c *frontConn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
-		c.cancelAllFast(io.EOF)
+		c.endFast() // frontfast.go
 		close(c.closed)
 		err = c.in.close()
 	})
