@@ -104,7 +104,7 @@ type RankParams struct {
 // alone and with the 8,010 toolsdk_registry tools as distractors.
 func DefaultRankParams() RankParams {
 	return RankParams{
-		K1: 1.6,
+		K1: 1.2,
 		//               name desc upstream param paramdesc
 		B:                 [numFields]float64{0.8, 1, 1, 0.5, 0.5},
 		Weight:            [numFields]float64{1.5, 0.6, 0.3, 0.3, 0.6},
@@ -112,7 +112,7 @@ func DefaultRankParams() RankParams {
 		NameBoost:         3,
 		LenPow:            0.85,
 		Semantic:          DefaultSemanticWeight,
-		ClauseMix:         0.5,
+		ClauseMix:         1,
 		VerbMismatch:      0.9,
 		ReadWriteMismatch: 0.5,
 	}
@@ -1282,4 +1282,4 @@ func (h topHeap) down(i int) {
 
 // DefaultSemanticWeight is the weight of the semantic signal when it is
 // switched on ([tool_search] semantic = true).
-const DefaultSemanticWeight = 0.3 // tuned on shared/bench: docs/design.md "Search"
+const DefaultSemanticWeight = 0.4 // tuned on shared/bench: docs/design.md "Search"
