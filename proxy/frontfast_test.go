@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -278,5 +279,67 @@ func TestFastParams(t *testing.T) {
 		if p, ok := fastParams([]byte(in)); ok {
 			t.Errorf("fastParams(%s) = %+v: want it left to the go-sdk", in, p)
 		}
+	}
+}
+
+// TestTakeFastGuards: the connection-state guards of the fast path (the
+// request itself qualifies in every case): no session yet, a notification
+// the go-sdk has not handled yet, a batch, an id already in flight, a
+// closing connection; and notifications/cancelled for a fast-path id is
+// taken and cancels that call only.
+func TestTakeFastGuards(t *testing.T) {
+	req := func(id int64) *jsonrpc.Request {
+		rid, _ := jsonrpc.MakeID(float64(id))
+		return &jsonrpc.Request{ID: rid, Method: "tools/call", Params: json.RawMessage(`{"name":"t","arguments":{}}`)}
+	}
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}` + "\n")
+	release := make(chan struct{})
+	defer close(release)
+	newConn := func() *frontConn {
+		c := &frontConn{out: &lockedWriter{w: nopWriteCloser{io.Discard}}, base: context.Background(), sawInit: true, version: "2025-11-25"}
+		c.enableFast(nil, func(ctx context.Context, _ string, _ mcp.Request) (mcp.Result, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, ctx.Err()
+		})
+		return c
+	}
+	c := newConn()
+	if !c.takeFast(req(1), line) {
+		t.Fatal("an open session's tools/call was not taken")
+	}
+	if c.takeFast(req(1), line) {
+		t.Error("an id in flight on the fast path was taken again")
+	}
+	c.takeFast(&jsonrpc.Request{Method: "notifications/initialized"}, nil)
+	if c.takeFast(req(2), line) {
+		t.Error("taken while notifications/initialized is not handled yet")
+	}
+	c.noteDone()
+	if !c.takeFast(req(3), line) {
+		t.Error("not taken after the notification was handled")
+	}
+	if c.takeFast(req(4), append([]byte("["), line...)) {
+		t.Error("a batch element was taken")
+	}
+	if !c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":3}`)}, nil) {
+		t.Error("notifications/cancelled for a fast-path call was passed on")
+	}
+	if c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":99}`)}, nil) {
+		t.Error("notifications/cancelled for another id was taken")
+	}
+	c.endFast() // cancels call 1 (3 was cancelled above) and waits for both
+	if c.takeFast(req(5), line) {
+		t.Error("taken on a closing connection")
+	}
+	fresh := &frontConn{out: c.out, base: context.Background()}
+	fresh.enableFast(nil, nil)
+	if fresh.takeFast(req(1), line) {
+		t.Error("taken before the session is open (no initialize answer, no accepted triple)")
+	}
+	if n := (&frontConn{sawInit: true, version: "2025-11-25"}); n.takeFast(req(1), line) {
+		t.Error("taken without the go-sdk session (runStdio did not enable it)")
 	}
 }
