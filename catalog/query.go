@@ -270,14 +270,15 @@ func endsSentence(chunk string) bool {
 // comma ("next week" is no new task).
 func isClauseStart(chunk, next string) bool {
 	w := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
-	switch strings.ToLower(w) {
+	var buf [16]byte
+	switch string(lowerWord(&buf, w)) {
 	case "additionally", "also", "then", "finally", "lastly", "afterwards", "afterward",
 		"furthermore", "moreover", "besides", "secondly", "thirdly":
 		return true
 	case "next", "plus":
 		return w[0] >= 'A' && w[0] <= 'Z' || strings.HasSuffix(chunk, ",")
 	case "after":
-		n := strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
+		n := string(lowerWord(&buf, strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) })))
 		return n == "that" || n == "this" || n == "which"
 	case "second", "third", "fourth", "last":
 		return w[0] >= 'A' && w[0] <= 'Z' || strings.HasSuffix(chunk, ",")
@@ -296,7 +297,8 @@ func isClauseStart(chunk, next string) bool {
 // "convert", "book", "send"); after "and" it starts a further task. Only
 // the base form: "and books" or "and sent" do not start one.
 func isTaskVerb(w string) bool {
-	_, ok := taskVerbs[strings.ToLower(w)]
+	var buf [16]byte
+	_, ok := taskVerbs[string(lowerWord(&buf, w))]
 	return ok
 }
 
@@ -638,7 +640,8 @@ func (ix *Index) namedDocs(aq *analyzedQuery, f func(ids []int32)) {
 // individuals convicted of…", "Can you help me find…"). Verbs that name a
 // task even then ("remind me", "email me", "call me") are not in the list.
 func isFramingVerb(w string) bool {
-	switch strings.ToLower(w) {
+	var buf [16]byte
+	switch string(lowerWord(&buf, w)) {
 	case "show", "tell", "give", "help", "find", "get", "provide", "assist", "guide", "fetch":
 		return true
 	}
@@ -653,7 +656,8 @@ func isFramingVerb(w string) bool {
 // named hello_* or HeyGen first. It counts only at the start of the query,
 // before punctuation, or (thank) before "you".
 func isGreeting(core, chunk string, first bool, next string) bool {
-	switch strings.ToLower(core) {
+	var buf [16]byte
+	switch string(lowerWord(&buf, core)) {
 	case "hello", "hi", "hey", "greetings", "thanks", "thank", "cheers":
 	default:
 		return false
@@ -661,14 +665,15 @@ func isGreeting(core, chunk string, first bool, next string) bool {
 	if first || len(chunk) > len(core) {
 		return true
 	}
-	n := strings.ToLower(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
+	n := string(lowerWord(&buf, strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) })))
 	return n == "you" || n == "there" || n == "u"
 }
 
 // isMeUs reports whether a query chunk is the pronoun "me" or "us" (any
 // case, punctuation around it ignored).
 func isMeUs(chunk string) bool {
-	w := strings.ToLower(strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) }))
+	var buf [16]byte
+	w := string(lowerWord(&buf, strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })))
 	return w == "me" || w == "us"
 }
 
@@ -680,4 +685,23 @@ func nextChunk(q string, at int) string {
 		return rest[:i]
 	}
 	return rest
+}
+
+// lowerWord returns w lower-cased in buf (ASCII letters only), or nil when
+// w is longer than buf: the key words the query analysis compares with
+// are all short ASCII, and strings.ToLower allocated for every
+// capitalised word of every query.
+func lowerWord(buf *[16]byte, w string) []byte {
+	if len(w) > len(buf) {
+		return nil
+	}
+	b := buf[:len(w)]
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return b
 }
