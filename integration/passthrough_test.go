@@ -3,6 +3,7 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingTransparent writes a transparent-mode config (issue 7 item 4):
@@ -210,52 +213,123 @@ func TestPassthroughPerClientToolsFollowClientCaps(t *testing.T) {
 }
 
 // TestPassthroughCancelReachesUpstream: the client cancels a 30-second
-// call (the TS SDK sends notifications/cancelled when its request times
-// out after 1 s); the proxy answers at once and the upstream (catalogserver
-// -slow-tool) logs "call cancelled" within 1 s of the client's cancel.
+// call and the upstream (catalogserver -slow-tool) logs "call cancelled".
+// Two clients:
+//   - the TS SDK at 2025-11-25 (it sends notifications/cancelled when its
+//     request times out after 1 s) over stdio: the proxy answers at once and
+//     the upstream logs the cancel within 1 s of the client's;
+//   - the go-sdk at 2026-07-28 (its default), whose call runs as an
+//     exchange that outlives the request (proxy/exchange.go), over stdio
+//     (notifications/cancelled) and Streamable HTTP (the client closes the
+//     request's response stream, the cancellation signal there): the
+//     upstream logs the cancel, and the session serves calls afterwards.
+//
 // A banner line the upstream prints on stdout first is skipped.
 func TestPassthroughCancelReachesUpstream(t *testing.T) {
-	dir := t.TempDir()
-	errLog := filepath.Join(dir, "upstream.stderr")
-	cfg := writeConfig(t, fmt.Sprintf(`
+	// slowConfig: the upstream's stderr goes to errLog; verbose adds its
+	// "slow call started" line (catalogserver -v).
+	slowConfig := func(t *testing.T, verbose bool) (cfg, errLog string) {
+		errLog = filepath.Join(t.TempDir(), "upstream.stderr")
+		v := ""
+		if verbose {
+			v = " -v"
+		}
+		return writeConfig(t, fmt.Sprintf(`
 [tool_search]
 enabled = false
 
 [upstreams.slow]
 command = "sh"
 args = ["-c", %s]
-`, tomlString(fmt.Sprintf("echo 'banner: not JSON'; exec %s -tools %s -slow-tool create_issue=30s 2>>%s",
-		catalogServer(t), catalogFile(t, "github-like.jsonl"), errLog))))
-	steps := scriptArg(t,
-		map[string]any{"op": "call", "name": "slow__list_issues", "args": map[string]any{"owner": "o", "repo": "r"}},
-		map[string]any{"op": "call", "name": "slow__create_issue", "args": map[string]any{"owner": "o", "repo": "r", "title": "t"}, "timeoutMs": 1000},
-		map[string]any{"op": "ping"},
-	)
-	start := time.Now()
-	doc := nodeClient(t, append([]string{"--quiet", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
-	if e := stepByOp(t, doc, 0)["error"]; e != nil {
-		t.Fatalf("a call to an upstream that printed a banner failed: %v", e)
+`, tomlString(fmt.Sprintf("echo 'banner: not JSON'; exec %s -tools %s -slow-tool create_issue=30s%s 2>>%s",
+			catalogServer(t), catalogFile(t, "github-like.jsonl"), v, errLog)))), errLog
 	}
-	if e := stepByOp(t, doc, 1)["error"]; e == nil {
-		t.Fatalf("the cancelled call returned a result: %v", jpath(t, doc, "steps", 1))
-	}
-	if e := stepByOp(t, doc, 2)["error"]; e != nil {
-		t.Fatalf("ping after the cancel: %v", e)
-	}
-	// The client process has exited; the upstream must have logged the
-	// cancel by now, or within 1 s of the client's 1 s timeout.
-	deadline := start.Add(time.Duration(jpath(t, doc, "timings", "connectMs").(float64))*time.Millisecond + 2*time.Second)
-	for {
-		b, _ := os.ReadFile(errLog)
-		if strings.Contains(string(b), "call cancelled") {
-			break
+	t.Run("ts-sdk-2025-11-25", func(t *testing.T) {
+		cfg, errLog := slowConfig(t, false)
+		steps := scriptArg(t,
+			map[string]any{"op": "call", "name": "slow__list_issues", "args": map[string]any{"owner": "o", "repo": "r"}},
+			map[string]any{"op": "call", "name": "slow__create_issue", "args": map[string]any{"owner": "o", "repo": "r", "title": "t"}, "timeoutMs": 1000},
+			map[string]any{"op": "ping"},
+		)
+		start := time.Now()
+		doc := nodeClient(t, append([]string{"--quiet", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
+		if e := stepByOp(t, doc, 0)["error"]; e != nil {
+			t.Fatalf("a call to an upstream that printed a banner failed: %v", e)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("upstream never saw the cancel; its stderr:\n%s", tail(string(b), 2000))
+		if e := stepByOp(t, doc, 1)["error"]; e == nil {
+			t.Fatalf("the cancelled call returned a result: %v", jpath(t, doc, "steps", 1))
 		}
-		time.Sleep(50 * time.Millisecond)
+		if e := stepByOp(t, doc, 2)["error"]; e != nil {
+			t.Fatalf("ping after the cancel: %v", e)
+		}
+		// The client process has exited; the upstream must have logged the
+		// cancel by now, or within 1 s of the client's 1 s timeout.
+		deadline := start.Add(time.Duration(jpath(t, doc, "timings", "connectMs").(float64))*time.Millisecond + 2*time.Second)
+		for {
+			b, _ := os.ReadFile(errLog)
+			if strings.Contains(string(b), "call cancelled") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("upstream never saw the cancel; its stderr:\n%s", tail(string(b), 2000))
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Logf("cancel error as seen by the client: %v", stepByOp(t, doc, 1)["error"])
+	})
+	for _, front := range []string{"stdio", "http"} {
+		t.Run("go-sdk-2026-07-28-"+front, func(t *testing.T) {
+			cfg, errLog := slowConfig(t, true)
+			var cs *gosdk.ClientSession
+			if front == "stdio" {
+				cs = gosdkClientStdio(t, proxyCmd(t, cfg))
+			} else {
+				addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+				startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/healthz")
+				cs = gosdkClientHTTP(t, "http://"+addr+"/mcp", nil)
+			}
+			if v := cs.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("negotiated %q, want 2026-07-28", v)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+			defer cancel()
+			list := &gosdk.CallToolParams{Name: "slow__list_issues", Arguments: map[string]any{"owner": "o", "repo": "r"}}
+			if _, err := cs.CallTool(ctx, list); err != nil {
+				t.Fatalf("a call to an upstream that printed a banner failed: %v", err)
+			}
+			// The call is cancelled once the upstream has started it (its
+			// stderr says so); the client's own timeout would race the start.
+			cctx, ccancel := context.WithCancel(ctx)
+			errc := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(cctx, &gosdk.CallToolParams{Name: "slow__create_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "title": "t"}})
+				errc <- err
+			}()
+			waitLog := func(what string) {
+				t.Helper()
+				for {
+					b, _ := os.ReadFile(errLog)
+					if strings.Contains(string(b), what) {
+						return
+					}
+					select {
+					case <-ctx.Done():
+						t.Fatalf("the upstream never logged %q; its stderr:\n%s", what, tail(string(b), 2000))
+					case <-time.After(50 * time.Millisecond):
+					}
+				}
+			}
+			waitLog("slow call started")
+			ccancel()
+			if err := <-errc; err == nil {
+				t.Fatal("the cancelled call returned a result")
+			}
+			waitLog("call cancelled")
+			if _, err := cs.CallTool(ctx, list); err != nil {
+				t.Fatalf("a call after the cancel: %v", err)
+			}
+		})
 	}
-	t.Logf("cancel error as seen by the client: %v", stepByOp(t, doc, 1)["error"])
 }
 
 // TestPassthroughRootsListChanged: a client's notifications/roots/list_changed

@@ -38,7 +38,10 @@ import (
 //     input_required result listing them, with requestState = the
 //     exchange's id);
 //   - an exchange not retried within tools.approval_timeout is cancelled
-//     (its questions fail, so the upstream gets an error).
+//     (its questions fail, so the upstream gets an error);
+//   - cancelling the tools/call that waits on the exchange (the first or a
+//     retry) cancels the exchange's call too (waitExchange), as it would a
+//     call without an exchange.
 //
 // Exchanges live in the process that started the call: a retry that
 // reaches another replica (server.stateless behind a load balancer) gets
@@ -124,7 +127,10 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 
 // startExchange starts the call in the background. Its context keeps ctx's
 // values (progress token, _meta) but not its cancellation: the call
-// outlives this HTTP request when it needs input.
+// outlives this request when it needs input (an input_required answer ends
+// the request, the retry is another). While a request of the client waits
+// on the exchange, cancelling that request ends the exchange
+// (waitExchange).
 func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args json.RawMessage) (*exchange, error) {
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
@@ -159,11 +165,11 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 
 // endExchange cancels ex and forgets it: its questions fail.
 func (p *Proxy) endExchange(ex *exchange) {
+	p.exs.mu.Lock()
+	delete(p.exs.m, ex.id) // first: a retry no longer finds a cancelled call
+	p.exs.mu.Unlock()
 	ex.cancel()
 	ex.expiry.Stop()
-	p.exs.mu.Lock()
-	delete(p.exs.m, ex.id)
-	p.exs.mu.Unlock()
 	ex.mu.Lock()
 	for k, q := range ex.pending {
 		q.answer <- answerOrErr{err: errNoAnswer}
@@ -202,8 +208,14 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 			case <-time.After(askSettle):
 			}
 		case <-ctx.Done():
-			// The client is gone; the call goes on until a retry or expiry.
-			ex.expiry.Reset(p.approvalTimeout())
+			// The client cancelled this request (stdio: notifications/cancelled;
+			// Streamable HTTP: it closed the request's response stream, which
+			// MCP 2026-07-28 Cancellation makes the cancellation signal), or its
+			// session ended. The call is the request's, so it ends too: the
+			// upstream leg sends its own notifications/cancelled. An exchange
+			// parked between rounds has no request in flight and is not
+			// reached by this (it ends at tools.approval_timeout).
+			p.endExchange(ex)
 			return nil, ctx.Err()
 		}
 	}

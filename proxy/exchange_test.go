@@ -285,3 +285,95 @@ func TestInputRequiredUpstream2026(t *testing.T) {
 		t.Errorf("pre-supplied answer: %v; want complete with Hello, Bo", g)
 	}
 }
+
+// TestCancel2026HTTP: a 2026-07-28 client's tools/call over Streamable
+// HTTP runs as an exchange (its context outlives the request, for
+// input-required rounds); closing the request's response stream, which
+// MCP 2026-07-28 makes the cancellation signal on Streamable HTTP (the
+// go-sdk client does it when the call's context ends), cancels the
+// upstream call: the upstream tool's context ends. Also for a retry with
+// inputResponses: an exchange parked between rounds goes on (the retry
+// answers the upstream's question), and cancelling the retry while the
+// call runs cancels the upstream call and the exchange (a second retry
+// with the same requestState is refused). With server.stateless and
+// without (2026-07-28 requests go to the stateless handler either way).
+func TestCancel2026HTTP(t *testing.T) {
+	slowURL, started, cancelled := slowUpstream(t)
+	askStarted, askCancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	ask := mcp.NewServer(&mcp.Implementation{Name: "ask-slow", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	ask.AddTool(&mcp.Tool{Name: "askslow", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if _, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)}); err != nil {
+			return nil, err
+		}
+		askStarted <- struct{}{}
+		<-ctx.Done()
+		askCancelled <- struct{}{}
+		return nil, ctx.Err()
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ask }, nil))
+	t.Cleanup(hs.Close)
+	for _, stateless := range []bool{true, false} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n[upstreams.ask]\nurl = %s\n", stateless, tomlQuote(slowURL), tomlQuote(hs.URL)))
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c := mcp.NewClient(&mcp.Implementation{Name: "canceller", Version: "1"}, &mcp.ClientOptions{
+				MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+				Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+			})
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: frontURL(t, p)}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
+				t.Fatalf("negotiated %q, want %s", v, modernVersion)
+			}
+			// callCancelled runs tools/call params, cancels it once signal
+			// says the upstream tool runs, and returns the call's error.
+			callCancelled := func(params *mcp.CallToolParams, signal chan struct{}) error {
+				cctx, ccancel := context.WithCancel(ctx)
+				defer ccancel()
+				errc := make(chan error, 1)
+				go func() {
+					_, err := cs.CallTool(cctx, params)
+					errc <- err
+				}()
+				waitSignal(t, signal, "the upstream tool did not start")
+				ccancel()
+				return <-errc
+			}
+
+			if err := callCancelled(&mcp.CallToolParams{Name: "slowup__slow", Arguments: map[string]any{}}, started); err == nil {
+				t.Error("the cancelled call returned a result")
+			}
+			waitSignal(t, cancelled, "cancelling the tools/call did not reach the upstream tool")
+
+			r1, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask__askslow", Arguments: map[string]any{}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !r1.NeedsInput() || len(r1.InputRequests) != 1 {
+				t.Fatalf("first answer: needsInput=%v inputRequests=%v; want the upstream's elicitation", r1.NeedsInput(), r1.InputRequests)
+			}
+			answers := mcp.InputResponseMap{}
+			for k := range r1.InputRequests {
+				answers[k] = &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}
+			}
+			retry := &mcp.CallToolParams{Name: "ask__askslow", Arguments: map[string]any{}, RequestState: r1.RequestState, InputResponses: answers}
+			if err := callCancelled(retry, askStarted); err == nil {
+				t.Error("the cancelled retry returned a result")
+			}
+			waitSignal(t, askCancelled, "cancelling the retry did not reach the upstream tool")
+			if _, err := cs.CallTool(ctx, retry); err == nil || !strings.Contains(err.Error(), "requestState is unknown") {
+				t.Errorf("a retry of the cancelled call: %v, want requestState refused", err)
+			}
+			p.exs.mu.Lock()
+			n := len(p.exs.m)
+			p.exs.mu.Unlock()
+			if n != 0 {
+				t.Errorf("%d exchanges left after the calls were cancelled", n)
+			}
+		})
+	}
+}

@@ -192,14 +192,13 @@ func TestFrontFastPathSameBytes(t *testing.T) {
 	}
 }
 
-// TestFrontFastPathProgressAndCancel: a fast-path tools/call (a
-// 2025-11-25 client over the stdio front) gets the upstream's progress
-// under its own progress token, and notifications/cancelled for it
-// reaches the upstream tool (its context ends) through the proxy's
-// upstream leg.
-func TestFrontFastPathProgressAndCancel(t *testing.T) {
-	started := make(chan struct{}, 1)
-	cancelled := make(chan struct{}, 1)
+// slowUpstream is a go-sdk upstream over Streamable HTTP with a tool
+// "slow" that sends one progress notification (when the call has a token),
+// signals started, and waits for its context to end, then signals
+// cancelled; and a tool "quick" that answers at once.
+func slowUpstream(t *testing.T) (url string, started, cancelled chan struct{}) {
+	t.Helper()
+	started, cancelled = make(chan struct{}, 4), make(chan struct{}, 4)
 	s := mcp.NewServer(&mcp.Implementation{Name: "slow-upstream", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if tok := req.Params.GetProgressToken(); tok != nil {
@@ -210,48 +209,106 @@ func TestFrontFastPathProgressAndCancel(t *testing.T) {
 		cancelled <- struct{}{}
 		return nil, ctx.Err()
 	})
+	s.AddTool(&mcp.Tool{Name: "quick", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "quick"}}}, nil
+	})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(hs.Close)
-	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(hs.URL)))
-	lc := startLineClient(t, p, true)
-	lc.call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
-	lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	lc.call(2, "ping", `{}`)
-	lc.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slowup__slow","arguments":{},"_meta":{"progressToken":"client-tok"}}}`)
-	var progress map[string]any
-	for progress == nil {
-		var msg map[string]any
-		l := lc.next()
-		if err := json.Unmarshal(l, &msg); err != nil {
-			t.Fatalf("%s: %v", l, err)
-		}
-		if msg["method"] == "notifications/progress" {
-			progress, _ = msg["params"].(map[string]any)
-		} else {
-			t.Fatalf("before the progress notification: %s", l)
-		}
-	}
-	if progress["progressToken"] != "client-tok" || progress["message"] != "half way" {
-		t.Errorf("progress: %v, want the client's token and the upstream's message", progress)
-	}
+	return hs.URL, started, cancelled
+}
+
+// waitSignal waits up to 20 s for ch, else fails with what.
+func waitSignal(t *testing.T, ch chan struct{}, what string) {
+	t.Helper()
 	select {
-	case <-started:
+	case <-ch:
 	case <-time.After(20 * time.Second):
-		t.Fatal("the upstream tool did not start")
+		t.Fatal(what)
 	}
-	if n := lc.fastCalls(); n != 1 {
-		t.Fatalf("fast path served %d calls, want 1", n)
+}
+
+// TestFrontFastPathProgressAndCancel: a tools/call over the stdio front
+// gets the upstream's progress under its own progress token, and
+// notifications/cancelled for it reaches the upstream tool (its context
+// ends) through the proxy's upstream leg. At 2025-11-25 (the call takes the
+// fast path) and at 2026-07-28, where a call runs as an exchange
+// (exchange.go) whose context outlives the request: the client's first
+// request (the go-sdk's path, it opens the session) and a later one (the
+// fast path) are each cancelled, and the upstream tool's context ends both
+// times.
+func TestFrontFastPathProgressAndCancel(t *testing.T) {
+	url, started, cancelled := slowUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
+	const trip = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}`
+	// slowCall sends tools/call slow with id and progress token tok, reads
+	// the progress and waits for the upstream tool to start.
+	slowCall := func(t *testing.T, lc *lineClient, id int, meta string) {
+		t.Helper()
+		lc.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slowup__slow","arguments":{},"_meta":{%s"progressToken":"client-tok"}}}`, id, meta))
+		var progress map[string]any
+		for progress == nil {
+			var msg map[string]any
+			l := lc.next()
+			if err := json.Unmarshal(l, &msg); err != nil {
+				t.Fatalf("%s: %v", l, err)
+			}
+			if msg["method"] == "notifications/progress" {
+				progress, _ = msg["params"].(map[string]any)
+			} else {
+				t.Fatalf("before the progress notification: %s", l)
+			}
+		}
+		if progress["progressToken"] != "client-tok" || progress["message"] != "half way" {
+			t.Errorf("progress: %v, want the client's token and the upstream's message", progress)
+		}
+		waitSignal(t, started, "the upstream tool did not start")
 	}
-	lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"test"}}`)
-	select {
-	case <-cancelled:
-	case <-time.After(20 * time.Second):
-		t.Fatal("notifications/cancelled for a fast-path call did not reach the upstream tool")
+	cancel := func(t *testing.T, lc *lineClient, id int) {
+		t.Helper()
+		lc.send(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"test"}}`, id))
+		waitSignal(t, cancelled, fmt.Sprintf("notifications/cancelled for request %d did not reach the upstream tool", id))
 	}
-	// The connection still serves calls after the cancellation.
-	if l := lc.call(4, "ping", `{}`); !strings.Contains(string(l), `"result":{}`) {
-		t.Errorf("ping after the cancellation: %s", l)
-	}
+	t.Run(legacyVersion, func(t *testing.T) {
+		lc := startLineClient(t, p, true)
+		lc.call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+		lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		lc.call(2, "ping", `{}`)
+		slowCall(t, lc, 3, "")
+		if n := lc.fastCalls(); n != 1 {
+			t.Fatalf("fast path served %d calls, want 1", n)
+		}
+		cancel(t, lc, 3)
+		// The connection still serves calls after the cancellation.
+		if l := lc.call(4, "ping", `{}`); !strings.Contains(string(l), `"result":{}`) {
+			t.Errorf("ping after the cancellation: %s", l)
+		}
+	})
+	t.Run(modernVersion, func(t *testing.T) {
+		lc := startLineClient(t, p, true)
+		slowCall(t, lc, 1, trip+",") // the first request: the go-sdk's path
+		if n := lc.fastCalls(); n != 0 {
+			t.Fatalf("fast path served %d calls, want 0 (the first request opens the session)", n)
+		}
+		cancel(t, lc, 1)
+		quick := fmt.Sprintf(`{"name":"slowup__quick","arguments":{},"_meta":{%s}}`, trip)
+		if l := lc.call(2, "tools/call", quick); !strings.Contains(string(l), `"text":"quick"`) {
+			t.Fatalf("tools/call quick after the cancellation: %s", l)
+		}
+		slowCall(t, lc, 3, trip+",")
+		if n := lc.fastCalls(); n != 1 {
+			t.Fatalf("fast path served %d calls, want 1", n)
+		}
+		cancel(t, lc, 3)
+		if l := lc.call(4, "tools/call", quick); !strings.Contains(string(l), `"text":"quick"`) {
+			t.Errorf("tools/call quick after the cancellation: %s", l)
+		}
+		p.exs.mu.Lock()
+		n := len(p.exs.m)
+		p.exs.mu.Unlock()
+		if n != 0 {
+			t.Errorf("%d exchanges left after the calls were cancelled or answered", n)
+		}
+	})
 }
 
 // TestFastParams: what the fast path decodes itself and what it leaves to

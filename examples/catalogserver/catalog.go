@@ -336,6 +336,7 @@ func addTool(s *mcp.Server, t Tool, logger *slog.Logger, opts Options) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "simulated internal error in " + name}
 		}
 		if slow > 0 {
+			logger.Debug("slow call started", "tool", name) // -v; tests cancel it after this line
 			select {
 			case <-time.After(slow):
 			case <-ctx.Done():
