@@ -227,6 +227,19 @@ type RawCaller interface {
 	CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, raw json.RawMessage, err error)
 }
 
+// RawAnswerer is implemented by Envs whose front can write a tools/call
+// answer handed over as JSON bytes (the proxy, issue 16: tool_call's
+// answer is written without building an mcp.CallToolResult).
+type RawAnswerer interface {
+	// AnswerRaw makes result, the JSON of a whole tools/call result, the
+	// answer to the client's tools/call that ctx belongs to. false when
+	// the front cannot take it there; the caller then returns the result
+	// as an mcp.CallToolResult. When it returns true, result is the
+	// front's, its capacity beyond its length included (the front may
+	// append to it in place).
+	AnswerRaw(ctx context.Context, result json.RawMessage) bool
+}
+
 // Call runs the tool ref names through env.Call and builds the envelope.
 // A resolution error or an upstream JSON-RPC error comes back as err; the
 // upstream's isError results come back as envelopes. With a RawCaller env
@@ -234,31 +247,44 @@ type RawCaller interface {
 // decoded into an mcp.CallToolResult first (envelopeResultRaw); the
 // returned result then holds IsError and no content.
 func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage, via string) (*Envelope, *mcp.CallToolResult, error) {
+	envl, _, res, err := a.call(ctx, env, ref, args, via, nil, false)
+	return envl, res, err
+}
+
+// call is Call. With asBytes, the envelope of a raw plain result is
+// appended to dst as JSON (appendEnvelope) and returned as envJSON, with
+// envl nil; otherwise envJSON is nil.
+func (a API) call(ctx context.Context, env Env, ref string, args json.RawMessage, via string, dst []byte, asBytes bool) (envl *Envelope, envJSON []byte, res *mcp.CallToolResult, err error) {
 	e, err := a.resolve(env, ref, via)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var res *mcp.CallToolResult
 	if rc, ok := env.(RawCaller); ok {
 		var raw json.RawMessage
 		if res, raw, err = rc.CallRaw(ctx, e, args, via); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if raw != nil {
+			hit := env.Snapshot().Hit(e, 0, a.Bounds)
+			if asBytes {
+				if b, ok := appendEnvelope(dst, hit, raw); ok {
+					return nil, b, res, nil
+				}
+			}
 			if m, ok := envelopeResultRaw(raw); ok {
-				return &Envelope{Tool: env.Snapshot().Hit(e, 0, a.Bounds), Result: m}, res, nil
+				return &Envelope{Tool: hit, Result: m}, nil, res, nil
 			}
 			var full mcp.CallToolResult
 			if err := json.Unmarshal(raw, &full); err != nil {
-				return nil, nil, fmt.Errorf("decoding the upstream result: %w", err)
+				return nil, nil, nil, fmt.Errorf("decoding the upstream result: %w", err)
 			}
 			res = &full
 		}
 	} else if res, err = env.Call(ctx, e, args, via); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	env2, err := MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res, via)
-	return env2, res, err
+	envl, err = MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res, via)
+	return envl, nil, res, err
 }
 
 // envelopeResultRaw is the envelope's result member built straight from a

@@ -74,6 +74,9 @@ type exchange struct {
 	res    *mcp.CallToolResult
 	err    error
 	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go)
+	// answered: raw holds an answer handed over by the modes
+	// (session.AnswerRaw), whose spare capacity is the proxy's own.
+	answered bool
 
 	mu      sync.Mutex
 	seq     int
@@ -194,7 +197,7 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 				return nil, wireError(ex.err)
 			}
 			if ex.raw.JSON != nil {
-				return &rawToolResult{json: ex.raw.JSON, modern: true}, nil
+				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.answered}, nil
 			}
 			res := ex.res
 			if res.Content == nil {

@@ -356,32 +356,44 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				if i > 0 {
 					buf = append(buf, ',')
 				}
-				b, err := encodeFront(a)
-				if err != nil {
+				var err error
+				if buf, err = appendFront(buf, a); err != nil {
 					return err
 				}
-				buf = append(buf, b...)
 			}
 			_, err := c.out.Write(append(buf, ']', '\n'))
 			return err
 		}
 	}
-	b, err := encodeFront(msg)
-	if err != nil {
-		return err
+	// The line is built in a pooled buffer: c.out does not keep it
+	// (io.Writer), so it is free again once written (issue 16).
+	bp := lineBufs.Get().(*[]byte)
+	b, err := appendFront((*bp)[:0], msg)
+	if err == nil {
+		b = append(b, '\n')
+		_, err = c.out.Write(b)
 	}
-	_, err = c.out.Write(append(b, '\n'))
+	if cap(b) <= 1<<20 {
+		*bp = b[:0]
+		lineBufs.Put(bp)
+	}
 	return err
 }
 
-// encodeFront is the JSON of msg: a successful answer built around its
-// result bytes, anything else by the go-sdk.
-func encodeFront(msg jsonrpc.Message) ([]byte, error) {
+var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// appendFront appends the JSON of msg to buf: a successful answer built
+// around its result bytes, anything else by the go-sdk.
+func appendFront(buf []byte, msg jsonrpc.Message) ([]byte, error) {
 	resp, ok := msg.(*jsonrpc.Response)
 	if !ok || resp.Error != nil || len(resp.Result) == 0 || !resp.ID.IsValid() {
-		return jsonrpc.EncodeMessage(msg)
+		b, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			return buf, err
+		}
+		return append(buf, b...), nil
 	}
-	buf := make([]byte, 0, len(resp.Result)+48)
+	start := len(buf)
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
 	switch v := resp.ID.Raw().(type) {
 	case int64:
@@ -389,11 +401,15 @@ func encodeFront(msg jsonrpc.Message) ([]byte, error) {
 	case string:
 		s, err := json.Marshal(v)
 		if err != nil {
-			return nil, err
+			return buf, err
 		}
 		buf = append(buf, s...)
 	default:
-		return jsonrpc.EncodeMessage(msg)
+		b, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			return buf, err
+		}
+		return append(buf[:start], b...), nil
 	}
 	buf = append(buf, `,"result":`...)
 	buf = append(buf, resp.Result...)

@@ -79,13 +79,54 @@ type rawToolResult struct {
 	mcp.ResultBase
 	json   json.RawMessage
 	modern bool
+	// spare: json's capacity beyond its length is this result's own (an
+	// answer built by the modes, session.AnswerRaw), so the stamps may
+	// be appended to it in place (stampSpare).
+	spare bool
 }
 
 func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	if !r.modern && len(r.Meta) == 0 {
 		return r.json, nil
 	}
+	if r.spare {
+		r.spare = false // once: the stamps overwrite json's closing brace
+		if b, ok := stampSpare(r.json, r.Meta, r.modern); ok {
+			r.json = b // stamped: stampRaw leaves it as it is
+			return b, nil
+		}
+	}
 	return stampRaw(r.json, r.Meta, r.modern)
+}
+
+// stampSpare is stampRaw for a compact result object b without _meta
+// and resultType members, written into b's spare capacity: the stamps
+// replace its closing brace and follow its last member, as stampRaw
+// appends them (issue 16: no copy of the result); b itself is no longer
+// a whole object then. ok is false for any other b.
+func stampSpare(b []byte, extra map[string]any, complete bool) (out []byte, ok bool) {
+	if len(b) < 3 || b[len(b)-1] != '}' {
+		return nil, false
+	}
+	clean := true
+	if _, err := jsonscan.Object(b, func(k, _ []byte) bool {
+		clean = string(k) != "_meta" && string(k) != "resultType"
+		return clean
+	}); err != nil || !clean {
+		return nil, false
+	}
+	out = b[:len(b)-1]
+	if len(extra) > 0 {
+		meta, err := mergeMeta([]byte(`{}`), extra)
+		if err != nil {
+			return nil, false
+		}
+		out = append(append(out, `,"_meta":`...), meta...)
+	}
+	if complete {
+		out = append(out, `,"resultType":"complete"`...)
+	}
+	return append(out, '}'), true
 }
 
 // stampRaw returns the result object b with the members of extra added to
@@ -96,33 +137,44 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 // is there anyway is replaced). Only b's top level and its _meta are
 // scanned; every other member is copied as it is.
 func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
-	out := rawObject{b: make([]byte, 0, len(b)+96)}
+	// The merged _meta first, so that the output is allocated once at
+	// its size (issue 16).
+	var meta []byte
 	metaSeen := false
-	var ferr error
-	_, err := jsonscan.Object(b, func(k, v []byte) bool {
+	if _, err := jsonscan.Object(b, func(k, v []byte) bool {
+		if string(k) == "_meta" {
+			meta, metaSeen = v, true
+		}
+		return true
+	}); err != nil {
+		return nil, fmt.Errorf("raw tools/call result: %w", err)
+	}
+	var err error
+	switch {
+	case metaSeen:
+		meta, err = mergeMeta(meta, extra)
+	case len(extra) > 0:
+		meta, err = mergeMeta([]byte(`{}`), extra)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := rawObject{b: make([]byte, 0, len(b)+len(meta)+len(`,"_meta":,"resultType":"complete"}`))}
+	if _, err := jsonscan.Object(b, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 			if complete {
 				return true
 			}
 		case "_meta":
-			metaSeen = true
-			v, ferr = mergeMeta(v, extra)
+			v = meta
 		}
 		out.member(k, v)
-		return ferr == nil
-	})
-	if err != nil {
+		return true
+	}); err != nil {
 		return nil, fmt.Errorf("raw tools/call result: %w", err)
 	}
-	if ferr != nil {
-		return nil, ferr
-	}
-	if !metaSeen && len(extra) > 0 {
-		meta, err := mergeMeta([]byte(`{}`), extra)
-		if err != nil {
-			return nil, err
-		}
+	if !metaSeen && meta != nil {
 		out.member([]byte("_meta"), meta)
 	}
 	if complete {
@@ -134,7 +186,7 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 // mergeMeta returns the _meta object meta with the members of extra whose
 // keys meta lacks (in key order).
 func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
-	var out rawObject
+	out := rawObject{b: make([]byte, 0, len(meta)+160*len(extra))}
 	var have map[string]bool
 	_, err := jsonscan.Object(meta, func(k, v []byte) bool {
 		if len(extra) > 0 {

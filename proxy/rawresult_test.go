@@ -60,3 +60,55 @@ func TestStampRaw(t *testing.T) {
 		t.Error("stampRaw of a cut object: no error")
 	}
 }
+
+// TestStampSpare: an answer with spare capacity (session.AnswerRaw) is
+// stamped in place with the bytes stampRaw writes; results that have a
+// _meta or resultType of their own, or are not compact objects, are
+// left to stampRaw.
+func TestStampSpare(t *testing.T) {
+	si := map[string]any{"io.modelcontextprotocol/serverInfo": map[string]any{"name": "mcp-toolsearch", "version": "1"}}
+	for _, c := range []struct {
+		in       string
+		extra    map[string]any
+		complete bool
+	}{
+		{`{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"a":1}}`, si, true},
+		{`{"content":[],"isError":true}`, si, true},
+		{`{"content":[]}`, nil, true},
+		{`{"content":[]}`, si, false},
+	} {
+		b := make([]byte, len(c.in), len(c.in)+256)
+		copy(b, c.in)
+		got, ok := stampSpare(b, c.extra, c.complete)
+		if !ok {
+			t.Fatalf("%s: refused", c.in)
+		}
+		want, err := stampRaw([]byte(c.in), c.extra, c.complete)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("%s:\n stampSpare %s\n stampRaw   %s", c.in, got, want)
+		}
+		if &got[0] != &b[0] {
+			t.Errorf("%s: not stamped in place", c.in)
+		}
+		// Written twice (a second MarshalJSON): the same bytes.
+		b = make([]byte, len(c.in), len(c.in)+256)
+		copy(b, c.in)
+		r := &rawToolResult{json: b, modern: c.complete, spare: true}
+		if c.extra != nil {
+			r.SetMeta(c.extra)
+		}
+		for i := 0; i < 2; i++ {
+			if got, err := r.MarshalJSON(); err != nil || string(got) != string(want) {
+				t.Errorf("%s: MarshalJSON #%d = %s, %v; want %s", c.in, i+1, got, err, want)
+			}
+		}
+	}
+	for _, in := range []string{`{"_meta":{},"content":[]}`, `{"content":[],"resultType":"complete"}`, `{"content":[]} `, `{}`, `{"content":`} {
+		if got, ok := stampSpare([]byte(in), si, true); ok {
+			t.Errorf("%s: stamped in place (%s), want stampRaw", in, got)
+		}
+	}
+}

@@ -83,6 +83,26 @@ func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMe
 	return res, slot.JSON, nil
 }
 
+// AnswerRaw implements modes.RawAnswerer (issue 16): result, tool_call's
+// whole result as JSON, becomes the answer to the client's tools/call
+// through that call's raw-result slot (server.go rawSlotFor; the
+// exchange's for a 2026-07-28 client, stamped when written), so the front
+// writes it as it is (rawToolResult). false where the call has no such
+// slot, inside a call made for the client by the proxy's own tools
+// (innerRawSlot), and for a task-augmented call (tasks.go keeps its own
+// reading of the slot).
+func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
+	slot := rawSlotFrom(ctx)
+	if slot == nil || innerRawSlot(ctx) != nil || taskCallFrom(ctx) != nil {
+		return false
+	}
+	slot.JSON = result
+	if s.ex != nil && slot == s.ex.raw {
+		s.ex.answered = true // read after the call returned (waitExchange)
+	}
+	return true
+}
+
 // Denied implements modes.DeniedRecorder (issue 12 item 15): an attempt
 // to describe or call a tool this session's policy denies. The client was
 // answered as for an unknown tool (SPEC §6); the session log gets a call

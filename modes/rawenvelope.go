@@ -1,0 +1,812 @@
+package modes
+
+// The tool_call envelope as bytes (issue 16). A plain upstream result (the
+// shapes envelopeResultRaw accepts) becomes the envelope's JSON without
+// being decoded into Go values and marshaled again: appendEnvelope writes
+// the bytes json.Marshal(Envelope) writes for the map MakeEnvelope builds
+// (object keys sorted, strings re-escaped and numbers re-formatted as
+// encoding/json does for decoded values). Anything it is not sure to write
+// identically (escaped or repeated keys, invalid UTF-8, lone surrogates,
+// nesting deeper than maxRawDepth, numbers out of float64's range, …) is
+// refused, and the caller takes the decoded way, which stays the
+// reference. TestAppendEnvelope compares both ways byte for byte.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"sync"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+)
+
+// maxRawDepth bounds the nesting appendEnvelope re-encodes itself; deeper
+// results take the decoded way.
+const maxRawDepth = 200
+
+// appendEnvelope appends to dst the JSON of the envelope {tool: hit,
+// result} for the raw upstream result raw, exactly as
+// json.Marshal(&Envelope{Tool: hit, Result: envelopeResultRaw(raw)})
+// writes it. ok is false (dst returned unchanged) when raw is not a
+// plain result or holds anything appendEnvelope does not re-encode itself.
+func appendEnvelope(dst []byte, hit catalog.Hit, raw []byte) (out []byte, ok bool) {
+	start := len(dst)
+	var res rawResult
+	if !res.scan(raw) {
+		return dst, false
+	}
+	h, err := json.Marshal(hit)
+	if err != nil {
+		return dst, false
+	}
+	dst = append(dst, `{"tool":`...)
+	dst = append(dst, h...)
+	dst = append(dst, `,"result":{`...)
+	// Keys in encoding/json's map order: _meta, content, details,
+	// isError, structuredContent.
+	first := true
+	sep := func(key string) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, '"')
+		dst = append(dst, key...)
+		dst = append(dst, '"', ':')
+	}
+	if res.meta != nil {
+		mark := len(dst)
+		sep("_meta")
+		valStart := len(dst)
+		if dst, ok = appendCanonical(dst, res.meta, 0); !ok {
+			return dst[:start], false
+		}
+		if string(dst[valStart:]) == "{}" { // an empty _meta is left out (omitempty)
+			dst, first = dst[:mark], true
+		}
+	}
+	sep("content")
+	dst = append(dst, '[')
+	for i, text := range res.texts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, `{"text":`...)
+		if dst, ok = appendCanonical(dst, text, 0); !ok {
+			return dst[:start], false
+		}
+		dst = append(dst, `,"type":"text"}`...)
+	}
+	dst = append(dst, ']')
+	switch {
+	case res.structured != nil:
+		sep("details")
+		sc := len(dst)
+		if dst, ok = appendCanonical(dst, res.structured, 0); !ok {
+			return dst[:start], false
+		}
+		n := len(dst) - sc
+		if res.isError {
+			sep("isError")
+			dst = append(dst, "true"...)
+		}
+		sep("structuredContent")
+		dst = append(dst, dst[sc:sc+n]...) // the same value as details
+	case len(res.texts) == 1:
+		// details: the lone text block's JSON, when it parses.
+		bp := scratch.Get().(*[]byte)
+		text, tok := unquoteTo((*bp)[:0], res.texts[0])
+		if tok && json.Valid(text) {
+			sep("details")
+			dst, tok = appendCanonical(dst, text, 0)
+		}
+		putScratch(bp, text)
+		if !tok {
+			return dst[:start], false
+		}
+		fallthrough
+	default:
+		if res.isError {
+			sep("isError")
+			dst = append(dst, "true"...)
+		}
+	}
+	dst = append(dst, '}', '}')
+	return dst, true
+}
+
+// rawResult is a plain tools/call result's members, as raw JSON values.
+type rawResult struct {
+	texts      [][]byte // each content block's text (a JSON string)
+	structured []byte   // structuredContent, nil when absent or null
+	meta       []byte   // _meta, nil when absent or null
+	isError    bool
+}
+
+// scan reads raw into r; false when raw is not a plain result (the shapes
+// envelopeResultRaw accepts: members among content, structuredContent,
+// isError, _meta and resultType, each once, content an array of exactly
+// {"type": "text", "text": string} blocks) or a key is escaped.
+func (r *rawResult) scan(raw []byte) bool {
+	var seen [5]bool
+	hasContent := false
+	ok := rawMembers(raw, func(k, v []byte) bool {
+		idx := memberIndex(k)
+		if idx < 0 || seen[idx] {
+			return false // unknown, or repeated (the decoded way keeps the last)
+		}
+		seen[idx] = true
+		switch idx {
+		case 0: // content
+			if v[0] != '[' {
+				return false
+			}
+			hasContent = true
+			return rawElements(v, func(b []byte) bool {
+				var typ, text []byte
+				n := 0
+				if !rawMembers(b, func(bk, bv []byte) bool {
+					n++
+					switch string(bk) {
+					case "type":
+						typ = bv
+					case "text":
+						text = bv
+					default:
+						return false
+					}
+					return true
+				}) || n != 2 || string(typ) != `"text"` || len(text) == 0 || text[0] != '"' {
+					return false
+				}
+				r.texts = append(r.texts, text)
+				return true
+			})
+		case 1: // structuredContent
+			if string(v) != "null" {
+				r.structured = v
+			}
+		case 2: // isError
+			switch string(v) {
+			case "true":
+				r.isError = true
+			case "false":
+			default:
+				return false
+			}
+		case 3: // _meta
+			switch {
+			case string(v) == "null":
+			case v[0] == '{':
+				r.meta = v
+			default:
+				return false
+			}
+		case 4: // resultType
+			return json.Valid(v)
+		}
+		return true
+	})
+	return ok && hasContent
+}
+
+// memberIndex is the index of a plain result's member key, or -1.
+func memberIndex(k []byte) int {
+	switch string(k) {
+	case "content":
+		return 0
+	case "structuredContent":
+		return 1
+	case "isError":
+		return 2
+	case "_meta":
+		return 3
+	case "resultType":
+		return 4
+	}
+	return -1
+}
+
+// rawMembers calls fn for each member of the JSON object b with its key
+// (between the quotes, no escapes allowed) and its value (trimmed);
+// false when b is not an object, a key has an escape, or fn says so.
+// Values are only delimited here; appendCanonical checks them.
+func rawMembers(b []byte, fn func(k, v []byte) bool) bool {
+	i, empty, ok := openContainer(b, '{', '}')
+	if !ok {
+		return false
+	}
+	for last := empty; !last; {
+		var k, v []byte
+		if k, v, i, last, ok = memberAt(b, i); !ok || !fn(k, v) {
+			return false
+		}
+	}
+	return skipWS(b, i) == len(b)
+}
+
+// rawElements calls fn for each element of the JSON array b; false when b
+// is not an array or fn says so.
+func rawElements(b []byte, fn func(v []byte) bool) bool {
+	i, empty, ok := openContainer(b, '[', ']')
+	if !ok {
+		return false
+	}
+	for last := empty; !last; {
+		var v []byte
+		if v, i, last, ok = elementAt(b, i); !ok || last && b[i-1] != ']' || !fn(v) {
+			return false
+		}
+	}
+	return skipWS(b, i) == len(b)
+}
+
+// openContainer checks that b (blanks around it allowed) starts with
+// open and returns the index after it, or after close when the container
+// is empty (empty true).
+func openContainer(b []byte, open, close byte) (i int, empty, ok bool) {
+	i = skipWS(b, 0)
+	if i >= len(b) || b[i] != open {
+		return 0, false, false
+	}
+	i = skipWS(b, i+1)
+	if i < len(b) && b[i] == close {
+		return i + 1, true, true
+	}
+	return i, false, true
+}
+
+// memberAt reads the object member at b[i] (blanks skipped): its key
+// (between the quotes; refused when it has an escape), its value, and
+// the index after the comma that follows, or after the closing brace
+// (last true).
+func memberAt(b []byte, i int) (k, v []byte, next int, last, ok bool) {
+	i = skipWS(b, i)
+	if i >= len(b) || b[i] != '"' {
+		return nil, nil, 0, false, false
+	}
+	end := stringEnd(b, i)
+	if end < 0 || bytes.IndexByte(b[i+1:end-1], '\\') >= 0 {
+		return nil, nil, 0, false, false
+	}
+	k = b[i+1 : end-1]
+	i = skipWS(b, end)
+	if i >= len(b) || b[i] != ':' {
+		return nil, nil, 0, false, false
+	}
+	v, next, last, ok = elementAt(b, i+1)
+	if ok && (last && b[next-1] != '}' || !last && b[next-1] != ',') {
+		return nil, nil, 0, false, false
+	}
+	return k, v, next, last, ok
+}
+
+// elementAt reads the value at b[i] (blanks skipped) and returns it with
+// the index after the comma that follows, or after the closing bracket
+// or brace (last true).
+func elementAt(b []byte, i int) (v []byte, next int, last, ok bool) {
+	i = skipWS(b, i)
+	vend := valueEnd(b, i, 0)
+	if vend < 0 {
+		return nil, 0, false, false
+	}
+	j := skipWS(b, vend)
+	if j >= len(b) {
+		return nil, 0, false, false
+	}
+	switch b[j] {
+	case ',':
+		return b[i:vend], j + 1, false, true
+	case '}', ']':
+		return b[i:vend], j + 1, true, true
+	}
+	return nil, 0, false, false
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd is the offset after the closing quote of the string starting
+// at b[i] (a quote), or -1.
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			return j + 1
+		case '\\':
+			j++
+		}
+	}
+	return -1
+}
+
+// valueEnd is the end offset of the JSON value starting at b[i] (only
+// delimited: strings, brackets; the value itself is checked when it is
+// re-encoded), or -1.
+func valueEnd(b []byte, i, depth int) int {
+	if i >= len(b) || depth > maxRawDepth {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		d := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				e := stringEnd(b, j)
+				if e < 0 {
+					return -1
+				}
+				j = e - 1
+			case '{', '[':
+				d++
+				if d > maxRawDepth {
+					return -1
+				}
+			case '}', ']':
+				d--
+				if d == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// member is one object member while appendCanonical sorts them: its key
+// and the span of "key":value in the output.
+type member struct {
+	key        []byte
+	start, end int
+}
+
+// appendCanonical appends to dst the JSON that decoding v into an any
+// and marshaling it with encoding/json gives: no blanks, object keys
+// sorted (by their bytes; escaped keys are refused), strings escaped as
+// encoding/json escapes them (HTML characters, U+2028/2029 and control
+// characters included), numbers re-formatted from their float64 value.
+// ok is false when v is not strict JSON or holds something refused.
+func appendCanonical(dst []byte, v []byte, depth int) ([]byte, bool) {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || depth > maxRawDepth {
+		return dst, false
+	}
+	switch v[0] {
+	case '"':
+		if stringEnd(v, 0) != len(v) {
+			return dst, false
+		}
+		return appendJSONString(dst, v)
+	case '{':
+		return appendCanonicalObject(dst, v, depth)
+	case '[':
+		start := len(dst)
+		dst = append(dst, '[')
+		i, empty, _ := openContainer(v, '[', ']')
+		for last, n := empty, 0; !last; n++ {
+			var e []byte
+			var ok bool
+			if e, i, last, ok = elementAt(v, i); !ok || last && v[i-1] != ']' {
+				return dst[:start], false
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			if dst, ok = appendCanonical(dst, e, depth+1); !ok {
+				return dst[:start], false
+			}
+		}
+		if i != len(v) {
+			return dst[:start], false
+		}
+		return append(dst, ']'), true
+	case 't':
+		return append(dst, "true"...), string(v) == "true"
+	case 'f':
+		return append(dst, "false"...), string(v) == "false"
+	case 'n':
+		return append(dst, "null"...), string(v) == "null"
+	}
+	return appendNumber(dst, v)
+}
+
+// appendCanonicalObject is appendCanonical for the object v (trimmed).
+// The members are written in v's order, then put in key order when v's
+// was another (through a pooled copy); a repeated key is refused (the
+// decoded way keeps the last one).
+func appendCanonicalObject(dst, v []byte, depth int) ([]byte, bool) {
+	objStart := len(dst)
+	dst = append(dst, '{')
+	var buf [16]member
+	ms := buf[:0]
+	sorted := true
+	i, empty, _ := openContainer(v, '{', '}')
+	for more := !empty; more; {
+		k, val, next, last, ok := memberAt(v, i)
+		if !ok || !utf8.Valid(k) || slices.ContainsFunc(k, func(c byte) bool { return c < 0x20 }) {
+			return dst[:objStart], false
+		}
+		i, more = next, !last
+		if len(ms) > 0 {
+			switch c := bytes.Compare(ms[len(ms)-1].key, k); {
+			case c == 0:
+				return dst[:objStart], false
+			case c > 0:
+				sorted = false
+			}
+			dst = append(dst, ',')
+		}
+		s := len(dst)
+		dst = appendString(dst, k)
+		dst = append(dst, ':')
+		if dst, ok = appendCanonical(dst, val, depth+1); !ok {
+			return dst[:objStart], false
+		}
+		ms = append(ms, member{key: k, start: s, end: len(dst)})
+	}
+	if i != len(v) {
+		return dst[:objStart], false
+	}
+	if !sorted {
+		slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+		for j := 1; j < len(ms); j++ {
+			if bytes.Equal(ms[j-1].key, ms[j].key) {
+				return dst[:objStart], false
+			}
+		}
+		base := objStart + 1
+		tp := scratch.Get().(*[]byte)
+		tmp := append((*tp)[:0], dst[base:]...)
+		dst = dst[:base]
+		for j, m := range ms {
+			if j > 0 {
+				dst = append(dst, ',')
+			}
+			dst = append(dst, tmp[m.start-base:m.end-base]...)
+		}
+		putScratch(tp, tmp)
+	}
+	return append(dst, '}'), true
+}
+
+// appendNumber appends the JSON number v as encoding/json writes the
+// float64 it decodes to (floatEncoder); ok is false when v is not a
+// JSON number or is out of float64's range.
+func appendNumber(dst, v []byte) ([]byte, bool) {
+	if !validNumber(v) {
+		return dst, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		return dst, false
+	}
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(dst)
+		if n-start >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst, true
+}
+
+// validNumber reports whether v is a JSON number (RFC 8259 section 6).
+func validNumber(v []byte) bool {
+	i := 0
+	if i < len(v) && v[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(v) && v[i] == '0':
+		i++
+	case i < len(v) && v[i] >= '1' && v[i] <= '9':
+		i = digits(v, i)
+	default:
+		return false
+	}
+	if i < len(v) && v[i] == '.' {
+		if i = digits(v, i+1); v[i-1] == '.' {
+			return false
+		}
+	}
+	if i < len(v) && (v[i] == 'e' || v[i] == 'E') {
+		i++
+		if i < len(v) && (v[i] == '+' || v[i] == '-') {
+			i++
+		}
+		d := i
+		if i = digits(v, i); i == d {
+			return false
+		}
+	}
+	return i == len(v)
+}
+
+// digits is the index after the run of decimal digits at v[i].
+func digits(v []byte, i int) int {
+	for i < len(v) && v[i] >= '0' && v[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+// appendJSONString appends the JSON string q (with its quotes) as
+// encoding/json writes the Go string it decodes to. ok is false for raw
+// control characters, invalid escapes or UTF-8, and lone surrogates
+// (which decoding would replace).
+func appendJSONString(dst, q []byte) ([]byte, bool) {
+	in := q[1 : len(q)-1]
+	if bytes.IndexByte(in, '\\') < 0 {
+		if !utf8.Valid(in) || slices.ContainsFunc(in, func(c byte) bool { return c < 0x20 }) {
+			return dst, false
+		}
+		return appendString(dst, in), true
+	}
+	bp := scratch.Get().(*[]byte)
+	s, ok := unquoteTo((*bp)[:0], q)
+	if ok {
+		dst = appendString(dst, s)
+	}
+	putScratch(bp, s)
+	return dst, ok
+}
+
+var unescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// decodeU decodes the \uXXXX escape (and its low surrogate, for a high
+// one) at the start of s: the rune and the bytes used, or n 0 for an
+// invalid escape or a lone surrogate.
+func decodeU(s []byte) (r rune, n int) {
+	r1, ok := hex4(s)
+	if !ok {
+		return 0, 0
+	}
+	if !utf16.IsSurrogate(r1) {
+		return r1, 6
+	}
+	if r1 >= 0xDC00 || len(s) < 12 || s[6] != '\\' || s[7] != 'u' {
+		return 0, 0
+	}
+	r2, ok := hex4(s[6:])
+	if !ok {
+		return 0, 0
+	}
+	r = utf16.DecodeRune(r1, r2)
+	if r == utf8.RuneError {
+		return 0, 0
+	}
+	return r, 12
+}
+
+func hex4(s []byte) (rune, bool) {
+	if len(s) < 6 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'a' && c <= 'f':
+			c = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendRune appends r as encoding/json's appendString (escapeHTML on)
+// writes it inside a string.
+func appendRune(dst []byte, r rune) []byte {
+	if r >= utf8.RuneSelf {
+		if r == '\u2028' || r == '\u2029' {
+			return append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		}
+		return utf8.AppendRune(dst, r)
+	}
+	c := byte(r)
+	switch {
+	case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+		return append(dst, c)
+	case c == '"' || c == '\\':
+		return append(dst, '\\', c)
+	case c == '\b':
+		return append(dst, '\\', 'b')
+	case c == '\f':
+		return append(dst, '\\', 'f')
+	case c == '\n':
+		return append(dst, '\\', 'n')
+	case c == '\r':
+		return append(dst, '\\', 'r')
+	case c == '\t':
+		return append(dst, '\\', 't')
+	}
+	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
+
+// appendString appends s (valid UTF-8, no escapes needed to read it) as
+// a JSON string, escaped as encoding/json escapes it.
+func appendString(dst, s []byte) []byte {
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			dst = appendRune(dst, rune(s[i]))
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		if r == '\u2028' || r == '\u2029' {
+			dst = appendRune(dst, r)
+		} else {
+			dst = append(dst, s[i:i+n]...)
+		}
+		i += n
+	}
+	return append(dst, '"')
+}
+
+// unquoteTo appends the Go string the JSON string q (with its quotes)
+// decodes to. ok is false for raw control characters, invalid escapes or
+// UTF-8, and lone surrogates (which decoding would replace).
+func unquoteTo(b, q []byte) ([]byte, bool) {
+	in := q[1 : len(q)-1]
+	for i := 0; i < len(in); {
+		c := in[i]
+		switch {
+		case c < 0x20:
+			return b, false
+		case c == '\\':
+			if i+1 >= len(in) {
+				return b, false
+			}
+			switch in[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				b = append(b, unescape[in[i+1]])
+				i += 2
+			case 'u':
+				r, n := decodeU(in[i:])
+				if n == 0 {
+					return b, false
+				}
+				b = utf8.AppendRune(b, r)
+				i += n
+			default:
+				return b, false
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(in[i:])
+			if r == utf8.RuneError && n == 1 {
+				return b, false
+			}
+			b = append(b, in[i:i+n]...)
+			i += n
+		}
+	}
+	return b, true
+}
+
+// scratch holds buffers for decoded strings and for reordering members.
+var scratch = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// putScratch returns bp to scratch, holding b (a grown buffer) if it is
+// not too large.
+func putScratch(bp *[]byte, b []byte) {
+	if cap(b) <= 64<<10 {
+		*bp = b[:0]
+		scratch.Put(bp)
+	}
+}
+
+// appendToolCallResult appends the JSON of the tools/call result carrying
+// the envelope env (JSON bytes from appendEnvelope) as the go-sdk writes
+// EnvelopeResult's result for a plain upstream result: the envelope as the
+// one text block and as structuredContent, and isError when set.
+func appendToolCallResult(dst, env []byte, isError bool) []byte {
+	dst = append(dst, `{"content":[{"type":"text","text":`...)
+	dst = appendString(dst, env)
+	dst = append(dst, `}],"structuredContent":`...)
+	dst = append(dst, env...)
+	if isError {
+		dst = append(dst, `,"isError":true`...)
+	}
+	return append(dst, '}')
+}
+
+// envelopeJSONResult is tool_call's result for the envelope env (JSON
+// bytes from appendEnvelope; env is not kept): handed to env's front as
+// bytes when it takes them (RawAnswerer), then only IsError is set in the
+// returned result; otherwise the result EnvelopeResult would build.
+func envelopeJSONResult(ctx context.Context, e Env, env []byte, isError bool) *mcp.CallToolResult {
+	if ra, ok := e.(RawAnswerer); ok {
+		b := make([]byte, 0, toolCallResultLen(env, isError)+answerSpare)
+		if ra.AnswerRaw(ctx, appendToolCallResult(b, env, isError)) {
+			return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: isError}
+		}
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}},
+		StructuredContent: json.RawMessage(bytes.Clone(env)), IsError: isError}
+}
+
+// answerSpare is the capacity an answer handed to AnswerRaw has beyond
+// its length, for what the front adds to it (a 2026-07-28 result's
+// resultType and server identity, about 150 bytes).
+const answerSpare = 256
+
+// toolCallResultLen is the length of appendToolCallResult's output.
+func toolCallResultLen(env []byte, isError bool) int {
+	n := len(`{"content":[{"type":"text","text":""}],"structuredContent":}`) + len(env)
+	if isError {
+		n += len(`,"isError":true`)
+	}
+	for i := 0; i < len(env); {
+		c := env[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
+				n++
+			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+				n += 2
+			default:
+				n += 6
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(env[i:])
+		if r == '\u2028' || r == '\u2029' {
+			n += 6
+		} else {
+			n += size
+		}
+		i += size
+	}
+	return n
+}
+
+// envelopeBufs holds the buffers tool_call builds envelopes in.
+var envelopeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+func putEnvelopeBuf(bp *[]byte) {
+	if cap(*bp) <= 256<<10 {
+		envelopeBufs.Put(bp)
+	}
+}

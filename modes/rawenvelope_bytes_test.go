@@ -1,0 +1,411 @@
+package modes
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+)
+
+// envelopeHit is a hit with characters encoding/json escapes.
+var envelopeHit = catalog.Hit{ID: "mcp:gh:list_issues", Name: "gh__list_issues", Description: "List <issues> & PRs\u2028é",
+	Source: "mcp", Upstream: "gh", Input: "{owner: string, repo: string}"}
+
+// decodedEnvelope is what the decoded way gives for raw: the envelope's
+// JSON and the tools/call result's JSON as the front writes it
+// (encoding/json without HTML escaping, as go-sdk jsonrpc2 and
+// proxy.marshalResult), or ok false when the decoded way refuses raw.
+func decodedEnvelope(t *testing.T, raw string) (env, result []byte, ok bool) {
+	t.Helper()
+	var res mcp.CallToolResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		return nil, nil, false
+	}
+	m, plain := envelopeResultRaw(json.RawMessage(raw))
+	if !plain {
+		return nil, nil, false
+	}
+	e := &Envelope{Tool: envelopeHit, Result: m}
+	env, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The decoded reference of envelopeResultRaw itself (TestEnvelopeResultRaw).
+	ref, err := MakeEnvelope(envelopeHit, &res, ViaTool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb, _ := json.Marshal(ref); !bytes.Equal(rb, env) {
+		t.Fatalf("%s: envelopeResultRaw and MakeEnvelope differ:\n %s\n %s", raw, env, rb)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(EnvelopeResult(e, &res)); err != nil {
+		t.Fatal(err)
+	}
+	return env, bytes.TrimRight(buf.Bytes(), "\n"), true
+}
+
+// checkRawEnvelope: appendEnvelope and appendToolCallResult write for raw
+// exactly the bytes of the decoded way, or refuse. It reports whether
+// the raw way took raw.
+func checkRawEnvelope(t *testing.T, raw string) bool {
+	t.Helper()
+	wantEnv, wantRes, plain := decodedEnvelope(t, raw)
+	prefix := []byte("xyz")
+	got, ok := appendEnvelope(prefix, envelopeHit, []byte(raw))
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("%s: dst's bytes changed: %q", raw, got)
+	}
+	if !ok {
+		if len(got) != len(prefix) {
+			t.Errorf("%s: refused but dst grew: %q", raw, got)
+		}
+		return false
+	}
+	if !plain {
+		t.Errorf("%s: taken raw, but the decoded way refuses it", raw)
+		return true
+	}
+	got = got[len(prefix):]
+	if !bytes.Equal(got, wantEnv) {
+		t.Errorf("%s: envelope\n raw way %s\n decoded %s", raw, got, wantEnv)
+	}
+	var isErr struct {
+		IsError bool `json:"isError"`
+	}
+	_ = json.Unmarshal([]byte(raw), &isErr)
+	if n := toolCallResultLen(got, isErr.IsError); n != len(wantRes) {
+		t.Errorf("%s: toolCallResultLen %d, want %d", raw, n, len(wantRes))
+	}
+	if r := appendToolCallResult(nil, got, isErr.IsError); !bytes.Equal(r, wantRes) {
+		t.Errorf("%s: tools/call result\n raw way %s\n decoded %s", raw, r, wantRes)
+	}
+	return true
+}
+
+// TestAppendEnvelope: the envelope and the tool_call result built as bytes
+// equal the decoded way's byte for byte, over plain results with every
+// kind of value; what is not plain, or not sure to come out the same, is
+// refused (the decoded way then answers).
+func TestAppendEnvelope(t *testing.T) {
+	taken := []string{
+		`{"content":[{"type":"text","text":"hello"}]}`,
+		`{"content":[{"type":"text","text":"{\"tool\":\"list_issues\",\"arguments\":{\"owner\":\"octo\",\"repo\":\"hello\",\"state\":\"open\"}}"}],"structuredContent":{"tool":"list_issues","arguments":{"owner":"octo","repo":"hello","state":"open"}}}`,
+		`{"content":[{"type":"text","text":"{\"a\":1,\"b\":[1,2.5,\"x\"]}"}]}`,
+		`{"content":[{"type":"text","text":" {\"b\" : 1 , \"a\":[ true,false,null ]}\n"}]}`,
+		`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}],"isError":true}`,
+		`{"content":[{"type":"text","text":"x"}],"isError":false,"resultType":"complete"}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"n":12345678901,"s":"é"}}`,
+		`{"content":[{"type":"text","text":"[1]"}],"structuredContent":null}`,
+		`{"content":[{"type":"text","text":"[1]"}],"structuredContent":null,"isError":true}`,
+		`{"content":[],"structuredContent":[1,2]}`,
+		`{"content":[],"structuredContent":[1,2],"isError":true}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":{}}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":{ }}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":{"k":{"v":true}}}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":{"z":1,"a":2},"isError":true,"structuredContent":{"q":"<&>"}}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":null}`,
+		`{"content":[{"type":"text","text":"\"quoted\""}]}`,
+		`{"content":[{"type":"text","text":"12"}]}`,
+		`{"content":[{"type":"text","text":"not json {"}]}`,
+		`{"content":[{"type":"text","text":""}]}`,
+		`{"content":[{"text":"<b>&amp;</b> \u2028 \u2029 \u0001 \b\f\n\r\t \/ \u00e9 \ud83d\ude00 😀","type":"text"}]}`,
+		"{\"content\":[{\"type\":\"text\",\"text\":\"x\"}],\"structuredContent\":{\"e\":\"\u2028\",\"h\":\"<>&\"}}",
+		`  {  "structuredContent" : { "b" : [ 1 , { "d" : 1.50 , "c" : -0 } ] , "a" : "" } , "content" : [ { "text" : "t" , "type" : "text" } ] }  `,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"f":[0.1,1e21,1e20,1e-7,0.000001,1E+3,-2.5e-10,12345678901234567890,3.0,100,0,-0.0,1.7976931348623157e308]}}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"ü":1,"u":2,"Z":3,"_":4,"a b":5,"":6}}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":"just a string"}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"deep":[[[[{"a":[{"b":{}}]}]]]],"empty":[]}}`,
+	}
+	for _, raw := range taken {
+		if !checkRawEnvelope(t, raw) {
+			t.Errorf("%s: refused, want it taken raw", raw)
+		}
+	}
+	refused := []string{
+		// not plain (the decoded way, as before)
+		`{"content":[{"type":"image","data":"AA==","mimeType":"image/png"}]}`,
+		`{"content":[{"type":"text","text":"x","annotations":{"priority":1}}]}`,
+		`{"content":[{"type":"text","text":"x","_meta":{"a":1}}]}`,
+		`{"content":[{"type":"text","text":"x"}],"task":{"taskId":"t"}}`,
+		`{"content":null}`,
+		`{"structuredContent":{}}`,
+		`{"content":[{"type":"text","text":"x"}],"isError":"yes"}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":[1]}`,
+		`[1]`,
+		`{"content":`,
+		// plain, but not sure to come out the same: refused
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a\u0062":1}}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1,"a":2}}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"b":1,"a":2,"b":3}}`,
+		`{"content":[{"type":"text","text":"x"}],"content":[]}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"n":1e400}}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":"\ud800"}`,
+		"{\"content\":[{\"type\":\"text\",\"text\":\"\xff\"}]}",
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":01}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":[1,]}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":tru}`,
+		`{"content":[{"type":"text","text":"x"}],"resultType":complete}`,
+		`{"content":[{"type":"text","text":"x"}]} x`,
+		`{"content":[{"type":"text","text":"{\"a\":1e999}"}]}`,
+		`{"content":[{"type":"text","text":"1e400"}]}`,
+		`{"content":[{"type":"te\u0078t","text":"x"}]}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`,
+	}
+	for _, raw := range refused {
+		if checkRawEnvelope(t, raw) {
+			t.Errorf("%s: taken raw, want it refused", raw)
+		}
+	}
+}
+
+// TestAppendEnvelopeRandom: random JSON values, written with random
+// blanks and key order, as structuredContent and as a lone text block.
+func TestAppendEnvelopeRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	took := 0
+	const n = 3000
+	for i := 0; i < n; i++ {
+		v := randomJSON(rng, 0)
+		text := randomJSON(rng, 0)
+		var raw string
+		switch i % 3 {
+		case 0:
+			raw = `{"content":[{"type":"text","text":` + quoteRandom(text) + `}],"structuredContent":` + v + `}`
+		case 1:
+			raw = `{"content":[{"type":"text","text":` + quoteRandom(text) + `}]` + ws(rng) + `,"isError":true}`
+		default:
+			raw = `{"_meta":` + randomObject(rng, 1) + `,"content":[{"type":"text","text":` + quoteRandom(v) + `},{"type":"text","text":"b"}]}`
+		}
+		if checkRawEnvelope(t, raw) {
+			took++
+		} else if testing.Verbose() && took < 40 {
+			t.Logf("refused: %s", raw)
+		}
+		if t.Failed() {
+			t.Fatalf("stopped at case %d", i)
+		}
+	}
+	t.Logf("%d of %d random results taken raw", took, n)
+	if took < n*9/10 {
+		t.Errorf("only %d of %d random results taken raw", took, n)
+	}
+}
+
+var randomStrings = []string{"", "a", "octo", "<b>", "&amp;", "é", "日本", "😀", "\u2028", "\u2029", "\x01", "\t\n", `"`, `\`, "/", "\u007f", "\ufeff", "a b"}
+
+func randomString(rng *rand.Rand) string {
+	var b strings.Builder
+	for i := rng.Intn(4); i >= 0; i-- {
+		b.WriteString(randomStrings[rng.Intn(len(randomStrings))])
+	}
+	return b.String()
+}
+
+var randomNumbers = []string{"0", "-0", "1", "-1", "0.5", "1.0", "1e3", "1E+3", "2.5e-10", "1e21", "1e20", "123456789012345678901234", "0.000001", "0.0000001", "3.14159265358979323846", "-7e-7", "9007199254740993", "1.7976931348623157e308", "5e-324"}
+
+// quoteRandom is s as a JSON string, escaped at random (\u escapes,
+// \/, raw UTF-8): the same string however it is written.
+func quoteRandom(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.ReplaceAll(strings.TrimSpace(b.String()), "/", `\/`)
+}
+
+func ws(rng *rand.Rand) string {
+	return []string{"", "", " ", "\n", "\t ", "\r\n"}[rng.Intn(6)]
+}
+
+func randomJSON(rng *rand.Rand, depth int) string {
+	k := rng.Intn(7)
+	if depth > 3 {
+		k = rng.Intn(4)
+	}
+	switch k {
+	case 0:
+		return randomNumbers[rng.Intn(len(randomNumbers))]
+	case 1:
+		return quoteRandom(randomString(rng))
+	case 2:
+		return []string{"true", "false", "null"}[rng.Intn(3)]
+	case 3:
+		s := randomString(rng)
+		// \u escapes for every rune, surrogate pairs included
+		var b strings.Builder
+		b.WriteByte('"')
+		for _, r := range s {
+			if r > 0xFFFF {
+				r -= 0x10000
+				fmt.Fprintf(&b, `\u%04X\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		}
+		b.WriteByte('"')
+		return b.String()
+	case 4, 5:
+		return randomObject(rng, depth)
+	}
+	var b strings.Builder
+	b.WriteString("[" + ws(rng))
+	for i := rng.Intn(4); i > 0; i-- {
+		b.WriteString(randomJSON(rng, depth+1))
+		if i > 1 {
+			b.WriteString(ws(rng) + "," + ws(rng))
+		}
+	}
+	b.WriteString(ws(rng) + "]")
+	return b.String()
+}
+
+var randomKeys = []string{"a", "b", "B", "_meta", "é", "z1", "z10", "z2", "", "a b", "<k>", "日"}
+
+func randomObject(rng *rand.Rand, depth int) string {
+	var b strings.Builder
+	b.WriteString("{" + ws(rng))
+	keys := rng.Perm(len(randomKeys))[:rng.Intn(5)]
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(ws(rng) + "," + ws(rng))
+		}
+		b.WriteString(quoteRandom(randomKeys[k]) + ws(rng) + ":" + ws(rng) + randomJSON(rng, depth+1))
+	}
+	b.WriteString(ws(rng) + "}")
+	return b.String()
+}
+
+// rawEnv is testEnv as the proxy's session is: its calls come back raw
+// (RawCaller, the result marshaled as the go-sdk writes it) and its front
+// takes tool_call's answer as bytes when take is set (RawAnswerer).
+type rawEnv struct {
+	*testEnv
+	take   bool
+	answer json.RawMessage
+}
+
+func (e *rawEnv) CallRaw(ctx context.Context, en *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
+	res, err := e.testEnv.Call(ctx, en, args, via)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &mcp.CallToolResult{IsError: res.IsError}, b, nil
+}
+
+func (e *rawEnv) AnswerRaw(_ context.Context, result json.RawMessage) bool {
+	if e.take {
+		e.answer = result
+	}
+	return e.take
+}
+
+// TestToolCallAnswerBytes: tool_call's answer is the same bytes whether
+// the call comes back decoded (an Env), raw with the answer built from the
+// envelope's bytes and handed to the front (RawAnswerer), or raw with the
+// front refusing the bytes; for a plain echo, a plain isError result with
+// HTML characters, and a result with an image (the decoded way).
+func TestToolCallAnswerBytes(t *testing.T) {
+	ctx := context.Background()
+	tools := &Tools{API: testAPI()}
+	encode := func(r *mcp.CallToolResult) string {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(buf.String())
+	}
+	base := newTestEnv(t)
+	base.special = map[string]func(json.RawMessage) (*mcp.CallToolResult, error){
+		"mcp:github:create_issue": func(json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "<b>no</b> & \u2028 {\"z\":1,\"a\":[1e21,0.5]}"}}}, nil
+		},
+		"mcp:gitlab:create_issue": func(json.RawMessage) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "{}"}, &mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}}}, nil
+		},
+	}
+	for _, c := range []struct {
+		id   string
+		args string
+		raw  bool // the answer goes to the front as bytes
+	}{
+		{"mcp:github:list_issues", `{"owner":"<o>","repo":"r","state":"open","n":[3,1.50,1e-7]}`, true},
+		{"mcp:github:create_issue", `{}`, true},
+		{"mcp:gitlab:create_issue", `{}`, false},
+	} {
+		args := json.RawMessage(`{"id":"` + c.id + `","args":` + c.args + `}`)
+		want, err := tools.Call(ctx, base, ToolCall, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, take := range []bool{true, false} {
+			env := &rawEnv{testEnv: base, take: take}
+			got, err := tools.Call(ctx, env, ToolCall, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if take && c.raw {
+				if env.answer == nil {
+					t.Errorf("%s: no answer handed to the front", c.id)
+				} else if string(env.answer) != encode(want) {
+					t.Errorf("%s: answer as bytes\n %s\nwant\n %s", c.id, env.answer, encode(want))
+				}
+				if got.IsError != want.IsError {
+					t.Errorf("%s: isError %v, want %v", c.id, got.IsError, want.IsError)
+				}
+				continue
+			}
+			if env.answer != nil {
+				t.Errorf("%s (take %v): answer handed to the front", c.id, take)
+			}
+			if encode(got) != encode(want) {
+				t.Errorf("%s (take %v):\n %s\nwant\n %s", c.id, take, encode(got), encode(want))
+			}
+		}
+	}
+}
+
+// FuzzAppendEnvelope: for any upstream result, the raw way writes the
+// decoded way's bytes or refuses (go test ./modes -fuzz FuzzAppendEnvelope).
+func FuzzAppendEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"content":[{"type":"text","text":"{\"b\":1,\"a\":[1.5e3,\"\\u2028\"]}"}],"structuredContent":{"z":{"y":null,"x":"<&>"},"a":-0}}`,
+		`{"content":[{"type":"text","text":"x"}],"_meta":{"b":1,"a":2},"isError":true}`,
+		`{"content":[]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		checkRawEnvelope(t, raw)
+	})
+}
+
+// TestValidNumber: the JSON number grammar (RFC 8259 section 6), as
+// encoding/json's scanner reads it.
+func TestValidNumber(t *testing.T) {
+	for _, s := range []string{"0", "-0", "1", "-12", "0.5", "10.25", "1e3", "1E+3", "1e-3", "-0.0e0", "123456789012345678901234"} {
+		if !validNumber([]byte(s)) || !json.Valid([]byte(s)) {
+			t.Errorf("%s: not a number", s)
+		}
+	}
+	for _, s := range []string{"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "0x1", "1.5.2", "NaN", "1 ", "--1", "1e3.5"} {
+		if validNumber([]byte(s)) || json.Valid([]byte(s)) && s != "1 " {
+			t.Errorf("%s: taken as a number", s)
+		}
+	}
+}
