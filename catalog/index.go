@@ -402,8 +402,23 @@ func analyzeAll(entries []*Entry) []idxDoc {
 
 // tokF is one term occurrence of an entry and the field it is in.
 type tokF struct {
-	t string
-	f uint8
+	t   string
+	key uint64 // the first 8 bytes of t, big-endian, zero-padded (sortKey)
+	f   uint8
+}
+
+// sortKey packs the first 8 bytes of t into an integer whose order is
+// the order of those bytes, so most comparisons of the per-entry term
+// sort are one integer comparison (equal terms still get equal keys).
+func sortKey(t string) uint64 {
+	var k uint64
+	for i := 0; i < 8; i++ {
+		k <<= 8
+		if i < len(t) {
+			k |= uint64(t[i])
+		}
+	}
+	return k
 }
 
 // analyze turns one entry into its per-field term frequencies. buf is
@@ -419,7 +434,7 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 			return
 		}
 		n[field]++
-		toks = append(toks, tokF{t, field})
+		toks = append(toks, tokF{t, sortKey(t), field})
 	}
 	field = fieldName
 	nameTokens(e.Name, sink)
@@ -444,7 +459,17 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 	for f := range n {
 		d.lens[f] = float32(n[f])
 	}
-	slices.SortFunc(toks, func(a, b tokF) int { return strings.Compare(a.t, b.t) })
+	// Only grouping equal terms matters (the order of d.terms does not):
+	// by key, then by the whole term.
+	slices.SortFunc(toks, func(a, b tokF) int {
+		if a.key != b.key {
+			if a.key < b.key {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.t, b.t)
+	})
 	distinct := 0
 	for i := range toks {
 		if i == 0 || toks[i].t != toks[i-1].t {
