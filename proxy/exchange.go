@@ -41,7 +41,8 @@ import (
 //     (its questions fail, so the upstream gets an error);
 //   - cancelling the tools/call that waits on the exchange (the first or a
 //     retry) cancels the exchange's call too (waitExchange), as it would a
-//     call without an exchange.
+//     call without an exchange; so does the end of the client's session
+//     where there is one (stdio), even between rounds.
 //
 // Exchanges live in the process that started the call: a retry that
 // reaches another replica (server.stateless behind a load balancer) gets
@@ -159,8 +160,15 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	if cs.base == nil {
 		cs.base = s
 	}
+	// A session that can end (stdio: the connection is the session) takes
+	// its exchanges with it: no retry can come after it.
+	stop := func() bool { return false }
+	if s.life != nil {
+		stop = context.AfterFunc(s.life, func() { p.endExchange(ex) })
+	}
 	goWarm(func() { // warm.go
 		defer close(ex.done)
+		defer stop()
 		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)
 	})
 	return ex, nil

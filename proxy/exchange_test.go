@@ -286,23 +286,27 @@ func TestInputRequiredUpstream2026(t *testing.T) {
 	}
 }
 
-// TestCancel2026HTTP: a 2026-07-28 client's tools/call over Streamable
-// HTTP runs as an exchange (its context outlives the request, for
-// input-required rounds); closing the request's response stream, which
-// MCP 2026-07-28 makes the cancellation signal on Streamable HTTP (the
-// go-sdk client does it when the call's context ends), cancels the
-// upstream call: the upstream tool's context ends. Also for a retry with
+// TestCancel2026: a 2026-07-28 client's tools/call runs as an exchange
+// (its context outlives the request, for input-required rounds);
+// cancelling the request cancels the upstream call: the upstream tool's
+// context ends. Over Streamable HTTP, closing the request's response stream
+// is the cancellation signal (MCP 2026-07-28 Cancellation; the go-sdk
+// client does it when the call's context ends), with server.stateless and
+// without (2026-07-28 requests go to the stateless handler either way);
+// over the stdio front's server (in-memory transports, the go-sdk's path)
+// the client sends notifications/cancelled. Also for a retry with
 // inputResponses: an exchange parked between rounds goes on (the retry
 // answers the upstream's question), and cancelling the retry while the
 // call runs cancels the upstream call and the exchange (a second retry
-// with the same requestState is refused). With server.stateless and
-// without (2026-07-28 requests go to the stateless handler either way).
-func TestCancel2026HTTP(t *testing.T) {
+// with the same requestState is refused). On stdio, closing the session
+// ends an exchange parked between rounds.
+func TestCancel2026(t *testing.T) {
 	slowURL, started, cancelled := slowUpstream(t)
-	askStarted, askCancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	askStarted, askCancelled, askFailed := make(chan struct{}, 1), make(chan struct{}, 1), make(chan struct{}, 1)
 	ask := mcp.NewServer(&mcp.Implementation{Name: "ask-slow", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
 	ask.AddTool(&mcp.Tool{Name: "askslow", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if _, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)}); err != nil {
+			askFailed <- struct{}{}
 			return nil, err
 		}
 		askStarted <- struct{}{}
@@ -312,16 +316,26 @@ func TestCancel2026HTTP(t *testing.T) {
 	})
 	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return ask }, nil))
 	t.Cleanup(hs.Close)
-	for _, stateless := range []bool{true, false} {
-		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n[upstreams.ask]\nurl = %s\n", stateless, tomlQuote(slowURL), tomlQuote(hs.URL)))
+	for _, front := range []string{"http-stateless", "http", "stdio"} {
+		t.Run(front, func(t *testing.T) {
+			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n[upstreams.ask]\nurl = %s\n", front == "http-stateless", tomlQuote(slowURL), tomlQuote(hs.URL)))
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			c := mcp.NewClient(&mcp.Implementation{Name: "canceller", Version: "1"}, &mcp.ClientOptions{
 				MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 				Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 			})
-			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: frontURL(t, p)}, nil)
+			var tr mcp.Transport
+			if front == "stdio" {
+				ct, st := mcp.NewInMemoryTransports()
+				if _, err := p.Server("", "stdio").Connect(ctx, st, nil); err != nil {
+					t.Fatal(err)
+				}
+				tr = ct
+			} else {
+				tr = &mcp.StreamableClientTransport{Endpoint: frontURL(t, p)}
+			}
+			cs, err := c.Connect(ctx, tr, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -367,6 +381,16 @@ func TestCancel2026HTTP(t *testing.T) {
 			waitSignal(t, askCancelled, "cancelling the retry did not reach the upstream tool")
 			if _, err := cs.CallTool(ctx, retry); err == nil || !strings.Contains(err.Error(), "requestState is unknown") {
 				t.Errorf("a retry of the cancelled call: %v, want requestState refused", err)
+			}
+			if front == "stdio" {
+				// The session's end ends an exchange parked between rounds:
+				// the upstream's question fails at once (not after
+				// tools.approval_timeout).
+				if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask__askslow", Arguments: map[string]any{}}); err != nil || !r.NeedsInput() {
+					t.Fatalf("a new call: %v, want input_required", err)
+				}
+				cs.Close()
+				waitSignal(t, askFailed, "closing the stdio session did not end its parked exchange")
 			}
 			p.exs.mu.Lock()
 			n := len(p.exs.m)
