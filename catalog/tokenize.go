@@ -75,6 +75,10 @@ func isMark(r rune) bool { return unicode.In(r, unicode.Mn, unicode.Mc) }
 
 // isWordRune reports whether r is part of a (non-CJK) word.
 func isWordRune(r rune) bool {
+	if r < utf8.RuneSelf { // ASCII: what unicode.IsLetter/IsDigit say, without the calls
+		c := r | 0x20
+		return c >= 'a' && c <= 'z' || r >= '0' && r <= '9'
+	}
 	return unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 

@@ -3,6 +3,7 @@ package catalog
 import (
 	"slices"
 	"testing"
+	"unicode"
 )
 
 func TestTokenizeSeedQuery(t *testing.T) {
@@ -80,5 +81,14 @@ func TestStemSameFamily(t *testing.T) {
 	}
 	if stem("作成") != "作成" || stem("café") != "café" {
 		t.Error("non-ASCII words must not be stemmed")
+	}
+}
+
+// isWordRune's ASCII fast path says what unicode.IsLetter/IsDigit say.
+func TestIsWordRuneASCII(t *testing.T) {
+	for r := rune(0); r < 0x80; r++ {
+		if isWordRune(r) != (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			t.Errorf("isWordRune(%q) = %v", r, isWordRune(r))
+		}
 	}
 }
