@@ -1016,9 +1016,15 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	// with the whole gain is skipped without reading its clause scores.
 	var inv [maxSegs]float32
 	mixTop := top * float32(p.ClauseMix)
+	// invMax = 1/(the smallest clause top score): a clause's score of an
+	// entry is part of its whole score s, so its gain is at most
+	// mixTop·min(1, s·invMax), a bound tighter than mixTop for the many
+	// entries with a small s.
+	var invMax float64
 	for j := 0; j < nseg; j++ {
 		if segMax[j] > 0 {
 			inv[j] = 1 / segMax[j]
+			invMax = max(invMax, float64(inv[j]))
 		}
 	}
 	// Operation verbs the query asks for (RankParams.VerbMismatch).
@@ -1067,7 +1073,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			continue
 		}
 		if nseg > 0 {
-			if len(h) == limit && s+float64(mixTop) < h[0].Score {
+			if len(h) == limit && s+float64(mixTop)*min(1, s*invMax)*(1+1e-6) < h[0].Score {
 				continue
 			}
 			var best float32
