@@ -134,25 +134,25 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 		return false
 	}
 	if !r.IsCall() {
-		if r.Method == "notifications/cancelled" && c.cancelFast(r.Params) {
-			return true
-		}
-		if countedNote(r.Method, len(r.Params) > 0) {
-			c.mu.Lock()
-			c.notes++
-			c.mu.Unlock()
-		}
-		return false
+		return r.Method == "notifications/cancelled" && c.cancelFast(r.Params)
 	}
-	if r.Method != "tools/call" || bytes.HasPrefix(bytes.TrimSpace(frame), []byte{'['}) {
+	if bytes.HasPrefix(bytes.TrimSpace(frame), []byte{'['}) {
 		return false
 	}
 	c.mu.Lock()
 	fp := c.fast
-	_, inUse := c.inflight[r.ID]
-	ready := fp != nil && c.notes == 0 && !inUse && (c.trip != nil || (c.sawInit && c.version != ""))
+	_, fastInUse := c.inflight[r.ID]
+	_, sdkInUse := c.sdkCalls[r.ID]
+	ready := fp != nil && c.notes == 0 && (c.trip != nil || (c.sawInit && c.version != ""))
 	c.mu.Unlock()
-	if !ready {
+	if fastInUse || (sdkInUse && ready && r.Method == "tools/call") {
+		// A call whose id is in flight: jsonrpc2 (acceptRequest) drops
+		// it unanswered and unrun; so does the front. The go-sdk does
+		// not know the fast path's ids, and a tools/call taken here
+		// would not reach the go-sdk's own check.
+		return true
+	}
+	if !ready || r.Method != "tools/call" {
 		return false
 	}
 	params, ok := fastParams(r.Params)
@@ -223,6 +223,55 @@ func marshalResult(buf *bytes.Buffer, res mcp.Result) error {
 	return enc.Encode(res)
 }
 
+// toSDK books the messages passed to the go-sdk: the ids of its calls
+// (answered removes them), and the notifications it must have handled
+// before a tools/call may take the fast path (frontNotesMiddleware
+// counts those down; batch elements included).
+func (c *frontConn) toSDK(msgs []jsonrpc.Message) {
+	if len(msgs) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, m := range msgs {
+		r, ok := m.(*jsonrpc.Request)
+		if !ok {
+			continue
+		}
+		c.seq++
+		switch {
+		case r.IsCall():
+			if c.sdkCalls == nil {
+				c.sdkCalls = map[jsonrpc.ID]uint64{}
+			}
+			if _, dup := c.sdkCalls[r.ID]; !dup {
+				c.sdkCalls[r.ID] = c.seq
+			}
+		case countedNote(r.Method, len(r.Params) > 0):
+			c.notes++
+			c.noteSeq = c.seq
+		}
+	}
+}
+
+// answered is called for every answer written: the go-sdk answered call
+// id. Once it answers a call it received after the last counted
+// notification, it has handled (or refused) every notification before
+// it (jsonrpc2 handles notifications in order, before later requests),
+// so a count left by a notification it refused before the receiving
+// chain (undecodable params) is cleared rather than keeping the fast path
+// off for the rest of the connection.
+func (c *frontConn) answered(id jsonrpc.ID) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if seq, ok := c.sdkCalls[id]; ok {
+		delete(c.sdkCalls, id)
+		if seq > c.noteSeq {
+			c.notes = 0
+		}
+	}
+}
+
 // cancelFast cancels the fast-path call that notifications/cancelled
 // params name, reporting whether there was one.
 func (c *frontConn) cancelFast(params []byte) bool {
@@ -238,12 +287,19 @@ func (c *frontConn) cancelFast(params []byte) bool {
 	var id jsonrpc.ID
 	if plainString(raw) {
 		id, _ = jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
+	} else if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		id, _ = jsonrpc.MakeID(float64(n))
 	} else {
-		n, err := strconv.ParseInt(string(raw), 10, 64)
-		if err != nil {
+		// 3.0, 3e0, an escaped string: as the go-sdk's canceller
+		// decodes requestId (a JSON value through jsonrpc.MakeID).
+		var v any
+		if json.Unmarshal(raw, &v) != nil {
 			return false
 		}
-		id, _ = jsonrpc.MakeID(float64(n))
+		var err error
+		if id, err = jsonrpc.MakeID(v); err != nil {
+			return false
+		}
 	}
 	c.mu.Lock()
 	cancel, ok := c.inflight[id]

@@ -98,10 +98,13 @@ type frontConn struct {
 	base      context.Context // fast-path calls' contexts derive from it (the Connect context's values)
 	fast      *fastPath       // nil: every request goes to the go-sdk
 	inflight  map[jsonrpc.ID]context.CancelCauseFunc
-	notes     int            // notifications passed to the go-sdk and not yet handled
-	fastCalls int            // requests served on the fast path
-	fastDone  bool           // closing: no new fast-path calls
-	fastWG    sync.WaitGroup // fast-path calls running
+	notes     int                   // notifications passed to the go-sdk and not yet handled
+	seq       uint64                // messages passed to the go-sdk so far
+	noteSeq   uint64                // seq of the last counted notification
+	sdkCalls  map[jsonrpc.ID]uint64 // call ids passed to the go-sdk and not yet answered: their seq
+	fastCalls int                   // requests served on the fast path
+	fastDone  bool                  // closing: no new fast-path calls
+	fastWG    sync.WaitGroup        // fast-path calls running
 }
 
 // batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
@@ -132,10 +135,18 @@ func (c *frontConn) readLoop() {
 					m.msgs = nil
 				}
 				m.msgs = c.tasksFirst(m.msgs)
+				c.toSDK(m.msgs) // frontfast.go
 			}
 		}
 		if m.err == nil && len(m.msgs) == 0 && err != nil {
 			m.err = err
+		}
+		if m.err != nil {
+			// The fast-path calls end before the go-sdk learns that the
+			// input ended: jsonrpc2 then closes this connection holding
+			// its state lock, which a call still sending progress or a
+			// log message to the client would wait for.
+			c.endFast() // frontfast.go
 		}
 		if m.err != nil || len(m.msgs) > 0 {
 			select {
@@ -145,7 +156,6 @@ func (c *frontConn) readLoop() {
 			}
 		}
 		if m.err != nil {
-			c.cancelAllFast(m.err) // as jsonrpc2 cancels its calls when the reader ends
 			return
 		}
 	}
@@ -345,6 +355,7 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	resp, isResp := msg.(*jsonrpc.Response)
 	if isResp {
+		c.answered(resp.ID) // frontfast.go
 		c.noteVersion(resp)
 		c.accepted(resp) // frontmeta.go
 		if answers, inBatch := c.batched(resp); inBatch {

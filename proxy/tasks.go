@@ -683,6 +683,9 @@ func (p *Proxy) runStdio(ctx context.Context, ft *frontStdio) error {
 	go func() { closed <- ss.Wait() }()
 	select {
 	case <-ctx.Done():
+		if c := conn.Load(); c != nil {
+			c.endFast() // before jsonrpc2 closes the connection under its state lock (frontfast.go)
+		}
 		_ = ss.Close()
 		<-closed
 		return ctx.Err()
