@@ -420,3 +420,20 @@ func TestRelatedSkippedForLongQueries(t *testing.T) {
 		}
 	}
 }
+
+// TestReadVerbGroups: the groups counted as look-ups (readVerbs: a
+// request that only looks up is not served by a tool that changes
+// something) are find, get and show; writing verbs are outside them
+// (review round 5: save/write/store was counted as a look-up).
+func TestReadVerbGroups(t *testing.T) {
+	for _, w := range []string{"find", "search", "lookup", "get", "fetch", "read", "show", "list", "view"} {
+		if g := toolVerbGroup[stem(w)]; g == 0 || int(g) > readVerbGroups {
+			t.Errorf("%q: group %d, want a look-up group (1..%d)", w, g, readVerbGroups)
+		}
+	}
+	for _, w := range []string{"save", "write", "store", "persist", "create", "add", "delete", "remove", "update", "edit", "run", "send", "book", "buy"} {
+		if g := toolVerbGroup[stem(w)]; int(g) <= readVerbGroups {
+			t.Errorf("%q: group %d, counted as a look-up", w, g)
+		}
+	}
+}

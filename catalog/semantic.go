@@ -146,11 +146,11 @@ func (b *relBuilder) read(table []byte, scale float64) {
 var toolVerbGroups = []string{
 	"find search lookup look seek locate query",
 	"get fetch retrieve obtain read load",
+	"show display list view",
 	"save write store persist",
 	"create make add new",
 	"delete remove erase",
 	"update edit modify change",
-	"show display list view",
 	"run execute launch invoke",
 	"stop cancel terminate kill",
 	"buy purchase order",
@@ -158,8 +158,8 @@ var toolVerbGroups = []string{
 	"send post deliver",
 }
 
-// readVerbGroups is how many of toolVerbGroups (the first ones) only read
-// or look up: a request for one of them is served by a tool of another
+// readVerbGroups is how many of toolVerbGroups (the first ones: find, get,
+// show) only read or look up; keep them first when editing the list: a request for one of them is served by a tool of another
 // (find the weather: get_weather, search_weather, show_weather).
 const readVerbGroups = 3
 
