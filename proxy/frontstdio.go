@@ -131,6 +131,16 @@ func (c *frontConn) readLoop() {
 				}
 			} else {
 				m.msgs, m.err = c.decode(line)
+				if m.err != nil && err == nil {
+					// A whole line that is not a message (bad JSON, a wrong
+					// version tag, a batch the version does not allow) is
+					// answered and the session goes on (JSON-RPC 2.0 §5.1:
+					// Parse error / Invalid Request with id null); the
+					// go-sdk's transport ends the session instead, taking
+					// every call in flight with it.
+					_, _ = c.out.Write(append(lineError(line, m.err), '\n'))
+					m.msgs, m.err = nil, nil
+				}
 				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line) { // frontfast.go
 					m.msgs = nil
 				}
@@ -159,6 +169,18 @@ func (c *frontConn) readLoop() {
 			return
 		}
 	}
+}
+
+// lineError is the answer to a line that is not a JSON-RPC message:
+// -32700 when it is not JSON, else -32600, with id null (JSON-RPC 2.0
+// §5: the id could not be read) and the decoder's reason.
+func lineError(line []byte, err error) []byte {
+	code := int64(jsonrpc.CodeInvalidRequest)
+	if !json.Valid(bytes.TrimSpace(line)) {
+		code = jsonrpc.CodeParseError
+	}
+	b, _ := json.Marshal(&jsonrpc.Error{Code: code, Message: "not a JSON-RPC message (the line was skipped): " + err.Error()})
+	return append(append([]byte(`{"jsonrpc":"2.0","id":null,"error":`), b...), '}')
 }
 
 // tasksFirst handles the tasks utility on the way in (tasks.go): the

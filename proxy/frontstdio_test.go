@@ -119,3 +119,33 @@ func BenchmarkFrontDecode(b *testing.B) {
 		}
 	})
 }
+
+// TestFrontStdioBadLineAnswered: a line that is not a JSON-RPC message
+// gets an error answer with id null and the session goes on (before,
+// the stdio proxy ended with every call in flight).
+func TestFrontStdioBadLineAnswered(t *testing.T) {
+	p, _ := testProxy(t, fastPathConfig)
+	lc := startLineClient(t, p, true)
+	lc.call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+	lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct {
+		line string
+		code string
+	}{
+		{`{"jsonrpc":"2.0","id":40,"method":"ping"`, "-32700"},
+		{`BBBB`, "-32700"},
+		{`{"jsonrpc":"1.0","id":41,"method":"ping"}`, "-32600"},
+		{`{"id":42,"method":"ping"}`, "-32600"},
+		{`[{"jsonrpc":"2.0","id":43,"method":"ping"}]`, "-32600"}, // no batches at 2025-11-25
+		{`[]`, "-32600"},
+	} {
+		lc.send(c.line)
+		l := string(lc.next())
+		if !strings.Contains(l, `"id":null`) || !strings.Contains(l, `"code":`+c.code) {
+			t.Fatalf("%s: answer %s, want id null and code %s", c.line, l, c.code)
+		}
+	}
+	if l := string(lc.call(2, "tools/call", `{"name":"up__echo","arguments":{}}`)); !strings.Contains(l, `"result"`) {
+		t.Fatalf("the session did not go on: %s", l)
+	}
+}
