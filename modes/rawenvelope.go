@@ -25,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
 // maxRawDepth bounds the nesting appendEnvelope re-encodes itself; deeper
@@ -215,164 +216,28 @@ func memberIndex(k []byte) int {
 }
 
 // rawMembers calls fn for each member of the JSON object b with its key
-// (between the quotes, no escapes allowed) and its value (trimmed);
-// false when b is not an object, a key has an escape, or fn says so.
-// Values are only delimited here; appendCanonical checks them.
+// (between the quotes, no escapes allowed) and its value (internal/jsonscan
+// delimits both and checks the brackets); false when b is not a
+// well-formed object, a key has an escape, or fn says so. Values are
+// checked when appendCanonical re-encodes them.
 func rawMembers(b []byte, fn func(k, v []byte) bool) bool {
-	i, empty, ok := openContainer(b, '{', '}')
-	if !ok {
-		return false
-	}
-	for last := empty; !last; {
-		var k, v []byte
-		if k, v, i, last, ok = memberAt(b, i); !ok || !fn(k, v) {
-			return false
-		}
-	}
-	return skipWS(b, i) == len(b)
+	ok := true
+	_, err := jsonscan.Object(b, func(k, v []byte) bool {
+		ok = bytes.IndexByte(k, '\\') < 0 && fn(k, v)
+		return ok
+	})
+	return ok && err == nil
 }
 
 // rawElements calls fn for each element of the JSON array b; false when b
-// is not an array or fn says so.
+// is not a well-formed array or fn says so.
 func rawElements(b []byte, fn func(v []byte) bool) bool {
-	i, empty, ok := openContainer(b, '[', ']')
-	if !ok {
-		return false
-	}
-	for last := empty; !last; {
-		var v []byte
-		if v, i, last, ok = elementAt(b, i); !ok || last && b[i-1] != ']' || !fn(v) {
-			return false
-		}
-	}
-	return skipWS(b, i) == len(b)
-}
-
-// openContainer checks that b (blanks around it allowed) starts with
-// open and returns the index after it, or after close when the container
-// is empty (empty true).
-func openContainer(b []byte, open, close byte) (i int, empty, ok bool) {
-	i = skipWS(b, 0)
-	if i >= len(b) || b[i] != open {
-		return 0, false, false
-	}
-	i = skipWS(b, i+1)
-	if i < len(b) && b[i] == close {
-		return i + 1, true, true
-	}
-	return i, false, true
-}
-
-// memberAt reads the object member at b[i] (blanks skipped): its key
-// (between the quotes; refused when it has an escape), its value, and
-// the index after the comma that follows, or after the closing brace
-// (last true).
-func memberAt(b []byte, i int) (k, v []byte, next int, last, ok bool) {
-	i = skipWS(b, i)
-	if i >= len(b) || b[i] != '"' {
-		return nil, nil, 0, false, false
-	}
-	end := stringEnd(b, i)
-	if end < 0 || bytes.IndexByte(b[i+1:end-1], '\\') >= 0 {
-		return nil, nil, 0, false, false
-	}
-	k = b[i+1 : end-1]
-	i = skipWS(b, end)
-	if i >= len(b) || b[i] != ':' {
-		return nil, nil, 0, false, false
-	}
-	v, next, last, ok = elementAt(b, i+1)
-	if ok && (last && b[next-1] != '}' || !last && b[next-1] != ',') {
-		return nil, nil, 0, false, false
-	}
-	return k, v, next, last, ok
-}
-
-// elementAt reads the value at b[i] (blanks skipped) and returns it with
-// the index after the comma that follows, or after the closing bracket
-// or brace (last true).
-func elementAt(b []byte, i int) (v []byte, next int, last, ok bool) {
-	i = skipWS(b, i)
-	vend := valueEnd(b, i, 0)
-	if vend < 0 {
-		return nil, 0, false, false
-	}
-	j := skipWS(b, vend)
-	if j >= len(b) {
-		return nil, 0, false, false
-	}
-	switch b[j] {
-	case ',':
-		return b[i:vend], j + 1, false, true
-	case '}', ']':
-		return b[i:vend], j + 1, true, true
-	}
-	return nil, 0, false, false
-}
-
-func skipWS(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// stringEnd is the offset after the closing quote of the string starting
-// at b[i] (a quote), or -1.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '"':
-			return j + 1
-		case '\\':
-			j++
-		}
-	}
-	return -1
-}
-
-// valueEnd is the end offset of the JSON value starting at b[i] (only
-// delimited: strings, brackets; the value itself is checked when it is
-// re-encoded), or -1.
-func valueEnd(b []byte, i, depth int) int {
-	if i >= len(b) || depth > maxRawDepth {
-		return -1
-	}
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		d := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				e := stringEnd(b, j)
-				if e < 0 {
-					return -1
-				}
-				j = e - 1
-			case '{', '[':
-				d++
-				if d > maxRawDepth {
-					return -1
-				}
-			case '}', ']':
-				d--
-				if d == 0 {
-					return j + 1
-				}
-			}
-		}
-		return -1
-	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\t' && b[j] != '\n' && b[j] != '\r' {
-		j++
-	}
-	if j == i {
-		return -1
-	}
-	return j
+	ok := true
+	err := jsonscan.Array(b, func(v []byte) bool {
+		ok = fn(v)
+		return ok
+	})
+	return ok && err == nil
 }
 
 // member is one object member while appendCanonical sorts them: its key
@@ -395,7 +260,7 @@ func appendCanonical(dst []byte, v []byte, depth int) ([]byte, bool) {
 	}
 	switch v[0] {
 	case '"':
-		if stringEnd(v, 0) != len(v) {
+		if end, _, err := jsonscan.Value(v, 0); err != nil || end != len(v) {
 			return dst, false
 		}
 		return appendJSONString(dst, v)
@@ -404,21 +269,16 @@ func appendCanonical(dst []byte, v []byte, depth int) ([]byte, bool) {
 	case '[':
 		start := len(dst)
 		dst = append(dst, '[')
-		i, empty, _ := openContainer(v, '[', ']')
-		for last, n := empty, 0; !last; n++ {
-			var e []byte
-			var ok bool
-			if e, i, last, ok = elementAt(v, i); !ok || last && v[i-1] != ']' {
-				return dst[:start], false
-			}
+		n := 0
+		if !rawElements(v, func(e []byte) bool {
 			if n > 0 {
 				dst = append(dst, ',')
 			}
-			if dst, ok = appendCanonical(dst, e, depth+1); !ok {
-				return dst[:start], false
-			}
-		}
-		if i != len(v) {
+			n++
+			var ok bool
+			dst, ok = appendCanonical(dst, e, depth+1)
+			return ok
+		}) {
 			return dst[:start], false
 		}
 		return append(dst, ']'), true
@@ -442,17 +302,14 @@ func appendCanonicalObject(dst, v []byte, depth int) ([]byte, bool) {
 	var buf [16]member
 	ms := buf[:0]
 	sorted := true
-	i, empty, _ := openContainer(v, '{', '}')
-	for more := !empty; more; {
-		k, val, next, last, ok := memberAt(v, i)
-		if !ok || !utf8.Valid(k) || slices.ContainsFunc(k, func(c byte) bool { return c < 0x20 }) {
-			return dst[:objStart], false
+	if !rawMembers(v, func(k, val []byte) bool {
+		if !utf8.Valid(k) || slices.ContainsFunc(k, func(c byte) bool { return c < 0x20 }) {
+			return false
 		}
-		i, more = next, !last
 		if len(ms) > 0 {
 			switch c := bytes.Compare(ms[len(ms)-1].key, k); {
 			case c == 0:
-				return dst[:objStart], false
+				return false
 			case c > 0:
 				sorted = false
 			}
@@ -461,12 +318,13 @@ func appendCanonicalObject(dst, v []byte, depth int) ([]byte, bool) {
 		s := len(dst)
 		dst = appendString(dst, k)
 		dst = append(dst, ':')
+		var ok bool
 		if dst, ok = appendCanonical(dst, val, depth+1); !ok {
-			return dst[:objStart], false
+			return false
 		}
 		ms = append(ms, member{key: k, start: s, end: len(dst)})
-	}
-	if i != len(v) {
+		return true
+	}) {
 		return dst[:objStart], false
 	}
 	if !sorted {
