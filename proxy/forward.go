@@ -34,6 +34,24 @@ import (
 // upstream has session = "per-client"; otherwise on the shared session,
 // registered as in flight so that sampling, elicitation and roots requests
 // of the upstream reach this client (passthrough_relay.go).
+// progressRelay returns the OnProgress hook that relays an upstream's
+// notifications/progress to the client session s under the client's
+// token (progress, total and message as the upstream sent them); nil when
+// the client gave no token or s has no server session.
+func (p *Proxy) progressRelay(ctx context.Context, s *session, token any, up string) func(*mcp.ProgressNotificationParams) {
+	if token == nil || s.ss == nil {
+		return nil
+	}
+	ss := s.ss
+	return func(n *mcp.ProgressNotificationParams) {
+		out := *n
+		out.ProgressToken = token
+		if err := ss.NotifyProgress(context.WithoutCancel(ctx), &out); err != nil {
+			p.log.Debug("progress relay failed", "upstream", up, "err", err)
+		}
+	}
+}
+
 func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Name: e.Name, Arguments: args}
 	var opts upstream.CallOptions
@@ -58,16 +76,15 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 				params.Meta = meta
 			}
 		}
-		if token != nil && s.ss != nil {
-			ss := s.ss
-			opts.OnProgress = func(n *mcp.ProgressNotificationParams) {
-				out := *n
-				out.ProgressToken = token
-				if err := ss.NotifyProgress(context.WithoutCancel(ctx), &out); err != nil {
-					p.log.Debug("progress relay failed", "upstream", e.Upstream, "err", err)
-				}
-			}
-		}
+		opts.OnProgress = p.progressRelay(ctx, s, token, e.Upstream)
+	} else if req := toolCallRequest(ctx); req != nil {
+		// The one call tool_call makes for the client: the upstream's
+		// progress reaches the client under the token of its tool_call
+		// request (its _meta stays tool_call's own). Not for
+		// tool_search_code, whose several calls would mix their progress
+		// under one token, which must increase (spec
+		// basic/utilities/progress).
+		opts.OnProgress = p.progressRelay(ctx, s, req.Params.GetProgressToken(), e.Upstream)
 	}
 	opts.ClientCapabilities = callerCapabilities(s) // mrtr.go
 	p.injectTrace(ctx, params)                      // issue 18: W3C trace context in params._meta

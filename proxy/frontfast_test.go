@@ -400,3 +400,32 @@ func TestTakeFastGuards(t *testing.T) {
 		t.Error("taken without the go-sdk session (runStdio did not enable it)")
 	}
 }
+
+// TestToolCallRelaysProgress: in tools mode, a tool_call request with a
+// progress token gets the upstream tool's progress under that token (the
+// one call tool_call makes passes it on), over the stdio front with and
+// without the fast path, and notifications/cancelled for the tool_call
+// request still ends the upstream tool.
+func TestToolCallRelaysProgress(t *testing.T) {
+	url, started, cancelled := slowUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nmode = \"tools\"\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
+	for _, fast := range []bool{false, true} {
+		lc := startLineClient(t, p, fast)
+		fastInit(lc)
+		lc.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"tool_call","arguments":{"id":"slowup__slow","args":{}},"_meta":{"progressToken":"outer-tok"}}}`)
+		l := lc.next()
+		var msg struct {
+			Method string                         `json:"method"`
+			Params mcp.ProgressNotificationParams `json:"params"`
+		}
+		if err := json.Unmarshal(l, &msg); err != nil || msg.Method != "notifications/progress" {
+			t.Fatalf("fast=%v: first line after tool_call: %s (%v), want the upstream's progress", fast, l, err)
+		}
+		if msg.Params.ProgressToken != "outer-tok" || msg.Params.Message != "half way" || msg.Params.Progress != 1 || msg.Params.Total != 2 {
+			t.Errorf("fast=%v: progress %+v, want the tool_call request's token and the upstream's progress", fast, msg.Params)
+		}
+		waitSignal(t, started, "the upstream tool did not start")
+		lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+		waitSignal(t, cancelled, fmt.Sprintf("fast=%v: cancelling tool_call did not reach the upstream tool", fast))
+	}
+}

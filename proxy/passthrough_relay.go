@@ -577,6 +577,19 @@ func callRequest(ctx context.Context, exposed string) *mcp.CallToolRequest {
 	return req
 }
 
+// toolCallRequest is the client's tools/call request that ctx serves when
+// that request is a call of the tool_call meta tool (modes.ToolCall) and
+// ctx is the one call it makes for the client (session.CallRaw marks it
+// with withInnerRawSlot; the mark stays when withoutRawSlot takes the
+// slot away).
+func toolCallRequest(ctx context.Context) *mcp.CallToolRequest {
+	req, _ := ctx.Value(callContext{}).(*mcp.CallToolRequest)
+	if req == nil || req.Params == nil || req.Params.Name != modes.ToolCall || ctx.Value(innerRawKey{}) == nil {
+		return nil
+	}
+	return req
+}
+
 // rootsChanged passes a client's notifications/roots/list_changed on to its
 // per-client upstream sessions (the only ones offered roots.listChanged;
 // shared sessions are offered roots without listChanged).

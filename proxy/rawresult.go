@@ -47,7 +47,8 @@ type innerRawKey struct{}
 // made on the client's behalf by the proxy's own tools (tool_call, the
 // code bridge: modes.RawCaller), whose name is not the one the client
 // called: forward fills it although callRequest does not match (the
-// client's progress token and _meta still do not pass to such calls).
+// client's _meta does not pass to such calls; its progress token does
+// for tool_call's one call: toolCallRequest).
 func withInnerRawSlot(ctx context.Context) (context.Context, *upstream.RawResult) {
 	slot := &upstream.RawResult{}
 	return context.WithValue(withRawSlot(ctx, slot), innerRawKey{}, slot), slot
