@@ -53,7 +53,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -275,31 +274,9 @@ func (c *frontConn) answered(id jsonrpc.ID) {
 // cancelFast cancels the fast-path call that notifications/cancelled
 // params name, reporting whether there was one.
 func (c *frontConn) cancelFast(params []byte) bool {
-	var raw []byte
-	if _, err := jsonscan.Object(params, func(k, v []byte) bool {
-		if string(k) == "requestId" {
-			raw = v
-		}
-		return true
-	}); err != nil || raw == nil {
+	id, ok := cancelledID(params) // frontcancel.go
+	if !ok {
 		return false
-	}
-	var id jsonrpc.ID
-	if plainString(raw) {
-		id, _ = jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
-	} else if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		id, _ = jsonrpc.MakeID(float64(n))
-	} else {
-		// 3.0, 3e0, an escaped string: as the go-sdk's canceller
-		// decodes requestId (a JSON value through jsonrpc.MakeID).
-		var v any
-		if json.Unmarshal(raw, &v) != nil {
-			return false
-		}
-		var err error
-		if id, err = jsonrpc.MakeID(v); err != nil {
-			return false
-		}
 	}
 	c.mu.Lock()
 	cancel, ok := c.inflight[id]

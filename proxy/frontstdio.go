@@ -105,6 +105,8 @@ type frontConn struct {
 	fastCalls int                   // requests served on the fast path
 	fastDone  bool                  // closing: no new fast-path calls
 	fastWG    sync.WaitGroup        // fast-path calls running
+
+	cancelled map[jsonrpc.ID]bool // in-flight ids the client cancelled: no answer (frontcancel.go)
 }
 
 // batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
@@ -141,6 +143,7 @@ func (c *frontConn) readLoop() {
 					_, _ = c.out.Write(append(lineError(line, m.err), '\n'))
 					m.msgs, m.err = nil, nil
 				}
+				c.noteCancelled(m.msgs)                              // frontcancel.go
 				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line) { // frontfast.go
 					m.msgs = nil
 				}
@@ -396,6 +399,9 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			}
 			_, err := c.out.Write(append(buf, ']', '\n'))
 			return err
+		}
+		if c.dropCancelled(resp.ID) { // frontcancel.go
+			return nil
 		}
 	}
 	// The line is built in a pooled buffer: c.out does not keep it
