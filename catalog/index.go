@@ -950,6 +950,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	}
 	ix.resolve(aq)
 	ix.expand(aq)
+	ix.expandVariants(aq)
 	if semantic {
 		ix.expandRelated(aq)
 	}
@@ -1189,7 +1190,7 @@ func isLowerASCII(s string) bool {
 }
 
 // Credit a derived term gives its query word in the match strength.
-var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8, termRelated: 0.5}
+var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8, termRelated: 0.5, termVariant: 0.8}
 
 // hasDoc reports whether a posting list (sorted by document, as every
 // list is: documents are numbered in the order they are added) has doc.

@@ -19,6 +19,7 @@ const (
 	termFuzzy                 // an index term one edit away from an unknown query term
 	termCompound              // two query words joined, or an unknown word split in two
 	termRelated               // a related term from the semantic table
+	termVariant               // another derivational form of a query term's root (expandVariants)
 )
 
 // Weights of query terms that are probably argument values rather than a
