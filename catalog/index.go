@@ -1032,13 +1032,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	var verbs uint16
 	mismatch := float32(p.VerbMismatch)
 	if mismatch > 0 && mismatch != 1 && aq.nseg <= 1 {
-		for i := range aq.terms {
-			if qt := &aq.terms[i]; qt.kind == termWord && qt.qw >= 1 {
-				if g := toolVerbGroup[qt.term]; g != 0 {
-					verbs |= 1 << (g - 1)
-				}
-			}
-		}
+		verbs = aq.verbMask()
 	}
 	boost := func(id int32, b float64) {
 		if b <= 0 || ix.dead[id] {

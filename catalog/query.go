@@ -65,6 +65,10 @@ type queryTerm struct {
 	// segs has bit j set when the term is in the query's clause j (see
 	// analyzedQuery.nseg).
 	segs uint8
+	// verbUse is set when at least one occurrence of the term can be a
+	// verb: not a noun by position (see nounPosition). Only such terms
+	// say which operation the query asks for (RankParams.VerbMismatch).
+	verbUse bool
 }
 
 // analyzedQuery is a query split into weighted base terms plus its plain
@@ -108,6 +112,10 @@ func (aq *analyzedQuery) analyze(q string) {
 	// seg is the current clause; segTerms counts the terms it has, and
 	// newSeg asks for a new clause before the next term.
 	seg, segTerms, newSeg := 0, 0, false
+	// verbOK is whether the current chunk can be a verb (nounPosition);
+	// prev is the chunk before it and sentenceStart whether it starts a
+	// sentence.
+	verbOK, prev, sentenceStart := true, "", true
 	add := func(t, word string, w float64, whole bool) {
 		if newSeg && segTerms > 0 && seg+1 < maxSegs {
 			seg, segTerms = seg+1, 0
@@ -120,10 +128,11 @@ func (aq *analyzedQuery) analyze(q string) {
 			}
 			aq.terms[i].whole = aq.terms[i].whole && whole
 			aq.terms[i].segs |= 1 << seg
+			aq.terms[i].verbUse = aq.terms[i].verbUse || verbOK
 			return
 		}
 		aq.seen[t] = len(aq.terms)
-		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole, segs: 1 << seg})
+		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole, segs: 1 << seg, verbUse: verbOK})
 	}
 	var quoted [][2]int
 	if strings.ContainsAny(q, "\"`“") {
@@ -153,6 +162,7 @@ func (aq *analyzedQuery) analyze(q string) {
 		}
 		at = end
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
+		verbOK = !nounPosition(prev, core, nextChunk(q, at), sentenceStart)
 		if isClauseStart(chunk, nextChunk(q, at)) {
 			newSeg = true
 		}
@@ -173,8 +183,10 @@ func (aq *analyzedQuery) analyze(q string) {
 			add(t, word, ww, false)
 		})
 		forEachRun(chunk, func(run string) { aq.words = append(aq.words, normalizeWord(run)) })
+		prev, sentenceStart = chunk, false
 		if endsSentence(chunk) {
 			newSeg = true
+			sentenceStart = true
 		}
 	}
 	aq.nseg = 0
@@ -182,6 +194,39 @@ func (aq *analyzedQuery) analyze(q string) {
 		aq.nseg = seg + 1
 	}
 	aq.mergeSmallClauses()
+}
+
+// nounPosition reports whether a query word (core, as written; prev is
+// the chunk before it, next the chunk after it, sentenceStart whether it
+// starts a sentence) stands where English puts a noun, not a verb: after
+// a determiner, possessive or number ("the store", "my order", "a book",
+// "3 posts"), before "of" ("a list of", "the order of"), or capitalised
+// inside a sentence ("New York", "Apple Store"). Many operation verbs are
+// also nouns (store, order, book, post, list, change, show, record), and
+// as nouns they say nothing about the operation asked for.
+func nounPosition(prev, core, next string, sentenceStart bool) bool {
+	if core == "" {
+		return false
+	}
+	if c := core[0]; !sentenceStart && c >= 'A' && c <= 'Z' && len(core) > 1 && core[1] >= 'a' && core[1] <= 'z' {
+		return true
+	}
+	var buf [16]byte
+	trim := func(s string) string { return strings.TrimFunc(s, func(r rune) bool { return !isWordRune(r) }) }
+	if string(lowerWord(&buf, trim(next))) == "of" {
+		return true
+	}
+	if p := trim(prev); p != "" && p == prev || strings.HasSuffix(prev, "'s") {
+		if isNumber(p) || strings.HasSuffix(prev, "'s") {
+			return true
+		}
+		switch string(lowerWord(&buf, p)) {
+		case "the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+			"these", "those", "each", "every", "another", "which", "whose", "no":
+			return true
+		}
+	}
+	return false
 }
 
 // minClauseWords is the least number of full-weight words a clause needs

@@ -217,6 +217,22 @@ func verbMismatch(v uint8, mask uint16) bool {
 	return !(int(v) <= readVerbGroups && mask&readVerbs != 0)
 }
 
+// verbMask returns the operation verbs the query asks for: bit g-1 for
+// each toolVerbGroups group g of a full-weight query word used as a verb
+// (queryTerm.verbUse: "store this note" asks to save, "the store hours"
+// does not).
+func (aq *analyzedQuery) verbMask() uint16 {
+	var m uint16
+	for i := range aq.terms {
+		if qt := &aq.terms[i]; qt.kind == termWord && qt.qw >= 1 && qt.verbUse {
+			if g := toolVerbGroup[qt.term]; g != 0 {
+				m |= 1 << (g - 1)
+			}
+		}
+	}
+	return m
+}
+
 // toolVerbWeight is the weight of a tool-verb relation, in twentieths.
 const toolVerbWeight = 20
 

@@ -60,3 +60,34 @@ func TestVariantsLinkWordForms(t *testing.T) {
 		t.Errorf("station: variants %v, want none (stat is another word)", got)
 	}
 }
+
+// A word of an operation verb group used as a noun ("the store hours",
+// "my order", "a list of", "New York", "3 posts") does not say which
+// operation the query asks for; used as a verb it does.
+func TestVerbWordsUsedAsNouns(t *testing.T) {
+	group := func(w string) uint16 { return 1 << (toolVerbGroup[stem(w)] - 1) }
+	for _, c := range []struct {
+		q    string
+		want uint16
+	}{
+		{"store this note in my notebook", group("save")},
+		{"what are the store hours of the bakery", 0},
+		{"where is my order", 0},
+		{"order a pizza", group("buy")},
+		{"book a table for two", group("book")},
+		{"recommend a book about whales", 0},
+		{"a list of the open issues", 0},
+		{"list the open issues", group("show")},
+		{"weather in New York", 0},
+		{"new issue: the build fails", group("create")},
+		{"summarize the 3 posts of today", 0},
+		{"Post this photo to the team channel", group("send")},
+		{"I need the author's posts", 0},
+		{"The change of climate in Europe", 0},
+	} {
+		aq := analyzeQuery(c.q)
+		if got := aq.verbMask(); got != c.want {
+			t.Errorf("%q: verbs %b, want %b", c.q, got, c.want)
+		}
+	}
+}
