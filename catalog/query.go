@@ -84,6 +84,10 @@ type analyzedQuery struct {
 	// table for two.") is split at sentence ends and at words that start
 	// a further task (see isClauseStart), at most maxSegs clauses.
 	nseg int
+	// task[j] is set when clause j asks for something (isRequestWord,
+	// a question, or a task-start word): a clause that only gives
+	// context ("I missed another deadline!") is no task of its own.
+	task [maxSegs]bool
 }
 
 // maxSegs bounds the clauses of one query (the last one takes the rest).
@@ -116,9 +120,22 @@ func (aq *analyzedQuery) analyze(q string) {
 	// prev is the chunk before it and sentenceStart whether it starts a
 	// sentence.
 	verbOK, prev, sentenceStart := true, "", true
+	// pendingTask marks the clause about to start as a task (a request
+	// word came before its first term).
+	pendingTask := false
+	aq.task = [maxSegs]bool{}
+	markTask := func() {
+		if newSeg && segTerms > 0 && seg+1 < maxSegs {
+			pendingTask = true
+		} else {
+			aq.task[seg] = true
+		}
+	}
 	add := func(t, word string, w float64, whole bool) {
 		if newSeg && segTerms > 0 && seg+1 < maxSegs {
 			seg, segTerms = seg+1, 0
+			aq.task[seg] = pendingTask
+			pendingTask = false
 		}
 		newSeg = false
 		segTerms++
@@ -165,6 +182,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		verbOK = !nounPosition(prev, core, nextChunk(q, at), sentenceStart)
 		if isClauseStart(chunk, nextChunk(q, at)) {
 			newSeg = true
+			markTask()
+		} else if isRequestWord(core, verbOK) {
+			markTask()
 		}
 		if w == 1 && isFramingVerb(core) && isMeUs(nextChunk(q, at)) {
 			w = weightFraming
@@ -184,6 +204,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		})
 		forEachRun(chunk, func(run string) { aq.words = append(aq.words, normalizeWord(run)) })
 		prev, sentenceStart = chunk, false
+		if strings.HasSuffix(chunk, "?") {
+			markTask()
+		}
 		if endsSentence(chunk) {
 			newSeg = true
 			sentenceStart = true
@@ -256,7 +279,7 @@ func (aq *analyzedQuery) mergeSmallClauses() {
 	var to [maxSegs]int
 	kept := 0
 	for j := 0; j < aq.nseg; j++ {
-		if words[j] >= minClauseWords {
+		if words[j] >= minClauseWords && aq.task[j] {
 			to[j] = kept
 			kept++
 		} else {
@@ -275,7 +298,7 @@ func (aq *analyzedQuery) mergeSmallClauses() {
 		}
 		to[j] = 0
 		for k := j - 1; k >= 0; k-- { // the kept clause before it
-			if words[k] >= minClauseWords {
+			if to[k] >= 0 && words[k] >= minClauseWords && aq.task[k] {
 				to[j] = to[k]
 				break
 			}
@@ -336,6 +359,19 @@ func isClauseStart(chunk, next string) bool {
 		return isTaskVerb(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
 	}
 	return false
+}
+
+// isRequestWord reports whether a query word (as written; verb tells
+// whether it stands where a verb can) asks for something: a task verb
+// used as a verb, or a word that frames a request (need, want, like,
+// please, help, can, could, would, let, show, tell, give).
+func isRequestWord(w string, verb bool) bool {
+	var buf [16]byte
+	switch string(lowerWord(&buf, w)) {
+	case "need", "want", "like", "please", "help", "can", "could", "would", "let", "wish":
+		return true
+	}
+	return verb && isTaskVerb(w)
 }
 
 // isTaskVerb reports whether w (as written) is a common English verb in the

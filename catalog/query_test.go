@@ -243,6 +243,14 @@ func TestQueryClauses(t *testing.T) {
 		{"Translate this page. After that, post it to the team channel.", [][]string{{"translat", "pag"}, {"after", "post", "team", "channel"}}},
 		{"Can you help? Thanks.", [][]string{{"help", "thank"}}},
 		{"Book a table for two tonight. Can you help?", [][]string{{"book", "tabl", "two", "tonight", "help"}}},
+		// A sentence that asks for nothing (no task verb used as a verb,
+		// no request word, no question, no task-start word) gives context
+		// to the task next to it; it is no task of its own.
+		{"I missed the dentist again this morning! Create a reminder for Friday.", [][]string{{"miss", "dentist", "again", "morn", "creat", "reminder", "friday"}}},
+		{"Our team grew to forty people. Summarize the hiring report.", [][]string{{"team", "grew", "forti", "peopl", "summariz", "hir", "report"}}},
+		// A question asks for something.
+		{"Is the museum open on Monday? Book two tickets.", [][]string{{"museum", "open", "monday"}, {"book", "two", "ticket"}}},
+		{"My flight lands at noon. I need a taxi to the hotel. Also reserve a table.", [][]string{{"flight", "land", "noon", "taxi", "hotel"}, {"reserv", "tabl"}}},
 	} {
 		aq := analyzeQuery(c.q)
 		got := make([][]string, aq.nseg)
