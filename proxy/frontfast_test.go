@@ -302,13 +302,17 @@ func TestFrontFastPathProgressAndCancel(t *testing.T) {
 		if l := lc.call(4, "tools/call", quick); !strings.Contains(string(l), `"text":"quick"`) {
 			t.Errorf("tools/call quick after the cancellation: %s", l)
 		}
-		p.exs.mu.Lock()
-		n := len(p.exs.m)
-		p.exs.mu.Unlock()
-		if n != 0 {
+		if n := exchangesLeft(p); n != 0 {
 			t.Errorf("%d exchanges left after the calls were cancelled or answered", n)
 		}
 	})
+}
+
+// exchangesLeft is how many 2026-07-28 calls p keeps (exchange.go).
+func exchangesLeft(p *Proxy) int {
+	p.exs.mu.Lock()
+	defer p.exs.mu.Unlock()
+	return len(p.exs.m)
 }
 
 // TestFastParams: what the fast path decodes itself and what it leaves to

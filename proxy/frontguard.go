@@ -171,7 +171,7 @@ func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
 				return
 			}
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.Body = newFrameBody(body) // frontfasthttp.go reads the bytes without a copy
 		r.ContentLength = int64(len(body))
 		h.ServeHTTP(w, r)
 	})

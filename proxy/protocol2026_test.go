@@ -38,22 +38,8 @@ func rpc2026(t *testing.T, url, method string, params map[string]any, hdr map[st
 	}
 	params["_meta"] = meta
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", modernVersion)
-	req.Header.Set("Mcp-Method", method)
-	if n, ok := params["name"].(string); ok {
-		req.Header.Set("Mcp-Name", n)
-	}
-	for k, v := range hdr {
-		if v == "" {
-			req.Header.Del(k)
-		} else {
-			req.Header.Set(k, v)
-		}
-	}
-	resp, err := http.DefaultClient.Do(req)
+	name, _ := params["name"].(string)
+	resp, err := http.DefaultClient.Do(request2026(t, url, method, name, body, hdr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +64,33 @@ func rpc2026(t *testing.T, url, method string, params map[string]any, hdr map[st
 		t.Fatalf("%s: status %d, body %q: %v", method, resp.StatusCode, raw, err)
 	}
 	return resp.StatusCode, out
+}
+
+// request2026 is a POST of body to url with the headers of a 2026-07-28
+// request of method (Content-Type, Accept, MCP-Protocol-Version,
+// Mcp-Method, and Mcp-Name when name is not ""); hdr overrides them (""
+// removes one).
+func request2026(t *testing.T, url, method, name string, body []byte, hdr map[string]string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", modernVersion)
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	return req
 }
 
 // TestHeaderValidation2026: on 2026-07-28 the MCP HTTP headers must match

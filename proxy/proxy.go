@@ -57,18 +57,20 @@ type Proxy struct {
 	reloadMu     sync.Mutex // one reload at a time; held by onToolsChanged too
 	fixedSurface bool       // Options.Surface given: reload keeps it
 
-	log      *slog.Logger
-	ups      *upstreamSet
-	api      modes.API
-	viewIx   viewIndexes // search indexes per policy view (searchindex.go)
-	rec      *telemetry.Recorder
-	metrics  *telemetry.Metrics
-	pt       *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
-	st       statelessState
-	cacheClk cacheClock // cache.go: when the catalog last changed (ttlMs)
-	exs      exchanges  // exchange.go: 2026-07-28 calls waiting for client input
-	pins     *pinGuard  // pins.go: pinned tool definitions (issue 14 item 2)
-	idn      *idState   // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
+	log           *slog.Logger
+	ups           *upstreamSet
+	api           modes.API
+	viewIx        viewIndexes // search indexes per policy view (searchindex.go)
+	rec           *telemetry.Recorder
+	metrics       *telemetry.Metrics
+	pt            *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
+	st            statelessState
+	cacheClk      cacheClock   // cache.go: when the catalog last changed (ttlMs)
+	exs           exchanges    // exchange.go: 2026-07-28 calls waiting for client input
+	trips         tripleCache  // frontfasthttp.go: InitializeParams of known _meta triples
+	fastHTTPCalls atomic.Int64 // frontfasthttp.go: calls its fast path served (tests)
+	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
+	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 
 	mu       sync.Mutex
 	servers  map[string]*mcp.Server       // endpoint name ("" = main) -> server

@@ -62,8 +62,11 @@ func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware
 		p.identityMiddleware, p.redactMiddleware, p.middleware(endpoint, transport), // identity.go: verified user, request span
 		p.stdioDiscover(transport), // innermost: stdio2026.go
 	}
-	if transport == "stdio" {
+	switch transport {
+	case "stdio":
 		chain = append([]mcp.Middleware{frontNotesMiddleware}, chain...) // frontfast.go: notification order
+	case transportStateless:
+		chain = append([]mcp.Middleware{p.learnTripleMiddleware}, chain...) // frontfasthttp.go: the _meta triple cache
 	}
 	return chain
 }

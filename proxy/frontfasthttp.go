@@ -1,0 +1,614 @@
+package proxy
+
+// The Streamable HTTP front's tools/call fast path (issue 16).
+//
+// go-sdk v1.8.0's stateless Streamable HTTP handler, which serves every
+// 2026-07-28 request, decodes one tools/call about a dozen times through
+// its internal JSON decoder (readBatch twice, DecodeMessage,
+// extractRequestMeta twice, the _meta triple's remarshal, extractName, the
+// params), each decode with a fresh 32 KiB buffer: ~450 KB allocated per
+// proxied call (docs/figures.md, "Issue 16"). For a plain tools/call what
+// those decodes feed is fixed, so the front serves it itself:
+//
+//   - It checks what the go-sdk checks for such a request, and takes the
+//     request only when every check passes (Content-Type, Accept, no
+//     Last-Event-ID, the body within the go-sdk's 4 MiB, one JSON-RPC
+//     request object, MCP-Protocol-Version 2026-07-28 equal to the _meta
+//     protocolVersion, Mcp-Method and Mcp-Name equal to the body,
+//     clientCapabilities present). Anything else, and every failed check,
+//     goes to the go-sdk unchanged (the body is not consumed), so its
+//     errors stay its own.
+//   - The session's InitializeParams (client name, capabilities, version)
+//     are the go-sdk's own: the first request with a given _meta triple
+//     goes to the go-sdk, and the receiving chain records the params the
+//     go-sdk decoded for it (learnTripleMiddleware); later requests with a
+//     byte-identical triple reuse them (tripleCache).
+//   - A *mcp.ServerSession is connected for the request as the go-sdk's
+//     stateless handler connects one (Server.Connect with that state), over
+//     a connection of its own (fastHTTPConn), and closed after the answer.
+//   - The request runs through the server's receiving middleware chain
+//     (Proxy.receivingMiddleware, the functions the go-sdk server runs,
+//     ending in the proxy's tools/call handler), so the call still goes
+//     (*Proxy).call -> forwardTraced -> forward.
+//   - The answer is written as the go-sdk writes it: the same response
+//     headers, an SSE "message" event, or for the errors SEP-2575 maps to
+//     an HTTP status a JSON body with that status; the JSON-RPC response is
+//     encoded by the go-sdk's jsonrpc.EncodeMessage from the result
+//     marshalled as its jsonrpc2 does (no HTML escaping).
+//
+// Messages other than the answer. The go-sdk sends a request's
+// notifications on its POST stream only when the context carries the
+// request's id under an unexported key (mcp/streamable.go idContextKey).
+// What can send one during a 2026-07-28 tools/call is left to the go-sdk:
+// a progress token (progress), a log level (logging). Server-to-client
+// requests do not exist on a stateless connection (the go-sdk refuses them;
+// questions become input_required results, exchange.go). Should anything
+// still send a notification with the call's context, fastHTTPConn writes
+// it on the POST stream before the answer, as the go-sdk does; unrelated
+// messages are refused with the go-sdk's errors.
+//
+// Cancellation: the handler's context is the HTTP request's, which ends
+// when the client closes the request (MCP 2026-07-28 Cancellation); the
+// go-sdk handler runs with PropagateRequestCancellation for the same reason.
+//
+// Trust: the client is not trusted; what it reaches here is what the go-sdk
+// would have passed to the same chain.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
+)
+
+// fastHTTP turns the fast path on (tests switch it off to compare with
+// the go-sdk's answers).
+var fastHTTP = true
+
+// goDebugSet reports whether MCPGODEBUG is set: its compatibility
+// parameters change go-sdk behaviour the fast path copies (e.g.
+// nomethodnotfoundcodeinerror), so then every request goes to the go-sdk.
+var goDebugSet = sync.OnceValue(func() bool { return os.Getenv("MCPGODEBUG") != "" })
+
+// frameBody is a POST body idGuardWith has read: readable as the body,
+// and its bytes available to the fast path without a copy.
+type frameBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func (*frameBody) Close() error { return nil }
+
+func newFrameBody(b []byte) *frameBody {
+	fb := &frameBody{b: b}
+	fb.Reset(b)
+	return fb
+}
+
+// Constants of go-sdk v1.8.0's Streamable HTTP server that the fast path
+// checks against (mcp/streamable.go, streamable_headers.go).
+const (
+	sdkMaxBody    = mcp.DefaultMaxRequestBodyBytes // StreamableHTTPOptions.MaxRequestBodyBytes left at zero
+	fastMaxDepth  = 256                            // deeper bodies go to the go-sdk (its limit: 1000, internal/json)
+	fastMaxMetaKs = 16                             // _meta members the fast path looks at
+)
+
+// statelessFast wraps next, the stateless Streamable HTTP handler of
+// endpoint, with the tools/call fast path.
+func (p *Proxy) statelessFast(endpoint string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served, r2 := p.serveFastHTTP(w, r, endpoint)
+		if !served {
+			next.ServeHTTP(w, r2)
+		}
+	})
+}
+
+// httpCall is a tools/call the fast path may take, from the POST body.
+type httpCall struct {
+	id     jsonrpc.ID
+	name   []byte // without quotes; no escapes
+	args   []byte // raw; nil when absent
+	meta   []byte // the _meta object, raw
+	ci     []byte // its clientInfo, raw; nil when absent
+	caps   []byte // its clientCapabilities, raw
+	pv     []byte // its protocolVersion, raw (with quotes)
+	params []byte
+}
+
+// serveFastHTTP serves r on the fast path when it qualifies, reporting
+// whether it did; otherwise it returns the request to hand to the go-sdk
+// (r, or r with a tripleLearn slot when only the triple was unknown).
+func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, endpoint string) (bool, *http.Request) {
+	if !fastHTTP || goDebugSet() || r.Method != http.MethodPost {
+		return false, r
+	}
+	h := r.Header
+	if h.Get("Mcp-Protocol-Version") != modernVersion || h.Get("Mcp-Method") != "tools/call" || len(h.Values("Last-Event-ID")) > 0 {
+		return false, r
+	}
+	fb, ok := r.Body.(*frameBody)
+	if !ok || fb.Len() != len(fb.b) || len(fb.b) == 0 || len(fb.b) > sdkMaxBody {
+		return false, r
+	}
+	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != "application/json" {
+		return false, r
+	}
+	if jsonOK, streamOK := acceptsJSONAndStream(h.Values("Accept")); !jsonOK || !streamOK {
+		return false, r
+	}
+	c, ok := scanHTTPCall(fb.b)
+	if !ok || h.Get("Mcp-Name") != string(c.name) {
+		return false, r
+	}
+	var kb [512]byte
+	key := tripleKey(kb[:0], &c)
+	ip := p.trips.get(key)
+	if ip == nil {
+		if len(key) <= maxTripleKey {
+			r = r.WithContext(context.WithValue(r.Context(), tripleLearnKey{}, &tripleLearn{key: string(key)}))
+		}
+		return false, r
+	}
+	// Mcp-Param-* headers (SEP-2243) are checked by paramHeaderCheck:
+	// a tool that binds any goes that way.
+	if e := p.visibleTool(endpoint, r, string(c.name), c.ci); e != nil && len(paramheader.Bindings(e.InputSchema)) > 0 {
+		return false, r
+	}
+	params := &mcp.CallToolParamsRaw{Name: string(c.name)}
+	if c.args != nil {
+		params.Arguments = json.RawMessage(c.args)
+	}
+	if json.Unmarshal(c.meta, &params.Meta) != nil {
+		return false, r
+	}
+	p.runFastHTTP(w, r, endpoint, c.id, params, ip)
+	return true, r
+}
+
+// runFastHTTP runs the call on a session of its own and writes the answer.
+func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, endpoint string, id jsonrpc.ID, params *mcp.CallToolParamsRaw, ip *mcp.InitializeParams) {
+	p.fastHTTPCalls.Add(1)
+	conn := &fastHTTPConn{w: w, open: true, done: make(chan struct{})}
+	state := *ip
+	ss, err := p.Server(endpoint, transportStateless).Connect(r.Context(), conn, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{InitializeParams: &state}})
+	if err != nil { // as the go-sdk's serveStateless answers a failed connect
+		p.log.Error(fmt.Sprintf("failed to connect: %v", err))
+		http.Error(w, "failed connection", http.StatusInternalServerError)
+		return
+	}
+	defer ss.Close()
+	// servePOST sets these before the request is handled.
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "no-cache, no-transform")
+	hdr.Set("Content-Type", "text/event-stream")
+	hdr.Set("Connection", "keep-alive")
+	req := &mcp.CallToolRequest{Session: ss, Params: params, Extra: &mcp.RequestExtra{
+		TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header, CloseSSEStream: noCloseSSE}}
+	ctx := context.WithValue(r.Context(), fastHTTPKey{}, conn)
+	res, err := p.receivingHandler(endpoint, transportStateless)(ctx, "tools/call", req)
+	if err == nil {
+		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
+	}
+	conn.answer(r.Context(), id, res, err)
+}
+
+// noCloseSSE is RequestExtra.CloseSSEStream of a 2026-07-28 request: the
+// go-sdk's does nothing at that version (SEP-2575 removed resumption).
+func noCloseSSE(mcp.CloseSSEStreamArgs) {}
+
+// annotateServerInfo is go-sdk v1.8.0's annotateServerInfo
+// (mcp/server.go), which ServerSession.handle applies to a successful
+// result of a 2026-07-28 request: serverInfo in the result's _meta unless
+// it is there already (SEP-2575).
+func annotateServerInfo(res mcp.Result, impl *mcp.Implementation) {
+	if res == nil || impl == nil {
+		return
+	}
+	m := res.GetMeta()
+	if m == nil {
+		m = map[string]any{}
+	}
+	if _, ok := m[mcp.MetaKeyServerInfo]; ok {
+		return
+	}
+	m[mcp.MetaKeyServerInfo] = impl
+	res.SetMeta(m)
+}
+
+// acceptsJSONAndStream is go-sdk v1.8.0's streamableAccepts: whether the
+// Accept values name application/json and text/event-stream (or their
+// wildcards).
+func acceptsJSONAndStream(values []string) (jsonOK, streamOK bool) {
+	for _, value := range values {
+		for _, raw := range strings.Split(value, ",") {
+			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK, streamOK
+}
+
+// scanHTTPCall reads a POST body the fast path may take: one object with
+// exactly jsonrpc "2.0", an id (a string of printable ASCII without
+// escapes, or an integer within ±2^53), method "tools/call" and params;
+// params with name (a string without escapes), arguments and _meta, each
+// once; _meta with the 2026-07-28 triple (clientInfo optional), no log
+// level, no progress token, no other io.modelcontextprotocol/ key, no
+// escaped or repeated key. ok is false for anything else.
+func scanHTTPCall(body []byte) (c httpCall, ok bool) {
+	if !utf8.Valid(body) {
+		return c, false
+	}
+	var rpc, id, method []byte
+	bad := false
+	depth, err := jsonscan.Object(body, func(k, v []byte) bool {
+		var slot *[]byte
+		switch string(k) {
+		case "jsonrpc":
+			slot = &rpc
+		case "id":
+			slot = &id
+		case "method":
+			slot = &method
+		case "params":
+			slot = &c.params
+		}
+		if slot == nil || *slot != nil {
+			bad = true
+			return false
+		}
+		*slot = v
+		return true
+	})
+	if err != nil || bad || depth > fastMaxDepth || string(rpc) != `"2.0"` || string(method) != `"tools/call"` || id == nil || len(c.params) == 0 || c.params[0] != '{' {
+		return c, false
+	}
+	if c.id, ok = plainID(id); !ok {
+		return c, false
+	}
+	var name []byte
+	if _, err := jsonscan.Object(c.params, func(k, v []byte) bool {
+		var slot *[]byte
+		switch string(k) {
+		case "name":
+			slot = &name
+		case "arguments":
+			slot = &c.args
+		case "_meta":
+			slot = &c.meta
+		}
+		if slot == nil || *slot != nil {
+			bad = true
+			return false
+		}
+		*slot = v
+		return true
+	}); err != nil || bad || !plainString(name) || len(c.meta) == 0 || c.meta[0] != '{' {
+		return c, false
+	}
+	c.name = name[1 : len(name)-1]
+	var seen [fastMaxMetaKs][]byte
+	n := 0
+	if _, err := jsonscan.Object(c.meta, func(k, v []byte) bool {
+		if n == len(seen) || bytes.IndexByte(k, '\\') >= 0 {
+			bad = true
+			return false
+		}
+		for _, s := range seen[:n] {
+			if bytes.Equal(s, k) {
+				bad = true
+				return false
+			}
+		}
+		seen[n] = k
+		n++
+		switch string(k) {
+		case mcp.MetaKeyProtocolVersion:
+			c.pv = v
+		case mcp.MetaKeyClientInfo:
+			c.ci = v
+			bad = v[0] != '{'
+		case mcp.MetaKeyClientCapabilities:
+			c.caps = v
+			bad = v[0] != '{'
+		case "progressToken":
+			bad = true
+		default:
+			bad = strings.HasPrefix(string(k), "io.modelcontextprotocol/")
+		}
+		return !bad
+	}); err != nil || bad || string(c.pv) != `"`+modernVersion+`"` || c.caps == nil {
+		return c, false
+	}
+	return c, true
+}
+
+// plainID is the JSON-RPC id raw as the go-sdk decodes it, when the
+// fast path can write it back exactly: a string of printable ASCII without
+// escapes, or an integer within ±2^53 (frontguard.go refuses others).
+func plainID(raw []byte) (jsonrpc.ID, bool) {
+	if plainString(raw) {
+		for _, b := range raw[1 : len(raw)-1] {
+			if b < 0x20 || b > 0x7e {
+				return jsonrpc.ID{}, false
+			}
+		}
+		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
+		return id, err == nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || strconv.FormatInt(n, 10) != string(raw) || n < -maxExactID || n > maxExactID {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(float64(n))
+	return id, err == nil
+}
+
+// fastHTTPKey is the context key under which a fast-path call's context
+// carries its connection (fastHTTPConn.Write: messages of the call).
+type fastHTTPKey struct{}
+
+// errRejected is go-sdk v1.8.0's jsonrpc2.ErrRejected ("rejected by
+// transport", -32005): errors.Is matches it by code.
+var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
+
+// errMethodNotFound is go-sdk v1.8.0's jsonrpc2.ErrMethodNotFound.
+var errMethodNotFound = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
+
+// fastHTTPConn is the mcp.Transport and mcp.Connection of a fast-path
+// request's ServerSession. No message reaches the session through it (the
+// request is handed to the chain directly); Write behaves as the go-sdk's
+// stateless streamableServerConn.Write for a session whose only stream is
+// the request's.
+type fastHTTPConn struct {
+	w    http.ResponseWriter
+	done chan struct{}
+	once sync.Once
+
+	mu   sync.Mutex
+	open bool // the call is not answered yet
+}
+
+func (c *fastHTTPConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
+
+func (c *fastHTTPConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-c.done:
+		return nil, io.EOF
+	}
+}
+
+func (c *fastHTTPConn) Close() error {
+	c.once.Do(func() { close(c.done) })
+	return nil
+}
+
+func (c *fastHTTPConn) SessionID() string { return "" }
+
+// Write sends a notification of the call on its POST stream while the
+// call is open, as an SSE event; it refuses requests (a stateless server
+// makes none) and anything else, with the go-sdk's errors.
+func (c *fastHTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return err
+	}
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		return fmt.Errorf("%w: stateless servers cannot make requests", errRejected)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, resp := msg.(*jsonrpc.Response); resp || !c.open || ctx.Value(fastHTTPKey{}) != c {
+		return fmt.Errorf("%w: write to closed stream", errRejected)
+	}
+	if err := writeSSE(c.w, data); err != nil {
+		return fmt.Errorf("%w: undelivered message: %v", errRejected, err)
+	}
+	return nil
+}
+
+// answer writes the response to the call as the go-sdk's jsonrpc2
+// (processResult) and streamable server (Write, deliverLocked) would. A
+// client that has gone (ctx done) gets nothing.
+func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result, err error) {
+	if err != nil && errors.Is(err, errMethodNotFound) {
+		err = fmt.Errorf("%w: %q", errMethodNotFound, "tools/call")
+	}
+	bp := sseBufs.Get().(*[]byte)
+	defer putSSEBuf(bp)
+	b := (*bp)[:0]
+	if err == nil && res == nil {
+		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"}
+	}
+	if err == nil {
+		// The bytes jsonrpc.EncodeMessage writes for the response: the
+		// result marshalled as jsonrpc2 does (encoding/json, no HTML
+		// escaping: compact JSON, which EncodeMessage's encoder copies
+		// unchanged), the id as plainID took it.
+		b = append(b, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":"...)
+		b = appendID(b, id)
+		b = append(b, `,"result":`...)
+		buf := bytes.NewBuffer(b)
+		if merr := marshalResult(buf, res); merr != nil {
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned a malformed result: " + merr.Error()}
+		} else {
+			b = bytes.TrimRight(buf.Bytes(), "\n")
+			b = append(b, "}\n\n"...)
+		}
+	}
+	var status int
+	if err != nil { // a result next to an error is dropped, as jsonrpc2 does
+		data, eerr := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: err})
+		if eerr != nil {
+			return
+		}
+		b = b[:0]
+		if status = errorStatus2026(err); status == 0 {
+			b = append(b, "event: message\ndata: "...)
+			b = append(b, data...)
+			b = append(b, "\n\n"...)
+		} else {
+			b = append(b, data...)
+		}
+	}
+	*bp = b
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open = false
+	if ctx.Err() != nil {
+		return
+	}
+	if status != 0 {
+		c.w.Header().Set("Content-Type", "application/json")
+		c.w.WriteHeader(status)
+		_, _ = c.w.Write(b)
+		return
+	}
+	_, _ = c.w.Write(b)
+	_ = http.NewResponseController(c.w).Flush()
+}
+
+// appendID appends id as jsonrpc.EncodeMessage writes an id plainID made.
+func appendID(b []byte, id jsonrpc.ID) []byte {
+	switch v := id.Raw().(type) {
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	case string:
+		b = append(b, '"')
+		b = append(b, v...)
+		return append(b, '"')
+	}
+	return append(b, "null"...)
+}
+
+// errorStatus2026 is the HTTP status SEP-2575 gives a JSON-RPC error
+// answer on protocol 2026-07-28 (go-sdk v1.8.0 extractErrorStatus), or 0.
+func errorStatus2026(err error) int {
+	var je *jsonrpc.Error
+	if err == nil || !errors.As(err, &je) {
+		return 0
+	}
+	switch je.Code {
+	case jsonrpc.CodeMethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.CodeInvalidParams, mcp.CodeUnsupportedProtocolVersion, mcp.CodeMissingRequiredClientCapabilities:
+		return http.StatusBadRequest
+	}
+	return 0
+}
+
+// writeSSE writes data as one SSE "message" event and flushes it, as go-sdk
+// v1.8.0's writeEvent does (no event id: no event store at 2026-07-28).
+func writeSSE(w http.ResponseWriter, data []byte) error {
+	bp := sseBufs.Get().(*[]byte)
+	defer putSSEBuf(bp)
+	b := append((*bp)[:0], "event: message\ndata: "...)
+	b = append(b, data...)
+	b = append(b, "\n\n"...)
+	*bp = b
+	_, err := w.Write(b)
+	_ = http.NewResponseController(w).Flush()
+	return err
+}
+
+func putSSEBuf(bp *[]byte) {
+	if cap(*bp) <= 1<<20 {
+		sseBufs.Put(bp)
+	}
+}
+
+var sseBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// The _meta triple cache (see the file comment). Keys are the raw bytes
+// of protocolVersion, clientInfo and clientCapabilities; values the
+// InitializeParams go-sdk v1.8.0 built from them (validateRequestMeta).
+// A client cannot teach it anything but the go-sdk's own decoding of
+// bytes it sent; it holds at most maxTriples entries and starts over when
+// full.
+
+const (
+	maxTriples   = 256
+	maxTripleKey = 4 << 10
+)
+
+type tripleCache struct {
+	mu sync.Mutex
+	m  map[string]*mcp.InitializeParams
+}
+
+func (t *tripleCache) get(key []byte) *mcp.InitializeParams {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[string(key)]
+}
+
+func (t *tripleCache) put(key string, ip *mcp.InitializeParams) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil || len(t.m) >= maxTriples {
+		t.m = map[string]*mcp.InitializeParams{}
+	}
+	t.m[key] = ip
+}
+
+// tripleKey appends the triple cache key of c to dst.
+func tripleKey(dst []byte, c *httpCall) []byte {
+	dst = append(dst, c.pv...)
+	dst = append(dst, 0)
+	if c.ci == nil {
+		dst = append(dst, 1)
+	} else {
+		dst = append(dst, c.ci...)
+	}
+	dst = append(dst, 0)
+	return append(dst, c.caps...)
+}
+
+// tripleLearnKey is the context key of a request handed to the go-sdk
+// because its triple was not in the cache.
+type tripleLearnKey struct{}
+
+type tripleLearn struct{ key string }
+
+// learnTripleMiddleware records the InitializeParams the go-sdk built for
+// a stateless tools/call whose triple the fast path did not know yet
+// (outermost middleware of the stateless server).
+func (p *Proxy) learnTripleMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if l, ok := ctx.Value(tripleLearnKey{}).(*tripleLearn); ok && method == "tools/call" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion == modernVersion {
+					cp := *ip
+					p.trips.put(l.key, &cp)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
