@@ -66,6 +66,14 @@ type live struct {
 	initial ingest.Result
 	wg      sync.WaitGroup
 	torn    atomic.Bool
+	// ownTools: plain tools/call go past the go-sdk client when the
+	// transport is the proxy's own (owntoolcall.go).
+	ownTools bool
+	// meta is the 2026-07-28 _meta triple as the go-sdk client sent it
+	// on this session (captureMeta); metaSet once it is known.
+	metaMu  sync.Mutex
+	meta    []metaMember
+	metaSet atomic.Bool
 }
 
 func (l *live) fail(reason string) {
@@ -421,8 +429,13 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 		lcancel()
 		return nil, fmt.Errorf("neither command nor url is set")
 	}
-	client := mcp.NewClient(c.m.opts.ClientInfo, c.clientOptions(l, own))
+	opts := c.clientOptions(l, own)
+	client := mcp.NewClient(c.m.opts.ClientInfo, opts)
 	l.client = client
+	// owntoolcall.go: not when the go-sdk client answers input_required
+	// results itself (its multi-round-trip middleware is on).
+	l.ownTools = !c.m.sdkCalls && opts.MultiRoundTrip != nil && opts.MultiRoundTrip.Disabled
+	client.AddSendingMiddleware(l.captureMeta)
 	if ownMW != nil {
 		client.AddReceivingMiddleware(ownMW)
 	} else if hook := c.m.opts.ClientMiddleware; hook != nil && own == nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"strings"
@@ -60,6 +61,7 @@ func (t *streamableTransport) Connect(ctx context.Context) (mcp.Connection, erro
 		failed:   make(chan struct{}),
 	}
 	c.wire.onInit = c.initialized
+	c.wire.lostSession = c.lostError
 	return c, nil
 }
 
@@ -116,7 +118,7 @@ func (c *httpConn) fail(err error) {
 		c.failErr = err
 		close(c.failed)
 	})
-	c.closeOwn() // owncall.go
+	c.closeOwn(err) // owncall.go
 }
 
 // Read implements mcp.Connection.
@@ -260,8 +262,12 @@ func callID(r *jsonrpc.Request) int64 {
 	case float64:
 		return int64(v)
 	}
-	return -1
+	return noCall
 }
+
+// noCall is the call id of an event stream that answers no call (the
+// standalone GET stream); our own requests have ids below zero.
+const noCall = math.MinInt64
 
 // sharedBuf is an encoded message shared by the bodies of one POST (the
 // first one and those GetBody makes for redirects): the buffer goes back
@@ -349,8 +355,12 @@ func (c *httpConn) answerFromBody(id int64, status string, body []byte) []jsonrp
 		Error *jsonrpc.Error `json:"error"`
 	}
 	if json.Unmarshal(body, &r) == nil && r.Error != nil {
-		c.take(id)
+		pc := c.take(id)
 		r.Error.Message = fmt.Sprintf("HTTP %s: %s", status, r.Error.Message)
+		if pc.own {
+			c.ownDone(id, ownAnswer{err: r.Error})
+			return nil
+		}
 		return []jsonrpc.Message{&jsonrpc.Response{ID: intID(id), Error: r.Error}}
 	}
 	return c.failCall(id, fmt.Sprintf("upstream answered HTTP %s: %s", status, preview(body, 200)))
@@ -403,6 +413,15 @@ func (c *httpConn) lostInAnswers(msgs []jsonrpc.Message) []jsonrpc.Message {
 	return msgs
 }
 
+// lostError is lostInAnswers for one error answer to an own request
+// (wire.lostSession): nil when it does not say the session is lost.
+func (c *httpConn) lostError(we *jsonrpc.Error) error {
+	if c.SessionID() == "" || !sessionLostError(we) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", mcp.ErrSessionMissing, we.Message)
+}
+
 // readStream reads the SSE answer to call id until it has the answer.
 // When the stream ends without it: resumed with Last-Event-ID when the
 // server gave event ids, else the call fails.
@@ -435,7 +454,7 @@ func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response
 }
 
 // events delivers the messages of one event stream; answered reports
-// whether call id (-1: none) was answered, after which it stops.
+// whether call id (noCall: none) was answered, after which it stops.
 func (c *httpConn) events(resp *http.Response, lastID *string, id int64) (answered bool, err error) {
 	defer drainClose(resp.Body)
 	err = readSSE(resp.Body, c.maxBytes, func(ev *sseEvent) bool {
@@ -451,8 +470,8 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64) (answer
 		} else if len(ev.Data) > 0 {
 			msgs = c.decode(ev.Data)
 		}
-		if id >= 0 && len(msgs) > 0 && !c.isPending(id) {
-			answered = true
+		if id != noCall && !c.isPending(id) {
+			answered = true // answered, or forgotten (cancelled): stop reading
 		}
 		if !c.deliver(c.lostInAnswers(msgs)) {
 			return false
@@ -513,7 +532,7 @@ func (c *httpConn) standaloneGET() {
 			problem = fmt.Sprintf("HTTP %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
 			drainClose(resp.Body)
 		default:
-			_, err := c.events(resp, &lastID, -1)
+			_, err := c.events(resp, &lastID, noCall)
 			if err != nil {
 				problem = "stream ended: " + err.Error()
 			} else {
@@ -564,7 +583,7 @@ func (c *httpConn) Close() error {
 		}
 		c.cancel()
 		close(c.done)
-		c.closeOwn() // owncall.go
+		c.closeOwn(io.EOF) // owncall.go
 	})
 	return nil
 }

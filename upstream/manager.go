@@ -210,6 +210,10 @@ type Manager struct {
 	progMu   sync.Mutex
 	progSeq  uint64
 	progSubs map[string]func(*mcp.ProgressNotificationParams) // upstream progress token -> subscriber
+
+	// sdkCalls keeps every tools/call on the go-sdk client (tests compare
+	// the two paths; owntoolcall.go). Set before Start.
+	sdkCalls bool
 }
 
 // NewManager prepares one connection per upstream; nothing is started until
@@ -470,6 +474,9 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	defer cancelCeil()
 	timer := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
 	defer timer.Stop()
+	var token string
+	var onProgress func(*mcp.ProgressNotificationParams)
+	ownSent := false // the call went past the go-sdk (owntoolcall.go)
 	if o.OnProgress != nil {
 		p := &mcp.CallToolParams{}
 		if params != nil {
@@ -482,13 +489,14 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		p.Meta = meta
 		var lastMu sync.Mutex
 		last := time.Now()
-		token := m.subscribeProgress(func(n *mcp.ProgressNotificationParams) {
+		onProgress = func(n *mcp.ProgressNotificationParams) {
 			timer.Reset(timeout)
 			lastMu.Lock()
 			last = time.Now()
 			lastMu.Unlock()
 			o.OnProgress(n)
-		})
+		}
+		token = m.subscribeProgress(onProgress)
 		defer m.unsubscribeProgress(token)
 		// The go-sdk retires a response on its reader goroutine but hands
 		// notifications read BEFORE it to a separate handler goroutine, so
@@ -496,7 +504,12 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		// CallTool returns. Before returning (and unsubscribing), wait until
 		// no progress has come for progressSettle, at most progressDrain, so
 		// that every upstream notification is relayed before the result.
+		// A call sent past the go-sdk hands its progress on in order before
+		// its result (wire.call) and needs no wait.
 		defer func() {
+			if ownSent {
+				return
+			}
 			for deadline := time.Now().Add(progressDrain); time.Now().Before(deadline); {
 				time.Sleep(progressSettle)
 				lastMu.Lock()
@@ -509,9 +522,6 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		}()
 		p.SetProgressToken(token)
 		params = p
-	}
-	if o.Raw != nil {
-		cctx = context.WithValue(cctx, rawResultKey{}, o.Raw)
 	}
 	if params != nil && (params.InputResponses != nil || params.RequestState != "") && !modernLeg(cur.session) {
 		// inputResponses and requestState are of 2026-07-28 (SEP-2322).
@@ -535,7 +545,21 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if bs := c.paramBindings(name); bs != nil {
 		cctx = context.WithValue(cctx, paramBindingsKey{}, bs) // headers2026.go
 	}
-	res, err := cur.session.CallTool(cctx, params)
+	send := func(l *live) (*mcp.CallToolResult, error) {
+		if w := l.ownToolWire(); w != nil {
+			res, err, sent := l.callOwn(cctx, w, params, o.Raw, token, onProgress) // owntoolcall.go
+			if sent {
+				ownSent = true
+				return res, err
+			}
+		}
+		ctx := cctx
+		if o.Raw != nil {
+			ctx = context.WithValue(ctx, rawResultKey{}, o.Raw)
+		}
+		return l.session.CallTool(ctx, params)
+	}
+	res, err := send(cur)
 	if err != nil && o.Conn == nil && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {
 		// The HTTP upstream restarted and forgot our session: initialize
 		// again and resend once.
@@ -543,7 +567,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		c.connectionBroken(cur, "session forgotten by the server (HTTP 404)")
 		if next, werr := c.waitReady(cctx, cur); werr == nil {
 			cur = next
-			res, err = cur.session.CallTool(cctx, params)
+			res, err = send(cur)
 		}
 	}
 	if err == nil {

@@ -17,6 +17,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -60,8 +62,8 @@ func (w *wire) ownDone(id int64, a ownAnswer) {
 }
 
 // closeOwn fails every own request still waiting: the connection ended
-// (its answer can no longer come).
-func (w *wire) closeOwn() {
+// (its answer can no longer come); cause is why (the read error, io.EOF).
+func (w *wire) closeOwn(cause error) {
 	w.mu.Lock()
 	own := w.own
 	w.own = map[int64]chan ownAnswer{}
@@ -70,42 +72,200 @@ func (w *wire) closeOwn() {
 	}
 	w.mu.Unlock()
 	for _, ch := range own {
-		ch <- ownAnswer{err: fmt.Errorf("the upstream connection ended before the answer: %w", mcp.ErrConnectionClosed)}
+		ch <- ownAnswer{err: &connEnded{cause: cause}}
 	}
 }
+
+// connEnded fails an own request whose connection ended before its
+// answer came. It wraps the cause and mcp.ErrConnectionClosed.
+type connEnded struct{ cause error }
+
+func (e *connEnded) Error() string {
+	return "the upstream connection ended before the answer: " + e.cause.Error()
+}
+func (e *connEnded) Unwrap() []error { return []error{e.cause, mcp.ErrConnectionClosed} }
 
 // ownCaller is implemented by the proxy's own transport connections.
 type ownCaller interface {
 	ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error)
 	initCapabilities() json.RawMessage
+	ownWire() *wire
 }
 
+func (w *wire) ownWire() *wire { return w }
+
 // ownCall sends method with params (raw JSON) on conn (the connection
-// that embeds w) and waits for the answer, bounded by ctx. A JSON-RPC
+// that embeds w) and waits for the answer, bounded by ctx (when ctx ends
+// first, the upstream gets notifications/cancelled for it). A JSON-RPC
 // error answer is returned as a *jsonrpc.Error.
 func (w *wire) ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error) {
+	res, err := w.call(ctx, conn, method, params, "", nil)
+	var we *writeFailed
+	switch {
+	case err == nil:
+		return res, nil
+	case errors.As(err, &we):
+		return nil, fmt.Errorf("%s: %w", method, we.err)
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return nil, fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	}
+	return nil, err
+}
+
+// writeFailed is the error of call when the request could not be written.
+type writeFailed struct{ err error }
+
+func (e *writeFailed) Error() string { return e.err.Error() }
+func (e *writeFailed) Unwrap() error { return e.err }
+
+// cancelNotifyTimeout bounds the write of notifications/cancelled (the
+// go-sdk's notifyCancellationTimeout).
+const cancelNotifyTimeout = 5 * time.Second
+
+// call sends one of our own requests (id below zero) on conn and waits
+// for its answer, bounded by ctx. It returns the result as received, the
+// upstream's *jsonrpc.Error, a *connEnded when the connection ended first,
+// a *writeFailed when the request could not be written, or ctx.Err()
+// when ctx ended first: then the upstream gets notifications/cancelled
+// with our id and the call's reason (MCP spec basic/utilities/
+// cancellation), written off the caller's path as the go-sdk does.
+//
+// With a sink, each notifications/progress the upstream sends under token
+// goes to sink (the reader never waits for it) and is handed to the
+// sink's function here, on the caller's goroutine, in arrival order and
+// before the answer is returned.
+func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
 	ch := make(chan ownAnswer, 1)
 	w.mu.Lock()
 	w.own[id] = ch
+	if sink != nil {
+		w.progress[token] = sink
+	}
 	w.mu.Unlock()
 	forget := func() {
 		w.mu.Lock()
 		delete(w.own, id)
 		delete(w.pending, id)
+		if sink != nil {
+			delete(w.progress, token)
+		}
 		w.mu.Unlock()
 	}
 	if err := conn.Write(ctx, &jsonrpc.Request{ID: intID(id), Method: method, Params: params}); err != nil {
 		forget()
-		return nil, fmt.Errorf("%s: %w", method, err)
+		if ctx.Err() != nil {
+			// The request may have reached the upstream (an HTTP POST
+			// whose answer had not begun): cancel it, as the go-sdk does.
+			w.sendCancel(ctx, conn, id)
+			return nil, ctx.Err()
+		}
+		return nil, &writeFailed{err: err}
 	}
+	var wake chan struct{}
+	if sink != nil {
+		wake = sink.wake
+	}
+	for {
+		select {
+		case a := <-ch:
+			if sink != nil {
+				w.mu.Lock()
+				delete(w.progress, token)
+				w.mu.Unlock()
+				sink.flush()
+			}
+			return a.result, a.err
+		case <-wake:
+			sink.flush()
+		case <-ctx.Done():
+			forget()
+			w.sendCancel(ctx, conn, id)
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// sendCancel writes notifications/cancelled for our request id in the
+// background, bounded by cancelNotifyTimeout; the params are the go-sdk
+// client's (reason, then requestId).
+func (w *wire) sendCancel(ctx context.Context, conn mcp.Connection, id int64) {
+	p := appendString([]byte(`{"reason":`), ctx.Err().Error())
+	p = strconv.AppendInt(append(p, `,"requestId":`...), id, 10)
+	p = append(p, '}')
+	nctx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelNotifyTimeout)
+	go func() {
+		defer stop()
+		if err := conn.Write(nctx, &jsonrpc.Request{Method: "notifications/cancelled", Params: p}); err != nil {
+			w.log.Debug("notifications/cancelled not sent", "id", id, "err", err)
+		}
+	}()
+}
+
+// progressSink queues an own call's upstream progress notifications
+// (wire.call): the connection's reader appends, the caller hands them on.
+type progressSink struct {
+	fn   func(*mcp.ProgressNotificationParams)
+	mu   sync.Mutex
+	q    []*mcp.ProgressNotificationParams
+	wake chan struct{} // cap 1
+}
+
+func newProgressSink(fn func(*mcp.ProgressNotificationParams)) *progressSink {
+	return &progressSink{fn: fn, wake: make(chan struct{}, 1)}
+}
+
+func (s *progressSink) push(p *mcp.ProgressNotificationParams) {
+	s.mu.Lock()
+	s.q = append(s.q, p)
+	s.mu.Unlock()
 	select {
-	case a := <-ch:
-		return a.result, a.err
-	case <-ctx.Done():
-		forget()
-		return nil, fmt.Errorf("%s: %w", method, context.Cause(ctx))
+	case s.wake <- struct{}{}:
+	default:
 	}
+}
+
+func (s *progressSink) flush() {
+	for {
+		s.mu.Lock()
+		q := s.q
+		s.q = nil
+		s.mu.Unlock()
+		if len(q) == 0 {
+			return
+		}
+		for _, p := range q {
+			s.fn(p)
+		}
+	}
+}
+
+// ownProgress hands a notifications/progress of the upstream to the own
+// call that owns its token; false when none does (the go-sdk then gets
+// it). params are the notification's params as received.
+func (w *wire) ownProgress(params []byte) bool {
+	w.mu.Lock()
+	n := len(w.progress)
+	w.mu.Unlock()
+	if n == 0 || len(params) == 0 {
+		return false
+	}
+	var p mcp.ProgressNotificationParams
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	token, ok := p.ProgressToken.(string)
+	if !ok {
+		return false
+	}
+	w.mu.Lock()
+	sink := w.progress[token]
+	w.mu.Unlock()
+	if sink == nil {
+		return false
+	}
+	sink.push(&p)
+	return true
 }
 
 // initCapabilities is the "capabilities" member of the upstream's

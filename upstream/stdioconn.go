@@ -59,7 +59,13 @@ const stdioReadBuf = 64 << 10
 // ends or the connection is closed.
 func (c *stdioConn) readLoop() {
 	defer close(c.incoming)
-	defer c.closeOwn() // owncall.go
+	defer func() { // owncall.go
+		if c.readErr != nil {
+			c.closeOwn(c.readErr)
+		} else {
+			c.closeOwn(io.EOF)
+		}
+	}()
 	br := bufio.NewReaderSize(c.r, stdioReadBuf)
 	var line []byte
 	var sniff idSniffer
@@ -134,6 +140,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	select {
+	case <-c.done:
+		return mcp.ErrConnectionClosed
+	default:
 	}
 	b := getBuf()
 	defer putBuf(b)

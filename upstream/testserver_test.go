@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -28,7 +29,12 @@ import (
 //	failstart    write "boom: bad config" to stderr and exit 1
 //	hang         never answer anything
 //	fake:NAME    the raw fake server scenario NAME (internal/fakeupstream)
+//	extras       also the tool progress (owntoolcall_test.go)
 const testServerEnv = "UPSTREAM_TESTSERVER"
+
+// testServerRecordEnv, when set, names a file the stdio test server
+// appends every line it reads to (the frames the proxy sent).
+const testServerRecordEnv = "UPSTREAM_TESTSERVER_RECORD"
 
 func TestMain(m *testing.M) {
 	if mode := os.Getenv(testServerEnv); mode != "" {
@@ -48,8 +54,17 @@ func hasFlag(mode, flag string) bool {
 }
 
 func runTestServer(mode string) {
+	var in io.Reader = os.Stdin
+	if path := os.Getenv(testServerRecordEnv); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		in = io.TeeReader(os.Stdin, f)
+	}
 	if name, ok := strings.CutPrefix(mode, "fake:"); ok {
-		fakeupstream.Serve(fakeupstream.Named(name), os.Stdin, os.Stdout)
+		fakeupstream.Serve(fakeupstream.Named(name), in, os.Stdout)
 		return
 	}
 	if hasFlag(mode, "failstart") {
@@ -70,7 +85,11 @@ func runTestServer(mode string) {
 	}
 	fmt.Fprintln(os.Stderr, "test server serving on stdio")
 	s := newTestServer(mode, true)
-	_ = s.Run(context.Background(), &mcp.StdioTransport{})
+	var tr mcp.Transport = &mcp.StdioTransport{}
+	if in != os.Stdin {
+		tr = &mcp.IOTransport{Reader: io.NopCloser(in), Writer: os.Stdout}
+	}
+	_ = s.Run(context.Background(), tr)
 	if hasFlag(mode, "trapterm") {
 		for {
 			time.Sleep(time.Hour)
@@ -127,6 +146,18 @@ func newTestServer(mode string, stdio bool) *mcp.Server {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "slept"}}}, nil, nil
 	})
+	if hasFlag(mode, "extras") {
+		type progressIn struct {
+			N int `json:"n"`
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Send n progress notifications, then answer."}, func(ctx context.Context, req *mcp.CallToolRequest, in progressIn) (*mcp.CallToolResult, any, error) {
+			tok := req.Params.GetProgressToken()
+			for i := 1; i <= in.N && tok != nil; i++ {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: float64(in.N), Message: fmt.Sprint("step ", i)})
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
+		})
+	}
 	if hasFlag(mode, "repeatcursor") {
 		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

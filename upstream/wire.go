@@ -61,6 +61,13 @@ type wire struct {
 	// initResult is the upstream's initialize (or server/discover) result
 	// as received (owncall.go: capabilities the go-sdk does not know).
 	initResult json.RawMessage
+	// progress are the own calls' upstream progress tokens (owncall.go).
+	progress map[string]*progressSink
+	// lostSession, when set, turns a JSON-RPC error answer that says the
+	// session is lost into an error wrapping mcp.ErrSessionMissing (the
+	// HTTP transport, for own requests; the go-sdk's answers get the same
+	// in httpConn.lostInAnswers).
+	lostSession func(*jsonrpc.Error) error
 }
 
 type pendingCall struct {
@@ -79,6 +86,7 @@ func newWire(log *slog.Logger, maxBytes int) *wire {
 		rawIDs:   map[string]json.RawMessage{},
 		pages:    map[string][]json.RawMessage{},
 		own:      map[int64]chan ownAnswer{},
+		progress: map[string]*progressSink{},
 	}
 }
 
@@ -406,7 +414,13 @@ func (w *wire) failCall(id int64, msg string) []jsonrpc.Message {
 func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	pc := w.take(id)
 	if pc.own {
-		w.ownDone(id, ownAnswerOf(f))
+		a := ownAnswerOf(f)
+		if we, ok := a.err.(*jsonrpc.Error); ok && w.lostSession != nil {
+			if lost := w.lostSession(we); lost != nil {
+				a.err = lost
+			}
+		}
+		w.ownDone(id, a)
 		return nil
 	}
 	resp := &jsonrpc.Response{ID: intID(id)}
@@ -452,6 +466,9 @@ func (w *wire) request(f frameFields, frame []byte) []jsonrpc.Message {
 	if json.Unmarshal(f.method, &method) != nil {
 		w.skipped.note(`"method" is not a string`, frame)
 		return nil
+	}
+	if !f.hasID && method == "notifications/progress" && w.ownProgress(f.params) {
+		return nil // an own call's progress (owncall.go)
 	}
 	req := &jsonrpc.Request{Method: method, Params: f.params}
 	if f.hasID {
@@ -566,6 +583,14 @@ func (w *wire) oversized(id []byte, isRequest bool, size int) []jsonrpc.Message 
 				resp.Result = res
 			} else {
 				resp.Error = &jsonrpc.Error{Code: errInvalid, Message: "upstream answer too large: " + what}
+			}
+			if pc.own {
+				a := ownAnswer{result: resp.Result}
+				if resp.Error != nil {
+					a = ownAnswer{err: resp.Error}
+				}
+				w.ownDone(cid, a)
+				return nil
 			}
 			return []jsonrpc.Message{resp}
 		}

@@ -1,0 +1,267 @@
+package upstream
+
+// A plain tools/call past the go-sdk client (issue 16). The go-sdk's
+// ClientSession.CallTool marshals every request by reflection (with, on a
+// 2026-07-28 leg, the _meta triple of SEP-2575 built and marshaled again
+// each time) and keeps per-call bookkeeping in jsonrpc2; it was the
+// largest piece of the proxy's own CPU left per proxied call. On the
+// proxy's own transports (stdio and Streamable HTTP, wire.go) a plain
+// tools/call is written here instead, with the bytes the go-sdk client
+// would write, and sent as one of our own requests (owncall.go: an id
+// below zero, the answer raw to the caller). What the go-sdk client does
+// for such a call is done here too:
+//
+//   - params: CallToolParams as jsonrpc2 marshals it (members in struct
+//     order, _meta keys sorted, no HTML escaping, arguments compacted,
+//     absent arguments as {}); on a 2026-07-28 leg the _meta triple
+//     (protocolVersion, clientInfo, clientCapabilities) as the go-sdk
+//     client itself sent it on this session (captured from its first
+//     request that carried it, captureMeta), keys the caller set winning;
+//   - progress: the upstream's notifications/progress under the call's
+//     token are handed to CallOptions.OnProgress in order, before the
+//     result (wire.call), without the go-sdk's settle wait;
+//   - cancellation: notifications/cancelled with our id when ctx ends;
+//   - the result decoded by the go-sdk's own CallToolResult.UnmarshalJSON
+//     when it is not taken raw; errors worded as the go-sdk words them
+//     ("calling \"tools/call\": …"), so the caller sees the same error.
+//
+// The go-sdk path stays for: the legacy SSE transport (the go-sdk's),
+// sessions whose client answers input_required results itself (the
+// go-sdk's multi-round-trip middleware is on: per-user sessions), a
+// 2026-07-28 session whose triple was not captured, and params the
+// writer here cannot reproduce (an encoding error).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// metaMember is one _meta key with its value as JSON.
+type metaMember struct {
+	key string
+	val json.RawMessage
+}
+
+// tripleKeys are the _meta keys the go-sdk client adds to every request
+// on a 2026-07-28 leg (SEP-2575; injectRequestMeta in go-sdk mcp/client.go).
+var tripleKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities}
+
+// captureMeta is a sending middleware of the go-sdk client: it keeps the
+// _meta triple of the first tools/list the client sends with one (the
+// listing that makes the session ready), as JSON.
+func (l *live) captureMeta(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && l.ownTools && !l.metaSet.Load() {
+			if _, has := p.Meta[mcp.MetaKeyProtocolVersion]; has {
+				var ms []metaMember
+				for _, k := range tripleKeys {
+					v, ok := p.Meta[k]
+					if !ok {
+						continue
+					}
+					b, err := marshalNoEscape(v)
+					if err != nil {
+						ms = nil
+						break
+					}
+					ms = append(ms, metaMember{key: k, val: b})
+				}
+				if ms != nil {
+					l.metaMu.Lock()
+					l.meta = ms
+					l.metaMu.Unlock()
+					l.metaSet.Store(true)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// marshalNoEscape is v's JSON as jsonrpc2 writes it (no HTML escaping).
+func marshalNoEscape(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// ownToolWire is the wire a plain tools/call on l goes through past the
+// go-sdk, nil when it keeps the go-sdk path (see the file comment).
+func (l *live) ownToolWire() *wire {
+	if !l.ownTools {
+		return nil
+	}
+	oc, ok := l.conn.(ownCaller)
+	if !ok {
+		return nil
+	}
+	if modernLeg(l.session) && !l.metaSet.Load() {
+		return nil
+	}
+	return oc.ownWire()
+}
+
+// appendCallParams appends p as the go-sdk client writes the params of
+// tools/call on l: CallToolParams marshaled by jsonrpc2 (see the file
+// comment). modern adds the captured _meta triple.
+func (l *live) appendCallParams(buf []byte, p *mcp.CallToolParams, modern bool) ([]byte, error) {
+	var triple []metaMember
+	if modern {
+		l.metaMu.Lock()
+		triple = l.meta
+		l.metaMu.Unlock()
+	}
+	keys := make([]string, 0, len(p.Meta)+len(triple))
+	for k := range p.Meta {
+		keys = append(keys, k)
+	}
+	for _, m := range triple {
+		if _, ok := p.Meta[m.key]; !ok {
+			keys = append(keys, m.key)
+		}
+	}
+	buf = append(buf, '{')
+	if len(keys) > 0 {
+		slices.Sort(keys)
+		buf = append(buf, `"_meta":{`...)
+		for i, k := range keys {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendString(buf, k)
+			buf = append(buf, ':')
+			v, ok := p.Meta[k]
+			if !ok {
+				for _, m := range triple {
+					if m.key == k {
+						buf = append(buf, m.val...)
+					}
+				}
+				continue
+			}
+			var err error
+			if buf, err = appendValue(buf, v); err != nil {
+				return buf, err
+			}
+		}
+		buf = append(buf, "},"...)
+	}
+	buf = append(buf, `"name":`...)
+	buf = appendString(buf, p.Name)
+	buf = append(buf, `,"arguments":`...)
+	var err error
+	if p.Arguments == nil {
+		buf = append(buf, "{}"...) // the go-sdk never sends nil arguments
+	} else if buf, err = appendValue(buf, p.Arguments); err != nil {
+		return buf, err
+	}
+	if len(p.InputResponses) > 0 {
+		buf = append(buf, `,"inputResponses":`...)
+		if buf, err = appendValue(buf, p.InputResponses); err != nil {
+			return buf, err
+		}
+	}
+	if p.RequestState != "" {
+		buf = append(buf, `,"requestState":`...)
+		buf = appendString(buf, p.RequestState)
+	}
+	return append(buf, '}'), nil
+}
+
+// appendValue appends v's JSON as jsonrpc2 writes it (encoding/json, no
+// HTML escaping; raw JSON compacted).
+func appendValue(buf []byte, v any) ([]byte, error) {
+	switch x := v.(type) {
+	case string:
+		return appendString(buf, x), nil
+	case json.RawMessage:
+		if x == nil {
+			return append(buf, "null"...), nil
+		}
+		b := bytes.NewBuffer(buf)
+		if err := json.Compact(b, x); err != nil {
+			return buf, err
+		}
+		return b.Bytes(), nil
+	}
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		return buf, err
+	}
+	return append(buf, b...), nil
+}
+
+// callOwn sends the plain tools/call p on l past the go-sdk (w is
+// l.ownToolWire()) and returns what the go-sdk's CallTool would have
+// returned for it: the decoded result, or with raw set the result in
+// raw.JSON (when rawPassable) and only IsError decoded; the upstream's
+// JSON-RPC error and transport failures wrapped as "calling
+// \"tools/call\": …"; ctx.Err() when ctx ended first (the upstream got
+// notifications/cancelled). ok is false when p cannot be written here:
+// nothing was sent, and the caller takes the go-sdk path.
+func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, raw *RawResult, token string, onProgress func(*mcp.ProgressNotificationParams)) (res *mcp.CallToolResult, err error, ok bool) {
+	if p == nil {
+		p = &mcp.CallToolParams{}
+	}
+	b := getBuf()
+	buf, err := l.appendCallParams(*b, p, modernLeg(l.session))
+	if err != nil {
+		*b = buf
+		putBuf(b)
+		return nil, nil, false
+	}
+	// The params must outlive the write (an HTTP body may be read after
+	// Write returned): they are copied into the pooled frame buffer by
+	// encode, so buf can go back to the pool once the call returns.
+	*b = buf
+	defer putBuf(b)
+	var sink *progressSink
+	if onProgress != nil && token != "" {
+		sink = newProgressSink(onProgress)
+	}
+	answer, err := w.call(ctx, l.conn, "tools/call", buf, token, sink)
+	if err != nil {
+		return nil, sdkCallError(ctx, err), true
+	}
+	if raw != nil {
+		if passable, isErr := rawPassable(answer); passable {
+			raw.JSON = answer
+			return &mcp.CallToolResult{IsError: isErr}, nil, true
+		}
+	}
+	var r mcp.CallToolResult
+	if err := r.UnmarshalJSON(answer); err != nil {
+		return nil, fmt.Errorf("calling %q: %w", "tools/call", err), true
+	}
+	return &r, nil, true
+}
+
+// sdkCallError words an error of wire.call as the go-sdk's call (go-sdk
+// mcp/transport.go) words the same failure.
+func sdkCallError(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return ctx.Err()
+	}
+	var ce *connEnded
+	if errors.As(err, &ce) {
+		err = ce.cause // the go-sdk's call fails with the read error
+	}
+	var wf *writeFailed
+	if errors.As(err, &wf) {
+		err = wf.err
+	}
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		return fmt.Errorf("%w: calling %q: %v", mcp.ErrConnectionClosed, "tools/call", err)
+	}
+	return fmt.Errorf("calling %q: %w", "tools/call", err)
+}
