@@ -259,6 +259,41 @@ func (s *Snapshot) Resolve(ref string, keep func(*Entry) bool) (*Entry, []*Entry
 	return nil, cands
 }
 
+// UpstreamOf is the configured upstream that ref names by its form,
+// whether or not such a tool is in the catalog: an id "mcp:<upstream>:…"
+// (ToolID), or an exposed name "<prefix><sep>…" of an upstream with a
+// non-empty prefix (case-insensitive, as exposed names resolve). "" when
+// ref names none. For answers about a tool that is not there yet (its
+// upstream still starting).
+func (s *Snapshot) UpstreamOf(ref string) string {
+	c := s.cat
+	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if rest, ok := strings.CutPrefix(ref, "mcp:"); ok {
+		if up, _, ok := strings.Cut(rest, ":"); ok {
+			if _, known := c.ups[up]; known {
+				return up
+			}
+		}
+	}
+	lr := strings.ToLower(ref)
+	best := ""
+	bestLen := 0
+	for name, u := range c.ups {
+		if u.Prefix == "" {
+			continue
+		}
+		p := strings.ToLower(u.Prefix + c.sep)
+		if len(p) > bestLen && strings.HasPrefix(lr, p) {
+			best, bestLen = name, len(p)
+		}
+	}
+	return best
+}
+
 // Suggest returns up to n entries whose id or exposed name is closest to
 // ref (edit distance on lower-case strings, ties by id), for "unknown tool"
 // errors. keep filters the candidates (policy).

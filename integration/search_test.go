@@ -164,7 +164,14 @@ func summaryOf(counts map[string]int) string {
 	for i, u := range ups {
 		parts[i] = fmt.Sprintf("%s (%d)", u, counts[u])
 	}
-	return fmt.Sprintf("%d tools from %d MCP servers: %s.", total, len(ups), strings.Join(parts, ", "))
+	tools, servers := "tools", "MCP servers"
+	if total == 1 {
+		tools = "tool"
+	}
+	if len(ups) == 1 {
+		servers = "MCP server"
+	}
+	return fmt.Sprintf("%d %s from %d %s: %s.", total, tools, len(ups), servers, strings.Join(parts, ", "))
 }
 
 func decodeJSON(t testing.TB, s string) any {

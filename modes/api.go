@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -135,7 +138,19 @@ func (a API) resolve(env Env, ref, via string) (*catalog.Entry, error) {
 		}
 		return nil, fmt.Errorf("tool name %q is ambiguous: use one of the ids %s", clipRef(ref), strings.Join(ids, ", "))
 	}
+	if d, _ := snap.Resolve(ref, func(e *catalog.Entry) bool { return e.DirectOnly && env.Allowed(e) }); d != nil {
+		// Direct-only tools stay outside the catalog (SPEC §2) and are
+		// listed to the client: say so rather than "unknown" with a
+		// neighbour from another server.
+		return nil, fmt.Errorf("%q is listed directly (direct-only), not in the catalog: call it with tools/call by the name %q", clipRef(ref), d.Exposed)
+	}
+	if slices.Contains(Reserved, ref) {
+		return nil, fmt.Errorf("%q is one of this server's own tools, not a catalog tool: call it with tools/call", ref)
+	}
 	msg := fmt.Sprintf("unknown tool %q", clipRef(ref))
+	if st := startingRef(env, ref); st != "" { // starting.go
+		return nil, errors.New(msg + ": " + st)
+	}
 	if sug := suggest(snap, ref, keep, func(e *catalog.Entry) string { return e.ID }); sug != "" {
 		msg += "; " + sug
 	} else {
@@ -276,7 +291,7 @@ func (a API) call(ctx context.Context, env Env, ref string, args json.RawMessage
 			}
 			var full mcp.CallToolResult
 			if err := json.Unmarshal(raw, &full); err != nil {
-				return nil, nil, nil, fmt.Errorf("decoding the upstream result: %w", err)
+				return nil, nil, nil, invalidResult(e.Upstream, err)
 			}
 			res = &full
 		}
@@ -348,6 +363,69 @@ func envelopeResultRaw(raw json.RawMessage) (m map[string]any, ok bool) {
 		}
 	}
 	return m, true
+}
+
+// invalidResult is the error for an upstream's tools/call result that
+// does not decode as an MCP CallToolResult (schema.ts CallToolResult):
+// it names the upstream and the member in JSON terms ("content" is a JSON
+// string, MCP wants an array), not the Go types the decoder saw. Trust:
+// the upstream is not trusted; only the member path and JSON kinds reach
+// the model, and the path is clipped.
+func invalidResult(up string, err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		field := te.Field
+		if field == "" {
+			field = "the result"
+		} else {
+			field = strconv.Quote(clipRef(field))
+		}
+		got := "a " + te.Value // "string", "number", … (encoding/json), or the value's own text
+		switch te.Value {
+		case "string", "number", "bool", "object", "array":
+			if te.Value == "object" || te.Value == "array" {
+				got = "an " + te.Value
+			}
+		default:
+			// The go-sdk's decoder puts the rest of the input here,
+			// quoted: its first character is the kind.
+			v := te.Value
+			if u, err := strconv.Unquote(v); err == nil {
+				v = u
+			}
+			got = jsonKind(json.RawMessage(v)) // args.go
+		}
+		return fmt.Errorf("upstream %q sent an invalid tool result: %s is %s where MCP wants %s", clipRef(up), field, got, goKindAsJSON(te.Type))
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Errorf("upstream %q sent an invalid tool result: not JSON at byte %d", clipRef(up), se.Offset)
+	}
+	return fmt.Errorf("upstream %q sent an invalid tool result: %v", clipRef(up), err)
+}
+
+// goKindAsJSON names the JSON kind that decodes into the Go type t ("an array", "an
+// object", …).
+func goKindAsJSON(t reflect.Type) string {
+	if t == nil {
+		return "another kind of value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another kind of value"
 }
 
 // MakeEnvelope builds {tool, result} from an upstream result. Non-text

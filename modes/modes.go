@@ -133,6 +133,9 @@ func ErrUnknownTool(name string) error {
 // see, so a denied tool's answer is the one it would get if the tool did
 // not exist (SPEC §6).
 func unknownDirect(env Env, name string, label func(*catalog.Entry) string) error {
+	if st := startingRef(env, name); st != "" { // starting.go
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: %s", clipRef(name), st)}
+	}
 	sug := suggest(env.Snapshot(), name, env.Allowed, label)
 	if sug == "" {
 		return ErrUnknownTool(name)
@@ -270,7 +273,14 @@ func summary(env Env) string {
 	if len(es) == 0 {
 		return "The catalog is empty right now." + startingSummary(starting(env))
 	}
-	return fmt.Sprintf("The catalog holds %d tools from %d MCP servers: %s.", len(es), len(ups), strings.Join(parts, ", ")) + startingSummary(starting(env))
+	tools, servers := "tools", "MCP servers"
+	if len(es) == 1 {
+		tools = "tool"
+	}
+	if len(ups) == 1 {
+		servers = "MCP server"
+	}
+	return fmt.Sprintf("The catalog holds %d %s from %d %s: %s.", len(es), tools, len(ups), servers, strings.Join(parts, ", ")) + startingSummary(starting(env))
 }
 
 // countTools is "N MCP tools" (or "MCP tools" when the catalog is empty

@@ -409,3 +409,39 @@ func TestValidNumber(t *testing.T) {
 		}
 	}
 }
+
+// badRawEnv returns raw as every call's raw result.
+type badRawEnv struct {
+	*testEnv
+	raw string
+}
+
+func (e *badRawEnv) CallRaw(ctx context.Context, en *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
+	return &mcp.CallToolResult{}, json.RawMessage(e.raw), nil
+}
+
+// TestInvalidUpstreamResult (trial round 6, L7): a raw upstream result
+// that is not a CallToolResult is answered with the upstream's name and
+// the member in JSON terms, not the decoder's Go types.
+func TestInvalidUpstreamResult(t *testing.T) {
+	tools := &Tools{API: testAPI()}
+	for raw, want := range map[string]string{
+		`{"content":"notalist"}`:                 `upstream "github" sent an invalid tool result: "content" is a string where MCP wants an array`,
+		`{"content":[{"type":"text","text":1}]}`: `upstream "github" sent an invalid tool result: "content.0.text" is a number where MCP wants a string`,
+		`{"content":[],"isError":"yes"}`:         `"isError" is a string where MCP wants a boolean`,
+	} {
+		env := &badRawEnv{testEnv: newTestEnv(t), raw: raw}
+		r, err := tools.Call(context.Background(), env, ToolCall, json.RawMessage(`{"id":"mcp:github:create_issue","args":{"owner":"o","repo":"r","title":"t"}}`))
+		got := ""
+		if err != nil {
+			got = err.Error()
+		} else if len(r.Content) == 1 {
+			if tc, ok := r.Content[0].(*mcp.TextContent); ok {
+				got = tc.Text
+			}
+		}
+		if !strings.Contains(got, want) || strings.Contains(got, "Go struct") || strings.Contains(got, "wireContent") {
+			t.Errorf("%s:\n got %s\nwant %s, without Go types", raw, got, want)
+		}
+	}
+}

@@ -92,3 +92,27 @@ func startingInstructions(env Env) string {
 	}
 	return " At the start of this session " + st + ": their tools are added when ready (notifications/tools/list_changed) and these instructions are not updated, but a search always sees the current catalog."
 }
+
+// startingRef is the reason a reference to a tool that is not in the
+// catalog may still be good (trial round 6, M1): ref names, by its id or
+// exposed-name form (catalog.Snapshot.UpstreamOf), an upstream env reports
+// as still starting, whose tools are not listed yet. "" otherwise. Only
+// upstreams the session's policy lets it see are reported as starting
+// (StartingReporter), so a denied upstream gets the plain unknown-tool
+// answer (SPEC §6).
+func startingRef(env Env, ref string) string {
+	names := starting(env)
+	if len(names) == 0 {
+		return ""
+	}
+	up := env.Snapshot().UpstreamOf(ref)
+	if up == "" {
+		return ""
+	}
+	for _, n := range names {
+		if n == up {
+			return fmt.Sprintf("MCP server %q is still starting and its tools are not in the catalog yet; retry in a moment", clipRef(up))
+		}
+	}
+	return ""
+}

@@ -59,3 +59,48 @@ func TestStartingUpstreamsNamed(t *testing.T) {
 		t.Errorf("code hint: %q", out.Hint)
 	}
 }
+
+// Trial round 6, M1 and M6: a reference that is not in the catalog gets
+// the reason when there is one: its MCP server is still starting (by id
+// and by exposed name, through tool_call, describe and a direct tools/call
+// in directory mode), the tool is direct-only (listed to the client, to be
+// called with tools/call), or it is one of this server's own tools; never
+// a "did you mean" pointing at another server's tool. Other references
+// keep the plain answer.
+func TestUnknownToolReasons(t *testing.T) {
+	env := startingEnv{newTestEnv(t)} // memory is starting
+	s := &Tools{API: testAPI()}
+	text := func(r any, err error) string {
+		if err != nil {
+			return err.Error()
+		}
+		b, _ := json.Marshal(r)
+		return string(b)
+	}
+	const starting = `MCP server \"memory\" is still starting and its tools are not in the catalog yet; retry in a moment`
+	for _, tc := range []struct{ tool, args, want, not string }{
+		{ToolCall, `{"id":"mcp:memory:search_nodes","args":{}}`, `unknown tool \"mcp:memory:search_nodes\": ` + starting, "did you mean"},
+		{ToolCall, `{"id":"memory__search_nodes"}`, `unknown tool \"memory__search_nodes\": ` + starting, "did you mean"},
+		{ToolDescribe, `{"id":"mcp:memory:add_observations"}`, `unknown tool \"mcp:memory:add_observations\": ` + starting, "did you mean"},
+		{ToolCall, `{"id":"mcp:memory:read_graph"}`, `\"mcp:memory:read_graph\" is listed directly (direct-only), not in the catalog: call it with tools/call by the name \"memory__read_graph\"`, "did you mean"},
+		{ToolCall, `{"id":"memory__read_graph"}`, `call it with tools/call by the name \"memory__read_graph\"`, "registry"},
+		{ToolCall, `{"id":"tool_search","args":{"query":"x"}}`, `\"tool_search\" is one of this server's own tools, not a catalog tool: call it with tools/call`, "did you mean"},
+		// A server that is not starting: the plain answer with its suggestions.
+		{ToolCall, `{"id":"mcp:github:create_isue"}`, `unknown tool \"mcp:github:create_isue\"; did you mean mcp:github:create_issue`, "starting"},
+	} {
+		got := text(s.Call(context.Background(), env, tc.tool, json.RawMessage(tc.args)))
+		if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {
+			t.Errorf("%s %s:\n got %s\nwant %s (and not %q)", tc.tool, tc.args, got, tc.want, tc.not)
+		}
+	}
+	// A direct tools/call in directory mode (every tool is called directly).
+	d := &Tools{API: testAPI(), Directory: true}
+	_, err := d.Call(context.Background(), env, "memory__search_nodes", json.RawMessage(`{}`))
+	if err == nil || !strings.Contains(err.Error(), `unknown tool "memory__search_nodes": MCP server "memory" is still starting`) {
+		t.Errorf("directory tools/call memory__search_nodes: %v", err)
+	}
+	// The same reference with memory up: no starting reason.
+	if got := text(s.Call(context.Background(), newTestEnv(t), ToolCall, json.RawMessage(`{"id":"mcp:memory:search_nodes"}`))); strings.Contains(got, "starting") {
+		t.Errorf("memory up: %s", got)
+	}
+}

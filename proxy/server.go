@@ -193,6 +193,10 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if !ok {
 					return next(ctx, method, req)
 				}
+				if cr, _ := req.(*mcp.CallToolRequest); cr == nil || cr.Params == nil || cr.Params.Name == "" {
+					// schema.ts CallToolRequestParams: name is required.
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/call: params.name is required: the name of the tool to call"}
+				}
 				s := p.sessionFor(ss, endpoint, transport)
 				ctx, stop := s.bind(ctx)
 				defer stop()
