@@ -195,15 +195,19 @@ func (w *jsWorker) stringifyArg(v goja.Value) string {
 	if v == nil || goja.IsUndefined(v) {
 		return "undefined"
 	}
-	if s, ok := v.Export().(string); ok {
-		return s
+	if _, ok := v.(goja.String); ok { // not Export: that would copy a whole object into Go first
+		return v.String()
 	}
 	if obj, ok := v.(*goja.Object); ok {
 		if obj.ClassName() == "Error" {
 			return v.String()
 		}
 		if _, isFn := goja.AssertFunction(v); !isFn {
-			if js, err := w.jsonStringify(goja.Undefined(), v); err == nil && !goja.IsUndefined(js) {
+			js, tooDeep, err := w.stringifyBounded(v, MaxValueDepth)
+			if tooDeep {
+				return fmt.Sprintf("[a value nested deeper than %d levels]", MaxValueDepth)
+			}
+			if err == nil && !goja.IsUndefined(js) {
 				return js.String()
 			}
 		}
@@ -265,7 +269,11 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 	for i, a := range args {
 		_ = arr.Set(strconv.Itoa(i), a)
 	}
-	js, err := w.jsonStringify(goja.Undefined(), arr)
+	js, tooDeep, err := w.stringifyBounded(arr, MaxValueDepth+1) // depth.go: each argument may nest MaxValueDepth levels
+	if tooDeep {
+		_ = reject(w.newError(fmt.Sprintf("the arguments of openclaw.tools.%s are nested deeper than %d levels", op, MaxValueDepth)))
+		return vm.ToValue(p)
+	}
 	if err != nil {
 		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are not JSON-serializable: %v", op, err)))
 		return vm.ToValue(p)
@@ -378,7 +386,7 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 	v, err := vm.RunProgram(prg)
 
 	if err != nil {
-		return w.fail(describeJSError(err, nil, bodyLines))
+		return w.fail(w.describeJSError(err, nil))
 	}
 	p, ok := v.Export().(*goja.Promise)
 	if !ok {
@@ -410,11 +418,11 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 			}
 		}
 		if settleErr != nil { // uncatchable (stack overflow in a continuation)
-			return w.fail(describeJSError(settleErr, nil, bodyLines))
+			return w.fail(w.describeJSError(settleErr, nil))
 		}
 	}
 	if p.State() == goja.PromiseStateRejected {
-		return w.fail(describeJSError(nil, p.Result(), bodyLines))
+		return w.fail(w.describeJSError(nil, p.Result()))
 	}
 	res := p.Result()
 	var raw []byte
@@ -423,9 +431,12 @@ func (w *jsWorker) run(code string, replies <-chan message) message {
 		raw = []byte("null")
 		undef = true
 	} else {
-		js, err := w.jsonStringify(goja.Undefined(), res)
+		js, tooDeep, err := w.stringifyBounded(res, MaxValueDepth) // depth.go
+		if tooDeep {
+			return w.fail(fmt.Sprintf("the returned value is nested deeper than %d levels (arrays or objects inside each other); return a flatter value", MaxValueDepth))
+		}
 		if err != nil {
-			return w.fail("the returned value is not JSON-serializable: " + describeJSError(err, nil, bodyLines))
+			return w.fail("the returned value is not JSON-serializable: " + w.describeJSError(err, nil))
 		}
 		if goja.IsUndefined(js) { // a function or symbol
 			raw = []byte("null")
@@ -460,10 +471,18 @@ func userPos(s string, bodyLines int) string {
 
 // describeJSError renders a Go error from goja or a rejected value as
 // "<Name>: <message> (line N, col M)" with the position in the user's body.
-func describeJSError(err error, val goja.Value, bodyLines int) (desc string) {
-	// Reading a thrown value runs script code (toString, a stack getter, a
-	// Proxy trap) that may throw or panic itself: never let that kill the
-	// worker. goja reports a JS exception here as a Go panic.
+// A thrown value that is not an Error is shown as JSON ("the script threw
+// {...}"), written by stringifyBounded, so a deep one costs no more than
+// MaxValueDepth levels (depth.go); its stack, when it has one, counts only
+// when it is a string.
+//
+// Trust: the thrown value is the untrusted script's; reading it runs its
+// code (toString, getters, Proxy traps), which may throw again: that is
+// caught here, never the worker's end.
+func (w *jsWorker) describeJSError(err error, val goja.Value) (desc string) {
+	bodyLines := w.bodyLines
+	// goja reports a JS exception thrown while reading the value as a Go
+	// panic.
 	defer func() {
 		if x := recover(); x != nil {
 			desc = "the script threw a value that cannot be described (reading it threw again)"
@@ -484,18 +503,29 @@ func describeJSError(err error, val goja.Value, bodyLines int) (desc string) {
 	if val == nil || goja.IsUndefined(val) {
 		return "the script threw undefined" + userPos(stack, bodyLines)
 	}
-	msg := val.String()
+	var msg string
 	if obj, ok := val.(*goja.Object); ok {
-		if s := obj.Get("stack"); s != nil && !goja.IsUndefined(s) {
-			stack = s.String() + "\n" + stack
-		}
-		if obj.ClassName() != "Error" {
-			if b, err := json.Marshal(obj.Export()); err == nil {
-				msg = "the script threw " + string(b)
+		if s := obj.Get("stack"); s != nil {
+			if str, ok := s.Export().(string); ok {
+				stack = str + "\n" + stack
 			}
 		}
-	} else if _, isStr := val.Export().(string); isStr {
-		msg = "the script threw " + strconv.Quote(msg)
+		if obj.ClassName() != "Error" {
+			js, tooDeep, err := w.stringifyBounded(obj, MaxValueDepth)
+			switch {
+			case tooDeep:
+				msg = fmt.Sprintf("the script threw an array or object nested deeper than %d levels", MaxValueDepth)
+			case err == nil && !goja.IsUndefined(js):
+				msg = "the script threw " + clipError(js.String(), maxRunErrorBytes)
+			}
+		}
+		if msg == "" {
+			msg = val.String()
+		}
+	} else if s, isStr := val.Export().(string); isStr {
+		msg = "the script threw " + strconv.Quote(s)
+	} else {
+		msg = val.String()
 	}
 	return msg + userPos(stack, bodyLines)
 }
