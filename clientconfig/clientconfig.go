@@ -10,7 +10,7 @@
 // "url" (Windsurf: "serverUrl") with "type" http/sse and "headers". The
 // clients' variable references become mcp-toolsearch ${VAR} references
 // (${env:VAR} → ${VAR}; VS Code ${input:id} → ${ID} with a note); literal
-// secret values in env, headers and secret-looking flags become ${VAR}
+// secret values in env, headers, secret-looking flags and urls become ${VAR}
 // references too, and Result.Vars says which variables to set. A server that
 // cannot be mapped is kept in Result.Skipped with the reason, never dropped;
 // fields that have no equivalent are named in the server's notes.
@@ -207,7 +207,11 @@ func (im *importer) server(name string, raw json.RawMessage) {
 	}
 	out := &Server{Original: name, Name: im.name(name)}
 	if out.Name != name {
-		out.Notes = append(out.Notes, fmt.Sprintf("renamed from %q (upstream names are letters, digits, '_' and '-', at most 64)", name))
+		why := "upstream names are letters, digits, '_' and '-', at most 64"
+		if validName(name) == name {
+			why = "another server has this name already; upstream names differ in more than case"
+		}
+		out.Notes = append(out.Notes, fmt.Sprintf("renamed from %q (%s)", name, why))
 	}
 	url := s.URL
 	if url == "" {
@@ -249,7 +253,7 @@ func (im *importer) server(name string, raw json.RawMessage) {
 			im.skip(name, raw, fmt.Sprintf(`"type": %q is not http or sse`, s.Type))
 			return
 		}
-		out.URL = im.value(out, "url", url, "")
+		out.URL = im.urlValue(out, url) // vars.go
 		hdr, ok := stringMap(s.Headers)
 		if !ok {
 			im.skip(name, raw, `"headers" is not an object of strings`)
@@ -310,8 +314,8 @@ func (im *importer) skip(name string, raw json.RawMessage, reason string) {
 
 var invalidName = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
 
-// name makes a valid, unused upstream name from a client's server name.
-func (im *importer) name(orig string) string {
+// validName is orig made a valid upstream name (before any clash).
+func validName(orig string) string {
 	n := strings.Trim(invalidName.ReplaceAllString(orig, "-"), "-")
 	if n == "" {
 		n = "server"
@@ -319,6 +323,12 @@ func (im *importer) name(orig string) string {
 	if len(n) > 60 {
 		n = n[:60]
 	}
+	return n
+}
+
+// name makes a valid, unused upstream name from a client's server name.
+func (im *importer) name(orig string) string {
+	n := validName(orig)
 	base := n
 	for i := 2; im.used[strings.ToLower(n)]; i++ {
 		n = fmt.Sprintf("%s-%d", base, i)

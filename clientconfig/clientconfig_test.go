@@ -174,3 +174,59 @@ func TestBadInput(t *testing.T) {
 }
 
 func sprint(v any) string { return fmt.Sprint(v) }
+
+// TestURLSecrets (trial round 6, L5): a literal secret in an HTTP
+// server's url (a secret query parameter, a userinfo password) becomes a
+// ${VAR} reference like env and header secrets, in every client format;
+// the rest of the url is kept, and the imported config loads with the url
+// the variables make.
+func TestURLSecrets(t *testing.T) {
+	for _, path := range []string{"claude_desktop_config.json", ".cursor/mcp.json"} {
+		data := []byte(`{"mcpServers": {
+			"remote": {"url": "https://mcp.example.com/mcp?region=eu&api_key=SECRET123&access_token=T%2BOK#frag"},
+			"basic": {"url": "https://alice:PA55word@mcp.example.com/sse"}
+		}}`)
+		r, err := Parse(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := string(r.TOML())
+		for _, s := range []string{"SECRET123", "T%2BOK", "T+OK", "PA55word"} {
+			if strings.Contains(out, s) || strings.Contains(r.Summary(), s) {
+				t.Fatalf("%s: literal secret %q in the output:\n%s", path, s, out)
+			}
+		}
+		vars := map[string]string{}
+		for _, v := range r.Vars {
+			vars[v.Name] = "s3cr3t"
+		}
+		cfg, err := config.Parse([]byte(out), filepath.Join(t.TempDir(), "config.toml"), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", path, err, out)
+		}
+		eq(t, path+" remote url", up(t, cfg, "remote").URL, "https://mcp.example.com/mcp?region=eu&api_key=s3cr3t&access_token=s3cr3t#frag")
+		eq(t, path+" basic url", up(t, cfg, "basic").URL, "https://alice:s3cr3t@mcp.example.com/sse")
+		if len(r.Vars) != 3 {
+			t.Errorf("%s: %d variables, want 3 (api_key, access_token, the password): %+v", path, len(r.Vars), r.Vars)
+		}
+	}
+}
+
+// TestRenameReason: a name renamed for a clash that differs only in case
+// says so; one renamed for its characters says that.
+func TestRenameReason(t *testing.T) {
+	r, err := Parse(".cursor/mcp.json", []byte(`{"mcpServers": {"fs": {"command": "a"}, "Fs": {"command": "b"}, "my server": {"command": "c"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	for _, s := range r.Servers {
+		notes[s.Original] = strings.Join(s.Notes, "; ")
+	}
+	if n := notes["Fs"]; !strings.Contains(n, `renamed from "Fs" (another server has this name already`) {
+		t.Errorf("Fs: %q", n)
+	}
+	if n := notes["my server"]; !strings.Contains(n, `renamed from "my server" (upstream names are letters`) {
+		t.Errorf("my server: %q", n)
+	}
+}

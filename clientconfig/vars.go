@@ -2,6 +2,7 @@ package clientconfig
 
 import (
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -131,6 +132,70 @@ func (im *importer) secretValue(out *Server, table, key, v string) string {
 	name = im.varFor(name, v)
 	im.need(name, out, where, "literal secret moved out of the file")
 	return "${" + name + "}"
+}
+
+// urlValue maps an HTTP upstream's url: the literal value of a secret
+// query parameter (redact.IsSecretKey: ?api_key=…, ?token=…) and a
+// userinfo password (https://user:PASS@host) become ${VAR} references, as
+// env and header secrets do (trial round 6: they were written literally);
+// the rest of the url, its parameter order and escaping are kept. The
+// variable stands for the text as written in the url (still URL-escaped),
+// since ${VAR} expands verbatim. Anything else goes through value.
+func (im *importer) urlValue(out *Server, raw string) string {
+	if clientRef.MatchString(raw) && im.r.Format != ClaudeDesktop {
+		return im.value(out, "url", raw, "")
+	}
+	var b strings.Builder
+	lit := func(s string) { b.WriteString(im.value(out, "url", s, "")) }
+	secret := func(prefix, value string) {
+		name := im.varFor(prefix, value)
+		im.need(name, out, "url", "literal secret moved out of the file")
+		b.WriteString("${" + name + "}")
+	}
+	base, frag, hasFrag := strings.Cut(raw, "#")
+	head, query, hasQuery := strings.Cut(base, "?")
+	done := false
+	if i := strings.Index(head, "://"); i >= 0 {
+		rest := head[i+3:]
+		hostEnd := strings.IndexByte(rest, '/')
+		if hostEnd < 0 {
+			hostEnd = len(rest)
+		}
+		if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
+			if user, pass, ok := strings.Cut(rest[:at], ":"); ok && pass != "" {
+				lit(head[:i+3] + user + ":")
+				secret(upperVar(out.Name)+"_PASSWORD", pass)
+				lit(rest[at:])
+				done = true
+			}
+		}
+	}
+	if !done {
+		lit(head)
+	}
+	if hasQuery {
+		b.WriteString("?")
+		for j, kv := range strings.Split(query, "&") {
+			if j > 0 {
+				b.WriteString("&")
+			}
+			k, v, ok := strings.Cut(kv, "=")
+			key, err := url.QueryUnescape(k)
+			if err != nil {
+				key = k
+			}
+			if !ok || v == "" || !redact.IsSecretKey(key) {
+				lit(kv)
+				continue
+			}
+			lit(k + "=")
+			secret(upperVar(out.Name)+"_"+upperVar(key), v)
+		}
+	}
+	if hasFrag {
+		lit("#" + frag)
+	}
+	return b.String()
 }
 
 // arg maps one argument: a literal value of a secret-looking flag
