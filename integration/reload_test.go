@@ -140,3 +140,49 @@ func TestReloadUnderLoad(t *testing.T) {
 	i := strings.Index(proc.Output(), "reload refused")
 	t.Logf("refusal logged: %s", tail(proc.Output()[i:], 400))
 }
+
+// TestReloadDrainsCallsInFlight (trial round 6, M3): a reload that changes
+// an upstream (call_timeout added) while a call of it is in flight lets
+// the call finish on the old instance; calls after the reload reach the
+// new instance. Before, the call failed at once with "connection lost
+// during tools/call …: EOF".
+func TestReloadDrainsCallsInFlight(t *testing.T) {
+	cs, gh := catalogServer(t), catalogFile(t, "github-like.jsonl")
+	v1 := fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.chg]\ncommand = %s\nargs = [\"-tools\", %s, \"-slow-tool\", \"list_issues=4s\"]\n", tomlString(cs), tomlString(gh))
+	v2 := strings.Replace(v1, `"list_issues=4s"]`, `"list_issues=4s", "-is-error-tool", "update_issue"]`+"\ncall_timeout = \"20s\"", 1)
+	cfg := writeConfig(t, v1)
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	proc := startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr, "--log-level", "info"), nil, "http://"+addr+"/mcp")
+	c := gosdk.NewClient(&gosdk.Implementation{Name: "reloader", Version: "1"}, nil)
+	sess, err := c.Connect(context.Background(), &gosdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+
+	type out struct {
+		res *gosdk.CallToolResult
+		err error
+	}
+	got := make(chan out, 1)
+	go func() {
+		res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__list_issues", Arguments: map[string]any{"owner": "o", "repo": "r"}})
+		got <- out{res, err}
+	}()
+	time.Sleep(500 * time.Millisecond) // let the call reach the upstream (4 s slow)
+	if err := os.WriteFile(cfg, []byte(v2), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	syscall.Kill(proc.PID(), syscall.SIGHUP)
+	o := <-got
+	if o.err != nil || o.res == nil || o.res.IsError {
+		t.Fatalf("the call in flight during the reload: %+v, %v; want its result\nproxy log:\n%s", o.res, o.err, tail(proc.Output(), 3000))
+	}
+	if !strings.Contains(proc.Output(), "config reloaded") || !strings.Contains(proc.Output(), "waiting for calls in flight") {
+		t.Fatalf("the reload did not see the call in flight\nproxy log:\n%s", tail(proc.Output(), 3000))
+	}
+	// A call after the reload reaches the new instance (-is-error-tool).
+	if res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__update_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "issue_number": 1}}); err != nil || !res.IsError {
+		t.Errorf("chg__update_issue after the reload: err %v isError %v, want isError (-is-error-tool)", err, res != nil && res.IsError)
+	}
+}

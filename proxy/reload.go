@@ -13,9 +13,11 @@ package proxy
 //     keep their tools and states), the policy, the surface (mode) and the
 //     config are swapped, and the upstream managers of added and changed
 //     upstreams replace the old ones;
-//  3. removed upstreams and the old sessions of changed ones are stopped;
-//     clients get notifications/tools/list_changed (and resources and
-//     prompts list_changed).
+//  3. removed upstreams and the old sessions of changed ones take no new
+//     call (new calls go to the new session) and are stopped once their
+//     calls in flight are done, at most their call_timeout (+1s) later
+//     (upstreamSet.retire); clients get notifications/tools/list_changed
+//     (and resources and prompts list_changed).
 //
 // Calls to upstreams whose config did not change never notice: their
 // upstream managers are not touched. What a reload cannot change (it needs
@@ -30,8 +32,11 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
@@ -127,15 +132,18 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	for _, name := range d.removed {
 		p.metrics.DeleteUpstream(name)
 	}
-	if err := closeAll(ctx, old); err != nil {
-		p.log.Warn("reload: stopping old upstream sessions", "err", err)
-	}
+	// The old managers of changed and removed upstreams finish the calls
+	// in flight on them, then stop (upstreams.go retire).
+	p.ups.retire(old, func(name string, err error) {
+		p.log.Warn("reload: stopping the old upstream session", "upstream", name, "err", err)
+	}, nil)
 	if oldSurf != nil && oldSurf.pool != nil {
 		// Runs in flight finish on the old pool; it is closed after the
 		// longest a run may take.
 		grace := time.Duration(prev.ToolSearch.CodeTimeoutMS)*time.Millisecond + 5*time.Second
 		time.AfterFunc(grace, oldSurf.pool.Close)
 	}
+	p.pt.carrySubscriptions(d.changed, d.removed)
 	p.notifyToolsChanged()
 	p.pt.listChanged("resources")
 	p.pt.listChanged("prompts")
@@ -183,4 +191,50 @@ func (pt *passthrough) policyChanged() {
 	pt.mu.Lock()
 	pt.tables = map[*policy.View]*featureTables{}
 	pt.mu.Unlock()
+}
+
+// carrySubscriptions moves the clients' resource subscriptions held on the
+// shared sessions of upstreams a reload restarted to their new session (the
+// upstream is subscribed again there, once per resource, in the
+// background), and forgets those of removed upstreams, so that a client
+// subscribing again after the upstream comes back is not taken for
+// already subscribed. Per-client sessions keep theirs until they end with
+// the old instance.
+func (pt *passthrough) carrySubscriptions(changed, removed []string) {
+	if len(changed)+len(removed) == 0 {
+		return
+	}
+	var again []route
+	pt.mu.Lock()
+	for r := range pt.subs {
+		switch {
+		case slices.Contains(removed, r.up):
+			delete(pt.subs, r)
+		case slices.Contains(changed, r.up):
+			again = append(again, r)
+		}
+	}
+	pt.mu.Unlock()
+	if len(again) == 0 {
+		return
+	}
+	go func() {
+		for _, r := range again {
+			cs, err := pt.p.ups.SessionFor(r.up)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				err = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig})
+				cancel()
+			}
+			if err != nil {
+				// The clients stay recorded: a later subscribe of theirs
+				// is then a repeat, so drop the route and let the next
+				// subscribe go to the upstream.
+				pt.mu.Lock()
+				delete(pt.subs, r)
+				pt.mu.Unlock()
+				pt.p.log.Warn("reload: subscribing again on the restarted upstream failed; clients must subscribe again", "upstream", r.up, "uri", r.orig, "err", err)
+			}
+		}
+	}()
 }

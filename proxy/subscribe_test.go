@@ -5,11 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // TestSubscriptionsPerSession: on a shared upstream session the upstream
@@ -70,5 +74,44 @@ func TestSubscriptionsPerSession(t *testing.T) {
 	}
 	if unsubs.Load() != 1 {
 		t.Fatalf("upstream unsubscribes = %d after the last subscriber left, want 1", unsubs.Load())
+	}
+}
+
+// TestSubscriptionsCarriedOverReload: a reload that restarts an upstream
+// subscribes its new shared session to the resources clients were
+// subscribed to on the old one (before, the subscription ended with the
+// old session, and a client's new subscribe was taken for a repeat).
+func TestSubscriptionsCarriedOverReload(t *testing.T) {
+	var subs atomic.Int32
+	s := mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, &mcp.ServerOptions{
+		SubscribeHandler:   func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil },
+		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+	})
+	s.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://a", Text: "x"}}}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	text := fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.r]\nurl = %s\n", tomlQuote(hs.URL))
+	p := startProxyText(t, text)
+	ctx := context.Background()
+	a := connect(t, p, "A", nil)
+	if err := a.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	next, err := config.Parse([]byte(text+"call_timeout = \"20s\"\n"), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Reload(ctx, next)
+	if err != nil || !slices.Equal(rep.Changed, []string{"r"}) {
+		t.Fatalf("reload: %+v, %v; want r changed", rep, err)
+	}
+	deadline := time.Now().Add(30 * time.Second) // liveness bound
+	for subs.Load() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("upstream subscribes = %d, want 2 (the new session subscribed again)", subs.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

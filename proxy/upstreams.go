@@ -15,6 +15,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -26,13 +27,14 @@ type upstreamSet struct {
 	opts    func(*config.Config) upstream.Options // options of a manager built for a config
 	onTools func(up string, tools []*mcp.Tool)    // OnToolsChanged of the CURRENT manager of up
 
-	mu   sync.RWMutex
-	m    map[string]*upstream.Manager
-	cfgs map[string]*config.Upstream
+	mu       sync.RWMutex
+	m        map[string]*upstream.Manager
+	cfgs     map[string]*config.Upstream
+	retiring map[*upstream.Manager]bool // replaced or removed by a reload, draining (retire)
 }
 
 func newUpstreamSet(cfg *config.Config, opts func(*config.Config) upstream.Options, onTools func(string, []*mcp.Tool)) *upstreamSet {
-	u := &upstreamSet{opts: opts, onTools: onTools, m: map[string]*upstream.Manager{}, cfgs: map[string]*config.Upstream{}}
+	u := &upstreamSet{opts: opts, onTools: onTools, m: map[string]*upstream.Manager{}, cfgs: map[string]*config.Upstream{}, retiring: map[*upstream.Manager]bool{}}
 	for _, up := range cfg.EnabledUpstreams() {
 		u.m[up.Name] = u.newManager(cfg, up)
 		u.cfgs[up.Name] = up
@@ -137,7 +139,17 @@ func (u *upstreamSet) WaitSettled(ctx context.Context) bool {
 	return !missing.Load()
 }
 
-func (u *upstreamSet) Close(ctx context.Context) error { return closeAll(ctx, u.all()) }
+// Close closes every manager, the current ones and those a reload is
+// still draining (their calls in flight are cut).
+func (u *upstreamSet) Close(ctx context.Context) error {
+	ms := u.all()
+	u.mu.RLock()
+	for m := range u.retiring {
+		ms[fmt.Sprintf("retiring %p", m)] = m
+	}
+	u.mu.RUnlock()
+	return closeAll(ctx, ms)
+}
 
 // Names are the upstream names, sorted.
 func (u *upstreamSet) Names() []string {
@@ -186,12 +198,22 @@ func (u *upstreamSet) OpenSession(ctx context.Context, name string, opts *mcp.Cl
 	return m.OpenSession(ctx, name, opts, mw, onTools)
 }
 
+// CallToolWith is upstream.Manager.CallToolWith on the current manager of
+// name. A call that reached a manager a reload had just replaced (it was
+// not sent: upstream.ErrRetired) is sent once more to the new one; when
+// the upstream was removed, the retired manager's error says so.
 func (u *upstreamSet) CallToolWith(ctx context.Context, name string, params *mcp.CallToolParams, o upstream.CallOptions) (*mcp.CallToolResult, error) {
 	m, err := u.get(name)
 	if err != nil {
 		return nil, err
 	}
-	return m.CallToolWith(ctx, name, params, o)
+	res, err := m.CallToolWith(ctx, name, params, o)
+	if err != nil && errors.Is(err, upstream.ErrRetired) {
+		if next, gerr := u.get(name); gerr == nil && next != m {
+			return next.CallToolWith(ctx, name, params, o)
+		}
+	}
+	return res, err
 }
 
 // Capability is upstream.Manager.Capability for the shared session of
@@ -260,14 +282,20 @@ func (u *upstreamSet) prepare(ctx context.Context, cfg *config.Config, d upstrea
 }
 
 // swap installs the fresh managers and drops the removed ones; it returns
-// the managers to close (removed, and the old ones of changed upstreams).
-func (u *upstreamSet) swap(cfg *config.Config, d upstreamDiff, fresh map[string]*upstream.Manager) map[string]*upstream.Manager {
+// the managers to retire (removed, and the old ones of changed upstreams),
+// each with its config before the reload.
+func (u *upstreamSet) swap(cfg *config.Config, d upstreamDiff, fresh map[string]*upstream.Manager) map[string]retiree {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	old := map[string]*upstream.Manager{}
+	old := map[string]retiree{}
 	for _, name := range append(append([]string{}, d.removed...), d.changed...) {
 		if m, ok := u.m[name]; ok {
-			old[name] = m
+			why := "restarted by a config reload"
+			if slices.Contains(d.removed, name) {
+				why = "removed by a config reload"
+			}
+			old[name] = retiree{m: m, cfg: u.cfgs[name], why: why}
+			u.retiring[m] = true
 		}
 		delete(u.m, name)
 		delete(u.cfgs, name)
@@ -279,4 +307,51 @@ func (u *upstreamSet) swap(cfg *config.Config, d upstreamDiff, fresh map[string]
 		u.cfgs[up.Name] = up
 	}
 	return old
+}
+
+// retiree is a manager a reload replaced or removed.
+type retiree struct {
+	m   *upstream.Manager
+	cfg *config.Upstream // its config before the reload
+	why string           // "restarted by a config reload" or "removed by a config reload"
+}
+
+// drainSlack is added to an old upstream's call_timeout to bound the
+// drain, so that a call without progress ends by its own call_timeout
+// (with that error) rather than being cut.
+const drainSlack = time.Second
+
+// retire drains and closes the managers a reload replaced or removed, in
+// the background: calls in flight on each finish on it, for at most its
+// call_timeout (default 60s) plus drainSlack; calls still running then
+// (a call that reported progress may run up to 10 × call_timeout) are
+// cut with an error saying the upstream was restarted or removed by a
+// config reload. done is called when all are closed.
+func (u *upstreamSet) retire(old map[string]retiree, log func(name string, err error), done func()) {
+	var wg sync.WaitGroup
+	for name, r := range old {
+		bound := r.cfg.CallTimeout.Duration
+		if bound <= 0 {
+			bound = upstream.DefaultCallTimeout
+		}
+		bound += drainSlack
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), bound+time.Minute)
+			defer cancel()
+			if err := r.m.Retire(ctx, r.why, bound); err != nil {
+				log(name, err)
+			}
+			u.mu.Lock()
+			delete(u.retiring, r.m)
+			u.mu.Unlock()
+		}()
+	}
+	go func() {
+		wg.Wait()
+		if done != nil {
+			done()
+		}
+	}()
 }

@@ -183,7 +183,9 @@ const (
 	defaultBackoffMin     = 500 * time.Millisecond
 	defaultBackoffMax     = 30 * time.Second
 	defaultStartupTimeout = 30 * time.Second
-	defaultCallTimeout    = 60 * time.Second
+	defaultCallTimeout    = DefaultCallTimeout
+	// DefaultCallTimeout is an upstream's call_timeout when it sets none.
+	DefaultCallTimeout = 60 * time.Second
 	// CallCeilingFactor bounds how far progress can stretch a call: each
 	// progress notification restarts the call's call_timeout, but the call
 	// never runs longer than CallCeilingFactor * call_timeout in total.
@@ -206,6 +208,10 @@ type Manager struct {
 	closed    bool
 	wg        conc.WaitGroup // supervisors
 	perClient map[*ClientConn]bool
+	inflight  int           // CallToolWith calls running (retire.go)
+	idle      chan struct{} // closed when inflight drops to 0 while retiring
+	retired   string        // why Retire was called ("" = not retired)
+	cutAfter  time.Duration // Retire's drain bound, for the error of a call it cut
 
 	progMu   sync.Mutex
 	progSeq  uint64
@@ -445,14 +451,18 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if !ok {
 		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
 	}
+	end, err := m.beginCall(upstream, o.Conn != nil) // retire.go
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	var cur *live
 	if o.Conn != nil {
 		cur = o.Conn.l
 		if o.Conn.closed.Load() {
-			return nil, unavailable(upstream, "per-client session closed", nil)
+			return nil, m.perClientClosed(upstream) // retire.go
 		}
 	} else {
-		var err error
 		if cur, err = c.ready(); err != nil {
 			return nil, err
 		}
@@ -587,6 +597,8 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 			what = fmt.Sprintf("ceiling of %d x call_timeout (%s) exceeded despite progress", CallCeilingFactor, CallCeilingFactor*timeout)
 		}
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %s: %w", upstream, name, what, context.DeadlineExceeded)
+	case isConnError(err) && m.cutByRetire():
+		return nil, m.retiredError(upstream, name)
 	case isConnError(err):
 		if o.Conn == nil {
 			c.connectionBroken(cur, "tools/call: "+err.Error())
