@@ -34,3 +34,28 @@ func TestFrontCancelledNoAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontStdioLongLineSkipped (trial round 6, L3): a client line longer
+// than server.max_message_bytes is answered -32600 with its id and
+// skipped; the session goes on (before: it ended, with every call in
+// flight). A line whose id comes after the cut is answered with id null.
+func TestFrontStdioLongLineSkipped(t *testing.T) {
+	url, _, _ := slowUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
+	big := strings.Repeat("A", 5<<20/2) // 2.5 MiB; the line client's cap is 1 MiB
+	for _, fast := range []bool{false, true} {
+		lc := startLineClient(t, p, fast)
+		fastInit(lc)
+		lc.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slowup__quick","arguments":{"s":"` + big + `"}}}`)
+		if l := string(lc.next()); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,`) || !strings.Contains(l, "max_message_bytes") {
+			t.Errorf("fast=%v: answer to the long line: %.300s", fast, l)
+		}
+		lc.send(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"slowup__quick","arguments":{"s":"` + big + `"}},"id":8}`)
+		if l := string(lc.next()); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,`) {
+			t.Errorf("fast=%v: answer to the long line with its id at the end: %.300s", fast, l)
+		}
+		if l := string(lc.call(9, "tools/call", `{"name":"slowup__quick","arguments":{}}`)); !strings.Contains(l, `"quick"`) {
+			t.Errorf("fast=%v: a call after the long lines: %s", fast, l)
+		}
+	}
+}

@@ -125,7 +125,10 @@ func (c *frontConn) readLoop() {
 		var m frontMsg
 		switch {
 		case len(line) > c.max || (err == nil && len(line) > 0 && line[len(line)-1] != '\n' && len(line) >= c.max):
-			m.err = fmt.Errorf("a JSON-RPC line longer than %d bytes (server.max_message_bytes)", c.max)
+			// Answered and skipped (the rest of the line is read and
+			// dropped, never held): one oversized request does not end
+			// the session with every call in flight (trial round 6, L3).
+			err = c.skipLong(line, err)
 		case len(line) > 0:
 			if answers, pass := checkFrame(line); !pass {
 				for _, a := range answers {
@@ -172,6 +175,35 @@ func (c *frontConn) readLoop() {
 			return
 		}
 	}
+}
+
+// skipLong answers a client line longer than server.max_message_bytes
+// and reads the rest of it, dropping it; first is its first piece and
+// err the reader's error with it. The answer is -32600 with the line's id
+// when the piece shows one (its members before the cut), else id null
+// (JSON-RPC 2.0 §5). It returns the reader's error (nil while the input
+// goes on). Trust: the client is not trusted; memory stays bounded by the
+// reader's pieces.
+func (c *frontConn) skipLong(first []byte, err error) error {
+	id := []byte("null")
+	_, _ = jsonscan.Object(first, func(k, v []byte) bool {
+		if string(k) == "id" {
+			if vv := bytes.TrimSpace(v); len(vv) > 0 && (vv[0] == '"' || vv[0] == '-' || (vv[0] >= '0' && vv[0] <= '9')) && json.Valid(vv) {
+				id = append([]byte(nil), vv...)
+			}
+			return false
+		}
+		return true
+	})
+	total := len(first)
+	piece := first
+	for err == nil && (len(piece) == 0 || piece[len(piece)-1] != '\n') {
+		piece, err = c.in.next()
+		total += len(piece)
+	}
+	b, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("a JSON-RPC line of %d bytes or more is longer than server.max_message_bytes (%d): it was skipped", total, c.max)})
+	_, _ = c.out.Write(append(append(append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...), b...), '}', '\n'))
+	return err
 }
 
 // lineError is the answer to a line that is not a JSON-RPC message:
