@@ -134,6 +134,7 @@ func TestUnknownKeys(t *testing.T) {
 			"[upstreams.x]\ncommand = \"\"\"\nmulti\nline\n\"\"\"\nsesion = \"shared\"\n", 14, `unknown key "upstreams.x.sesion" (did you mean "session"?)`},
 		{"dotted key", "server.lisen = \"a:1\"\n" + minimal, 1, `unknown key "server.lisen" (did you mean "listen"?)`},
 		{"quoted key", minimal + "[server]\n\"bearer token\" = \"x\"\n", 5, `unknown key "server.\"bearer token\"" (did you mean "bearer_token"?)`},
+		{"a word of longer keys", "[upstreams.b]\ncommand = \"x\"\ntimeout = \"5s\"\n", 3, `unknown key "upstreams.b.timeout" (did you mean "startup_timeout" or "call_timeout"?)`},
 		{"by_client entry", minimal + "[tools.by_client.\"Claude*\"]\nprofil = \"full\"\n", 5, `did you mean "profile"?`},
 	}
 	for _, c := range cases {

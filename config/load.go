@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -291,6 +293,8 @@ func (p *parser) checkTable(m map[string]any, t reflect.Type, path []string) {
 			msg := fmt.Sprintf("unknown key %q", keyString(kp))
 			if s := suggest(k, names); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else if ks := keysWithPart(k, names); len(ks) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(ks, " or "))
 			}
 			p.problems = append(p.problems, Problem{File: p.file, Line: p.lines.line(kp), Key: keyString(kp), Msg: msg})
 			p.unknown = append(p.unknown, kp)
@@ -450,6 +454,24 @@ func suggest(k string, candidates []string) string {
 		}
 	}
 	return best
+}
+
+// keysWithPart is the keys among candidates (at most 3, quoted, in their
+// order) of which k is one '_'-separated part ("timeout" → "call_timeout",
+// "startup_timeout"): the near misses suggest cannot see because the key
+// is a whole word of a longer one.
+func keysWithPart(k string, candidates []string) []string {
+	lk := strings.ToLower(k)
+	var out []string
+	for _, c := range candidates {
+		if len(out) == 3 {
+			break
+		}
+		if slices.Contains(strings.Split(strings.ToLower(c), "_"), lk) {
+			out = append(out, strconv.Quote(c))
+		}
+	}
+	return out
 }
 
 // editDistance is the Levenshtein distance between a and b (bytes).
