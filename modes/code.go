@@ -297,6 +297,10 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if len(r.Logs) > 0 {
 		var b strings.Builder
 		for _, l := range r.Logs {
+			if l.Level == "note" { // "[console output truncated at …]" (sandbox/console.go)
+				b.WriteString("\n" + l.Text)
+				continue
+			}
 			b.WriteString("\n[" + l.Level + "] " + l.Text)
 		}
 		text += "\n\nconsole:" + b.String()

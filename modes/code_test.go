@@ -238,3 +238,24 @@ func TestCodeRejectedCallNamesLine(t *testing.T) {
 		t.Errorf("error = %q, want unknown tool … (line 2, col 33)", out.Error)
 	}
 }
+
+// TestCodeConsoleTruncationNoted (trial round 6, L1): console output past
+// the sandbox's 16 KiB ends at a line boundary, and the text and
+// structuredContent.logs end with a note saying what was dropped.
+func TestCodeConsoleTruncationNoted(t *testing.T) {
+	env := newTestEnv(t)
+	c := newTestCode(t, 1)
+	r, out := runCode(t, c, env, `for (let i = 0; i < 3000; i++) console.log("line " + i); return 1`)
+	if !out.OK || !out.Truncated || len(out.Logs) < 2 {
+		t.Fatalf("ok=%v truncated=%v %d logs", out.OK, out.Truncated, len(out.Logs))
+	}
+	note := out.Logs[len(out.Logs)-1]
+	last := out.Logs[len(out.Logs)-2]
+	if note.Level != "note" || !strings.HasPrefix(note.Text, "[console output truncated at 16384 bytes: ") || !strings.HasSuffix(note.Text, " were dropped]") ||
+		!strings.HasPrefix(last.Text, "line ") || len(last.Text) < len("line 1000") {
+		t.Errorf("logs end %+v, %+v", last, note)
+	}
+	if txt := resultText(t, r); !strings.HasSuffix(txt, "\n[log] "+last.Text+"\n"+note.Text) {
+		t.Errorf("text ends %q; want the last line and the note %q", txt[max(0, len(txt)-120):], note.Text)
+	}
+}

@@ -158,7 +158,10 @@ func (o *Options) defaults() error {
 }
 
 // LogLine is one console line of a script. Level is "log", "warn" or
-// "error" (console.info/debug map to "log").
+// "error" (console.info/debug map to "log"), or "note" for the one line the
+// sandbox adds at the end of console output cut at Options.MaxLogBytes,
+// saying what was not kept: "[console output truncated at 16384 bytes: …]"
+// (console.go).
 type LogLine struct {
 	Level string `json:"level"`
 	Text  string `json:"text"`
@@ -191,21 +194,28 @@ type CallRecord struct {
 // least 1 after a timeout if any was refused).
 // DurationMs is the wall time of Run in milliseconds.
 type Result struct {
-	OK              bool            `json:"ok"`
-	Value           json.RawMessage `json:"value,omitempty"`
-	Error           string          `json:"error,omitempty"`
-	TimedOut        bool            `json:"timedOut,omitempty"`
-	Busy            bool            `json:"busy,omitempty"` // no sandbox slot within SlotWait: the body never ran (slots.go)
-	Logs            []LogLine       `json:"logs,omitempty"`
-	LogsTruncated   bool            `json:"logsTruncated,omitempty"`
-	OutputTruncated bool            `json:"outputTruncated,omitempty"`
-	Undefined       bool            `json:"undefined,omitempty"`
-	Calls           []CallRecord    `json:"calls,omitempty"`
-	SearchCount     int             `json:"searchCount"`
-	DescribeCount   int             `json:"describeCount"`
-	CallCount       int             `json:"callCount"`
-	RefusedCalls    int             `json:"refusedCalls,omitempty"`
-	DurationMs      float64         `json:"durationMs"`
+	OK            bool            `json:"ok"`
+	Value         json.RawMessage `json:"value,omitempty"`
+	Error         string          `json:"error,omitempty"`
+	TimedOut      bool            `json:"timedOut,omitempty"`
+	Busy          bool            `json:"busy,omitempty"` // no sandbox slot within SlotWait: the body never ran (slots.go)
+	Logs          []LogLine       `json:"logs,omitempty"`
+	LogsTruncated bool            `json:"logsTruncated,omitempty"`
+	// LogsDroppedLines and LogsDroppedBytes say what of the console was
+	// not kept: lines dropped whole, and bytes in all (theirs and the cut
+	// end of the last line kept); console.go. When the run ended before
+	// the worker reported its counts (timeout, a dead worker), only what
+	// the parent itself dropped is counted, and the note says so.
+	LogsDroppedLines int          `json:"logsDroppedLines,omitempty"`
+	LogsDroppedBytes int64        `json:"logsDroppedBytes,omitempty"`
+	OutputTruncated  bool         `json:"outputTruncated,omitempty"`
+	Undefined        bool         `json:"undefined,omitempty"`
+	Calls            []CallRecord `json:"calls,omitempty"`
+	SearchCount      int          `json:"searchCount"`
+	DescribeCount    int          `json:"describeCount"`
+	CallCount        int          `json:"callCount"`
+	RefusedCalls     int          `json:"refusedCalls,omitempty"`
+	DurationMs       float64      `json:"durationMs"`
 }
 
 // Pool keeps pre-started workers and runs scripts on them; each worker runs
@@ -456,9 +466,9 @@ type run struct {
 	open   []bool
 	total  int
 
-	logBytes int
-	argBytes int         // bridge-call argument bytes received (bridge.go)
-	bigCalls atomic.Bool // a bridge call of bigCallBytes or more was served (bridge.go afterRun)
+	con      parentConsole // console.go
+	argBytes int           // bridge-call argument bytes received (bridge.go)
+	bigCalls atomic.Bool   // a bridge call of bigCallBytes or more was served (bridge.go afterRun)
 }
 
 func (r *run) handle(m message) {
@@ -474,29 +484,6 @@ func (r *run) handle(m message) {
 	default:
 		// Unknown message types are ignored; the worker is ours.
 	}
-}
-
-func (r *run) addLog(m message) {
-	// Each line costs its text plus one byte, so empty lines are bounded too.
-	budget := r.pool.opts.MaxLogBytes - r.logBytes - 1
-	if m.Truncated {
-		r.res.LogsTruncated = true
-	}
-	if budget < 0 {
-		r.res.LogsTruncated = true
-		return
-	}
-	text := m.Text
-	if len(text) > budget {
-		text = truncateUTF8(text, budget)
-		r.res.LogsTruncated = true
-	}
-	r.logBytes += len(text) + 1
-	level := m.Level
-	if level != "warn" && level != "error" {
-		level = "log"
-	}
-	r.res.Logs = append(r.res.Logs, LogLine{Level: level, Text: text})
 }
 
 func (r *run) call(m message) {
@@ -617,6 +604,7 @@ func (r *run) done(m message) {
 	r.mu.Lock()
 	r.res.RefusedCalls = max(r.res.RefusedCalls, int(m.ID))
 	r.mu.Unlock()
+	r.countedLogs(m) // console.go
 	if m.OK {
 		r.res.OK = true
 		v, cut := cutJSON(m.Value, r.pool.opts.MaxOutputBytes+128)
@@ -691,6 +679,7 @@ func (r *run) finish() *Result {
 			r.res.Calls[i].Error = "still running when the run ended"
 		}
 	}
+	r.noteLogs() // console.go
 	if r.res.TimedOut {
 		r.pool.opts.Logger.Info("sandbox run timed out", "error", r.res.Error, "calls", len(r.res.Calls))
 	}

@@ -20,6 +20,11 @@ import (
 //	{"t":"ready"}                                  once, when the worker can take a run
 //	{"t":"call","id":7,"op":"search","args":[...]} a bridge call; args is the JS arguments array
 //	{"t":"log","level":"log","text":"..."}          one console line (already bounded)
+//	{"t":"log","level":"log","text":"...","truncated":true}
+//	                                               the line that reached the console limit, cut short
+//	{"t":"log","level":"log","truncated":true}     (no text) the first line dropped at the limit; later
+//	                                               lines are counted, not sent: done carries
+//	                                               "logCut", "logDropLines", "logDropBytes"
 //	{"t":"done","ok":true,"value":<json>}           the run finished; value is the returned JSON
 //	                                               ("undef":true when the body returned undefined)
 //	{"t":"done","ok":false,"error":"..."}           the run failed (thrown error, bad syntax, ...)
@@ -59,6 +64,12 @@ type message struct {
 	Props     json.RawMessage `json:"props,omitempty"`
 	Code      string          `json:"code,omitempty"`
 	Limits    *runLimits      `json:"limits,omitempty"`
+	// In "done": the console output the worker did not send (console.go):
+	// bytes cut from the end of its last line, and lines (and their
+	// bytes) dropped whole.
+	LogCut       int   `json:"logCut,omitempty"`
+	LogDropLines int   `json:"logDropLines,omitempty"`
+	LogDropBytes int64 `json:"logDropBytes,omitempty"`
 }
 
 // runLimits travel in the run request; the worker applies them to itself

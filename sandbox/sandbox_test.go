@@ -266,8 +266,11 @@ return "done";`, 5*time.Second, (&fakeBridge{}).serve)
 		t.Fatalf("result: %+v", res)
 	}
 	res2 := p.Run(context.Background(), `for (let i = 0; i < 1e5; i++) console.log(""); return 1;`, 10*time.Second, nil)
-	if !res2.OK || len(res2.Logs) > 100 || !res2.LogsTruncated {
+	if !res2.OK || len(res2.Logs) > 100+1 || !res2.LogsTruncated || res2.Logs[len(res2.Logs)-1].Level != "note" {
 		t.Fatalf("empty lines: ok=%v %d lines truncated=%v", res2.OK, len(res2.Logs), res2.LogsTruncated)
+	}
+	if want := fmt.Sprintf("[console output truncated at 100 bytes: %d more lines (0 bytes) were dropped]", 100000-100); res2.Logs[100].Text != want {
+		t.Errorf("empty lines: note %q; want %q", res2.Logs[100].Text, want)
 	}
 	want := []LogLine{{"log", `hello 1 {"a":[1,2]} undefined`}, {"warn", "careful"}, {"error", "TypeError: bad"}}
 	if len(res.Logs) < 3 {
@@ -279,7 +282,7 @@ return "done";`, 5*time.Second, (&fakeBridge{}).serve)
 		}
 	}
 	total := 0
-	for _, l := range res.Logs {
+	for _, l := range res.Logs[:len(res.Logs)-1] { // the last is the note
 		total += len(l.Text) + 1
 	}
 	if total > 100 || !res.LogsTruncated {

@@ -90,6 +90,7 @@ func WorkerMain() int {
 
 	done := w.run(req.Code, replies)
 	done.ID = int64(w.refused)
+	done.LogCut, done.LogDropLines, done.LogDropBytes = w.con.cutBytes, w.con.dropLines, w.con.dropBytes // console.go
 	if err := out.send(done); err != nil {
 		fmt.Fprintf(os.Stderr, "sandbox-worker: writing result: %v\n", err)
 		return 1
@@ -148,8 +149,7 @@ type jsWorker struct {
 	sentBytes int   // bridge-call argument bytes sent this run (MaxRunBytes)
 	bodyLines int   // lines of the user's body (callSite)
 
-	logBytes     int
-	logTruncated bool
+	con consoleState // console.go
 
 	// Originals captured before user code runs, so a script that replaces
 	// JSON.parse or Error only affects itself, not the bridge.
@@ -213,36 +213,6 @@ func (w *jsWorker) stringifyArg(v goja.Value) string {
 		}
 	}
 	return v.String()
-}
-
-func (w *jsWorker) log(level string, args []goja.Value) {
-	if w.logTruncated {
-		return
-	}
-	// Each line costs its text plus one byte, so empty lines are bounded too.
-	budget := w.limits.MaxLogBytes - w.logBytes - 1
-	if budget < 0 {
-		w.logTruncated = true
-		_ = w.out.send(message{T: msgLog, Level: level, Truncated: true})
-		return
-	}
-	var b strings.Builder
-	for i, a := range args {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(w.stringifyArg(a))
-		if b.Len() > budget {
-			break
-		}
-	}
-	text := b.String()
-	if len(text) > budget {
-		text = truncateUTF8(text, budget)
-		w.logTruncated = true
-	}
-	w.logBytes += len(text) + 1
-	_ = w.out.send(message{T: msgLog, Level: level, Text: text, Truncated: w.logTruncated})
 }
 
 func truncateUTF8(s string, n int) string {
