@@ -558,6 +558,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	printDiagnostics(stdout, p.IngestDiagnostics())
+	for _, msg := range p.ToolRefProblems() {
+		fmt.Fprintln(stdout, "warning:", msg)
+	}
 	// The fail-closed policy check already ran in Start (startProxy).
 	return code
 }

@@ -72,12 +72,13 @@ type Proxy struct {
 	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
 	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 
-	mu       sync.Mutex
-	servers  map[string]*mcp.Server       // endpoint name ("" = main) -> server
-	chains   map[string]mcp.MethodHandler // the same keys: each server's receiving chain (server.go)
-	sessions map[*mcp.ServerSession]*session
-	reserved map[*mcp.ServerSession]bool // initialize admitted, session not created yet (lifetime.go)
-	closed   bool
+	mu        sync.Mutex
+	servers   map[string]*mcp.Server       // endpoint name ("" = main) -> server
+	chains    map[string]mcp.MethodHandler // the same keys: each server's receiving chain (server.go)
+	sessions  map[*mcp.ServerSession]*session
+	reserved  map[*mcp.ServerSession]bool // initialize admitted, session not created yet (lifetime.go)
+	closed    bool
+	refWarned map[string]bool // toolrefs.go: config tool references already warned about
 
 	life    context.Context // ends at Close
 	endLife context.CancelFunc
@@ -329,6 +330,7 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		p.metrics.SetHiddenTools(up, hiddenTools(st.Diagnostics)) // security.go
 		p.metrics.SetCatalogSize(up, p.trusted(up), len(tools))
 		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
+		p.warnToolRefs() // toolrefs.go
 	}
 	p.notifyToolsChanged()
 }

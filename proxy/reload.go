@@ -144,6 +144,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		time.AfterFunc(grace, oldSurf.pool.Close)
 	}
 	p.pt.carrySubscriptions(d.changed, d.removed)
+	p.warnToolRefs() // toolrefs.go: entries the new config added
 	p.notifyToolsChanged()
 	p.pt.listChanged("resources")
 	p.pt.listChanged("prompts")

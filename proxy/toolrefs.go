@@ -1,0 +1,123 @@
+package proxy
+
+// Config entries that name tools ([upstreams.X] direct_only, [tool_search]
+// pinned) are checked against the tools the upstreams list: the config
+// loader cannot, since the tools are known only once an upstream answered
+// tools/list. A typo used to be ignored without a word (trial round 6, M5):
+// the tool was simply not listed directly, or not pinned.
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
+)
+
+// ToolRefProblems are the direct_only entries and pinned references of
+// the running config that name no tool, one sentence each, e.g.
+// `direct_only "slo" of upstream "fake": no such tool; did you mean "slow"?`.
+// An entry is checked only once the tools it could name are known (its
+// upstream listed them at least once; for a pinned reference that names no
+// upstream by its form, every enabled upstream), so an upstream still
+// starting or down since start gets no false warning. For `check`.
+func (p *Proxy) ToolRefProblems() []string {
+	return toolRefProblems(p.conf(), p.catalog().Snapshot(), p.toolsKnown)
+}
+
+// toolsKnown reports whether upstream up has listed its tools at least
+// once (it is ready, or its last known tools are in the catalog).
+func (p *Proxy) toolsKnown(up string) bool {
+	if st, ok := p.ups.Status(up); ok && st.State == upstream.StateReady {
+		return true
+	}
+	for _, e := range p.catalog().Snapshot().Entries {
+		if e.Upstream == up {
+			return true
+		}
+	}
+	return false
+}
+
+// warnToolRefs logs each problem of ToolRefProblems once per process (a
+// re-listing or a reload that keeps the entry does not repeat it).
+func (p *Proxy) warnToolRefs() {
+	for _, msg := range p.ToolRefProblems() {
+		p.mu.Lock()
+		if p.refWarned == nil {
+			p.refWarned = map[string]bool{}
+		}
+		seen := p.refWarned[msg]
+		p.refWarned[msg] = true
+		p.mu.Unlock()
+		if !seen {
+			p.log.Warn("config names a tool the upstream does not list: " + msg)
+		}
+	}
+}
+
+// toolRefProblems is ToolRefProblems for cfg over snap; known says whether
+// an upstream's tools are known.
+func toolRefProblems(cfg *config.Config, snap *catalog.Snapshot, known func(string) bool) []string {
+	var out []string
+	allKnown := true
+	for _, u := range cfg.EnabledUpstreams() {
+		if !known(u.Name) {
+			allKnown = false
+		}
+	}
+	for _, u := range cfg.EnabledUpstreams() {
+		if len(u.DirectOnly) == 0 || !known(u.Name) {
+			continue
+		}
+		names := map[string]bool{}
+		for _, e := range snap.Entries {
+			if e.Upstream == u.Name {
+				names[e.Name] = true
+			}
+		}
+		ofUp := func(e *catalog.Entry) bool { return e.Upstream == u.Name }
+		for _, d := range u.DirectOnly {
+			if names[d] {
+				continue
+			}
+			msg := fmt.Sprintf("direct_only %q of upstream %q: no such tool", d, u.Name)
+			if s := snap.Suggest(d, 1, ofUp); len(s) > 0 {
+				msg += fmt.Sprintf("; did you mean %q?", s[0].Name)
+			}
+			out = append(out, msg)
+		}
+	}
+	for _, ref := range cfg.ToolSearch.Pinned {
+		e, cands := snap.Resolve(ref, nil)
+		if e != nil {
+			continue
+		}
+		if len(cands) > 1 {
+			ids := make([]string, len(cands))
+			for i, c := range cands {
+				ids[i] = c.Exposed
+			}
+			out = append(out, fmt.Sprintf("pinned %q: names several tools (%s); use the exposed name", ref, strings.Join(ids, ", ")))
+			continue
+		}
+		up := snap.UpstreamOf(ref)
+		var keep func(*catalog.Entry) bool
+		switch {
+		case up != "" && !known(up), up == "" && !allKnown:
+			continue
+		case up != "":
+			keep = func(e *catalog.Entry) bool { return e.Upstream == up }
+		}
+		msg := fmt.Sprintf("pinned %q: no such tool", ref)
+		if up != "" {
+			msg = fmt.Sprintf("pinned %q: upstream %q has no such tool", ref, up)
+		}
+		if s := snap.Suggest(ref, 1, keep); len(s) > 0 {
+			msg += fmt.Sprintf("; did you mean %q?", s[0].Exposed)
+		}
+		out = append(out, msg)
+	}
+	return out
+}
