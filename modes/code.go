@@ -125,6 +125,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if strings.TrimSpace(code) == "" {
 		return errorResult("tool_search_code: `code` is empty: pass the body of an async function"), nil
 	}
+	// A body sent as one Markdown code block runs as its JavaScript, its
+	// lines where they were (fence.go).
+	code, _ = unfence(code)
 	var mu sync.Mutex
 	var blocks []mcp.Content
 	var weak []string // notes of this run's searches without a strong first hit (weakSearchHint)
@@ -252,6 +255,12 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	} else {
 		endRun(errors.New("code run failed"))
 	}
+	// Fences unfence left (text outside, several blocks) explain the
+	// failure they cause (fence.go).
+	fenced := fenceError(code, r)
+	if fenced != "" {
+		r.Error = fenced
+	}
 	mu.Lock()
 	runDone = true
 	runBlocks := blocks
@@ -265,7 +274,9 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if rec, ok := env.(CodeRunRecorder); ok {
 		rec.CodeRan(out)
 	}
-	out.Hint = codeHint(code, r)
+	if fenced == "" {
+		out.Hint = codeHint(code, r)
+	}
 	if out.Hint == "" && len(weakNotes) > 0 {
 		out.Hint = weakSearchHint(weakNotes)
 	}
