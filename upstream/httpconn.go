@@ -183,7 +183,14 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	shared := &sharedBuf{b: b}
 	shared.refs.Store(1) // this Write's own reference, released below
 	defer shared.release()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, shared.body())
+	pc := newPostCtx(ctx)
+	streamed := false // readStream ends pc
+	defer func() {
+		if !streamed {
+			pc.end()
+		}
+	}()
+	req, err := http.NewRequestWithContext(pc.ctx, http.MethodPost, c.url, shared.body())
 	if err != nil {
 		return err
 	}
@@ -244,9 +251,14 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	switch ct := mediaType(resp.Header.Get("Content-Type")); ct {
 	case "application/json":
-		go c.readJSON(id, resp)
+		streamed = true
+		go func() {
+			defer pc.end()
+			c.readJSON(id, resp)
+		}()
 	case "text/event-stream":
-		go c.readStream(ctx, id, resp)
+		streamed = true
+		go c.readStream(ctx, id, resp, pc)
 	default:
 		body := readSome(resp.Body, 512)
 		drainClose(resp.Body)
@@ -425,10 +437,12 @@ func (c *httpConn) lostError(we *jsonrpc.Error) error {
 // readStream reads the SSE answer to call id until it has the answer.
 // When the stream ends without it: resumed with Last-Event-ID when the
 // server gave event ids, else the call fails.
-func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response) {
+func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response, pc *postCtx) {
+	defer pc.end()
 	lastID := ""
 	for attempt := 0; ; attempt++ {
-		answered, err := c.events(resp, &lastID, id)
+		answered, err := c.events(resp, &lastID, id, pc)
+		pc = nil // a resumed stream is read with ctx
 		if answered || ctx.Err() != nil || c.closed() {
 			return
 		}
@@ -454,8 +468,11 @@ func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response
 }
 
 // events delivers the messages of one event stream; answered reports
-// whether call id (noCall: none) was answered, after which it stops.
-func (c *httpConn) events(resp *http.Response, lastID *string, id int64) (answered bool, err error) {
+// whether call id (noCall: none) was answered, after which it stops. pc,
+// when not nil, is the context of the POST the stream answers: once the
+// answer is read it is kept from the call's cancellation (postCtx.keep),
+// so that reading the stream's end does not abort the connection.
+func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *postCtx) (answered bool, err error) {
 	defer drainClose(resp.Body)
 	err = readSSE(resp.Body, c.maxBytes, func(ev *sseEvent) bool {
 		if ev.ID != "" {
@@ -472,6 +489,9 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64) (answer
 		}
 		if id != noCall && !c.isPending(id) {
 			answered = true // answered, or forgotten (cancelled): stop reading
+			if pc != nil {
+				pc.keep()
+			}
 		}
 		if !c.deliver(c.lostInAnswers(msgs)) {
 			return false
@@ -532,7 +552,7 @@ func (c *httpConn) standaloneGET() {
 			problem = fmt.Sprintf("HTTP %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
 			drainClose(resp.Body)
 		default:
-			_, err := c.events(resp, &lastID, noCall)
+			_, err := c.events(resp, &lastID, noCall, nil)
 			if err != nil {
 				problem = "stream ended: " + err.Error()
 			} else {
@@ -603,6 +623,50 @@ func readSome(r io.Reader, n int64) []byte {
 
 // drainClose reads a little of what is left (so the connection can be
 // reused) and closes the body.
+// postCtx is the context of one POST of a call: cancelled with the call's
+// context (ctx) until the answer has been read (keep). The caller's context
+// ends as soon as the answer is delivered (the call returned); reading the
+// rest of the answer's event stream (drainClose) under it aborted the
+// request, and net/http then closed the connection instead of reusing it:
+// about a third of the calls of the overhead bench dialed a new
+// connection (issue 16). After keep, the rest is read for at most
+// keepDrain.
+type postCtx struct {
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	stop   func() bool
+	timer  *time.Timer
+}
+
+// keepDrain bounds reading the end of an answered event stream.
+const keepDrain = 2 * time.Second
+
+func newPostCtx(ctx context.Context) *postCtx {
+	rctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	pc := &postCtx{ctx: rctx, cancel: cancel}
+	pc.stop = context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+	return pc
+}
+
+// keep detaches the POST from the call's context (the answer is in).
+func (pc *postCtx) keep() {
+	if pc.stop() {
+		pc.timer = time.AfterFunc(keepDrain, func() { pc.cancel(context.DeadlineExceeded) })
+	}
+}
+
+// end releases the POST's context (its body is closed).
+func (pc *postCtx) end() {
+	if pc == nil {
+		return
+	}
+	pc.stop()
+	if pc.timer != nil {
+		pc.timer.Stop()
+	}
+	pc.cancel(context.Canceled)
+}
+
 func drainClose(b io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(b, 64<<10))
 	_ = b.Close()
