@@ -112,12 +112,25 @@ const (
 // statelessFast wraps next, the stateless Streamable HTTP handler of
 // endpoint, with the tools/call fast path.
 func (p *Proxy) statelessFast(endpoint string, next http.Handler) http.Handler {
+	// The endpoint's stateless server and its receiving chain, made on
+	// first use (as the go-sdk handler's getServer makes the server).
+	fs := sync.OnceValue(func() *fastServer {
+		return &fastServer{endpoint: endpoint, srv: p.Server(endpoint, transportStateless), handle: p.receivingHandler(endpoint, transportStateless)}
+	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		served, r2 := p.serveFastHTTP(w, r, endpoint)
+		served, r2 := p.serveFastHTTP(w, r, fs)
 		if !served {
 			next.ServeHTTP(w, r2)
 		}
 	})
+}
+
+// fastServer is what the fast path of one endpoint runs a call on: the
+// endpoint's stateless server and its receiving chain (Proxy.Server).
+type fastServer struct {
+	endpoint string
+	srv      *mcp.Server
+	handle   mcp.MethodHandler
 }
 
 // httpCall is a tools/call the fast path may take, from the POST body.
@@ -130,12 +143,14 @@ type httpCall struct {
 	caps   []byte // its clientCapabilities, raw
 	pv     []byte // its protocolVersion, raw (with quotes)
 	params []byte
+	others [fastMaxMetaKs][2][]byte // its other members: key (no escapes), raw value
+	nother int
 }
 
 // serveFastHTTP serves r on the fast path when it qualifies, reporting
 // whether it did; otherwise it returns the request to hand to the go-sdk
 // (r, or r with a tripleLearn slot when only the triple was unknown).
-func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, endpoint string) (bool, *http.Request) {
+func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server func() *fastServer) (bool, *http.Request) {
 	if !fastHTTP || goDebugSet() || r.Method != http.MethodPost {
 		return false, r
 	}
@@ -147,8 +162,10 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, endpoint s
 	if !ok || fb.Len() != len(fb.b) || len(fb.b) == 0 || len(fb.b) > sdkMaxBody {
 		return false, r
 	}
-	if mt, _, err := mime.ParseMediaType(h.Get("Content-Type")); err != nil || mt != "application/json" {
-		return false, r
+	if ct := h.Get("Content-Type"); ct != "application/json" { // the go-sdk: its base media type
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return false, r
+		}
 	}
 	if jsonOK, streamOK := acceptsJSONAndStream(h.Values("Accept")); !jsonOK || !streamOK {
 		return false, r
@@ -159,35 +176,36 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, endpoint s
 	}
 	var kb [512]byte
 	key := tripleKey(kb[:0], &c)
-	ip := p.trips.get(key)
-	if ip == nil {
+	t := p.trips.get(key)
+	if t == nil {
 		if len(key) <= maxTripleKey {
-			r = r.WithContext(context.WithValue(r.Context(), tripleLearnKey{}, &tripleLearn{key: string(key)}))
+			r = r.WithContext(context.WithValue(r.Context(), tripleLearnKey{}, &tripleLearn{key: string(key), ci: bytes.Clone(c.ci), caps: bytes.Clone(c.caps)}))
 		}
 		return false, r
 	}
 	// Mcp-Param-* headers (SEP-2243) are checked by paramHeaderCheck:
 	// a tool that binds any goes that way.
-	if e := p.visibleTool(endpoint, r, string(c.name), c.ci); e != nil && len(paramheader.Bindings(e.InputSchema)) > 0 {
+	fs := server()
+	if e := p.visibleToolOf(fs.endpoint, r, string(c.name), t.client); e != nil && len(paramheader.Bindings(e.InputSchema)) > 0 {
 		return false, r
 	}
 	params := &mcp.CallToolParamsRaw{Name: string(c.name)}
 	if c.args != nil {
 		params.Arguments = json.RawMessage(c.args)
 	}
-	if json.Unmarshal(c.meta, &params.Meta) != nil {
+	if params.Meta, ok = t.meta(&c); !ok {
 		return false, r
 	}
-	p.runFastHTTP(w, r, endpoint, c.id, params, ip)
+	p.runFastHTTP(w, r, fs, c.id, params, t.ip)
 	return true, r
 }
 
 // runFastHTTP runs the call on a session of its own and writes the answer.
-func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, endpoint string, id jsonrpc.ID, params *mcp.CallToolParamsRaw, ip *mcp.InitializeParams) {
+func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw, ip *mcp.InitializeParams) {
 	p.fastHTTPCalls.Add(1)
 	conn := &fastHTTPConn{w: w, open: true, done: make(chan struct{})}
 	state := *ip
-	ss, err := p.Server(endpoint, transportStateless).Connect(r.Context(), conn, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{InitializeParams: &state}})
+	ss, err := fs.srv.Connect(r.Context(), conn, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{InitializeParams: &state}})
 	if err != nil { // as the go-sdk's serveStateless answers a failed connect
 		p.log.Error(fmt.Sprintf("failed to connect: %v", err))
 		http.Error(w, "failed connection", http.StatusInternalServerError)
@@ -196,18 +214,25 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, endpoint str
 	defer ss.Close()
 	// servePOST sets these before the request is handled.
 	hdr := w.Header()
-	hdr.Set("Cache-Control", "no-cache, no-transform")
-	hdr.Set("Content-Type", "text/event-stream")
-	hdr.Set("Connection", "keep-alive")
+	hdr["Cache-Control"], hdr["Content-Type"], hdr["Connection"] = sseCacheControl, sseContentType, sseConnection
 	req := &mcp.CallToolRequest{Session: ss, Params: params, Extra: &mcp.RequestExtra{
 		TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header, CloseSSEStream: noCloseSSE}}
 	ctx := context.WithValue(r.Context(), fastHTTPKey{}, conn)
-	res, err := p.receivingHandler(endpoint, transportStateless)(ctx, "tools/call", req)
+	res, err := fs.handle(ctx, "tools/call", req)
 	if err == nil {
 		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
 	}
 	conn.answer(r.Context(), id, res, err)
 }
+
+// The response headers of a call answered as an event stream (values
+// shared by every answer: net/http copies the header when it is written,
+// and Header.Set or Add replace or grow a value, never change it).
+var (
+	sseCacheControl = []string{"no-cache, no-transform"}
+	sseContentType  = []string{"text/event-stream"}
+	sseConnection   = []string{"keep-alive"}
+)
 
 // noCloseSSE is RequestExtra.CloseSSEStream of a 2026-07-28 request: the
 // go-sdk's does nothing at that version (SEP-2575 removed resumption).
@@ -339,6 +364,8 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 			bad = true
 		default:
 			bad = strings.HasPrefix(string(k), "io.modelcontextprotocol/")
+			c.others[c.nother] = [2][]byte{k, v}
+			c.nother++
 		}
 		return !bad
 	}); err != nil || bad || string(c.pv) != `"`+modernVersion+`"` || c.caps == nil {
@@ -547,10 +574,11 @@ var sseBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // The _meta triple cache (see the file comment). Keys are the raw bytes
 // of protocolVersion, clientInfo and clientCapabilities; values the
-// InitializeParams go-sdk v1.8.0 built from them (validateRequestMeta).
-// A client cannot teach it anything but the go-sdk's own decoding of
-// bytes it sent; it holds at most maxTriples entries and starts over when
-// full.
+// InitializeParams go-sdk v1.8.0 built from them (validateRequestMeta)
+// and the two objects decoded as request _meta values (encoding/json into
+// any, as fastParams decodes _meta). A client cannot teach it anything
+// but the go-sdk's own decoding of bytes it sent; it holds at most
+// maxTriples entries and starts over when full.
 
 const (
 	maxTriples   = 256
@@ -559,22 +587,51 @@ const (
 
 type tripleCache struct {
 	mu sync.Mutex
-	m  map[string]*mcp.InitializeParams
+	m  map[string]*knownTriple
 }
 
-func (t *tripleCache) get(key []byte) *mcp.InitializeParams {
+// knownTriple is one entry of the triple cache. ci and caps are shared by
+// the requests that use the entry, read-only: the _meta of a request maps
+// them under hop keys (meta.go), which are never forwarded or changed.
+type knownTriple struct {
+	ip       *mcp.InitializeParams
+	ci, caps any    // nil ci: no clientInfo
+	client   string // the client name as paramHeaderCheck reads it (clientNameOf)
+}
+
+func (t *tripleCache) get(key []byte) *knownTriple {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.m[string(key)]
 }
 
-func (t *tripleCache) put(key string, ip *mcp.InitializeParams) {
+func (t *tripleCache) put(key string, k *knownTriple) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil || len(t.m) >= maxTriples {
-		t.m = map[string]*mcp.InitializeParams{}
+		t.m = map[string]*knownTriple{}
 	}
-	t.m[key] = ip
+	t.m[key] = k
+}
+
+// meta is the request _meta of c, as encoding/json decodes the whole
+// object into mcp.Meta: the triple's values from t, the other members
+// decoded one by one (ok false when one does not decode).
+func (t *knownTriple) meta(c *httpCall) (mcp.Meta, bool) {
+	m := make(mcp.Meta, 3+c.nother)
+	m[mcp.MetaKeyProtocolVersion] = modernVersion
+	if t.ci != nil {
+		m[mcp.MetaKeyClientInfo] = t.ci
+	}
+	m[mcp.MetaKeyClientCapabilities] = t.caps
+	for _, kv := range c.others[:c.nother] {
+		var v any
+		if json.Unmarshal(kv[1], &v) != nil {
+			return nil, false
+		}
+		m[string(kv[0])] = v
+	}
+	return m, true
 }
 
 // tripleKey appends the triple cache key of c to dst.
@@ -594,7 +651,10 @@ func tripleKey(dst []byte, c *httpCall) []byte {
 // because its triple was not in the cache.
 type tripleLearnKey struct{}
 
-type tripleLearn struct{ key string }
+type tripleLearn struct {
+	key      string
+	ci, caps []byte // raw
+}
 
 // learnTripleMiddleware records the InitializeParams the go-sdk built for
 // a stateless tools/call whose triple the fast path did not know yet
@@ -605,7 +665,14 @@ func (p *Proxy) learnTripleMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 				if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion == modernVersion {
 					cp := *ip
-					p.trips.put(l.key, &cp)
+					k := &knownTriple{ip: &cp, client: clientNameOf(l.ci)}
+					err := json.Unmarshal(l.caps, &k.caps)
+					if l.ci != nil && err == nil {
+						err = json.Unmarshal(l.ci, &k.ci)
+					}
+					if err == nil {
+						p.trips.put(l.key, k)
+					}
 				}
 			}
 		}

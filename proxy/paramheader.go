@@ -92,11 +92,22 @@ func (p *Proxy) paramHeaderCheck(endpoint string, next http.Handler) http.Handle
 // clientInfo.name) and the policy view of its subject, with the identity
 // the front verified (front_auth.go, carried as the go-sdk's TokenInfo).
 func (p *Proxy) visibleTool(endpoint string, r *http.Request, name string, clientInfo json.RawMessage) *catalog.Entry {
-	s := &session{p: p, endpoint: endpoint}
+	return p.visibleToolOf(endpoint, r, name, clientNameOf(clientInfo))
+}
+
+// clientNameOf is the name in a request's raw _meta clientInfo, as
+// visibleTool reads it ("" when it does not decode).
+func clientNameOf(clientInfo json.RawMessage) string {
 	var ci mcp.Implementation
 	if json.Unmarshal(clientInfo, &ci) == nil {
-		s.client = ci.Name
+		return ci.Name
 	}
+	return ""
+}
+
+// visibleToolOf is visibleTool for a client named client.
+func (p *Proxy) visibleToolOf(endpoint string, r *http.Request, name, client string) *catalog.Entry {
+	s := &session{p: p, endpoint: endpoint, client: client}
 	e := s.Snapshot().ByExposed(name)
 	if e == nil || !p.subjectView(s.client, endpoint, identityOfToken(auth.TokenInfoFromContext(r.Context()))).Allowed(toolOf(e)) {
 		return nil
