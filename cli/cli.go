@@ -261,8 +261,8 @@ func (c *common) overrideMode(cfg *config.Config) error {
 }
 
 // startProxy builds and starts a proxy; callers must Close it.
-func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger) (*proxy.Proxy, error) {
-	p, err := proxy.New(cfg, proxy.Options{Logger: log})
+func startProxy(ctx context.Context, cfg *config.Config, log *slog.Logger, oneShot bool) (*proxy.Proxy, error) {
+	p, err := proxy.New(cfg, proxy.Options{Logger: log, OneShot: oneShot})
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +281,7 @@ func (c *common) open(stderr io.Writer) (*proxy.Proxy, int) {
 	if !ok {
 		return nil, exitUsage
 	}
-	p, err := startProxy(context.Background(), cfg, log)
+	p, err := startProxy(context.Background(), cfg, log, true)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
 		return nil, exitFail
@@ -349,7 +349,7 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	// No upstream holds the start longer than server.startup_wait (issue
 	// 13 items 1 and 12); later ones are announced when they are ready.
 	wctx, cancelWait := context.WithTimeout(ctx, cfg.Server.StartupWait.Duration)
-	p, err := startProxy(wctx, cfg, log)
+	p, err := startProxy(wctx, cfg, log, false)
 	cancelWait()
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-toolsearch: %v\n", cfg.Redact(err.Error()))
@@ -533,7 +533,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	fmt.Fprintf(stdout, "config %s: valid\n%s\n", cfg.Path, cfg.Summary()) // warnings were logged by load
-	p, err := startProxy(context.Background(), cfg, log)
+	p, err := startProxy(context.Background(), cfg, log, true)
 	if err != nil {
 		fmt.Fprintln(stdout, "FAIL:", cfg.Redact(err.Error()))
 		return exitFail

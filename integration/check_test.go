@@ -5,7 +5,9 @@ package integration
 // `mcp-toolsearch check` on the real binary (trial round 6).
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,5 +26,29 @@ func TestCheckToolRefTypos(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("check lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestCheckStartFailureReason (L4): check names the real cause for an
+// upstream that writes a line that is not JSON-RPC and never answers
+// initialize (it was "exited with status 0": the exit that followed the
+// timeout), and does not promise background retries.
+func TestCheckStartFailureReason(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "garbage.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'hello this is not json'\ncat > /dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := writeConfig(t, "[upstreams.garbage]\ncommand = "+tomlString(script)+"\nstartup_timeout = \"2s\"\n")
+	out, err := exec.Command(buildProxy(t), "check", cfg).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("check: %v, want exit status 1", err)
+	}
+	want := `upstream garbage              FAILED  initialize: startup_timeout (2s) exceeded: no answer to initialize; it wrote 1 line the proxy could not use, the first: not a JSON-RPC message: hello this is not json`
+	if !strings.Contains(string(out), want) {
+		t.Errorf("check lacks %q:\n%s", want, out)
+	}
+	if strings.Contains(string(out), "retrying in the background") {
+		t.Errorf("check promises background retries:\n%s", out)
 	}
 }

@@ -44,6 +44,10 @@ type Options struct {
 	// Tracing, when set, replaces [telemetry] traces_* (tests: an
 	// in-process exporter; see tracing.Config).
 	Tracing *tracing.Config
+	// OneShot: the proxy runs for one command (check, list, describe, …)
+	// and stops; Start's log does not promise background retries of an
+	// upstream that failed to start.
+	OneShot bool
 }
 
 // Proxy is one running deployment.
@@ -56,6 +60,7 @@ type Proxy struct {
 	polP         atomic.Pointer[policy.Policy]
 	reloadMu     sync.Mutex // one reload at a time; held by onToolsChanged too
 	fixedSurface bool       // Options.Surface given: reload keeps it
+	oneShot      bool       // Options.OneShot
 
 	log           *slog.Logger
 	ups           *upstreamSet
@@ -114,6 +119,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if err := p.openPins(cfg); err != nil {
 		return nil, err
 	}
+	p.oneShot = opts.OneShot
 	if opts.Surface != nil {
 		p.surfP.Store(&surfaceState{surface: opts.Surface})
 		p.fixedSurface = true
@@ -237,7 +243,11 @@ func (p *Proxy) Start(ctx context.Context) error {
 			p.log.Warn("upstream still starting; serving without it until it is ready (server.startup_wait)", "upstream", st.Name)
 		default:
 			p.catalog().SetUnavailable(st.Name, p.conf().Redact(st.Err))
-			p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
+			if p.oneShot {
+				p.log.Warn("upstream failed to start", "upstream", st.Name, "reason", st.Err)
+			} else {
+				p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
+			}
 		}
 	}
 	if !settled {
@@ -319,7 +329,11 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		}
 		p.catalog().SetUnavailable(up, p.conf().Redact(reason)) // reasons reach clients in hits
 		p.metrics.SetUpstreamUp(up, false)
-		p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
+		if p.oneShot {
+			p.log.Warn("upstream unavailable", "upstream", up, "reason", reason)
+		} else {
+			p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
+		}
 	} else {
 		st, _ := p.ups.Status(up)
 		p.catalog().SetTools(up, entriesFromListing(tools, st.Diagnostics, st.Extra))

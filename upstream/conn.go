@@ -456,21 +456,26 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 	return l, nil
 }
 
-// attemptError names the phase, preferring a stdio child's exit reason.
+// attemptError names the phase, preferring a stdio child's exit reason
+// when the child exited on its own; after startup_timeout it names the
+// timeout (a child that exits then only followed its stdin being closed).
+// Either way it adds what the upstream wrote that is not JSON-RPC
+// (skippedNote, startfail.go).
 func (c *conn) attemptError(l *live, phase string, err error) error {
-	if l.child != nil {
+	timedOut := errors.Is(err, context.DeadlineExceeded)
+	if l.child != nil && !timedOut {
 		t := time.NewTimer(exitReasonWait)
 		defer t.Stop()
 		select {
 		case <-l.child.exited:
-			return errors.New(l.child.reason())
+			return errors.New(l.child.reason() + skippedNote(l))
 		case <-t.C:
 		}
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s: startup_timeout (%s) exceeded", phase, c.startupTimeout())
+	if timedOut {
+		return fmt.Errorf("%s: startup_timeout (%s) exceeded: no answer to %s%s", phase, c.startupTimeout(), phase, skippedNote(l))
 	}
-	return fmt.Errorf("%s: %w", phase, err)
+	return fmt.Errorf("%s: %w%s", phase, err, skippedNote(l))
 }
 
 // clientOptions merges the proxy's hook (or own, for a per-client

@@ -75,6 +75,14 @@ func runTestServer(mode string) {
 	if hasFlag(mode, "trapterm") {
 		signal.Ignore(syscall.SIGTERM)
 	}
+	if hasFlag(mode, "garbage") {
+		// Not an MCP server: a line of text, a stray answer, then it reads
+		// stdin until it is closed and exits 0.
+		fmt.Println("hello this is not json")
+		fmt.Println(`{"jsonrpc":"2.0","id":999,"result":{}}`)
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		os.Exit(0)
+	}
 	if hasFlag(mode, "hang") {
 		for {
 			time.Sleep(time.Hour)

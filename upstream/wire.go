@@ -625,6 +625,8 @@ type skipLog struct {
 	count   int
 	since   time.Time
 	onceFor map[string]bool
+	total   int    // frames skipped in all (startfail.go)
+	first   string // the first one: why, and a preview of the frame
 }
 
 const (
@@ -634,6 +636,9 @@ const (
 
 func (s *skipLog) note(why string, frame []byte) {
 	s.mu.Lock()
+	if s.total++; s.first == "" {
+		s.first = why + ": " + preview(frame, maxLogLine/8)
+	}
 	if s.logged < skipLogFirst {
 		s.logged++
 		last := s.logged == skipLogFirst

@@ -1,0 +1,28 @@
+package upstream
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+)
+
+// TestStartupTimeoutNamesCause (trial round 6, L4): an upstream that
+// writes lines that are not JSON-RPC and never answers initialize fails
+// with the startup_timeout and its first such line, not with the exit
+// status it returns when the proxy closes its stdin.
+func TestStartupTimeoutNamesCause(t *testing.T) {
+	u := stdioUpstream("garbage", "garbage")
+	u.StartupTimeout.Duration = 300 * time.Millisecond
+	m, _ := startManager(t, []*config.Upstream{u}, Options{Grace: 100 * time.Millisecond, BackoffMin: time.Hour, BackoffMax: time.Hour})
+	st, _ := m.Status("garbage")
+	for _, want := range []string{"initialize: startup_timeout (300ms) exceeded: no answer to initialize", "it wrote 2 lines the proxy could not use, the first: not a JSON-RPC message: hello this is not json"} {
+		if !strings.Contains(st.Err, want) {
+			t.Errorf("reason %q lacks %q", st.Err, want)
+		}
+	}
+	if strings.Contains(st.Err, "exited with status") {
+		t.Errorf("reason blames the exit that followed the timeout: %q", st.Err)
+	}
+}
