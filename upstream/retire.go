@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -60,7 +61,7 @@ func (m *Manager) Retire(ctx context.Context, why string, bound time.Duration) e
 	}
 	m.mu.Unlock()
 	if idle != nil {
-		m.log.Info("waiting for calls in flight before stopping the old upstream session", "calls", n, "reason", why, "bound", bound)
+		m.log.Info("waiting for calls in flight before stopping the old upstream session", "upstream", strings.Join(m.names, ","), "calls", n, "reason", why, "bound", bound)
 		t := time.NewTimer(bound)
 		select {
 		case <-idle:
@@ -68,7 +69,7 @@ func (m *Manager) Retire(ctx context.Context, why string, bound time.Duration) e
 			m.mu.Lock()
 			n = m.inflight
 			m.mu.Unlock()
-			m.log.Warn("cutting calls still in flight on the old upstream session", "calls", n, "reason", why, "bound", bound)
+			m.log.Warn("cutting calls still in flight on the old upstream session", "upstream", strings.Join(m.names, ","), "calls", n, "reason", why, "bound", bound)
 		case <-ctx.Done():
 		}
 		t.Stop()
