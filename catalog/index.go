@@ -96,6 +96,14 @@ type RankParams struct {
 	// entry's name verb changes something (create, delete, send, …):
 	// calling it for a look-up is the costly mistake.
 	ReadWriteMismatch float64
+	// Coverage is the power of the coverage factor of a single-task
+	// query (0 = off): each of the first coverageDepth hits' scores is
+	// multiplied by (0.2 + c)^Coverage, where c is the idf-weighted
+	// share of the query's words the entry has (Scored.Strength without
+	// the named-entry rule), and they are ranked again. Among many
+	// specialised tools (a registry), one that matches the whole request
+	// beats one that matches a single rare word of it strongly.
+	Coverage float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -115,6 +123,7 @@ func DefaultRankParams() RankParams {
 		ClauseMix:         1,
 		VerbMismatch:      0.9,
 		ReadWriteMismatch: 0.5,
+		Coverage:          0.5,
 	}
 }
 
@@ -1060,6 +1069,13 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	// Top-k selection with a bounded min-heap; allow is called only for
 	// candidates that would enter the heap, and the entry itself (another
 	// cache line) is read only for a score that can enter it.
+	// A single-task query selects coverageDepth candidates for the
+	// coverage factor (RankParams.Coverage), then keeps limit of them.
+	want := limit
+	cover := p.Coverage > 0 && aq.nseg <= 1
+	if cover {
+		limit = max(limit, coverageDepth)
+	}
 	h := make(topHeap, 0, min(limit, len(sc.touched)))
 	for _, id := range sc.touched {
 		row := acc[int(id)*stride : int(id)*stride+stride]
@@ -1102,7 +1118,14 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 	}
 	out := []Scored(h)
+	if cover {
+		for i := range out {
+			c, _ := ix.coverage(out[i].doc, sc)
+			out[i].Score *= math.Pow(0.2+c, p.Coverage)
+		}
+	}
 	sort.Slice(out, func(i, j int) bool { return better(out[i].Score, out[i].Entry, out[j].Score, out[j].Entry) })
+	out = out[:min(len(out), want)]
 	for i := range out {
 		ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
 	}
@@ -1201,23 +1224,34 @@ func hasDoc(post []posting, doc int32) bool {
 	return lo < len(post) && post[lo].doc == doc
 }
 
-// matchInfo fills s.Matched and s.Strength (see Scored) for one hit, from
-// the query analysed in sc. Identifier wholes ("create_issue") count only
-// when matched: their parts are query terms too.
-func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
+// coverageDepth is how many first hits of a single-task query the
+// coverage factor ranks again (RankParams.Coverage).
+const coverageDepth = 30
+
+// coverage returns the share of the query that document doc matches
+// (Scored.Strength before the named-entry rule: the idf- and
+// weight-weighted share of the query's words it has, a derived term
+// counting derivedCredit) and how many query words it matches, leaving
+// each word's credit in sc.credit. It allocates nothing.
+func (ix *Index) coverage(doc int32, sc *scratch) (float64, int) {
 	aq, idfs := &sc.aq, sc.idfs
 	sc.credit = slices.Grow(sc.credit[:0], len(aq.terms))[:len(aq.terms)]
 	credit := sc.credit
 	clear(credit)
-	has := func(qt *queryTerm) bool { return qt.ti != nil && hasDoc(qt.ti.post, s.doc) }
+	has := func(qt *queryTerm) bool { return qt.ti != nil && hasDoc(qt.ti.post, doc) }
 	for i := range aq.terms { // base terms first: derived ones only for words not matched
 		if qt := &aq.terms[i]; qt.kind == termWord && idfs[qt.src] > 0 && has(qt) {
 			credit[qt.src] = 1
 		}
 	}
 	for i := range aq.terms {
-		if qt := &aq.terms[i]; qt.kind != termWord && credit[qt.src] < derivedCredit[qt.kind] && has(qt) {
-			credit[qt.src] = derivedCredit[qt.kind]
+		qt := &aq.terms[i]
+		if qt.kind == termWord || (credit[qt.src] >= derivedCredit[qt.kind] && (qt.src2 == 0 || credit[qt.src2-1] >= derivedCredit[qt.kind])) || !has(qt) {
+			continue
+		}
+		credit[qt.src] = max(credit[qt.src], derivedCredit[qt.kind])
+		if qt.src2 > 0 {
+			credit[qt.src2-1] = max(credit[qt.src2-1], derivedCredit[qt.kind])
 		}
 	}
 	var got, total float64
@@ -1237,6 +1271,19 @@ func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
 			nm++
 		}
 	}
+	if total == 0 {
+		return 0, nm
+	}
+	return got / total, nm
+}
+
+// matchInfo fills s.Matched and s.Strength (see Scored) for one hit, from
+// the query analysed in sc. Identifier wholes ("create_issue") count only
+// when matched: their parts are query terms too.
+func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
+	aq := &sc.aq
+	share, nm := ix.coverage(s.doc, sc)
+	credit := sc.credit
 	if nm > 0 {
 		for i := range aq.terms {
 			qt := &aq.terms[i]
@@ -1250,9 +1297,7 @@ func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
 			}
 		}
 	}
-	if total > 0 {
-		s.Strength = got / total
-	}
+	s.Strength = share
 	if named {
 		s.Strength = 1
 	}

@@ -51,8 +51,11 @@ type queryTerm struct {
 	qw   float64 // query-side weight
 	kind uint8
 	// src is the index of the base term (kind termWord) it stands for; a
-	// base term points at itself.
-	src int
+	// base term points at itself. src2, when not 0, is 1 + the index of a
+	// second base term it stands for (two query words joined into one
+	// compound: "zip codes" -> zipcode).
+	src  int
+	src2 int
 	// word is the query word as written (for Scored.Matched).
 	word string
 	// whole marks the whole lower-cased form of an identifier-like word
@@ -179,17 +182,18 @@ func (aq *analyzedQuery) analyze(q string) {
 		}
 		at = end
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
-		verbOK = !nounPosition(prev, core, nextChunk(q, at), sentenceStart)
-		if isClauseStart(chunk, nextChunk(q, at)) {
+		next := nextChunk(q, at) // once per chunk: it is read by four checks
+		verbOK = !nounPosition(prev, core, next, sentenceStart)
+		if isClauseStart(chunk, next) {
 			newSeg = true
 			markTask()
 		} else if isRequestWord(core, verbOK) {
 			markTask()
 		}
-		if w == 1 && isFramingVerb(core) && isMeUs(nextChunk(q, at)) {
+		if w == 1 && isFramingVerb(core) && isMeUs(next) {
 			w = weightFraming
 		}
-		if w == 1 && isGreeting(core, chunk, len(aq.words) == 0, nextChunk(q, at)) {
+		if w == 1 && isGreeting(core, chunk, len(aq.words) == 0, next) {
 			w = weightFraming
 		}
 		if core != "" && w == 1 && looksLikeIdentifier(core) {
@@ -228,26 +232,24 @@ func (aq *analyzedQuery) analyze(q string) {
 // also nouns (store, order, book, post, list, change, show, record), and
 // as nouns they say nothing about the operation asked for.
 func nounPosition(prev, core, next string, sentenceStart bool) bool {
-	if core == "" {
+	if len(core) < 2 {
 		return false
 	}
-	if c := core[0]; !sentenceStart && c >= 'A' && c <= 'Z' && len(core) > 1 && core[1] >= 'a' && core[1] <= 'z' {
+	if c := core[0]; !sentenceStart && c >= 'A' && c <= 'Z' && core[1] >= 'a' && core[1] <= 'z' {
+		return true
+	}
+	// "of", "of," or "Of" (no allocation: this runs for every query word).
+	if len(next) >= 2 && next[0]|0x20 == 'o' && next[1]|0x20 == 'f' && (len(next) == 2 || next[2] < utf8.RuneSelf && !isWordRune(rune(next[2]))) {
+		return true
+	}
+	if strings.HasSuffix(prev, "'s") || prev != "" && prev[0] >= '0' && prev[0] <= '9' && isNumber(prev) {
 		return true
 	}
 	var buf [16]byte
-	trim := func(s string) string { return strings.TrimFunc(s, func(r rune) bool { return !isWordRune(r) }) }
-	if string(lowerWord(&buf, trim(next))) == "of" {
+	switch string(lowerWord(&buf, prev)) {
+	case "the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that",
+		"these", "those", "each", "every", "another", "which", "whose", "no":
 		return true
-	}
-	if p := trim(prev); p != "" && p == prev || strings.HasSuffix(prev, "'s") {
-		if isNumber(p) || strings.HasSuffix(prev, "'s") {
-			return true
-		}
-		switch string(lowerWord(&buf, p)) {
-		case "the", "a", "an", "my", "your", "our", "their", "his", "her", "its", "this", "that",
-			"these", "those", "each", "every", "another", "which", "whose", "no":
-			return true
-		}
 	}
 	return false
 }
@@ -634,15 +636,22 @@ func (ix *Index) expand(aq *analyzedQuery) {
 		if ti == nil {
 			continue
 		}
-		src := -1
+		src, src2 := -1, -1
 		for j := 0; j < nbase; j++ {
-			if aq.terms[j].word == a || aq.terms[j].word == b {
-				src = j
-				break
+			if w := aq.terms[j].word; w == a || w == b {
+				if src < 0 {
+					src = j
+				} else if w != aq.terms[src].word && src2 < 0 {
+					src2 = j
+				}
 			}
 		}
 		if src >= 0 {
+			n := len(aq.terms)
 			aq.derive(joined, weightCompound, termCompound, src, ti)
+			if len(aq.terms) > n && src2 >= 0 {
+				aq.terms[n].src2 = src2 + 1 // "zip codes" -> zipcode stands for both words
+			}
 		}
 	}
 }

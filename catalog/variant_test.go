@@ -91,3 +91,30 @@ func TestVerbWordsUsedAsNouns(t *testing.T) {
 		}
 	}
 }
+
+// Among many specialised tools, one that matches the whole request
+// ranks above one that matches a part of it strongly, here in its name
+// (RankParams.Coverage): "translate this text to German" wants the
+// translator, not German headlines.
+func TestCoverageFavoursWholeMatch(t *testing.T) {
+	tools := append([][3]string{
+		{"news:german_headlines", "German headlines.", ""},
+		{"ling:deepl", "DeepL: translate text between thirty languages, including German, with a formal or informal tone and glossaries.", ""},
+		{"ling:detect_language", "Detect the language of a text.", ""},
+		{"ling:spell_check", "Check the spelling of a text.", ""},
+	}, filler...)
+	var es []*Entry
+	for _, d := range testIndex(t, tools).docs {
+		es = append(es, d.e)
+	}
+	p := DefaultRankParams()
+	p.Semantic = 0
+	q := "translate this text to German"
+	if got := top(NewIndexWithParams(es, p), q, 1); !slices.Equal(got, []string{"mcp:ling:deepl"}) {
+		t.Errorf("%q: first %v, want mcp:ling:deepl", q, got)
+	}
+	p.Coverage = 0
+	if got := top(NewIndexWithParams(es, p), q, 1); slices.Equal(got, []string{"mcp:ling:deepl"}) {
+		t.Errorf("without the coverage factor the translator is first too: the test no longer shows what it changes")
+	}
+}
