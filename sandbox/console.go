@@ -48,16 +48,14 @@ func (w *jsWorker) log(level string, args []goja.Value) {
 		c.dropBytes += int64(n)
 		return
 	}
-	limit := w.limits.MaxLogBytes
-	budget := limit - c.bytes - 1
-	if n <= budget {
+	keep := consoleKeep(w.limits.MaxLogBytes, c.bytes, n)
+	if keep == n {
 		c.bytes += n + 1
 		_ = w.out.send(message{T: msgLog, Level: level, Text: strings.Join(parts, " ")})
 		return
 	}
 	c.full = true
-	if budget > 0 && budget >= limit/2 {
-		// A long line while half the output is still free: keep its start.
+	if budget := keep; budget > 0 {
 		var b strings.Builder
 		for i, p := range parts {
 			if i > 0 {
@@ -77,6 +75,23 @@ func (w *jsWorker) log(level string, args []goja.Value) {
 	c.dropLines++
 	c.dropBytes += int64(n)
 	_ = w.out.send(message{T: msgLog, Level: level, Truncated: true}) // tells the parent now, in case the run never ends
+}
+
+// consoleKeep is how many bytes of an n-byte line to keep when used bytes
+// of the limit are taken: n when it fits (with its newline); else the rest
+// when at least half of the limit is still free (a long line keeps its
+// start); else -1 (the line is dropped whole, also an empty one once the
+// limit is reached). The one rule of the worker and the parent.
+func consoleKeep(limit, used, n int) int {
+	rest := limit - used - 1
+	switch {
+	case n <= rest:
+		return n
+	case rest > 0 && rest >= limit/2:
+		return rest
+	default:
+		return -1
+	}
 }
 
 // utf8Max is the longest UTF-8 encoding of a rune, in bytes.
@@ -109,18 +124,16 @@ func (r *run) addLog(m message) {
 		c.dropBytes += int64(len(m.Text))
 		return
 	}
-	limit := r.pool.opts.MaxLogBytes
-	budget := limit - c.bytes - 1
 	text := m.Text
-	if len(text) > budget {
+	if keep := consoleKeep(r.pool.opts.MaxLogBytes, c.bytes, len(text)); keep < len(text) {
 		r.res.LogsTruncated = true
 		c.full = true
-		if budget <= 0 || budget < limit/2 {
+		if keep <= 0 {
 			c.dropLines++
 			c.dropBytes += int64(len(text))
 			return
 		}
-		text = truncateUTF8(text, budget)
+		text = truncateUTF8(text, keep)
 		c.cutBytes += len(m.Text) - len(text)
 	}
 	c.bytes += len(text) + 1
