@@ -35,6 +35,31 @@ func relayedCapabilities(c *mcp.ClientCapabilities) map[string]any {
 	return out
 }
 
+// relayedCaps is relayedCapabilities(c) as JSON, kept per c (a client's
+// capabilities do not change; the proxy passes the session's own
+// pointer). At most relayedCapsMax are kept; then the cache starts anew.
+func (m *Manager) relayedCaps(c *mcp.ClientCapabilities) json.RawMessage {
+	m.capsMu.Lock()
+	b, ok := m.capsJSON[c]
+	m.capsMu.Unlock()
+	if ok {
+		return b
+	}
+	b, err := marshalNoEscape(relayedCapabilities(c))
+	if err != nil {
+		b = json.RawMessage(`{}`)
+	}
+	m.capsMu.Lock()
+	if m.capsJSON == nil || len(m.capsJSON) >= relayedCapsMax {
+		m.capsJSON = map[*mcp.ClientCapabilities]json.RawMessage{}
+	}
+	m.capsJSON[c] = b
+	m.capsMu.Unlock()
+	return b
+}
+
+const relayedCapsMax = 256
+
 // paramBindingsKey is the context key of a tools/call's x-mcp-header
 // bindings ([]paramheader.Binding), set by Manager.CallToolWith.
 type paramBindingsKey struct{}

@@ -217,6 +217,9 @@ type Manager struct {
 	progSeq  uint64
 	progSubs map[string]func(*mcp.ProgressNotificationParams) // upstream progress token -> subscriber
 
+	capsMu   sync.Mutex
+	capsJSON map[*mcp.ClientCapabilities]json.RawMessage // relayedCaps
+
 	// sdkCalls keeps every tools/call on the go-sdk client (tests compare
 	// the two paths; owntoolcall.go). Set before Start.
 	sdkCalls bool
@@ -478,25 +481,26 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if params != nil {
 		name = params.Name
 	}
-	cctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	cctx, cancelCeil := context.WithTimeoutCause(cctx, CallCeilingFactor*timeout, errCallCeiling)
-	defer cancelCeil()
-	timer := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
-	defer timer.Stop()
+	var cctx context.Context
+	var timer *time.Timer // restarted by progress
+	if o.OnProgress == nil {
+		// No progress restarts the deadline: one timer.
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+		defer cancel()
+	} else {
+		pctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		var cancelCeil context.CancelFunc
+		cctx, cancelCeil = context.WithTimeoutCause(pctx, CallCeilingFactor*timeout, errCallCeiling)
+		defer cancelCeil()
+		timer = time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
+		defer timer.Stop()
+	}
 	var token string
 	var onProgress func(*mcp.ProgressNotificationParams)
 	ownSent := false // the call went past the go-sdk (owntoolcall.go)
 	if o.OnProgress != nil {
-		p := &mcp.CallToolParams{}
-		if params != nil {
-			*p = *params
-		}
-		meta := mcp.Meta{}
-		for k, v := range p.Meta {
-			meta[k] = v
-		}
-		p.Meta = meta
 		var lastMu sync.Mutex
 		last := time.Now()
 		onProgress = func(n *mcp.ProgressNotificationParams) {
@@ -530,8 +534,6 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 				}
 			}
 		}()
-		p.SetProgressToken(token)
-		params = p
 	}
 	if params != nil && (params.InputResponses != nil || params.RequestState != "") && !modernLeg(cur.session) {
 		// inputResponses and requestState are of 2026-07-28 (SEP-2322).
@@ -539,25 +541,22 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		p.InputResponses, p.RequestState = nil, ""
 		params = &p
 	}
+	// What the call adds to params._meta, over the caller's keys: the
+	// progress token, and on a 2026-07-28 leg the capabilities of the
+	// client the call is made for (CallOptions.ClientCapabilities).
+	var extra []metaMember
+	if token != "" {
+		extra = append(extra, metaMember{key: "progressToken", val: appendString(nil, token)})
+	}
 	if o.ClientCapabilities != nil && modernLeg(cur.session) {
-		p := &mcp.CallToolParams{}
-		if params != nil {
-			*p = *params
-		}
-		meta := mcp.Meta{}
-		for k, v := range p.Meta {
-			meta[k] = v
-		}
-		meta[mcp.MetaKeyClientCapabilities] = relayedCapabilities(o.ClientCapabilities)
-		p.Meta = meta
-		params = p
+		extra = append(extra, metaMember{key: mcp.MetaKeyClientCapabilities, val: m.relayedCaps(o.ClientCapabilities)})
 	}
 	if bs := c.paramBindings(name); bs != nil {
 		cctx = context.WithValue(cctx, paramBindingsKey{}, bs) // headers2026.go
 	}
 	send := func(l *live) (*mcp.CallToolResult, error) {
 		if w := l.ownToolWire(); w != nil {
-			res, err, sent := l.callOwn(cctx, w, params, o.Raw, token, onProgress) // owntoolcall.go
+			res, err, sent := l.callOwn(cctx, w, params, extra, o.Raw, token, onProgress) // owntoolcall.go
 			if sent {
 				ownSent = true
 				return res, err
@@ -567,7 +566,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		if o.Raw != nil {
 			ctx = context.WithValue(ctx, rawResultKey{}, o.Raw)
 		}
-		return l.session.CallTool(ctx, params)
+		return l.session.CallTool(ctx, withMeta(params, extra))
 	}
 	res, err := send(cur)
 	if err != nil && o.Conn == nil && errors.Is(err, mcp.ErrSessionMissing) && ctx.Err() == nil {

@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -111,46 +112,81 @@ func (l *live) ownToolWire() *wire {
 	return oc.ownWire()
 }
 
-// appendCallParams appends p as the go-sdk client writes the params of
-// tools/call on l: CallToolParams marshaled by jsonrpc2 (see the file
-// comment). modern adds the captured _meta triple.
-func (l *live) appendCallParams(buf []byte, p *mcp.CallToolParams, modern bool) ([]byte, error) {
+// withMeta is p with the members of extra set in a copy of its _meta
+// (the params the go-sdk path sends); p itself when extra is empty.
+func withMeta(p *mcp.CallToolParams, extra []metaMember) *mcp.CallToolParams {
+	if len(extra) == 0 {
+		return p
+	}
+	q := &mcp.CallToolParams{}
+	if p != nil {
+		*q = *p
+	}
+	meta := make(mcp.Meta, len(q.Meta)+len(extra))
+	for k, v := range q.Meta {
+		meta[k] = v
+	}
+	for _, m := range extra {
+		meta[m.key] = m.val
+	}
+	q.Meta = meta
+	return q
+}
+
+// appendCallParams appends the params of tools/call as the go-sdk client
+// writes withMeta(p, extra) on l: CallToolParams marshaled by jsonrpc2
+// (see the file comment). _meta keys come from extra first, then p.Meta,
+// then (modern) the captured triple.
+func (l *live) appendCallParams(buf []byte, p *mcp.CallToolParams, extra []metaMember, modern bool) ([]byte, error) {
 	var triple []metaMember
 	if modern {
 		l.metaMu.Lock()
 		triple = l.meta
 		l.metaMu.Unlock()
 	}
-	keys := make([]string, 0, len(p.Meta)+len(triple))
-	for k := range p.Meta {
-		keys = append(keys, k)
+	type member struct {
+		key string
+		raw json.RawMessage // extra and triple
+		val any             // p.Meta
+	}
+	members := make([]member, 0, len(extra)+len(p.Meta)+len(triple))
+	has := func(k string) bool {
+		for _, m := range members {
+			if m.key == k {
+				return true
+			}
+		}
+		return false
+	}
+	for _, m := range extra {
+		members = append(members, member{key: m.key, raw: m.val})
+	}
+	for k, v := range p.Meta {
+		if !has(k) {
+			members = append(members, member{key: k, val: v})
+		}
 	}
 	for _, m := range triple {
-		if _, ok := p.Meta[m.key]; !ok {
-			keys = append(keys, m.key)
+		if !has(m.key) {
+			members = append(members, member{key: m.key, raw: m.val})
 		}
 	}
 	buf = append(buf, '{')
-	if len(keys) > 0 {
-		slices.Sort(keys)
+	if len(members) > 0 {
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
 		buf = append(buf, `"_meta":{`...)
-		for i, k := range keys {
+		for i, m := range members {
 			if i > 0 {
 				buf = append(buf, ',')
 			}
-			buf = appendString(buf, k)
+			buf = appendString(buf, m.key)
 			buf = append(buf, ':')
-			v, ok := p.Meta[k]
-			if !ok {
-				for _, m := range triple {
-					if m.key == k {
-						buf = append(buf, m.val...)
-					}
-				}
+			if m.raw != nil {
+				buf = append(buf, m.raw...) // compact JSON written here
 				continue
 			}
 			var err error
-			if buf, err = appendValue(buf, v); err != nil {
+			if buf, err = appendValue(buf, m.val); err != nil {
 				return buf, err
 			}
 		}
@@ -201,7 +237,7 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 	return append(buf, b...), nil
 }
 
-// callOwn sends the plain tools/call p on l past the go-sdk (w is
+// callOwn sends the plain tools/call withMeta(p, extra) on l past the go-sdk (w is
 // l.ownToolWire()) and returns what the go-sdk's CallTool would have
 // returned for it: the decoded result, or with raw set the result in
 // raw.JSON (when rawPassable) and only IsError decoded; the upstream's
@@ -209,12 +245,12 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 // \"tools/call\": …"; ctx.Err() when ctx ended first (the upstream got
 // notifications/cancelled). ok is false when p cannot be written here:
 // nothing was sent, and the caller takes the go-sdk path.
-func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, raw *RawResult, token string, onProgress func(*mcp.ProgressNotificationParams)) (res *mcp.CallToolResult, err error, ok bool) {
+func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extra []metaMember, raw *RawResult, token string, onProgress func(*mcp.ProgressNotificationParams)) (res *mcp.CallToolResult, err error, ok bool) {
 	if p == nil {
 		p = &mcp.CallToolParams{}
 	}
 	b := getBuf()
-	buf, err := l.appendCallParams(*b, p, modernLeg(l.session))
+	buf, err := l.appendCallParams(*b, p, extra, modernLeg(l.session))
 	if err != nil {
 		*b = buf
 		putBuf(b)
