@@ -290,7 +290,9 @@ func sdkCallError(ctx context.Context, err error) error {
 	}
 	var ce *connEnded
 	if errors.As(err, &ce) {
-		err = ce.cause // the go-sdk's call fails with the read error
+		// The go-sdk's call fails with the read error (or, when the
+		// proxy closed the connection, that it was closed).
+		return fmt.Errorf("calling %q: %w", "tools/call", ce.cause)
 	}
 	var wf *writeFailed
 	if errors.As(err, &wf) {

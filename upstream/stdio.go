@@ -61,7 +61,9 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 		return nil, err
 	}
 	c.p, c.pid = p, p.Pid()
+	c.lastMu.Lock() // stderrLine already runs
 	c.log = log.With("pid", c.pid)
+	c.lastMu.Unlock()
 	c.log.Debug("upstream process started", "command", u.Command)
 	go c.wait()
 	return c, nil
@@ -116,7 +118,10 @@ func (c *child) stderrLine(line string) {
 	if c.quiet.Load() {
 		level = slog.LevelDebug
 	}
-	c.log.Log(context.Background(), level, "upstream stderr", "line", s)
+	c.lastMu.Lock()
+	lg := c.log // set by startChild after the process started
+	c.lastMu.Unlock()
+	lg.Log(context.Background(), level, "upstream stderr", "line", s)
 	c.lastMu.Lock()
 	// Keep the line that best explains an exit: the last one that looks
 	// like an error, else the last one (a usage text printed after "flag

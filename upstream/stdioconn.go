@@ -60,6 +60,12 @@ const stdioReadBuf = 64 << 10
 func (c *stdioConn) readLoop() {
 	defer close(c.incoming)
 	defer func() { // owncall.go
+		select {
+		case <-c.done: // we closed it (teardown): the read error says nothing
+			c.closeOwn(mcp.ErrConnectionClosed)
+			return
+		default:
+		}
 		if c.readErr != nil {
 			c.closeOwn(c.readErr)
 		} else {
