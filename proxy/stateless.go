@@ -103,19 +103,19 @@ func (p *Proxy) anyPerClient() bool {
 func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	// frontfasthttp.go: a plain 2026-07-28 tools/call is served past the
 	// go-sdk's decoding.
-	stateless := p.statelessFast(endpoint, p.paramHeaderCheck(endpoint, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
+	stateless := p.statelessFast(endpoint, p.paramHeaderCheck(endpoint, notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true,
 			// A 2026-07-28 request's handler ends when its POST does: closing
 			// the response stream is the cancellation signal on Streamable
 			// HTTP (MCP 2026-07-28, Cancellation), and the handler's end
 			// cancels the call's exchange (exchange.go, waitExchange). Older
 			// protocol versions are unaffected (go-sdk v1.8.0).
-			PropagateRequestCancellation: true})))
+			PropagateRequestCancellation: true}))))
 	if p.conf().Server.Stateless {
 		return stateless
 	}
-	stateful := requireSession(p.sessionGate(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
-		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration})))
+	stateful := requireSession(p.sessionGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
+		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration})))) // frontnotfound.go
 	if !p.serve2026() {
 		return stateful
 	}
