@@ -1226,7 +1226,7 @@ func hasDoc(post []posting, doc int32) bool {
 
 // coverageDepth is how many first hits of a single-task query the
 // coverage factor ranks again (RankParams.Coverage).
-const coverageDepth = 30
+const coverageDepth = 20
 
 // coverage returns the share of the query that document doc matches
 // (Scored.Strength before the named-entry rule: the idf- and
