@@ -207,6 +207,11 @@ func (u *upstreamSet) CallToolWith(ctx context.Context, name string, params *mcp
 	if err != nil {
 		return nil, err
 	}
+	return u.callOn(ctx, m, name, params, o)
+}
+
+// callOn is CallToolWith on m, a manager of name that get returned.
+func (u *upstreamSet) callOn(ctx context.Context, m *upstream.Manager, name string, params *mcp.CallToolParams, o upstream.CallOptions) (*mcp.CallToolResult, error) {
 	res, err := m.CallToolWith(ctx, name, params, o)
 	if err != nil && errors.Is(err, upstream.ErrRetired) {
 		if next, gerr := u.get(name); gerr == nil && next != m {
@@ -322,7 +327,7 @@ type retiree struct {
 const drainSlack = time.Second
 
 // retire drains and closes the managers a reload replaced or removed, in
-// the background: calls in flight on each finish on it, for at most its
+// the background (each takes no new call once retire returns): calls in flight on each finish on it, for at most its
 // call_timeout (default 60s) plus drainSlack; calls still running then
 // (a call that reported progress may run up to 10 × call_timeout) are
 // cut with an error saying the upstream was restarted or removed by a
@@ -335,12 +340,13 @@ func (u *upstreamSet) retire(old map[string]retiree, log func(name string, err e
 			bound = upstream.DefaultCallTimeout
 		}
 		bound += drainSlack
+		ctx, cancel := context.WithTimeout(context.Background(), bound+time.Minute)
+		done := r.m.Retire(ctx, r.why, bound) // takes no new call from here on
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), bound+time.Minute)
 			defer cancel()
-			if err := r.m.Retire(ctx, r.why, bound); err != nil {
+			if err := <-done; err != nil {
 				log(name, err)
 			}
 			u.mu.Lock()

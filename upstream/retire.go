@@ -44,12 +44,14 @@ func (m *Manager) beginCall(upstream string, perClient bool) (end func(), err er
 // then are cut, and their error says why (`upstream "NAME" was <reason>
 // while tools/call "TOOL" was in flight …`, wrapping ErrUnavailable)
 // instead of naming a lost connection. why completes "upstream NAME was
-// …", e.g. "restarted by a config reload". From the call of Retire on,
-// m takes no new call (ErrRetired). Everything else on m — its shared
-// session, per-client sessions, subscriptions, progress of the calls in
-// flight — lives until the close. ctx bounds only the close (Close).
-// It returns Close's error.
-func (m *Manager) Retire(ctx context.Context, why string, bound time.Duration) error {
+// …", e.g. "restarted by a config reload". From the call of Retire on
+// (it marks m before returning), m takes no new call on its shared
+// session (ErrRetired). Everything else on m — its shared session,
+// per-client sessions, subscriptions, progress of the calls in flight —
+// lives until the close. The drain and the close run in the background;
+// the returned channel gets Close's error (ctx bounds only the close) and
+// is then closed.
+func (m *Manager) Retire(ctx context.Context, why string, bound time.Duration) <-chan error {
 	m.mu.Lock()
 	m.retired = why
 	m.cutAfter = bound
@@ -60,21 +62,26 @@ func (m *Manager) Retire(ctx context.Context, why string, bound time.Duration) e
 		m.idle = idle
 	}
 	m.mu.Unlock()
-	if idle != nil {
-		m.log.Info("waiting for calls in flight before stopping the old upstream session", "upstream", strings.Join(m.names, ","), "calls", n, "reason", why, "bound", bound)
-		t := time.NewTimer(bound)
-		select {
-		case <-idle:
-		case <-t.C:
-			m.mu.Lock()
-			n = m.inflight
-			m.mu.Unlock()
-			m.log.Warn("cutting calls still in flight on the old upstream session", "upstream", strings.Join(m.names, ","), "calls", n, "reason", why, "bound", bound)
-		case <-ctx.Done():
+	done := make(chan error, 1)
+	go func() {
+		defer close(done)
+		if idle != nil {
+			m.log.Info("waiting for calls in flight before stopping the old upstream session", "upstream", strings.Join(m.names, ","), "calls", n, "reason", why, "bound", bound)
+			t := time.NewTimer(bound)
+			select {
+			case <-idle:
+			case <-t.C:
+				m.mu.Lock()
+				n = m.inflight
+				m.mu.Unlock()
+				m.log.Warn("cutting calls still in flight on the old upstream session", "upstream", strings.Join(m.names, ","), "calls", n, "reason", why, "bound", bound)
+			case <-ctx.Done():
+			}
+			t.Stop()
 		}
-		t.Stop()
-	}
-	return m.Close(ctx)
+		done <- m.Close(ctx)
+	}()
+	return done
 }
 
 // cutByRetire reports whether m was retired, i.e. a call that lost its

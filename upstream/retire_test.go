@@ -34,9 +34,7 @@ func TestRetireLetsCallsFinish(t *testing.T) {
 		got <- out{res, err}
 	}()
 	waitFor(t, "the call in flight", func() bool { return m.inflightCalls() == 1 })
-	retired := make(chan error, 1)
-	go func() { retired <- m.Retire(context.Background(), "restarted by a config reload", time.Minute) }()
-	waitFor(t, "Retire to start", func() bool { m.mu.Lock(); defer m.mu.Unlock(); return m.retired != "" })
+	retired := m.Retire(context.Background(), "restarted by a config reload", time.Minute)
 	if _, err := m.CallTool(context.Background(), "alpha", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}); !errors.Is(err, ErrRetired) || !errors.Is(err, ErrUnavailable) {
 		t.Errorf("a call after Retire: %v; want ErrRetired", err)
 	}
@@ -63,7 +61,7 @@ func TestRetireCutsWithReason(t *testing.T) {
 		got <- err
 	}()
 	waitFor(t, "the call in flight", func() bool { return m.inflightCalls() == 1 })
-	if err := m.Retire(context.Background(), "removed by a config reload", 100*time.Millisecond); err != nil {
+	if err := <-m.Retire(context.Background(), "removed by a config reload", 100*time.Millisecond); err != nil {
 		t.Fatalf("Retire: %v", err)
 	}
 	err := <-got
