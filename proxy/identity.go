@@ -172,6 +172,9 @@ func (p *Proxy) closeIdentity(ctx context.Context) {
 
 // ident is the verified identity of the session (nil when none).
 func (s *session) ident() *identity.Identity {
+	if s.fixedID != nil {
+		return s.fixedID
+	}
 	if s.ss == nil || s.p.idn == nil {
 		return nil
 	}
@@ -217,12 +220,26 @@ func (s *session) subjectKey() string {
 
 // identityMiddleware runs before every other: it records the request's
 // verified identity for its session and starts the request's span (child
-// of the trace context in params._meta or the HTTP headers).
-func (p *Proxy) identityMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+// of the trace context in params._meta or the HTTP headers). On the
+// stateless transport every request has a ServerSession of its own, so
+// the record is dropped when the request returns (review round 6: one
+// entry, ~5 KB, was kept per authenticated 2026-07-28 request forever);
+// the proxy's session for it holds the identity from then on (fixedID).
+func (p *Proxy) identityMiddleware(transport string) mcp.Middleware {
+	stateless := transport == transportStateless
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return p.identityHandler(next, stateless)
+	}
+}
+
+func (p *Proxy) identityHandler(next mcp.MethodHandler, stateless bool) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 			if id := identityOf(req); id != nil {
 				p.idn.idents.Store(ss, id)
+				if stateless {
+					defer p.idn.idents.Delete(ss)
+				}
 			}
 		}
 		tr := p.idn.tracer

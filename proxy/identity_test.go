@@ -284,3 +284,30 @@ func TestFrontOAuth(t *testing.T) {
 		t.Fatalf("sse: %d", resp.StatusCode)
 	}
 }
+
+// TestStatelessIdentityNotKept (review round 6): the verified identity of
+// an authenticated 2026-07-28 HTTP request (a ServerSession of its own,
+// on the go-sdk's stateless path and on the fast path) is used for the
+// call and not kept once the request returns (before: one entry per
+// request, forever).
+func TestStatelessIdentityNotKept(t *testing.T) {
+	env := startIdentityEnv(t, "")
+	alice := env.userClient(t, "cli-a", env.AS.Mint("alice", []string{env.MCP}, "", 0), nil)
+	if v := alice.InitializeResult().ProtocolVersion; v != modernVersion {
+		t.Fatalf("negotiated %s, want %s (stateless requests)", v, modernVersion)
+	}
+	count := func() int {
+		n := 0
+		env.P.idn.idents.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := count()
+	for i := 0; i < 50; i++ {
+		if got := resultText(callTool(t, alice, "ex__whoami", map[string]any{})); got != "you are alice" {
+			t.Fatalf("call %d: %s", i, got)
+		}
+	}
+	if after := count(); after > before {
+		t.Errorf("identity records: %d before 50 calls, %d after; want none kept", before, after)
+	}
+}

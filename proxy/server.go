@@ -59,7 +59,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware {
 	chain := []mcp.Middleware{
 		p.listenMiddleware(transport), p.cacheMiddleware(endpoint), // stateless.go, cache.go
-		p.identityMiddleware, p.redactMiddleware, p.middleware(endpoint, transport), // identity.go: verified user, request span
+		p.identityMiddleware(transport), p.redactMiddleware, p.middleware(endpoint, transport), // identity.go: verified user, request span
 		p.stdioDiscover(transport), // innermost: stdio2026.go
 	}
 	switch transport {

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
@@ -16,8 +17,13 @@ import (
 // (clientInfo.name from initialize, and the endpoint it came through) and
 // its view of the catalog. It implements modes.Env.
 type session struct {
-	p        *Proxy
-	ss       *mcp.ServerSession
+	p  *Proxy
+	ss *mcp.ServerSession
+	// fixedID is the verified identity of a stateless session, taken when
+	// the session was made (ephemeralSession): idState keeps a stateless
+	// request's identity only while the request runs (identityMiddleware),
+	// and a call it started may outlive it (exchange.go).
+	fixedID  *identity.Identity
 	endpoint string
 	client   string
 	ts       *telemetry.Session // nil for CLI use (methods are nil-safe)

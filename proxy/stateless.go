@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
@@ -236,6 +237,11 @@ func (p *Proxy) statelessTelemetry(endpoint string) *telemetry.Session {
 // legacy initialize, from its params (set by the middleware).
 func (p *Proxy) ephemeralSession(ss *mcp.ServerSession, endpoint string) *session {
 	s := &session{p: p, ss: ss, endpoint: endpoint, ts: p.statelessTelemetry(endpoint)}
+	if p.idn != nil {
+		if v, ok := p.idn.idents.Load(ss); ok {
+			s.fixedID = v.(*identity.Identity) // identity.go: the record ends with the request
+		}
+	}
 	if ip := ss.InitializeParams(); ip != nil && ip.ClientInfo != nil {
 		s.client = ip.ClientInfo.Name
 	}
