@@ -65,3 +65,28 @@ func TestFrontStdioLongLineSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestFrontCancelledInBatch (review round 6): a request cancelled inside
+// a batch (protocol 2025-03-26) keeps its slot in the batch's answer, and
+// its id, reused afterwards, is answered (before: the note stayed and the
+// later request's answer was dropped).
+func TestFrontCancelledInBatch(t *testing.T) {
+	url, started, cancelled := slowUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
+	for _, fast := range []bool{false, true} {
+		lc := startLineClient(t, p, fast)
+		lc.call(1, "initialize", `{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+		lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		lc.call(2, "ping", `{}`)
+		lc.send(`[{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slowup__slow","arguments":{}}},{"jsonrpc":"2.0","id":4,"method":"ping","params":{}}]`)
+		waitSignal(t, started, "the upstream tool did not start")
+		lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
+		waitSignal(t, cancelled, "the cancellation did not reach the upstream tool")
+		if l := string(lc.next()); !strings.HasPrefix(l, "[") || !strings.Contains(l, `"id":3`) || !strings.Contains(l, `"id":4`) {
+			t.Errorf("fast=%v: the batch's answer: %s", fast, l)
+		}
+		if l := string(lc.call(3, "tools/call", `{"name":"slowup__quick","arguments":{}}`)); !strings.Contains(l, `"quick"`) {
+			t.Errorf("fast=%v: id 3 reused after the batch: %s", fast, l)
+		}
+	}
+}

@@ -171,7 +171,7 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server fun
 		return false, r
 	}
 	c, ok := scanHTTPCall(fb.b)
-	if !ok || h.Get("Mcp-Name") != string(c.name) {
+	if !ok || len(c.name) == 0 || h.Get("Mcp-Name") != string(c.name) { // an empty name: the go-sdk's -32020 (review round 6)
 		return false, r
 	}
 	var kb [512]byte

@@ -88,6 +88,7 @@ func TestFrontFastHTTPSameBytes(t *testing.T) {
 		{"extra member", "up__echo", call("15", `{"name":"up__echo","arguments":{},"extra":1,`+meta("")+`}`), nil, false},
 		{"Mcp-Name mismatch", "up__other", call("16", `{"name":"up__echo","arguments":{},`+meta("")+`}`), nil, false},
 		{"no Mcp-Name", "", call("17", `{"name":"up__echo","arguments":{},`+meta("")+`}`), map[string]string{"Mcp-Name": ""}, false},
+		{"empty name, no Mcp-Name", "", call("27", `{"name":"","arguments":{},`+meta("")+`}`), map[string]string{"Mcp-Name": ""}, false},
 		{"version mismatch", "up__echo", call("18", `{"name":"up__echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}`), nil, false},
 		{"no clientCapabilities", "up__echo", call("19", `{"name":"up__echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), nil, false},
 		{"Accept without event-stream", "up__echo", call("20", `{"name":"up__echo","arguments":{},`+meta("")+`}`), map[string]string{"Accept": "application/json"}, false},

@@ -414,7 +414,8 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if isResp {
 		c.answered(resp.ID) // frontfast.go
 		c.noteVersion(resp)
-		c.accepted(resp) // frontmeta.go
+		c.accepted(resp)                      // frontmeta.go
+		cancelled := c.dropCancelled(resp.ID) // frontcancel.go: the note goes either way
 		if answers, inBatch := c.batched(resp); inBatch {
 			if answers == nil {
 				return nil
@@ -432,7 +433,7 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			_, err := c.out.Write(append(buf, ']', '\n'))
 			return err
 		}
-		if c.dropCancelled(resp.ID) { // frontcancel.go
+		if cancelled {
 			return nil
 		}
 	}

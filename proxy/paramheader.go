@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	sjson "github.com/segmentio/encoding/json"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
@@ -95,11 +96,18 @@ func (p *Proxy) visibleTool(endpoint string, r *http.Request, name string, clien
 	return p.visibleToolOf(endpoint, r, name, clientNameOf(clientInfo))
 }
 
-// clientNameOf is the name in a request's raw _meta clientInfo, as
-// visibleTool reads it ("" when it does not decode).
+// clientNameOf is the name in a request's raw _meta clientInfo ("" when
+// it does not decode), decoded as go-sdk v1.8.0 decodes it for the
+// request's session (internal/json: segmentio/encoding with
+// DontMatchCaseInsensitiveStructFields), so the check and the call see the
+// same client. encoding/json matches keys without case: with
+// {"name":"good","NAME":"evil"} the check saw "evil" and the session
+// "good" (review round 6). Trust: clientInfo is client-declared.
 func clientNameOf(clientInfo json.RawMessage) string {
 	var ci mcp.Implementation
-	if json.Unmarshal(clientInfo, &ci) == nil {
+	dec := sjson.NewDecoder(bytes.NewReader(clientInfo))
+	dec.DontMatchCaseInsensitiveStructFields()
+	if dec.Decode(&ci) == nil {
 		return ci.Name
 	}
 	return ""
