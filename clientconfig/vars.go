@@ -142,10 +142,9 @@ func (im *importer) secretValue(out *Server, table, key, v string) string {
 // variable stands for the text as written in the url (still URL-escaped),
 // since ${VAR} expands verbatim. Anything else goes through value.
 func (im *importer) urlValue(out *Server, raw string) string {
-	if clientRef.MatchString(raw) && im.r.Format != ClaudeDesktop {
-		return im.value(out, "url", raw, "")
-	}
 	var b strings.Builder
+	// Literal pieces go through value (a client's ${…} references in
+	// them are translated); the secrets become references of our own.
 	lit := func(s string) { b.WriteString(im.value(out, "url", s, "")) }
 	secret := func(prefix, value string) {
 		name := im.varFor(prefix, value)
@@ -165,6 +164,13 @@ func (im *importer) urlValue(out *Server, raw string) string {
 			if user, pass, ok := strings.Cut(rest[:at], ":"); ok && pass != "" {
 				lit(head[:i+3] + user + ":")
 				secret(upperVar(out.Name)+"_PASSWORD", pass)
+				lit(rest[at:])
+				done = true
+			} else if !ok && (len(user) >= 16 || looksSecret(user)) {
+				// A token standing alone (https://TOKEN@host), the rule
+				// config's redaction uses (config/secrets.go urlSecrets).
+				lit(head[:i+3])
+				secret(upperVar(out.Name)+"_TOKEN", user)
 				lit(rest[at:])
 				done = true
 			}
