@@ -175,6 +175,16 @@ func TestBadInput(t *testing.T) {
 
 func sprint(v any) string { return fmt.Sprint(v) }
 
+// own is a server whose url holds the client's own references (clients
+// other than Claude Desktop expand ${env:…}).
+func own(path string) string {
+	if path == "claude_desktop_config.json" {
+		return ""
+	}
+	return `,
+			"own": {"url": "https://${env:USERNAME_WITH_LONG_NAME}@mcp.example.com/mcp?api_key=${env:MYKEY}"}`
+}
+
 // TestURLSecrets (trial round 6, L5): a literal secret in an HTTP
 // server's url (a secret query parameter, a userinfo password) becomes a
 // ${VAR} reference like env and header secrets, in every client format;
@@ -185,7 +195,7 @@ func TestURLSecrets(t *testing.T) {
 		data := []byte(`{"mcpServers": {
 			"remote": {"url": "https://mcp.example.com/mcp?region=eu&api_key=SECRET123&access_token=T%2BOK#frag"},
 			"basic": {"url": "https://alice:PA55word@mcp.example.com/sse"},
-			"tok": {"url": "https://ghp_R2d2C3poXwingT1eF1ghterL0ngT0ken99@mcp.example.com/mcp?token=LITERAL77&region=${env:REGION}"}
+			"tok": {"url": "https://ghp_R2d2C3poXwingT1eF1ghterL0ngT0ken99@mcp.example.com/mcp?token=LITERAL77&region=${env:REGION}"}` + own(path) + `
 		}}`)
 		r, err := Parse(path, data)
 		if err != nil {
@@ -212,6 +222,11 @@ func TestURLSecrets(t *testing.T) {
 			tok = "https://s3cr3t@mcp.example.com/mcp?token=s3cr3t&region=${env:REGION}" // Claude Desktop expands nothing
 		}
 		eq(t, path+" tok url", up(t, cfg, "tok").URL, tok)
+		if path != "claude_desktop_config.json" { // the client's own variables keep their names
+			if !strings.Contains(out, `url = "https://${USERNAME_WITH_LONG_NAME}@mcp.example.com/mcp?api_key=${MYKEY}"`) {
+				t.Errorf("%s: the client's own references in a url:\n%s", path, out)
+			}
+		}
 	}
 }
 

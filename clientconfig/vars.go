@@ -160,7 +160,9 @@ func (im *importer) urlValue(out *Server, raw string) string {
 		if hostEnd < 0 {
 			hostEnd = len(rest)
 		}
-		if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 {
+		// A userinfo holding a client reference (https://${env:U}:${env:P}@…)
+		// is translated by lit, not taken for a literal secret.
+		if at := strings.LastIndex(rest[:hostEnd], "@"); at >= 0 && !(clientRef.MatchString(rest[:at]) && im.r.Format != ClaudeDesktop) {
 			if user, pass, ok := strings.Cut(rest[:at], ":"); ok && pass != "" {
 				lit(head[:i+3] + user + ":")
 				secret(upperVar(out.Name)+"_PASSWORD", pass)
@@ -190,8 +192,8 @@ func (im *importer) urlValue(out *Server, raw string) string {
 			if err != nil {
 				key = k
 			}
-			if !ok || v == "" || !redact.IsSecretKey(key) {
-				lit(kv)
+			if !ok || v == "" || !redact.IsSecretKey(key) || (clientRef.MatchString(v) && im.r.Format != ClaudeDesktop) {
+				lit(kv) // a client reference (?token=${env:MYTOK}) is translated, not a literal secret
 				continue
 			}
 			lit(k + "=")

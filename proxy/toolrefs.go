@@ -12,32 +12,26 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
-	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // ToolRefProblems are the direct_only entries and pinned references of
 // the running config that name no tool, one sentence each, e.g.
 // `direct_only "slo" of upstream "fake": no such tool; did you mean "slow"?`.
-// An entry is checked only once the tools it could name are known (its
-// upstream listed them at least once; for a pinned reference that names no
-// upstream by its form, every enabled upstream), so an upstream still
-// starting or down since start gets no false warning. For `check`.
+// An entry is checked only once the tools it could name are in the
+// catalog snapshot checked against (its upstream's tools; for a pinned
+// reference that names no upstream by its form, every enabled upstream's),
+// so an upstream still starting or down since start gets no false
+// warning. Whether tools are known is read from that same snapshot, not
+// from the upstream's state: an upstream turns ready before its tools are
+// published, and a check in between warned about tools that exist (trial
+// 2, round 6). For `check`.
 func (p *Proxy) ToolRefProblems() []string {
-	return toolRefProblems(p.conf(), p.catalog().Snapshot(), p.toolsKnown)
-}
-
-// toolsKnown reports whether upstream up has listed its tools at least
-// once (it is ready, or its last known tools are in the catalog).
-func (p *Proxy) toolsKnown(up string) bool {
-	if st, ok := p.ups.Status(up); ok && st.State == upstream.StateReady {
-		return true
+	snap := p.catalog().Snapshot()
+	listed := map[string]bool{}
+	for _, e := range snap.Entries {
+		listed[e.Upstream] = true
 	}
-	for _, e := range p.catalog().Snapshot().Entries {
-		if e.Upstream == up {
-			return true
-		}
-	}
-	return false
+	return toolRefProblems(p.conf(), snap, func(up string) bool { return listed[up] })
 }
 
 // warnToolRefs logs each problem of ToolRefProblems once per process (a
