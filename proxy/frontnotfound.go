@@ -10,8 +10,8 @@ package proxy
 // client waiting for that request's id then gets a transport error
 // instead of the JSON-RPC error stdio and 2026-07-28 clients get
 // (JSON-RPC 2.0 §5.1: -32601 Method not found). notFoundAnswer rewrites
-// exactly that answer, for a POST of one request, into the JSON-RPC error
-// with the request's id, HTTP 200 (a JSON answer to a request the server
+// exactly that answer (and its "invalid request: …" answer, -32600), for a
+// POST of one request, into the JSON-RPC error with the request's id, HTTP 200 (a JSON answer to a request the server
 // accepted; MCP basic/transports "Sending Messages to the Server"). Any
 // other answer passes unchanged.
 //
@@ -35,6 +35,11 @@ import (
 // sdkNotHandled starts the go-sdk's plain-text answer to an unknown
 // method (jsonrpc2.ErrNotHandled).
 const sdkNotHandled = "JSON RPC not handled: "
+
+// sdkInvalidRequest starts its plain-text answer to a request its method
+// table refuses (jsonrpc2.ErrInvalidRequest: params missing, an id on a
+// notification method).
+const sdkInvalidRequest = "invalid request: "
 
 // notFoundAnswer wraps the session Streamable HTTP handler h (see above).
 func notFoundAnswer(h http.Handler) http.Handler {
@@ -105,11 +110,18 @@ func (w *notFoundWriter) Write(b []byte) (int, error) {
 		return w.ResponseWriter.Write(b)
 	}
 	w.decided = true
-	if !bytes.HasPrefix(b, []byte(sdkNotHandled)) {
+	var e []byte
+	switch {
+	case bytes.HasPrefix(b, []byte(sdkNotHandled)):
+		e, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", w.method)})
+	case bytes.HasPrefix(b, []byte(sdkInvalidRequest)):
+		// e.g. `invalid request: missing required "params"` (tools/call
+		// without params): -32600 with the go-sdk's own words.
+		e, _ = json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: string(bytes.TrimSpace(b))})
+	default:
 		w.ResponseWriter.WriteHeader(http.StatusBadRequest)
 		return w.ResponseWriter.Write(b)
 	}
-	e, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("method not found: %q", w.method)})
 	h := w.Header()
 	h.Del("X-Content-Type-Options")
 	h.Set("Content-Type", "application/json")

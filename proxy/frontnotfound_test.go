@@ -30,6 +30,13 @@ func TestHTTPUnknownMethodIsJSONRPC(t *testing.T) {
 		if resp.StatusCode != 200 || strings.TrimSpace(string(b)) != want || resp.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("stateless=%v: foo/bar: HTTP %d %s %s\nwant HTTP 200 application/json %s", stateless, resp.StatusCode, resp.Header.Get("Content-Type"), b, want)
 		}
+		// tools/call without params: the go-sdk's "invalid request" as -32600.
+		resp = c.post(context.Background(), "tools/call", nil, false)
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := `{"jsonrpc":"2.0","id":` + itoa(c.id) + `,"error":{"code":-32600,"message":"invalid request: missing required \"params\""}}`; resp.StatusCode != 200 || strings.TrimSpace(string(b)) != want {
+			t.Errorf("stateless=%v: tools/call without params: HTTP %d %s\nwant %s", stateless, resp.StatusCode, b, want)
+		}
 		if res := c.call("ping", map[string]any{}); res["error"] != nil || res["result"] == nil {
 			t.Errorf("stateless=%v: ping after: %v", stateless, res)
 		}
