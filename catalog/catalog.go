@@ -24,11 +24,11 @@ type Catalog struct {
 	snap atomic.Pointer[Snapshot]
 
 	mu       sync.Mutex
-	sep      string
+	sep      string // set by New, read-only after
 	reserved []string
-	ups      map[string]UpstreamInfo
-	tools    map[string][]*Entry // upstream -> entries as last listed (ID/Exposed filled)
-	down     map[string]string   // upstream -> reason it is unavailable
+	ups      map[string]UpstreamInfo // set by New, read-only after
+	tools    map[string][]*Entry     // upstream -> entries as last listed (ID/Exposed filled)
+	down     map[string]string       // upstream -> reason it is unavailable
 	version  uint64
 	index    *Index // the latest snapshot's index; never changed, only replaced
 	onPub    []func(*Snapshot)
@@ -270,8 +270,9 @@ func (s *Snapshot) UpstreamOf(ref string) string {
 	if c == nil {
 		return ""
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
+	// c.ups and c.sep are set by New and only read afterwards, so no lock:
+	// c.mu is the writers' (a rebuild holds it), and snapshot readers
+	// never wait.
 	if rest, ok := strings.CutPrefix(ref, "mcp:"); ok {
 		if up, _, ok := strings.Cut(rest, ":"); ok {
 			if _, known := c.ups[up]; known {

@@ -19,11 +19,9 @@ package proxy
 // request carried, re-encoded from the decoded value.
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"strings"
 
@@ -130,8 +128,8 @@ func (w *notFoundWriter) Write(b []byte) (int, error) {
 	return len(b), err
 }
 
-// Flush, Unwrap and Hijack keep what the wrapped writer offers (event
-// streams flush; http.ResponseController unwraps).
+// Flush and Unwrap keep what the wrapped writer offers (event streams
+// flush; http.ResponseController unwraps for the rest).
 func (w *notFoundWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
@@ -139,7 +137,3 @@ func (w *notFoundWriter) Flush() {
 }
 
 func (w *notFoundWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-func (w *notFoundWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(w.ResponseWriter).Hijack()
-}
