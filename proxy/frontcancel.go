@@ -10,8 +10,9 @@ package proxy
 // Protocol: "Received a response for an unknown message ID"). The front
 // notes the ids a client cancels while they are in flight, on either path
 // (the go-sdk's or the fast path), and drops the one answer written for
-// each. An id that is not in flight is not noted (its answer is already
-// out, and a later request may reuse the id). A request inside a batch is
+// each. A cancellation of an id that is not in flight is ignored: not
+// noted (its answer is already out) and not passed to the go-sdk, whose
+// canceller could otherwise catch a later request reusing the id. A request inside a batch is
 // still answered in its batch's array (the array must hold one answer per
 // request).
 //
@@ -58,16 +59,31 @@ func cancelledID(params []byte) (id jsonrpc.ID, ok bool) {
 }
 
 // noteCancelled notes the in-flight ids that the notifications/cancelled
-// among msgs name; their answers are not written (dropCancelled).
-func (c *frontConn) noteCancelled(msgs []jsonrpc.Message) {
-	for _, m := range msgs {
+// among msgs name (their answers are not written: dropCancelled) and
+// returns msgs without the cancellations of ids that are not in flight,
+// which the front ignores (MCP basic/utilities/cancellation: a receiver
+// MAY ignore a cancellation of an unknown or completed request). Passed
+// on, such a cancellation could cancel a later request that reuses the
+// id: go-sdk v1.8.0's canceller looks the id up on a goroutine of its
+// own, which may run after the reader has taken that request (about 1
+// run in 4 under -race in TestFrontCancelledNoAnswer). A call earlier in
+// msgs (the same batch) counts as in flight.
+func (c *frontConn) noteCancelled(msgs []jsonrpc.Message) []jsonrpc.Message {
+	var keep []jsonrpc.Message // nil: msgs as they are
+	for i, m := range msgs {
 		r, ok := m.(*jsonrpc.Request)
 		if !ok || r.IsCall() || r.Method != "notifications/cancelled" {
+			if keep != nil {
+				keep = append(keep, m)
+			}
 			continue
 		}
 		id, ok := cancelledID(r.Params)
 		if !ok {
-			continue
+			if keep != nil {
+				keep = append(keep, m)
+			}
+			continue // the go-sdk's canceller refuses it as it does
 		}
 		c.mu.Lock()
 		_, fast := c.inflight[id]
@@ -79,7 +95,30 @@ func (c *frontConn) noteCancelled(msgs []jsonrpc.Message) {
 			c.cancelled[id] = true
 		}
 		c.mu.Unlock()
+		if fast || sdk || callIn(msgs[:i], id) {
+			if keep != nil {
+				keep = append(keep, m)
+			}
+			continue
+		}
+		if keep == nil {
+			keep = append(make([]jsonrpc.Message, 0, len(msgs)), msgs[:i]...)
+		}
 	}
+	if keep == nil {
+		return msgs
+	}
+	return keep
+}
+
+// callIn reports whether msgs hold a call with id.
+func callIn(msgs []jsonrpc.Message, id jsonrpc.ID) bool {
+	for _, m := range msgs {
+		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() && r.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 // dropCancelled reports whether the answer to id must not be written

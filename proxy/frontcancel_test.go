@@ -26,14 +26,14 @@ func TestFrontCancelledNoAnswer(t *testing.T) {
 		if l := string(lc.next()); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":4,`) {
 			t.Errorf("fast=%v: the line after the cancellation is %s, want the answer to ping 4 (none for the cancelled call 3)", fast, l)
 		}
-		// An id not in flight: nothing to drop; the next request with it is answered.
-		// The ping lets the go-sdk finish with the notification first: its
-		// canceller runs apart from the reader and would otherwise catch
-		// the request that reuses id 5 (go-sdk behaviour, not the front's).
+		// An id not in flight: nothing to drop, and the cancellation is
+		// ignored (MCP basic/utilities/cancellation: a receiver MAY ignore
+		// one for an unknown request), so the next request with that id
+		// runs and is answered. Sent right after it on purpose: the
+		// go-sdk's canceller runs apart from its reader and, given the
+		// notification, cancelled the later request 5 about 1 run in 4
+		// under -race.
 		lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}`)
-		if l := string(lc.call(6, "ping", `{}`)); !strings.Contains(l, `"result":{}`) {
-			t.Fatalf("fast=%v: ping 6: %s", fast, l)
-		}
 		lc.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slowup__quick","arguments":{}}}`)
 		if l := string(lc.next()); !strings.HasPrefix(l, `{"jsonrpc":"2.0","id":5,`) || !strings.Contains(l, `"quick"`) {
 			t.Errorf("fast=%v: call 5 after a cancellation of an id not in flight: %s", fast, l)

@@ -146,7 +146,7 @@ func (c *frontConn) readLoop() {
 					_, _ = c.out.Write(append(lineError(line, m.err), '\n'))
 					m.msgs, m.err = nil, nil
 				}
-				c.noteCancelled(m.msgs)                              // frontcancel.go
+				m.msgs = c.noteCancelled(m.msgs)                     // frontcancel.go
 				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line) { // frontfast.go
 					m.msgs = nil
 				}

@@ -89,7 +89,8 @@ type Proxy struct {
 	endLife context.CancelFunc
 	fatal   chan error // see Fatal
 
-	shortened sync.Map // catalog id -> exposed name already logged as shortened (ingest.go)
+	shortened    sync.Map       // catalog id -> exposed name already logged as shortened (ingest.go)
+	schemaWarned schemaWarnings // validate.go: schemas already warned about as not compiling
 }
 
 // New builds a proxy from a loaded config. It starts nothing.

@@ -86,13 +86,27 @@ func errorText(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// schemaWarned remembers (kind, id, schema hash) triples already warned
-// about, so a schema that does not compile is logged once, not per call.
-// Bounded: emptied when full.
-var schemaWarned = struct {
-	sync.Mutex
-	m map[string]bool
-}{m: map[string]bool{}}
+// schemaWarnings remembers the (kind, id, schema hash) triples a proxy
+// has warned about, so a schema that does not compile is logged once per
+// proxy, not per call. Bounded: emptied when full.
+type schemaWarnings struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// first reports whether key is new, remembering it.
+func (w *schemaWarnings) first(key string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.m[key] {
+		return false
+	}
+	if w.m == nil || len(w.m) >= 4096 {
+		w.m = map[string]bool{}
+	}
+	w.m[key] = true
+	return true
+}
 
 // warnSchemaOnce logs that e's input or output schema (kind) does not
 // compile and is therefore not validated.
@@ -103,16 +117,7 @@ func (p *Proxy) warnSchemaOnce(e *catalog.Entry, kind string, err error) {
 	}
 	sum := sha256.Sum256(raw)
 	key := kind + "\x00" + e.ID + "\x00" + hex.EncodeToString(sum[:8])
-	schemaWarned.Lock()
-	seen := schemaWarned.m[key]
-	if !seen {
-		if len(schemaWarned.m) >= 4096 {
-			clear(schemaWarned.m)
-		}
-		schemaWarned.m[key] = true
-	}
-	schemaWarned.Unlock()
-	if !seen {
+	if p.schemaWarned.first(key) {
 		p.log.Warn(kind+"Schema does not compile; calls are made without validating their "+kind, "id", e.ID, "err", bounded(err.Error(), 500))
 	}
 }
