@@ -83,6 +83,7 @@ type passthrough struct {
 	tables map[*policy.View]*featureTables // routing tables per policy view (passthrough_policy.go)
 	revURI map[route]string                // owner -> exposed URI (rewritten ones only)
 	subs   map[route]map[*session]bool     // shared upstream subscriptions -> subscribed client sessions
+	subOn  map[route]*mcp.ClientSession    // the shared upstream session each of subs is made on (resubscribe)
 
 	inflight   []*inflight // tools/call in flight on shared upstream sessions, oldest first
 	clients    map[*session]*clientState
@@ -98,6 +99,7 @@ func newPassthrough(p *Proxy) *passthrough {
 		tables:  map[*policy.View]*featureTables{},
 		revURI:  map[route]string{},
 		subs:    map[route]map[*session]bool{},
+		subOn:   map[route]*mcp.ClientSession{},
 		clients: map[*session]*clientState{},
 	}
 }
@@ -412,7 +414,7 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 		return nil
 	}
 	pt.mu.Lock()
-	first := len(pt.subs[r]) == 0
+	first := len(pt.subs[r]) == 0 || pt.subOn[r] != cs // not yet on this session of the upstream
 	pt.mu.Unlock()
 	if first {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
@@ -424,8 +426,57 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 		pt.subs[r] = map[*session]bool{}
 	}
 	pt.subs[r][s] = true
+	if first {
+		pt.subOn[r] = cs
+	}
 	pt.mu.Unlock()
 	return nil
+}
+
+// resubscribe subscribes the current shared session of upstream up to the
+// resources that client sessions are subscribed to through the proxy and
+// that this session does not hold yet: a new session (a reconnect after
+// the upstream crashed or lost its session, or a reload restarting it)
+// starts with none (MCP server/resources "Subscriptions" are per
+// session). It runs on every (re)listing of up (a no-op while the session
+// is unchanged); the subscribes are sent in the background, once per
+// resource. A failed one is logged, and the resource then counts as not
+// subscribed on this session, so a client's next resources/subscribe of
+// it goes to the upstream.
+func (pt *passthrough) resubscribe(up string) {
+	cs, err := pt.p.ups.SessionFor(up)
+	if err != nil {
+		return // not ready: resubscribed when it is
+	}
+	var again []route
+	pt.mu.Lock()
+	for r, set := range pt.subs {
+		if r.up == up && len(set) > 0 && pt.subOn[r] != cs {
+			pt.subOn[r] = cs
+			again = append(again, r)
+		}
+	}
+	pt.mu.Unlock()
+	if len(again) == 0 {
+		return
+	}
+	sort.Slice(again, func(i, j int) bool { return again[i].orig < again[j].orig })
+	go func() {
+		for _, r := range again {
+			ctx, cancel := context.WithTimeout(pt.p.life, 30*time.Second)
+			err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig})
+			cancel()
+			if err == nil {
+				continue
+			}
+			pt.mu.Lock()
+			if pt.subOn[r] == cs {
+				delete(pt.subOn, r)
+			}
+			pt.mu.Unlock()
+			pt.p.log.Warn("subscribing the upstream's new session to a resource clients are subscribed to failed; their next resources/subscribe of it goes to the upstream", "upstream", r.up, "uri", r.orig, "err", err)
+		}
+	}()
 }
 
 // unsubscribe is the front server's UnsubscribeHandler. On a shared
@@ -465,6 +516,7 @@ func (pt *passthrough) dropSub(r route, s *session) bool {
 		return false
 	}
 	delete(pt.subs, r)
+	delete(pt.subOn, r)
 	return true
 }
 

@@ -345,7 +345,8 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		p.metrics.SetHiddenTools(up, hiddenTools(st.Diagnostics)) // security.go
 		p.metrics.SetCatalogSize(up, p.trusted(up), len(tools))
 		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
-		p.warnToolRefs() // toolrefs.go
+		p.warnToolRefs()     // toolrefs.go
+		p.pt.resubscribe(up) // a new upstream session holds no subscription yet
 	}
 	p.notifyToolsChanged()
 }

@@ -36,8 +36,6 @@ import (
 	"sort"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
@@ -195,47 +193,23 @@ func (pt *passthrough) policyChanged() {
 }
 
 // carrySubscriptions moves the clients' resource subscriptions held on the
-// shared sessions of upstreams a reload restarted to their new session (the
-// upstream is subscribed again there, once per resource, in the
-// background), and forgets those of removed upstreams, so that a client
-// subscribing again after the upstream comes back is not taken for
-// already subscribed. Per-client sessions keep theirs until they end with
-// the old instance.
+// shared sessions of upstreams a reload restarted to their new session
+// (resubscribe: now if it is ready, else once it is), and forgets those of
+// removed upstreams, so that a client subscribing again after the upstream
+// comes back is not taken for already subscribed. Per-client sessions keep
+// theirs until they end with the old instance.
 func (pt *passthrough) carrySubscriptions(changed, removed []string) {
-	if len(changed)+len(removed) == 0 {
-		return
-	}
-	var again []route
-	pt.mu.Lock()
-	for r := range pt.subs {
-		switch {
-		case slices.Contains(removed, r.up):
-			delete(pt.subs, r)
-		case slices.Contains(changed, r.up):
-			again = append(again, r)
-		}
-	}
-	pt.mu.Unlock()
-	if len(again) == 0 {
-		return
-	}
-	go func() {
-		for _, r := range again {
-			cs, err := pt.p.ups.SessionFor(r.up)
-			if err == nil {
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				err = cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig})
-				cancel()
-			}
-			if err != nil {
-				// The clients stay recorded: a later subscribe of theirs
-				// is then a repeat, so drop the route and let the next
-				// subscribe go to the upstream.
-				pt.mu.Lock()
+	if len(removed) > 0 {
+		pt.mu.Lock()
+		for r := range pt.subs {
+			if slices.Contains(removed, r.up) {
 				delete(pt.subs, r)
-				pt.mu.Unlock()
-				pt.p.log.Warn("reload: subscribing again on the restarted upstream failed; clients must subscribe again", "upstream", r.up, "uri", r.orig, "err", err)
+				delete(pt.subOn, r)
 			}
 		}
-	}()
+		pt.mu.Unlock()
+	}
+	for _, up := range changed {
+		pt.resubscribe(up)
+	}
 }
