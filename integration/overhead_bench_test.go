@@ -29,7 +29,8 @@ package integration
 // GOGC for the proxy processes only. OVERHEAD_BASELINE_BIN=PATH adds the
 // sides base/proxy and base/tool_call for both transports: the same proxy
 // cases served by another build (e.g. the commit before a change), for
-// before/after ratios in one run.
+// before/after ratios in one run. OVERHEAD_TRANSPORTS=stdio (or http)
+// runs the sides of that upstream transport only.
 
 import (
 	"bufio"
@@ -232,9 +233,13 @@ func BenchmarkOverhead(b *testing.B) {
 	if baseBin != "" {
 		vias = []string{"base/proxy", "proxy", "base/tool_call", "tool_call"}
 	}
+	transports := []string{"stdio", "http"}
+	if v := os.Getenv("OVERHEAD_TRANSPORTS"); v != "" {
+		transports = strings.Split(v, ",")
+	}
 	sides := map[string]*overheadSide{}
 	var order []string
-	for _, transport := range []string{"stdio", "http"} {
+	for _, transport := range transports {
 		name := transport + "/direct"
 		if transport == "stdio" {
 			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientStdio(b, []string{srv, "-tools", cat})}
@@ -318,7 +323,7 @@ func BenchmarkOverhead(b *testing.B) {
 	fmt.Fprintf(w, "\nproxy overhead, tools/call of list_issues (go-sdk client), GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
 	fmt.Fprintf(w, "%-24s %10s %10s %10s %10s %10s %9s %11s %8s %8s %8s\n", "case", "calls/s", "p50 µs", "p99 µs", "ratio", "+p50 µs", "+p99 µs", "B/call", "allocs", "RSS MiB", "CPU µs")
 	for _, conc := range []int{1, 16} {
-		for _, up := range []string{"stdio", "http"} {
+		for _, up := range transports {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
 			fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
 			for _, via := range vias {

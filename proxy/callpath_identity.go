@@ -119,8 +119,7 @@ func (p *Proxy) forwardTraced(ctx context.Context, s *session, e *catalog.Entry,
 		ctx = upstream.WithRequestHook(ctx, func(h http.Header) { tr.Inject(sctx, h) })
 	}
 	res, err := p.forward(ctx, s, e, args)
-	var cr *credentials.ConnectRequired
-	if errors.As(err, &cr) {
+	if cr, ok := errors.AsType[*credentials.ConnectRequired](err); ok { // no heap pointer per call (errors.As's target escapes)
 		res, err = p.connect(ctx, s, e, args, cr)
 	} else if err != nil && errors.Is(err, upstream.ErrUnavailable) {
 		p.dropUserConn(s, e.Upstream) // a lost per-user session is opened again next time

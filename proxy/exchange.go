@@ -85,7 +85,12 @@ type exchange struct {
 	state   string               // the requestState of the last of them
 	pending map[string]*question // asked, not yet answered
 	wake    chan struct{}        // (cap 1) a question was added
+	// Set by park (the first input_required result), nil before; expiry
+	// and unwatch are written under mu, before the exchange is in the
+	// table.
 	expiry  *time.Timer
+	life    context.Context // the session's (session.life); nil: cannot end
+	unwatch func() bool     // stops the watch on life
 }
 
 type question struct {
@@ -136,52 +141,82 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 // on the exchange, cancelling that request ends the exchange
 // (waitExchange).
 func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args json.RawMessage) (*exchange, error) {
+	// The id, the table entry, the expiry timer and the watch on the
+	// session's end are made when the call first asks a question (park):
+	// most calls never do, and while a request waits on the exchange its
+	// own context (bound to the session, server.go) ends it (issue 16: a
+	// random id, a timer and two context registrations per call).
+	ex := &exchange{tool: name, done: make(chan struct{}), pending: map[string]*question{}, wake: make(chan struct{}, 1), raw: &upstream.RawResult{}, life: s.life}
+
+	// The result may pass as the upstream's bytes (rawresult.go), stamped
+	// for the 2026-07-28 client when written.
+	cctx, cancel := context.WithCancel(withRawSlot(context.WithoutCancel(ctx), ex.raw))
+	ex.cancel = cancel
+	cs := *s // the call's own copy of the session, naming the exchange
+	cs.ex = ex
+	if cs.base == nil {
+		cs.base = s
+	}
+	goWarm(func() { // warm.go
+		defer close(ex.done)
+		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)
+	})
+	return ex, nil
+}
+
+// park makes ex retrievable by a retry before its first input_required
+// result goes out: an unguessable id (128 random bits), its entry in the
+// table (at most maxExchanges), the expiry after tools.approval_timeout
+// without a retry, and, for a session that can end (stdio: the connection
+// is the session), its end taking the exchange with it, since no retry can
+// come after it. Later rounds only restart the expiry. Called by the
+// request that waits on ex (waitExchange), never concurrently with
+// itself: a retry can only find ex once park has run.
+func (p *Proxy) park(ex *exchange) error {
+	if ex.expiry != nil {
+		ex.expiry.Reset(p.approvalTimeout())
+		return nil
+	}
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
-	ex := &exchange{id: statePrefix + base64.RawURLEncoding.EncodeToString(idb[:]), tool: name, done: make(chan struct{}), pending: map[string]*question{}, wake: make(chan struct{}, 1), raw: &upstream.RawResult{}}
+	ex.id = statePrefix + base64.RawURLEncoding.EncodeToString(idb[:])
 	p.exs.mu.Lock()
 	if p.exs.m == nil {
 		p.exs.m = map[string]*exchange{}
 	}
 	if len(p.exs.m) >= maxExchanges {
 		p.exs.mu.Unlock()
-		return nil, &jsonrpc.Error{Code: -32000, Message: fmt.Sprintf("mcp-toolsearch: too many calls waiting for client input (%d); retry later", maxExchanges)}
+		return &jsonrpc.Error{Code: -32000, Message: fmt.Sprintf("mcp-toolsearch: too many calls waiting for client input (%d); retry later", maxExchanges)}
 	}
+	ex.mu.Lock()
+	ex.expiry = time.AfterFunc(p.approvalTimeout(), func() { p.endExchange(ex) })
+	if ex.life != nil {
+		ex.unwatch = context.AfterFunc(ex.life, func() { p.endExchange(ex) })
+	}
+	ex.mu.Unlock()
 	p.exs.m[ex.id] = ex
 	p.exs.mu.Unlock()
-
-	// The result may pass as the upstream's bytes (rawresult.go), stamped
-	// for the 2026-07-28 client when written.
-	cctx, cancel := context.WithCancel(withRawSlot(context.WithoutCancel(ctx), ex.raw))
-	ex.cancel = cancel
-	ex.expiry = time.AfterFunc(p.approvalTimeout(), func() { p.endExchange(ex) })
-	cs := *s // the call's own copy of the session, naming the exchange
-	cs.ex = ex
-	if cs.base == nil {
-		cs.base = s
-	}
-	// A session that can end (stdio: the connection is the session) takes
-	// its exchanges with it: no retry can come after it.
-	stop := func() bool { return false }
-	if s.life != nil {
-		stop = context.AfterFunc(s.life, func() { p.endExchange(ex) })
-	}
-	goWarm(func() { // warm.go
-		defer close(ex.done)
-		defer stop()
-		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)
-	})
-	return ex, nil
+	return nil
 }
 
 // endExchange cancels ex and forgets it: its questions fail.
 func (p *Proxy) endExchange(ex *exchange) {
-	p.exs.mu.Lock()
-	delete(p.exs.m, ex.id) // first: a retry no longer finds a cancelled call
-	p.exs.mu.Unlock()
-	ex.cancel()
-	ex.expiry.Stop()
 	ex.mu.Lock()
+	parked := ex.expiry != nil
+	ex.mu.Unlock()
+	if parked {
+		p.exs.mu.Lock()
+		delete(p.exs.m, ex.id) // first: a retry no longer finds a cancelled call
+		p.exs.mu.Unlock()
+	}
+	ex.cancel()
+	ex.mu.Lock()
+	if ex.expiry != nil {
+		ex.expiry.Stop()
+	}
+	if ex.unwatch != nil {
+		ex.unwatch()
+	}
 	for k, q := range ex.pending {
 		q.answer <- answerOrErr{err: errNoAnswer}
 		delete(ex.pending, k)
@@ -192,10 +227,15 @@ func (p *Proxy) endExchange(ex *exchange) {
 // waitExchange answers one tools/call of the exchange: the call's result
 // when it ends, or input_required while it has unanswered questions.
 func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, error) {
-	ex.expiry.Stop() // a request waits: the exchange does not expire meanwhile
+	if ex.expiry != nil {
+		ex.expiry.Stop() // a request waits: the exchange does not expire meanwhile
+	}
 	for {
 		if reqs := ex.questions(); len(reqs) > 0 {
-			ex.expiry.Reset(p.approvalTimeout())
+			if err := p.park(ex); err != nil {
+				p.endExchange(ex)
+				return nil, err
+			}
 			return withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.nextState()}, resultInputRequired), nil
 		}
 		select {

@@ -92,14 +92,13 @@ func (c *frontConn) accepted(resp *jsonrpc.Response) {
 // clientCapabilities, a log level, escaped or repeated keys.
 func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 	var meta []byte
-	seen := map[string]bool{}
+	var seen keySeen
 	bad := false
 	if _, err := jsonscan.Object(params, func(k, v []byte) bool {
-		if bytes.IndexByte(k, '\\') >= 0 || seen[string(k)] {
+		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false
 		}
-		seen[string(k)] = true
 		if string(k) == "_meta" {
 			meta = v
 		}
@@ -108,13 +107,12 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 		return nil, nil, false
 	}
 	var pv, ci, cc []byte
-	seen = map[string]bool{}
+	seen = keySeen{}
 	if _, err := jsonscan.Object(meta, func(k, v []byte) bool {
-		if bytes.IndexByte(k, '\\') >= 0 || seen[string(k)] {
+		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false
 		}
-		seen[string(k)] = true
 		switch string(k) {
 		case mcp.MetaKeyProtocolVersion:
 			pv = v
@@ -143,6 +141,42 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 		return true
 	})
 	return trip, out.close(), true
+}
+
+// keySeen finds a repeated member name in one object: the first few names
+// are compared in place (no allocation for the usual request), a map
+// takes over past them (a client may send any number of keys).
+type keySeen struct {
+	few [8][]byte
+	n   int
+	m   map[string]bool
+}
+
+// repeat records k and reports whether it was recorded before.
+func (s *keySeen) repeat(k []byte) bool {
+	if s.m != nil {
+		if s.m[string(k)] {
+			return true
+		}
+		s.m[string(k)] = true
+		return false
+	}
+	for _, f := range s.few[:s.n] {
+		if bytes.Equal(f, k) {
+			return true
+		}
+	}
+	if s.n < len(s.few) {
+		s.few[s.n] = k
+		s.n++
+		return false
+	}
+	s.m = make(map[string]bool, 2*len(s.few))
+	for _, f := range s.few {
+		s.m[string(f)] = true
+	}
+	s.m[string(k)] = true
+	return false
 }
 
 // isTripleKey reports whether k (raw) is a key of the _meta triple.

@@ -456,7 +456,9 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 			}
 		}
 		s.ts.Call(rec)
-		p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", rec.Outcome, "ms", rec.DurationMs)
+		if p.log.Enabled(ctx, slog.LevelDebug) { // its arguments are built (allocated) even when off
+			p.log.Debug("tool call", "id", e.ID, "via", via, "outcome", rec.Outcome, "ms", rec.DurationMs)
+		}
 		p.callDone(ctx, span, s, e, via, args, rec.Outcome, rec.DurationMs, err) // span end, audit line
 	}()
 	d := p.decideTraced(ctx, s, e)

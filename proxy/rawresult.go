@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -210,6 +211,13 @@ func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
+		if v, ok := extra[k].(*mcp.Implementation); ok && k == mcp.MetaKeyServerInfo && v == serverImpl() {
+			// The proxy's own serverInfo, stamped on every result of a
+			// 2026-07-28 client: marshalled once (issue 16).
+			si := serverInfoMember()
+			out.member(si.key, si.val)
+			continue
+		}
 		kb, err := json.Marshal(k)
 		if err != nil {
 			return nil, err
@@ -222,6 +230,14 @@ func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
 	}
 	return out.close(), nil
 }
+
+// serverInfoMember is the _meta member serverInfo: serverImpl() as
+// mergeMeta writes it (the key between its quotes, the value marshalled).
+var serverInfoMember = sync.OnceValue(func() struct{ key, val []byte } {
+	kb, _ := json.Marshal(mcp.MetaKeyServerInfo)
+	vb, _ := json.Marshal(serverImpl())
+	return struct{ key, val []byte }{kb[1 : len(kb)-1], vb}
+})
 
 // rawObject builds a JSON object from raw members.
 type rawObject struct {
