@@ -53,6 +53,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -217,6 +218,19 @@ var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // result (encoding/json without HTML escaping; jsonrpc2 jsonMarshal),
 // with a trailing newline.
 func marshalResult(buf *bytes.Buffer, res mcp.Result) error {
+	if r, ok := res.(*rawToolResult); ok {
+		// What the encoder does with a json.Marshaler (encoding/json
+		// marshalerEncoder: compact the bytes, wrap a failure as a
+		// MarshalerError), without its reflection (issue 16).
+		b, err := r.MarshalJSON()
+		if err == nil {
+			err = json.Compact(buf, b)
+		}
+		if err != nil {
+			return &json.MarshalerError{Type: reflect.TypeFor[*rawToolResult](), Err: err}
+		}
+		return buf.WriteByte('\n')
+	}
 	enc := json.NewEncoder(buf)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(res)
