@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -184,5 +185,46 @@ func TestReloadDrainsCallsInFlight(t *testing.T) {
 	// A call after the reload reaches the new instance (-is-error-tool).
 	if res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__update_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "issue_number": 1}}); err != nil || !res.IsError {
 		t.Errorf("chg__update_issue after the reload: err %v isError %v, want isError (-is-error-tool)", err, res != nil && res.IsError)
+	}
+}
+
+// TestReloadRemovedUpstreamReason (round 7): after SIGHUP removes an
+// upstream, a direct tools/call of one of its former tools says that its
+// MCP server was removed from the configuration; before, it said "unknown
+// tool" and suggested a tool of another server.
+func TestReloadRemovedUpstreamReason(t *testing.T) {
+	cs, gh := catalogServer(t), catalogFile(t, "github-like.jsonl")
+	up := func(name string) string {
+		return fmt.Sprintf("[upstreams.%s]\ncommand = %s\nargs = [\"-tools\", %s]\n", name, tomlString(cs), tomlString(gh))
+	}
+	v1 := "[tool_search]\nenabled = false\n" + up("keep") + up("gone")
+	cfg := writeConfig(t, v1)
+	cmd := proxyCmd(t, cfg)
+	proc := exec.Command(cmd[0], cmd[1:]...)
+	sess := gosdkConnect(t, &gosdk.CommandTransport{Command: proc})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	args := map[string]any{"owner": "o", "repo": "r"}
+	if res, err := sess.CallTool(ctx, &gosdk.CallToolParams{Name: "gone__list_issues", Arguments: args}); err != nil || res.IsError {
+		t.Fatalf("before the reload: %v %v", res, err)
+	}
+	if err := os.WriteFile(cfg, []byte("[tool_search]\nenabled = false\n"+up("keep")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(proc.Process.Pid, syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	var last error
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) { // the reload is applied in the background
+		_, last = sess.CallTool(ctx, &gosdk.CallToolParams{Name: "gone__list_issues", Arguments: args})
+		if last != nil && strings.Contains(last.Error(), `unknown tool "gone__list_issues": MCP server "gone", which provided this tool, was removed from the proxy's configuration (config reload)`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a call of the removed upstream's tool after the reload: %v", last)
+		}
+	}
+	if res, err := sess.CallTool(ctx, &gosdk.CallToolParams{Name: "keep__list_issues", Arguments: args}); err != nil || res.IsError {
+		t.Errorf("the kept upstream after the reload: %v %v", res, err)
 	}
 }

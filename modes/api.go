@@ -148,7 +148,7 @@ func (a API) resolve(env Env, ref, via string) (*catalog.Entry, error) {
 		return nil, fmt.Errorf("%q is one of this server's own tools, not a catalog tool: call it with tools/call", ref)
 	}
 	msg := fmt.Sprintf("unknown tool %q", clipRef(ref))
-	if st := startingRef(env, ref); st != "" { // starting.go
+	if st := absentRef(env, ref); st != "" { // removed.go
 		return nil, errors.New(msg + ": " + st)
 	}
 	if sug := suggest(snap, ref, keep, func(e *catalog.Entry) string { return e.ID }); sug != "" {

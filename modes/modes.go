@@ -133,7 +133,7 @@ func ErrUnknownTool(name string) error {
 // see, so a denied tool's answer is the one it would get if the tool did
 // not exist (SPEC §6).
 func unknownDirect(env Env, name string, label func(*catalog.Entry) string) error {
-	if st := startingRef(env, name); st != "" { // starting.go
+	if st := absentRef(env, name); st != "" { // removed.go
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: %s", clipRef(name), st)}
 	}
 	sug := suggest(env.Snapshot(), name, env.Allowed, label)

@@ -91,6 +91,8 @@ type Proxy struct {
 
 	shortened    sync.Map       // catalog id -> exposed name already logged as shortened (ingest.go)
 	schemaWarned schemaWarnings // validate.go: schemas already warned about as not compiling
+
+	removedP atomic.Pointer[removedTools] // removed.go: tools of the upstreams the last reload removed
 }
 
 // New builds a proxy from a loaded config. It starts nothing.

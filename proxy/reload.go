@@ -112,6 +112,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	}
 
 	p.reloadMu.Lock()
+	p.removedP.Store(newRemovedTools(p.catalog().Snapshot(), d.removed)) // removed.go
 	cat := p.carryCatalog(next, d, fresh)
 	cat.OnPublish(p.viewIx.published) // view indexes follow off the request path
 	old := p.ups.swap(next, d, fresh)
