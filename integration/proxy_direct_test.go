@@ -354,19 +354,7 @@ args = ["-tools", %s]
 	if _, err := call("victim__list_issues"); err != nil {
 		t.Fatalf("before the kill: %v", err)
 	}
-	var victim int
-	for _, pid := range childPIDs(cmd.Process.Pid) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(b), "victim-server") {
-			victim = pid
-		}
-	}
-	if victim == 0 {
-		t.Fatal("victim upstream process not found among the proxy's children")
-	}
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killChild(t, cmd.Process.Pid, "victim-server")
 	sawDown := false
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {

@@ -78,19 +78,7 @@ args = [%s]
 	}
 	waitUpdate("before the kill")
 
-	var victim int
-	for _, pid := range childPIDs(cmd.Process.Pid) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(b), "server-everything") {
-			victim = pid
-		}
-	}
-	if victim == 0 {
-		t.Fatal("the server-everything process was not found among the proxy's children")
-	}
-	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
+	killChild(t, cmd.Process.Pid, "server-everything")
 	// Down, then back (the proxy restarts it with backoff).
 	sawDown := false
 	var last error
@@ -113,4 +101,20 @@ args = [%s]
 		t.Fatal(err)
 	}
 	waitUpdate("after the upstream was restarted")
+}
+
+// killChild sends SIGKILL to the process below pid whose command line
+// contains marker (an upstream child of the proxy).
+func killChild(t *testing.T, pid int, marker string) {
+	t.Helper()
+	for _, kid := range childPIDs(pid) {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid))
+		if strings.Contains(string(b), marker) {
+			if err := syscall.Kill(kid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no process with %q in its command line among the proxy's children", marker)
 }
