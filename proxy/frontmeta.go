@@ -91,14 +91,20 @@ func (c *frontConn) accepted(resp *jsonrpc.Response) {
 // the go-sdk as it is: no _meta, a version before 2026-07-28, no
 // clientCapabilities, a log level, escaped or repeated keys.
 func metaTriple(params []byte) (trip, rest []byte, ok bool) {
+	// Each object is scanned once (issue 16: a scan of a 2026-07-28
+	// request line costs about as much as the rest of its decoding); the
+	// members are kept to rebuild params from, up to len(memberList),
+	// past which params and _meta are scanned again.
 	var meta []byte
 	var seen keySeen
+	var top, kept memberList
 	bad := false
 	if _, err := jsonscan.Object(params, func(k, v []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false
 		}
+		top.add(k, v)
 		if string(k) == "_meta" {
 			meta = v
 		}
@@ -122,25 +128,63 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 			cc = v
 		case mcp.MetaKeyLogLevel:
 			bad = true
+		default:
+			kept.add(k, v)
 		}
 		return !bad
 	}); err != nil || bad || cc == nil || !plainString(pv) || string(pv[1:len(pv)-1]) < modernVersion {
 		return nil, nil, false
 	}
+	trip = make([]byte, 0, len(pv)+len(ci)+len(cc)+3*binary.MaxVarintLen32)
 	for _, v := range [][]byte{pv, ci, cc} {
 		trip = binary.AppendUvarint(trip, uint64(len(v)))
 		trip = append(trip, v...)
 	}
 	out := rawObject{b: make([]byte, 0, len(params))}
-	_, _ = jsonscan.Object(params, func(k, v []byte) bool {
-		if string(k) != "_meta" {
-			out.member(k, v)
-		} else if meta := withoutMetaKeys(v, isTripleKey); meta != nil {
-			out.member(k, meta)
+	if top.over || kept.over {
+		_, _ = jsonscan.Object(params, func(k, v []byte) bool {
+			if string(k) != "_meta" {
+				out.member(k, v)
+			} else if meta := withoutMetaKeys(v, isTripleKey); meta != nil {
+				out.member(k, meta)
+			}
+			return true
+		})
+		return trip, out.close(), true
+	}
+	var metaOut []byte
+	if kept.n > 0 {
+		var mo rawObject
+		for _, m := range kept.m[:kept.n] {
+			mo.member(m[0], m[1])
 		}
-		return true
-	})
+		metaOut = mo.close()
+	}
+	for _, m := range top.m[:top.n] {
+		if string(m[0]) != "_meta" {
+			out.member(m[0], m[1])
+		} else if metaOut != nil {
+			out.member(m[0], metaOut)
+		}
+	}
 	return trip, out.close(), true
+}
+
+// memberList keeps the first members of an object as scanned (raw key,
+// raw value); over is set when there were more.
+type memberList struct {
+	m    [8][2][]byte
+	n    int
+	over bool
+}
+
+func (l *memberList) add(k, v []byte) {
+	if l.n == len(l.m) {
+		l.over = true
+		return
+	}
+	l.m[l.n] = [2][]byte{k, v}
+	l.n++
 }
 
 // keySeen finds a repeated member name in one object: the first few names

@@ -14,6 +14,12 @@ func TestMetaTriple(t *testing.T) {
 	for _, c := range []struct{ in, rest string }{
 		{`{"name":"t","_meta":{` + pv + `,` + ci + `,` + cc + `}}`, `{"name":"t"}`},
 		{`{"_meta":{` + pv + `,"progressToken":7,` + cc + `},"name":"t","arguments":{"a":[1]}}`, `{"_meta":{"progressToken":7},"name":"t","arguments":{"a":[1]}}`},
+		// Blanks between members, and more members than metaTriple keeps
+		// from its one scan (it then scans again): the same rest.
+		{"{ \"_meta\" : {" + pv + ", \"k\" : 1 ," + cc + "} , \"name\":\"t\" }", `{"_meta":{"k":1},"name":"t"}`},
+		{`{"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"_meta":{` + pv + `,` + cc + `,"k":1},"name":"t"}`, `{"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"_meta":{"k":1},"name":"t"}`},
+		{`{"_meta":{` + pv + `,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,` + cc + `},"name":"t"}`, `{"_meta":{"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9},"name":"t"}`},
+		{`{"_meta":{` + pv + `,` + ci + `,` + cc + `},"n":"t","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8}`, `{"n":"t","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8}`},
 	} {
 		trip, rest, ok := metaTriple([]byte(c.in))
 		if !ok || len(trip) == 0 || string(rest) != c.rest {
@@ -30,6 +36,7 @@ func TestMetaTriple(t *testing.T) {
 		`{"name":"t","_meta":{"io.modelcontextprotocol\/protocolVersion":"2026-07-28",` + cc + `}}`,
 		`{"name":"t","_meta":{"io.modelcontextprotocol/protocolVersion":1,` + cc + `}}`,
 		`{"name":"t","_meta":[]}`,
+		`{"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9,"a2":2,"_meta":{` + pv + `,` + cc + `}}`, // a repeat past keySeen's first 8
 	} {
 		if _, rest, ok := metaTriple([]byte(in)); ok {
 			t.Errorf("metaTriple(%s): elided to %s", in, rest)
