@@ -115,3 +115,80 @@ func TestSubscriptionsCarriedOverReload(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestSubscriptionsRemadeAfterSessionLost (round 7): an HTTP upstream that
+// restarts forgets the proxy's session (HTTP 404 for its session id, MCP
+// basic/transports "Session Management"); the proxy initializes a new
+// session, subscribes it again to the resource a client is subscribed to,
+// and relays the new instance's notifications/resources/updated. Before,
+// the new session had no subscription and the client got no more updates.
+func TestSubscriptionsRemadeAfterSessionLost(t *testing.T) {
+	type instance struct {
+		srv  *mcp.Server
+		subs chan string
+	}
+	newInstance := func() *instance {
+		in := &instance{subs: make(chan string, 4)}
+		in.srv = mcp.NewServer(&mcp.Implementation{Name: "res", Version: "1"}, &mcp.ServerOptions{
+			SubscribeHandler:   func(_ context.Context, r *mcp.SubscribeRequest) error { in.subs <- r.Params.URI; return nil },
+			UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
+		})
+		in.srv.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://a", Text: "x"}}}, nil
+		})
+		return in
+	}
+	var cur atomic.Pointer[http.Handler]
+	serve := func(in *instance) {
+		var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return in.srv }, nil)
+		cur.Store(&h)
+	}
+	first := newInstance()
+	serve(first)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { (*cur.Load()).ServeHTTP(w, r) }))
+	t.Cleanup(hs.Close)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.r]\nurl = %s\n", tomlQuote(hs.URL)))
+	updated := make(chan string, 16)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := p.Server("", "stdio").Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "A", Version: "1"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { updated <- r.Params.URI },
+	})
+	a, err := c.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = a.Close() })
+	if err := a.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	<-first.subs
+
+	// The upstream restarts: a new server behind the same URL, the old
+	// connections (the proxy's GET stream among them) cut.
+	second := newInstance()
+	serve(second)
+	hs.CloseClientConnections()
+	select {
+	case u := <-second.subs:
+		if u != "test://a" {
+			t.Fatalf("the new upstream session subscribed to %q", u)
+		}
+	case <-time.After(30 * time.Second): // liveness bound
+		t.Fatal("the proxy's new upstream session never subscribed to test://a again")
+	}
+	if err := second.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case u := <-updated:
+		if u != "test://a" {
+			t.Fatalf("notifications/resources/updated for %q", u)
+		}
+	case <-time.After(30 * time.Second): // liveness bound
+		t.Fatal("the client got no notifications/resources/updated from the restarted upstream")
+	}
+}
