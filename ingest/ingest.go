@@ -116,6 +116,15 @@ type Step interface {
 	Apply(t *Tool) error
 }
 
+// ListingStep is a Step that is told where a listing starts and ends
+// (Pipeline.Run calls BeginListing before the listing's first tool and
+// the returned end after its last), e.g. to write its state once per
+// listing instead of once per tool.
+type ListingStep interface {
+	Step
+	BeginListing(upstream string) (end func())
+}
+
 // StepFunc makes a Step of a name and a function.
 type StepFunc struct {
 	StepName string
@@ -194,6 +203,11 @@ func Counts(ds []Diagnostic) (quarantined, normalised int) {
 func (p *Pipeline) Run(upstream string, raws []json.RawMessage) Result {
 	res := Result{Tools: make([]*mcp.Tool, 0, len(raws))}
 	names := make(map[string]bool, len(raws))
+	for _, s := range p.steps {
+		if ls, ok := s.(ListingStep); ok {
+			defer ls.BeginListing(upstream)()
+		}
+	}
 	for i, raw := range raws {
 		t := &Tool{Upstream: upstream, Index: i, Raw: raw}
 		ok := p.one(t, names)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -132,5 +133,66 @@ func TestHashWithExtra(t *testing.T) {
 	b := HashWith(tl, json.RawMessage(`{"execution":{"taskSupport":"required"}}`))
 	if a == Hash(tl) || a == b {
 		t.Errorf("extra members do not change the pin: %s %s %s", Hash(tl), a, b)
+	}
+}
+
+// TestHoldWritesOncePerListing: under Hold the state changes at once but
+// the file is written only at the release, once, with every change in it
+// (the first sight of a catalog was one whole-file write per new tool:
+// quadratic; trial round 7 F4). Overlapping holds: each release writes
+// what is pending.
+func TestHoldWritesOncePerListing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.pins.json")
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := s.Hold()
+	for i := 0; i < 500; i++ {
+		id := "mcp:big:t" + strconv.Itoa(i)
+		if v, _, err := s.Check(id, "sha256:1"); err != nil || v != New {
+			t.Fatalf("Check %d: %v %v", i, v, err)
+		}
+	}
+	if v, _, _ := s.Check("mcp:big:known", "sha256:1"); v != New {
+		t.Fatal("first sight not New")
+	}
+	if v, _, _ := s.Check("mcp:big:known", "sha256:1"); v != Same {
+		t.Fatal("the held state is not read back at once")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the pins file was written while held: %v", err)
+	}
+	inner := s.Hold() // a second listing overlapping the first
+	if _, err := s.SetPending("mcp:big:known", "sha256:2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := release(); err != nil {
+		t.Fatal(err)
+	}
+	f, err := readFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Pinned) != 501 || f.Pending["mcp:big:known"].Hash != "sha256:2" {
+		t.Fatalf("after the release the file has %d pins and pending %v; want 501 and the pending change", len(f.Pinned), f.Pending)
+	}
+	if err := s.Pin("mcp:big:other", "sha256:3"); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := readFile(path); len(f.Pinned) != 501 {
+		t.Fatalf("written while the second hold is open: %d pins", len(f.Pinned))
+	}
+	if err := inner(); err != nil || inner() != nil {
+		t.Fatal(err)
+	}
+	if f, _ := readFile(path); len(f.Pinned) != 502 {
+		t.Fatalf("the second release did not write: %d pins", len(f.Pinned))
+	}
+	if err := s.Pin("mcp:big:after", "sha256:4"); err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := readFile(path); len(f.Pinned) != 503 {
+		t.Fatalf("without a hold a change is not written at once: %d pins", len(f.Pinned))
 	}
 }

@@ -80,48 +80,70 @@ func (p *Proxy) openPins(cfg *config.Config) error {
 
 // step is the pinning step of the ingest pipeline for cfg's
 // security.on_tool_change. It runs first, on the definition as received.
+// It writes the pins file once per listing (pinStep.BeginListing).
 func (g *pinGuard) step(cfg *config.Config) ingest.Step {
-	mode := cfg.Security.OnToolChange
-	return ingest.StepFunc{StepName: StepPins, F: func(t *ingest.Tool) error {
-		id := catalog.ToolID(t.Upstream, t.Tool.Name)
-		hash := pins.HashWith(t.Tool, t.Extra) // extra members too (execution, …)
-		v, old, err := g.store.Check(id, hash)
+	return pinStep{g: g, mode: cfg.Security.OnToolChange}
+}
+
+// pinStep is guard g's pinning step (an ingest.ListingStep).
+type pinStep struct {
+	g    *pinGuard
+	mode string // security.on_tool_change
+}
+
+func (s pinStep) Name() string { return StepPins }
+
+// BeginListing holds the pins file's writes until the listing's end
+// (pins.Store.Hold): one write per listing, not one per new tool.
+func (s pinStep) BeginListing(upstream string) (end func()) {
+	release := s.g.store.Hold()
+	return func() {
+		if err := release(); err != nil {
+			s.g.log.Warn("cannot save the pinned tool definitions", "upstream", upstream, "error", err.Error())
+		}
+	}
+}
+
+func (s pinStep) Apply(t *ingest.Tool) error {
+	g, mode := s.g, s.mode
+	id := catalog.ToolID(t.Upstream, t.Tool.Name)
+	hash := pins.HashWith(t.Tool, t.Extra) // extra members too (execution, …)
+	v, old, err := g.store.Check(id, hash)
+	if err != nil {
+		g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())
+	}
+	if v != pins.Changed {
+		return nil
+	}
+	what := fmt.Sprintf("its definition changed since it was pinned on %s (%s… → %s…)", old.Since, pins.Short(old.Hash), pins.Short(hash))
+	log := g.log.With("upstream", t.Upstream, "tool", t.Tool.Name, "id", id, "pinned", pins.Short(old.Hash), "now", pins.Short(hash))
+	switch mode {
+	case config.ChangeBlock, config.ChangeApprove:
+		first, err := g.store.SetPending(id, hash)
 		if err != nil {
 			g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())
 		}
-		if v != pins.Changed {
-			return nil
-		}
-		what := fmt.Sprintf("its definition changed since it was pinned on %s (%s… → %s…)", old.Since, pins.Short(old.Hash), pins.Short(hash))
-		log := g.log.With("upstream", t.Upstream, "tool", t.Tool.Name, "id", id, "pinned", pins.Short(old.Hash), "now", pins.Short(hash))
-		switch mode {
-		case config.ChangeBlock, config.ChangeApprove:
-			first, err := g.store.SetPending(id, hash)
-			if err != nil {
-				g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())
-			}
-			if mode == config.ChangeBlock {
-				if first {
-					g.metrics.ToolChanged(t.Upstream, "blocked")
-					log.Warn("tool definition changed: kept off every surface until approved (mcp-toolsearch approve ID)")
-				}
-				return fmt.Errorf("%s: kept off every surface until `mcp-toolsearch approve %s` (security.on_tool_change = \"block\")", what, id)
-			}
+		if mode == config.ChangeBlock {
 			if first {
-				g.metrics.ToolChanged(t.Upstream, "approval")
-				log.Warn("tool definition changed: its next call asks for approval")
+				g.metrics.ToolChanged(t.Upstream, "blocked")
+				log.Warn("tool definition changed: kept off every surface until approved (mcp-toolsearch approve ID)")
 			}
-			t.Normalise("definition", nil, what+"; its next call asks a person (security.on_tool_change = \"approve\")")
-		default: // warn
-			if err := g.store.Pin(id, hash); err != nil {
-				g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())
-			}
-			g.metrics.ToolChanged(t.Upstream, "warned")
-			log.Warn("tool definition changed since it was pinned; the new one is pinned (security.on_tool_change = \"warn\")")
-			t.Normalise("definition", nil, what+"; the new definition is pinned (security.on_tool_change = \"warn\")")
+			return fmt.Errorf("%s: kept off every surface until `mcp-toolsearch approve %s` (security.on_tool_change = \"block\")", what, id)
 		}
-		return nil
-	}}
+		if first {
+			g.metrics.ToolChanged(t.Upstream, "approval")
+			log.Warn("tool definition changed: its next call asks for approval")
+		}
+		t.Normalise("definition", nil, what+"; its next call asks a person (security.on_tool_change = \"approve\")")
+	default: // warn
+		if err := g.store.Pin(id, hash); err != nil {
+			g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())
+		}
+		g.metrics.ToolChanged(t.Upstream, "warned")
+		log.Warn("tool definition changed since it was pinned; the new one is pinned (security.on_tool_change = \"warn\")")
+		t.Normalise("definition", nil, what+"; the new definition is pinned (security.on_tool_change = \"warn\")")
+	}
+	return nil
 }
 
 // changeApproval reports whether a call of e needs a person's yes because
