@@ -5,16 +5,23 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"strconv"
 )
 
 // startProfiles writes profiles of a `serve` run for performance work
 // (docs/figures.md "Overhead: profiles"): MCP_TOOLSEARCH_CPUPROFILE=FILE
 // records a CPU profile for the whole run, MCP_TOOLSEARCH_MEMPROFILE=FILE
 // writes the allocation profile (go tool pprof -sample_index=alloc_space)
-// when serve ends. The returned function ends them; it is a no-op when
-// neither variable is set. Environment only: the operator's, trusted.
+// when serve ends, sampling one allocation per runtime.MemProfileRate
+// bytes (512 KiB by default; MCP_TOOLSEARCH_MEMPROFILERATE=N samples one
+// per N bytes, e.g. 4096 to see the allocations of a single request). The
+// returned function ends them; it is a no-op when neither variable is
+// set. Environment only: the operator's, trusted.
 func startProfiles(log *slog.Logger) func() {
 	cpuPath, memPath := os.Getenv("MCP_TOOLSEARCH_CPUPROFILE"), os.Getenv("MCP_TOOLSEARCH_MEMPROFILE")
+	if n, err := strconv.Atoi(os.Getenv("MCP_TOOLSEARCH_MEMPROFILERATE")); err == nil && n > 0 && memPath != "" {
+		runtime.MemProfileRate = n
+	}
 	var cpu *os.File
 	if cpuPath != "" {
 		f, err := os.Create(cpuPath)

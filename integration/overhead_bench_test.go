@@ -31,7 +31,15 @@ package integration
 // sides base/proxy and base/tool_call for both transports: the same proxy
 // cases served by another build (e.g. the commit before a change), for
 // before/after ratios in one run. OVERHEAD_TRANSPORTS=stdio (or http)
-// runs the sides of that upstream transport only.
+// runs the sides of that upstream transport only. OVERHEAD_PROFILE_RATE=N
+// samples one allocation per N bytes in those profiles
+// (MCP_TOOLSEARCH_MEMPROFILERATE; the default 512 KiB is too coarse to see
+// one request's allocations). OVERHEAD_CLIENT_IDLE=N lets the HTTP clients
+// of every side (direct and proxy alike) keep N idle connections to their
+// server instead of net/http's default 2 (http.DefaultMaxIdleConnsPerHost):
+// with 16 callers and 2 idle connections a client redials for many calls
+// and each side's server pays for the new connections (a bench artifact,
+// not proxy work; docs/figures.md says which figures used it).
 
 import (
 	"bufio"
@@ -186,6 +194,9 @@ func BenchmarkOverhead(b *testing.B) {
 			name = strings.ReplaceAll(name, "/", "-")
 			e = append(e, "MCP_TOOLSEARCH_CPUPROFILE="+filepath.Join(profDir, "cpu-"+name+".pprof"),
 				"MCP_TOOLSEARCH_MEMPROFILE="+filepath.Join(profDir, "mem-"+name+".pprof"))
+			if v := os.Getenv("OVERHEAD_PROFILE_RATE"); v != "" {
+				e = append(e, "MCP_TOOLSEARCH_MEMPROFILERATE="+v)
+			}
 		}
 		return e
 	}
@@ -363,7 +374,14 @@ func benchClientStdio(b *testing.B, cmd []string, env ...string) *gosdk.ClientSe
 }
 
 func benchClientHTTP(b *testing.B, url string, _ map[string]string) *gosdk.ClientSession {
-	return benchConnect(b, &gosdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerRoundTripper{}}})
+	var rt http.RoundTripper = headerRoundTripper{}
+	if n, err := strconv.Atoi(os.Getenv("OVERHEAD_CLIENT_IDLE")); err == nil && n > 0 {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = n
+		b.Cleanup(tr.CloseIdleConnections)
+		rt = tr
+	}
+	return benchConnect(b, &gosdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}})
 }
 
 func benchConnect(b *testing.B, tr gosdk.Transport) *gosdk.ClientSession {

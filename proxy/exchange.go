@@ -74,7 +74,9 @@ type exchange struct {
 	done   chan struct{} // closed when the call returned
 	res    *mcp.CallToolResult
 	err    error
-	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go)
+	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go): &rawSlot
+	// rawSlot is raw's storage (one allocation with the exchange).
+	rawSlot upstream.RawResult
 	// answered: raw holds an answer handed over by the modes
 	// (session.AnswerRaw), whose spare capacity is the proxy's own.
 	answered bool
@@ -83,7 +85,7 @@ type exchange struct {
 	seq     int
 	round   int                  // input_required results given so far
 	state   string               // the requestState of the last of them
-	pending map[string]*question // asked, not yet answered
+	pending map[string]*question // asked, not yet answered (made by the first question)
 	wake    chan struct{}        // (cap 1) a question was added
 	// Set by park (the first input_required result), nil before; expiry
 	// and unwatch are written under mu, before the exchange is in the
@@ -146,7 +148,8 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	// most calls never do, and while a request waits on the exchange its
 	// own context (bound to the session, server.go) ends it (issue 16: a
 	// random id, a timer and two context registrations per call).
-	ex := &exchange{tool: name, done: make(chan struct{}), pending: map[string]*question{}, wake: make(chan struct{}, 1), raw: &upstream.RawResult{}, life: s.life}
+	ex := &exchange{tool: name, done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life}
+	ex.raw = &ex.rawSlot
 
 	// The result may pass as the upstream's bytes (rawresult.go), stamped
 	// for the 2026-07-28 client when written.
@@ -354,6 +357,9 @@ func (ex *exchange) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputRes
 	key, _ := ctx.Value(inputKeyKey{}).(string)
 	if _, taken := ex.pending[key]; key == "" || taken {
 		key = fmt.Sprintf("%s-%d", inputKind(req), ex.seq)
+	}
+	if ex.pending == nil {
+		ex.pending = map[string]*question{}
 	}
 	ex.pending[key] = q
 	ex.mu.Unlock()

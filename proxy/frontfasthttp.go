@@ -511,14 +511,21 @@ func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result
 	if ctx.Err() != nil {
 		return
 	}
+	flush := status == 0
 	if status != 0 {
 		c.w.Header().Set("Content-Type", "application/json")
-		c.w.WriteHeader(status)
-		_, _ = c.w.Write(b)
+	} else {
+		status = http.StatusOK
+	}
+	if kw, ok := c.w.(*keepaliveWriter); ok { // the whole answer: no keepalive timer for it
+		kw.writeLast(status, b, flush)
 		return
 	}
+	c.w.WriteHeader(status)
 	_, _ = c.w.Write(b)
-	_ = http.NewResponseController(c.w).Flush()
+	if flush {
+		_ = http.NewResponseController(c.w).Flush()
+	}
 }
 
 // appendID appends id as jsonrpc.EncodeMessage writes an id plainID made.

@@ -137,6 +137,31 @@ func idGuard(h http.Handler, maxBody int) http.Handler { return idGuardWith(h, m
 // it has answered w itself (tasks.go, tasksFrame).
 type frameHook func(w http.ResponseWriter, r *http.Request, body []byte) (out []byte, answered bool)
 
+// readBody reads r's body, at most maxBody+1 bytes, as io.ReadAll does but
+// into one slice of the declared Content-Length when there is one (issue
+// 16: io.ReadAll starts at 512 bytes and grows by copying).
+func readBody(r *http.Request, maxBody int) ([]byte, error) {
+	lr := io.LimitReader(r.Body, int64(maxBody)+1)
+	n := r.ContentLength
+	if n <= 0 || n > int64(maxBody) {
+		return io.ReadAll(lr)
+	}
+	b := make([]byte, 0, n+1) // +1: room for the read that sees the end
+	for {
+		m, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return b, err
+		}
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+	}
+}
+
 // idGuardWith is idGuard with a frameHook (nil: none), so that the body
 // is read once.
 func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
@@ -145,7 +170,7 @@ func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		body, err := io.ReadAll(io.LimitReader(r.Body, int64(maxBody)+1))
+		body, err := readBody(r, maxBody)
 		if err != nil {
 			bodyFailed(w, err)
 			return

@@ -238,6 +238,13 @@ var serverImpl = sync.OnceValue(func() *mcp.Implementation {
 	return &mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}
 })
 
+// serverInfoOnly is the _meta stampServerInfo gives a raw result that had
+// none. It is shared by those results and read-only: their readers
+// (rawToolResult.MarshalJSON, the go-sdk's annotateServerInfo and its copy
+// annotateServerInfo in frontfasthttp.go, which change a _meta only when
+// it lacks serverInfo) never write to it.
+var serverInfoOnly = sync.OnceValue(func() map[string]any { return map[string]any{mcp.MetaKeyServerInfo: serverImpl()} })
+
 // stampServerInfo puts the proxy's serverInfo into the _meta of a
 // tools/call result for a 2026-07-28 client unless it has one, as the
 // go-sdk server does for requests whose _meta names that version
@@ -250,6 +257,10 @@ func stampServerInfo(res mcp.Result) {
 	}
 	m := res.GetMeta()
 	if _, ok := m[mcp.MetaKeyServerInfo]; ok {
+		return
+	}
+	if r, ok := res.(*rawToolResult); ok && len(m) == 0 {
+		r.SetMeta(serverInfoOnly()) // the usual case: no map per call (issue 16)
 		return
 	}
 	out := make(map[string]any, len(m)+1)

@@ -14,7 +14,16 @@ package proxy
 //
 // When a keepalive cannot be written (the client is gone), the request's
 // context is cancelled, so the stream ends (for the SSE transport, its
-// session) without waiting for TCP to give up.
+// session) without waiting for TCP to give up. Over HTTP/1.x (what the
+// proxy serves: no TLS, no h2c) net/http does that itself: a failed write
+// to the connection cancels the connection's context, the parent of the
+// request's (net/http server.go, checkConnErrorWriter), so keepalive
+// derives no context of its own there (issue 16: a context, its place in
+// the request context's children and a request copy per request); for
+// any other protocol it does.
+//
+// A handler that writes its whole answer at once (the HTTP fast path,
+// frontfasthttp.go) writes it with writeLast, which arms no timer.
 
 import (
 	"context"
@@ -30,20 +39,23 @@ func keepalive(interval time.Duration, h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithCancel(r.Context())
-		defer cancel()
-		kw := &keepaliveWriter{w: w, rc: http.NewResponseController(w), interval: interval, cancel: cancel, boundary: true}
+		kw := &keepaliveWriter{w: w, interval: interval, cancel: func() {}, boundary: true}
 		defer kw.stop()
-		h.ServeHTTP(kw, r.WithContext(ctx))
+		if r.ProtoMajor != 1 {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			kw.cancel = cancel
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(kw, r)
 	})
 }
 
 // keepaliveWriter is the http.ResponseWriter the wrapped handler writes to.
 type keepaliveWriter struct {
 	w        http.ResponseWriter
-	rc       *http.ResponseController
 	interval time.Duration
-	cancel   context.CancelFunc
+	cancel   context.CancelFunc // also net/http's own over HTTP/1.x (see the top)
 
 	mu       sync.Mutex
 	wrote    bool      // header written
@@ -108,7 +120,30 @@ func (k *keepaliveWriter) FlushError() error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.writeHeaderLocked(http.StatusOK)
-	return k.rc.Flush()
+	return http.NewResponseController(k.w).Flush()
+}
+
+// writeLast writes a handler's whole answer: status, b, and a flush when
+// flush is set; nothing is written after it. Written before anything
+// else, it arms no keepalive (the stream ends with it); otherwise it is
+// Write (and Flush).
+func (k *keepaliveWriter) writeLast(status int, b []byte, flush bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if !k.wrote {
+		k.wrote, k.done = true, true
+		k.w.WriteHeader(status)
+		_, _ = k.w.Write(b)
+		if flush {
+			_ = http.NewResponseController(k.w).Flush()
+		}
+		return
+	}
+	n, _ := k.w.Write(b)
+	k.note(b[:n])
+	if flush {
+		_ = http.NewResponseController(k.w).Flush()
+	}
 }
 
 // tick writes a keepalive comment when the stream has been silent for the
@@ -125,7 +160,7 @@ func (k *keepaliveWriter) tick() {
 			comment := []byte(": keepalive\n\n")
 			_, err := k.w.Write(comment)
 			if err == nil {
-				err = k.rc.Flush()
+				err = http.NewResponseController(k.w).Flush()
 			}
 			if err != nil {
 				k.cancel() // the client is gone

@@ -34,6 +34,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -113,41 +114,63 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if req.Method != http.MethodPost {
 		token = ""
 	}
-	in := tagReaders.Get().(*bufio.Reader)
-	in.Reset(resp.Body)
-	resp.Body = &tagReader{src: resp.Body, in: in, token: token}
+	st := tagReaders.Get().(*tagState)
+	st.in.Reset(resp.Body)
+	resp.Body = &tagReader{src: resp.Body, st: st, token: token}
 	return resp, nil
 }
 
-// tagReaders pools the 64 KiB readers of tagReader (issue 16: one per
-// event-stream response, i.e. per tools/call of an HTTP upstream, was the
-// largest allocation of that path after the go-sdk's decoder).
-var tagReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+// tagReaders pools the reading state of tagReader: its 64 KiB reader
+// (issue 16: one per event-stream response, i.e. per tools/call of an HTTP
+// upstream, was the largest allocation of that path after the go-sdk's
+// decoder) and its buffers.
+var tagReaders = sync.Pool{New: func() any { return &tagState{in: bufio.NewReaderSize(nil, 64<<10)} }}
+
+type tagState struct {
+	in   *bufio.Reader
+	line []byte       // the line being read
+	ev   bytes.Buffer // the lines of the event being read, each without its line end, then "\n"
+	out  bytes.Buffer // what Read hands out next
+}
+
+// tagKeep is the most buffer capacity a pooled tagState keeps.
+const tagKeep = 64 << 10
+
+func (st *tagState) release() {
+	st.in.Reset(nil)
+	st.line = st.line[:0]
+	if cap(st.line) > tagKeep {
+		st.line = nil
+	}
+	if st.ev.Cap() > tagKeep || st.out.Cap() > tagKeep {
+		st.ev, st.out = bytes.Buffer{}, bytes.Buffer{}
+	}
+	st.ev.Reset()
+	st.out.Reset()
+	tagReaders.Put(st)
+}
 
 // tagReader rewrites an event stream event by event: each event's data
 // lines are joined (as an SSE parser does) and, when the data is a JSON-RPC
 // request, written back as one data line with the token set (or removed).
-// Other events and fields pass unchanged.
+// Other events and fields pass unchanged (line ends become "\n").
 type tagReader struct {
 	mu    sync.Mutex // held by Read; Close pools in only when it is free
 	src   io.Closer
-	in    *bufio.Reader
+	st    *tagState // nil once pooled again
 	token string
-	out   bytes.Buffer
-	event []string // lines of the event being read
 	err   error
 }
 
-// Close closes the response body and returns the reader to tagReaders
-// when no Read is running (a Read blocked on the body ends with the body's
-// error; its reader is then left to the garbage collector).
+// Close closes the response body and returns the reading state to
+// tagReaders when no Read is running (a Read blocked on the body ends
+// with the body's error; its state is then left to the garbage collector).
 func (t *tagReader) Close() error {
 	err := t.src.Close()
 	if t.mu.TryLock() {
-		if t.in != nil {
-			t.in.Reset(nil)
-			tagReaders.Put(t.in)
-			t.in = nil
+		if t.st != nil {
+			t.st.release()
+			t.st = nil
 		}
 		if t.err == nil {
 			t.err = http.ErrBodyReadAfterClose
@@ -160,36 +183,54 @@ func (t *tagReader) Close() error {
 func (t *tagReader) Read(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for t.out.Len() == 0 && t.err == nil {
-		line, err := t.in.ReadString('\n')
-		if line != "" {
-			trimmed := strings.TrimRight(line, "\r\n")
-			if trimmed == "" {
+	if t.st == nil {
+		return 0, t.err
+	}
+	st := t.st
+	for st.out.Len() == 0 && t.err == nil {
+		chunk, err := st.in.ReadSlice('\n')
+		st.line = append(st.line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue // a line longer than the reader's buffer
+		}
+		if len(st.line) > 0 {
+			if trimmed := bytes.TrimRight(st.line, "\r\n"); len(trimmed) == 0 {
 				t.flushEvent()
-				t.out.WriteString("\n")
+				st.out.WriteByte('\n')
 			} else {
-				t.event = append(t.event, trimmed)
+				st.ev.Write(trimmed)
+				st.ev.WriteByte('\n')
 			}
+			st.line = st.line[:0]
 		}
 		if err != nil {
 			t.flushEvent()
 			t.err = err
 		}
 	}
-	if t.out.Len() > 0 {
-		return t.out.Read(p)
+	if st.out.Len() > 0 {
+		return st.out.Read(p)
 	}
 	return 0, t.err
 }
 
 // flushEvent writes the buffered event's lines to out, rewriting its data.
+// An event that cannot be a JSON-RPC request (no "method" in it: the
+// answers of calls) passes as it is, without a copy per line.
 func (t *tagReader) flushEvent() {
-	if len(t.event) == 0 {
+	st := t.st
+	if st.ev.Len() == 0 {
 		return
 	}
+	defer st.ev.Reset()
+	if !bytes.Contains(st.ev.Bytes(), []byte(`"method"`)) { // tag would return ""
+		st.out.Write(st.ev.Bytes())
+		return
+	}
+	event := strings.Split(strings.TrimSuffix(st.ev.String(), "\n"), "\n")
 	var data []string
 	first := -1
-	for i, l := range t.event {
+	for i, l := range event {
 		if v, ok := strings.CutPrefix(l, "data:"); ok {
 			if first < 0 {
 				first = i
@@ -201,19 +242,18 @@ func (t *tagReader) flushEvent() {
 	if first >= 0 {
 		rewritten = t.tag(strings.Join(data, "\n"))
 	}
-	for i, l := range t.event {
+	for i, l := range event {
 		if strings.HasPrefix(l, "data:") {
 			if i == first && rewritten != "" {
-				t.out.WriteString("data: " + rewritten + "\n")
+				st.out.WriteString("data: " + rewritten + "\n")
 				continue
 			}
 			if rewritten != "" {
 				continue // joined into the first data line
 			}
 		}
-		t.out.WriteString(l + "\n")
+		st.out.WriteString(l + "\n")
 	}
-	t.event = t.event[:0]
 }
 
 // tag returns data with the token set on a JSON-RPC request (or removed),

@@ -15,14 +15,19 @@ import (
 )
 
 func TestTagReader(t *testing.T) {
+	long := strings.Repeat("x", 10000)
 	in := "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\",\"params\":{\"message\":\"m\"}}\r\n\r\n" +
 		": comment\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":2,\n" +
 		"data: \"method\":\"roots/list\",\"params\":{\"_meta\":{\"" + metaKeyCaller + "\":\"forged\",\"k\":1}}}\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"method\":\"x\"}}\n\n" +
-		"id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+		"id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n" +
+		// An answer with a line longer than the reader's buffer and CRLF
+		// line ends passes unchanged but for its line ends.
+		"event: message\r\nid: 8\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"text\":\"" + long + "\"}}\r\n\r\n" +
+		"data: cut at the end"
 	read := func(token string) string {
-		b, err := io.ReadAll(&tagReader{src: io.NopCloser(nil), in: bufioReader(in), token: token})
+		b, err := io.ReadAll(&tagReader{src: io.NopCloser(nil), st: &tagState{in: bufioReader(in)}, token: token})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +38,9 @@ func TestTagReader(t *testing.T) {
 		": comment\n\n" +
 		`data: {"id":2,"jsonrpc":"2.0","method":"roots/list","params":{"_meta":{"` + metaKeyCaller + `":"T","k":1}}}` + "\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"method\":\"x\"}}\n\n" +
-		"id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n"
+		"id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n" +
+		"event: message\nid: 8\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"text\":\"" + long + "\"}}\n\n" +
+		"data: cut at the end\n"
 	if got := read("T"); got != want {
 		t.Errorf("with a token:\n got %q\nwant %q", got, want)
 	}

@@ -35,21 +35,44 @@ const maxSSELine = 4096
 // sseReaders pools the 16 KiB line readers of readSSE (one per response
 // stream; issue 16: a fresh one per tools/call answer was a fifth of the
 // HTTP upstream side's garbage).
-var sseReaders = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 16<<10) }}
+// With the reader it pools the rest of a stream's reading state: the event,
+// the id sniffer and the line and data buffers (at most sseKeep bytes
+// each are kept).
+var sseReaders = sync.Pool{New: func() any { return &sseState{br: bufio.NewReaderSize(nil, 16<<10)} }}
+
+type sseState struct {
+	br         *bufio.Reader
+	ev         sseEvent
+	sniff      idSniffer
+	data, line []byte
+}
+
+const sseKeep = 64 << 10
 
 func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
-	br := sseReaders.Get().(*bufio.Reader)
+	st := sseReaders.Get().(*sseState)
+	br := st.br
 	br.Reset(r)
-	defer func() { br.Reset(nil); sseReaders.Put(br) }()
 	var (
-		ev       sseEvent
-		sniff    idSniffer
-		data     []byte
-		line     []byte
+		data     = st.data[:0]
+		line     = st.line[:0]
 		hasData  bool
 		overLine bool // the current data line is being sniffed, not kept
 	)
-	ev.Sniff = &sniff
+	defer func() {
+		br.Reset(nil)
+		st.data, st.line = nil, nil
+		if cap(data) <= sseKeep {
+			st.data = data[:0]
+		}
+		if cap(line) <= sseKeep {
+			st.line = line[:0]
+		}
+		sseReaders.Put(st)
+	}()
+	st.ev, st.sniff = sseEvent{}, idSniffer{}
+	ev, sniff := &st.ev, &st.sniff
+	ev.Sniff = sniff
 	startOversize := func() {
 		if !ev.Oversize {
 			ev.Oversize = true
@@ -89,7 +112,7 @@ func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
 					data = data[:len(data)-1]
 				}
 				ev.Data = data
-				if !fn(&ev) {
+				if !fn(ev) {
 					return nil
 				}
 			}
@@ -103,7 +126,11 @@ func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
 			value = bytes.TrimPrefix(value, []byte(" "))
 			switch string(field) {
 			case "event":
-				ev.Name = string(value)
+				if string(value) == "message" {
+					ev.Name = "message" // the usual name, without a copy
+				} else {
+					ev.Name = string(value)
+				}
 			case "data":
 				hasData = true
 				if !ev.Oversize && len(data)+len(value)+1 > maxBytes {
