@@ -53,7 +53,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -220,14 +219,9 @@ var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 func marshalResult(buf *bytes.Buffer, res mcp.Result) error {
 	if r, ok := res.(*rawToolResult); ok {
 		// What the encoder does with a json.Marshaler (encoding/json
-		// marshalerEncoder: compact the bytes, wrap a failure as a
-		// MarshalerError), without its reflection (issue 16).
-		b, err := r.MarshalJSON()
-		if err == nil {
-			err = json.Compact(buf, b)
-		}
-		if err != nil {
-			return &json.MarshalerError{Type: reflect.TypeFor[*rawToolResult](), Err: err}
+		// marshalerEncoder), without its reflection (issue 16).
+		if err := r.compactInto(buf); err != nil {
+			return err
 		}
 		return buf.WriteByte('\n')
 	}

@@ -604,6 +604,11 @@ type knownTriple struct {
 	ip       *mcp.InitializeParams
 	ci, caps any    // nil ci: no clientInfo
 	client   string // the client name as paramHeaderCheck reads it (clientNameOf)
+	// only is the _meta of a request whose _meta is the triple alone (the
+	// usual one), shared by those requests like ci and caps, read-only:
+	// the call path reads a request's _meta (forward passes its non-hop
+	// members on; takeTask deletes only a task member, which it lacks).
+	only mcp.Meta
 }
 
 func (t *tripleCache) get(key []byte) *knownTriple {
@@ -625,6 +630,9 @@ func (t *tripleCache) put(key string, k *knownTriple) {
 // object into mcp.Meta: the triple's values from t, the other members
 // decoded one by one (ok false when one does not decode).
 func (t *knownTriple) meta(c *httpCall) (mcp.Meta, bool) {
+	if c.nother == 0 && t.only != nil {
+		return t.only, true
+	}
 	m := make(mcp.Meta, 3+c.nother)
 	m[mcp.MetaKeyProtocolVersion] = modernVersion
 	if t.ci != nil {
@@ -678,6 +686,7 @@ func (p *Proxy) learnTripleMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 						err = json.Unmarshal(l.ci, &k.ci)
 					}
 					if err == nil {
+						k.only, _ = k.meta(&httpCall{})
 						p.trips.put(l.key, k)
 					}
 				}

@@ -17,6 +17,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"slices"
 	"sort"
 	"sync"
 
@@ -101,6 +103,39 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	return stampRaw(r.json, r.Meta, r.modern)
 }
 
+// compactInto writes r as encoding/json writes a json.Marshaler (its
+// MarshalJSON output compacted, a failure wrapped in a MarshalerError; no
+// HTML escaping), the stamped copy made in a pooled buffer instead of a
+// new slice (issue 16).
+func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
+	var b []byte
+	var err error
+	switch {
+	case !r.modern && len(r.Meta) == 0:
+		b = r.json
+	case r.spare:
+		b, err = r.MarshalJSON() // stamped in place
+	default:
+		sp := stampBufs.Get().(*[]byte)
+		defer func() {
+			if cap(*sp) <= 1<<20 {
+				stampBufs.Put(sp)
+			}
+		}()
+		b, err = appendStampRaw((*sp)[:0], r.json, r.Meta, r.modern)
+		*sp = b[:0]
+	}
+	if err == nil {
+		err = json.Compact(buf, b)
+	}
+	if err != nil {
+		return &json.MarshalerError{Type: reflect.TypeFor[*rawToolResult](), Err: err}
+	}
+	return nil
+}
+
+var stampBufs = sync.Pool{New: func() any { return new([]byte) }}
+
 // stampSpare is stampRaw for a compact result object b without _meta
 // and resultType members, written into b's spare capacity: the stamps
 // replace its closing brace and follow its last member, as stampRaw
@@ -139,6 +174,11 @@ func stampSpare(b []byte, extra map[string]any, complete bool) (out []byte, ok b
 // is there anyway is replaced). Only b's top level and its _meta are
 // scanned; every other member is copied as it is.
 func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
+	return appendStampRaw(nil, b, extra, complete)
+}
+
+// appendStampRaw is stampRaw appending to dst (which must not overlap b).
+func appendStampRaw(dst, b []byte, extra map[string]any, complete bool) ([]byte, error) {
 	// The merged _meta first, so that the output is allocated once at
 	// its size (issue 16).
 	var meta []byte
@@ -161,7 +201,7 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := rawObject{b: make([]byte, 0, len(b)+len(meta)+len(`,"_meta":,"resultType":"complete"}`))}
+	out := rawObject{b: slices.Grow(dst, len(b)+len(meta)+len(`,"_meta":,"resultType":"complete"}`))}
 	if _, err := jsonscan.Object(b, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
