@@ -918,7 +918,13 @@ type scratch struct {
 	aq      analyzedQuery
 	idfs    []float64
 	credit  []float64
-	named   []int32 // documents the query names (NameBoost)
+	// Per query word (queryTerm.unit): its weight and, while one
+	// document's coverage is computed, the credit of its parts and of
+	// its best alternative; per term, its share of its word's parts; and
+	// the sum of the words' weights (see weighUnits).
+	unitW, partGot, altGot, partShare []float64
+	unitTotal                         float64
+	named                             []int32 // documents the query names (NameBoost)
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -1020,6 +1026,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 		sc.touched = scorePostingsClauses(ti.post, ix.norm, ix.dead, checkDead, acc, stride, cls[:ncl], sc.touched, w, k1, &top, &segMax)
 	}
+	weighUnits(sc)
 	// The per-clause signal (RankParams.ClauseMix): entry d gains
 	// mixTop × max over clauses j of seg_j(d)/segMax[j], added during the
 	// top-k selection, where an entry that cannot enter the heap even
@@ -1229,10 +1236,17 @@ func hasDoc(post []posting, doc int32) bool {
 const coverageDepth = 20
 
 // coverage returns the share of the query that document doc matches
-// (Scored.Strength before the named-entry rule: the idf- and
-// weight-weighted share of the query's words it has, a derived term
-// counting derivedCredit) and how many query words it matches, leaving
-// each word's credit in sc.credit. It allocates nothing.
+// (Scored.Strength before the named-entry rule) and how many query terms
+// it matches, leaving each base term's credit in sc.credit (needs
+// weighUnits). The share is idf-weighted over the query's words
+// (queryTerm.unit), each counted once however many terms it gave: a word
+// is matched by any one of its alternatives (创建 by "create" or by the
+// bigram itself; GitHub by "github"), or in the weighted share of its
+// parts it has (getURLs: get, url); a term matched through a misspelling
+// repair, compound or word form counts derivedCredit. An identifier whole
+// ("create_issue") counts only when matched (its parts are words too), and
+// so does a CJK character standing alone (unitOptional). It allocates
+// nothing.
 func (ix *Index) coverage(doc int32, sc *scratch) (float64, int) {
 	aq, idfs := &sc.aq, sc.idfs
 	sc.credit = slices.Grow(sc.credit[:0], len(aq.terms))[:len(aq.terms)]
@@ -1240,7 +1254,7 @@ func (ix *Index) coverage(doc int32, sc *scratch) (float64, int) {
 	clear(credit)
 	has := func(qt *queryTerm) bool { return qt.ti != nil && hasDoc(qt.ti.post, doc) }
 	for i := range aq.terms { // base terms first: derived ones only for words not matched
-		if qt := &aq.terms[i]; qt.kind == termWord && idfs[qt.src] > 0 && has(qt) {
+		if qt := &aq.terms[i]; qt.kind == termWord && has(qt) {
 			credit[qt.src] = 1
 		}
 	}
@@ -1249,32 +1263,95 @@ func (ix *Index) coverage(doc int32, sc *scratch) (float64, int) {
 		if qt.kind == termWord || (credit[qt.src] >= derivedCredit[qt.kind] && (qt.src2 == 0 || credit[qt.src2-1] >= derivedCredit[qt.kind])) || !has(qt) {
 			continue
 		}
-		credit[qt.src] = max(credit[qt.src], derivedCredit[qt.kind])
+		c := derivedCredit[qt.kind]
+		if qt.pair > 0 && !has(&aq.terms[qt.pair-1]) {
+			// One half of a split word without the other: its share of
+			// the word ("zip" of zipcode in a compress tool).
+			c *= idfs[i] / (idfs[i] + idfs[qt.pair-1])
+		}
+		credit[qt.src] = max(credit[qt.src], c)
 		if qt.src2 > 0 {
 			credit[qt.src2-1] = max(credit[qt.src2-1], derivedCredit[qt.kind])
 		}
 	}
-	var got, total float64
+	partGot, altGot := sc.partGot, sc.altGot
+	clear(partGot)
+	clear(altGot)
+	var got float64
+	total := sc.unitTotal
 	nm := 0
 	for i := range aq.terms {
 		qt := &aq.terms[i]
-		if qt.kind != termWord {
+		if credit[i] == 0 || qt.kind != termWord {
 			continue
 		}
-		w := qt.qw * idfs[i]
-		if qt.whole && credit[i] == 0 {
-			continue
-		}
-		total += w
-		got += w * credit[i]
-		if credit[i] > 0 && qt.word != "" {
+		if qt.word != "" {
 			nm++
 		}
+		switch u := qt.unit; {
+		case u >= 0 && qt.alt:
+			altGot[u] = max(altGot[u], credit[i])
+		case u >= 0:
+			partGot[u] += sc.partShare[i] * credit[i]
+		case qt.whole || qt.opt:
+			w := qt.qw * idfs[i]
+			total += w
+			got += w * credit[i]
+		}
+	}
+	for u, w := range sc.unitW {
+		got += w * max(altGot[u], partGot[u])
 	}
 	if total == 0 {
 		return 0, nm
 	}
 	return got / total, nm
+}
+
+// weighUnits sets the weights of the query's words (queryTerm.unit) in
+// sc from the terms' idfs: a word weighs as much as its cheapest spelling
+// in the index, min(Σ qw·idf of its parts, qw·idf of each alternative),
+// so 创建 weighs like "create" (not like create + found + establish + the
+// unknown bigram), GitHub like "github" (not github + git + hub), and a
+// word no spelling of which is in the index like an unknown word.
+func weighUnits(sc *scratch) {
+	aq := &sc.aq
+	nu := aq.nunits
+	grow := func(b []float64, n int) []float64 { return slices.Grow(b[:0], n)[:n] }
+	sc.unitW, sc.partGot, sc.altGot = grow(sc.unitW, nu), grow(sc.partGot, nu), grow(sc.altGot, nu)
+	sc.partShare = grow(sc.partShare, len(aq.terms))
+	partW := sc.partGot // the parts' weight, per word, until the shares are known
+	for u := range sc.unitW {
+		sc.unitW[u], partW[u] = math.Inf(1), 0
+	}
+	for i := range aq.terms {
+		qt := &aq.terms[i]
+		if qt.kind != termWord || qt.unit < 0 {
+			continue
+		}
+		w := qt.qw * sc.idfs[i]
+		if qt.alt {
+			sc.unitW[qt.unit] = min(sc.unitW[qt.unit], w)
+		} else {
+			partW[qt.unit] += w
+		}
+	}
+	for i := range aq.terms {
+		sc.partShare[i] = 0
+		if qt := &aq.terms[i]; qt.kind == termWord && qt.unit >= 0 && !qt.alt {
+			sc.partShare[i] = qt.qw * sc.idfs[i] / partW[qt.unit]
+		}
+	}
+	sc.unitTotal = 0
+	for u := range sc.unitW {
+		if partW[u] > 0 {
+			sc.unitW[u] = min(sc.unitW[u], partW[u])
+		}
+		if math.IsInf(sc.unitW[u], 1) {
+			sc.unitW[u] = 0
+		}
+		sc.unitTotal += sc.unitW[u]
+	}
 }
 
 // matchInfo fills s.Matched and s.Strength (see Scored) for one hit, from

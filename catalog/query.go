@@ -72,6 +72,24 @@ type queryTerm struct {
 	// verb: not a noun by position (see nounPosition). Only such terms
 	// say which operation the query asks for (RankParams.VerbMismatch).
 	verbUse bool
+	// unit is the query word a base term counts for in a hit's match
+	// strength (Index.coverage), numbered below analyzedQuery.nunits; -1
+	// for none (a CJK bigram across two words, a Japanese particle, an
+	// identifier whole, a derived term: it counts through src). A word
+	// written as one can give several terms: alt marks a term that spells
+	// the whole word another way (a translation of a CJK word, "github"
+	// for GitHub): one of them matched is the word matched; the word's
+	// other terms are its parts ("get" and "url" of getURLs, the bigrams
+	// of a CJK word), of which the matched share counts.
+	unit int32
+	alt  bool
+	// opt marks a term that counts as a query word only for the hits
+	// that match it, like an identifier whole (unitOptional).
+	opt bool
+	// pair, on one half of an unknown query word split in two (zipcode
+	// -> zip, code), is 1 + the index of the other half: the halves stand
+	// for the word only together.
+	pair int
 }
 
 // analyzedQuery is a query split into weighted base terms plus its plain
@@ -91,6 +109,10 @@ type analyzedQuery struct {
 	// a question, or a task-start word): a clause that only gives
 	// context ("I missed another deadline!") is no task of its own.
 	task [maxSegs]bool
+	// nunits is the number of query words (queryTerm.unit); unitMap maps
+	// the word numbers of the chunk being read (tokenizeWords) to them.
+	nunits  int
+	unitMap []int32
 }
 
 // maxSegs bounds the clauses of one query (the last one takes the rest).
@@ -112,6 +134,7 @@ func analyzeQuery(q string) analyzedQuery {
 // quoted values are down-weighted (see weightPathWord).
 func (aq *analyzedQuery) analyze(q string) {
 	aq.terms, aq.words = aq.terms[:0], aq.words[:0]
+	aq.nunits = 0
 	if aq.seen == nil {
 		aq.seen = map[string]int{}
 	}
@@ -134,7 +157,10 @@ func (aq *analyzedQuery) analyze(q string) {
 			aq.task[seg] = true
 		}
 	}
-	add := func(t, word string, w float64, whole bool) {
+	// add adds term t of written word word with weight w; u is its word
+	// number in the chunk (tokenizeWords; -1: none) and alt whether it
+	// spells the whole word (queryTerm.unit).
+	add := func(t, word string, w float64, whole bool, u int, alt bool) {
 		if newSeg && segTerms > 0 && seg+1 < maxSegs {
 			seg, segTerms = seg+1, 0
 			aq.task[seg] = pendingTask
@@ -149,10 +175,14 @@ func (aq *analyzedQuery) analyze(q string) {
 			aq.terms[i].whole = aq.terms[i].whole && whole
 			aq.terms[i].segs |= 1 << seg
 			aq.terms[i].verbUse = aq.terms[i].verbUse || verbOK
+			if aq.terms[i].unit < 0 && u >= 0 { // "GitHub": the identifier whole "github" is also the word's joined form
+				aq.terms[i].unit, aq.terms[i].alt = aq.unitFor(u), alt
+			}
+			aq.terms[i].opt = aq.terms[i].opt && u == unitOptional
 			return
 		}
 		aq.seen[t] = len(aq.terms)
-		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole, segs: 1 << seg, verbUse: verbOK})
+		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole, segs: 1 << seg, verbUse: verbOK, unit: aq.unitFor(u), alt: alt, opt: u == unitOptional})
 	}
 	var quoted [][2]int
 	if strings.ContainsAny(q, "\"`“") {
@@ -197,14 +227,15 @@ func (aq *analyzedQuery) analyze(q string) {
 			w = weightFraming
 		}
 		if core != "" && w == 1 && looksLikeIdentifier(core) {
-			add(strings.ToLower(core), core, 1, true)
+			add(strings.ToLower(core), core, 1, true, -1, false)
 		}
-		tokenizeWords(chunk, func(word, t string) {
+		aq.unitMap = aq.unitMap[:0]
+		tokenizeWords(chunk, func(word, t string, u int, alt bool) {
 			ww := w
 			if isNumber(t) {
 				ww = min(ww, weightNumber)
 			}
-			add(t, word, ww, false)
+			add(t, word, ww, false, u, alt)
 		})
 		forEachRun(chunk, func(run string) { aq.words = append(aq.words, normalizeWord(run)) })
 		prev, sentenceStart = chunk, false
@@ -221,6 +252,22 @@ func (aq *analyzedQuery) analyze(q string) {
 		aq.nseg = seg + 1
 	}
 	aq.mergeSmallClauses()
+}
+
+// unitFor returns the query word number (queryTerm.unit) of word u of
+// the chunk being read, numbering it on first use (-1 for -1).
+func (aq *analyzedQuery) unitFor(u int) int32 {
+	if u < 0 {
+		return -1
+	}
+	for len(aq.unitMap) <= u {
+		aq.unitMap = append(aq.unitMap, -1)
+	}
+	if aq.unitMap[u] < 0 {
+		aq.unitMap[u] = int32(aq.nunits)
+		aq.nunits++
+	}
+	return aq.unitMap[u]
 }
 
 // nounPosition reports whether a query word (core, as written; prev is
@@ -414,7 +461,7 @@ func (aq *analyzedQuery) derive(t string, w float64, kind uint8, src int, ti *te
 		return
 	}
 	aq.seen[t] = len(aq.terms)
-	aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src, ti: ti, segs: aq.terms[src].segs})
+	aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: kind, src: src, ti: ti, segs: aq.terms[src].segs, unit: -1})
 }
 
 // forEachRun calls f for each run of word runes (letters and digits) of s
@@ -439,9 +486,11 @@ func forEachRun(s string, f func(run string)) {
 }
 
 // tokenizeWords is tokenizeText that also tells which written word (a
-// run of letters, digits and CJK runes) each term came from.
-func tokenizeWords(s string, f func(word, term string)) {
-	start := -1
+// run of letters, digits and CJK runes) each term came from, and which
+// query word it counts for in the match strength (unit, numbered from 0
+// in s; alt: the term spells the whole word, see unitSink).
+func tokenizeWords(s string, f func(word, term string, unit int, alt bool)) {
+	start, unit := -1, 0
 	for i, r := range s {
 		if isWordRune(r) || isCJK(r) {
 			if start < 0 {
@@ -451,13 +500,13 @@ func tokenizeWords(s string, f func(word, term string)) {
 		}
 		if start >= 0 {
 			run := s[start:i]
-			tokenizeText(run, func(t string) { f(run, t) })
+			unit = tokenizeTextUnits(run, nil, func(t string, u int, alt bool) { f(run, t, u, alt) }, unit)
 			start = -1
 		}
 	}
 	if start >= 0 {
 		run := s[start:]
-		tokenizeText(run, func(t string) { f(run, t) })
+		tokenizeTextUnits(run, nil, func(t string, u int, alt bool) { f(run, t, u, alt) }, unit)
 	}
 }
 
@@ -622,6 +671,15 @@ func (ix *Index) expand(aq *analyzedQuery) {
 			if ta, tb := ix.live1(a), ix.live1(b); ta != nil && tb != nil {
 				aq.derive(a, t.qw*weightCompound, termCompound, i, ta)
 				aq.derive(b, t.qw*weightCompound, termCompound, i, tb)
+				// The halves are parts of the word, not alternatives:
+				// "zip" alone (a compress tool) is no zip code.
+				ia, ib := aq.seen[a], aq.seen[b]
+				if aq.terms[ia].kind == termCompound && aq.terms[ia].src == i {
+					aq.terms[ia].pair = ib + 1
+				}
+				if aq.terms[ib].kind == termCompound && aq.terms[ib].src == i {
+					aq.terms[ib].pair = ia + 1
+				}
 				break
 			}
 		}

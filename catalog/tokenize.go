@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -96,7 +97,29 @@ func Tokenize(s string) []string {
 }
 
 // tokenizeText emits the terms of free text s to sink.
-func tokenizeText(s string, sink tokenSink) {
+func tokenizeText(s string, sink tokenSink) { tokenizeTextUnits(s, sink, nil, 0) }
+
+// unitSink receives a query term with the query word it counts for in a
+// hit's match strength (queryTerm.unit): unit numbers the written words of
+// the text tokenized (-1: the term counts for no word, e.g. a CJK bigram
+// across two words), alt tells whether the term spells the whole word
+// another way (a translation, the joined form of a camelCase word: one of
+// them matched is the word matched) rather than being one of its parts
+// (the camelCase parts "get" and "url" of getURLs, the bigrams of a CJK
+// word: all of them make the word). unitOptional marks a term that is a
+// word only where a tool matches it.
+type unitSink func(t string, unit int, alt bool)
+
+// unitOptional is the unit of a term that counts as a query word only for
+// the hits that match it: a single CJK character standing alone between
+// Latin words is mostly a particle or preposition ("在GitHub上创建issue":
+// 在, 上), sometimes a word (书, book).
+const unitOptional = -2
+
+// tokenizeTextUnits is tokenizeText for a query: with uf set it emits the
+// same terms, in the same order, to uf (not sink) with the word each
+// belongs to, numbered from unit; it returns the next unused number.
+func tokenizeTextUnits(s string, sink tokenSink, uf unitSink, unit int) int {
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -110,7 +133,11 @@ func tokenizeText(s string, sink tokenSink) {
 				}
 				j += sz
 			}
-			emitCJK(s[i:j], sink)
+			if uf != nil {
+				unit = emitCJKUnits(s[i:j], uf, unit)
+			} else {
+				emitCJK(s[i:j], sink)
+			}
 			i = j
 		case isWordRune(r):
 			j := i + size
@@ -121,14 +148,26 @@ func tokenizeText(s string, sink tokenSink) {
 				}
 				j += sz
 			}
-			if !isClitic(s, i, j) {
-				emitWord(s[i:j], sink)
+			if isClitic(s, i, j) {
+				// dropped
+			} else if uf != nil {
+				u, pu := unit, unit
+				unit++
+				if camelDropsStopword(s[i:j]) {
+					// "YouTube": "tube" alone is not the word; only
+					// "youtube" spells it, the part counts where matched.
+					pu = unitOptional
+				}
+				emitWord(s[i:j], func(t string) { uf(t, pu, false) }, func(t string) { uf(t, u, true) })
+			} else {
+				emitWord(s[i:j], sink, sink)
 			}
 			i = j
 		default:
 			i += size
 		}
 	}
+	return unit
 }
 
 // isClitic reports whether the word s[i:j] is a clitic ("s" of "user's")
@@ -146,10 +185,11 @@ func isClitic(s string, i, j int) bool {
 }
 
 // emitWord splits one run of letters/digits on camelCase and emits each part
-// lowercased and stemmed, dropping stopwords. A word with several parts is
-// also emitted whole ("GitHub" -> "git", "hub", "github"), so brand names
-// written in camelCase still meet their lower-case spelling.
-func emitWord(w string, sink tokenSink) {
+// lowercased and stemmed to sink, dropping stopwords. A word with several
+// parts is also emitted whole to whole ("GitHub" -> "git", "hub";
+// "github"), so brand names written in camelCase still meet their
+// lower-case spelling.
+func emitWord(w string, sink, whole tokenSink) {
 	parts := 0
 	splitCamel(w, func(part string) {
 		parts++
@@ -163,8 +203,29 @@ func emitWord(w string, sink tokenSink) {
 		sink(stem(t))
 	})
 	if parts > 1 {
-		sink(stem(normalizeWord(w)))
+		whole(stem(normalizeWord(w)))
 	}
+}
+
+// camelDropsStopword reports whether a camelCase part of w other than
+// the whole is a stopword ("YouTube": you). It allocates nothing.
+func camelDropsStopword(w string) bool {
+	for i := 1; i < len(w); i++ { // most words: no upper case after the first letter, no camelCase
+		if c := w[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
+			break
+		} else if i == len(w)-1 {
+			return false
+		}
+	}
+	parts, drop := 0, false
+	splitCamel(w, func(part string) {
+		parts++
+		if !drop && len(part) <= 16 {
+			var buf [16]byte
+			_, drop = stopwords[string(lowerWord(&buf, part))]
+		}
+	})
+	return parts > 1 && drop
 }
 
 // splitCamel calls f for each camelCase part of w ("getHTTPResponse2" ->
@@ -302,6 +363,153 @@ func emitCJK(run string, sink tokenSink) {
 			for _, en := range g.en {
 				sink(en)
 			}
+		}
+	}
+}
+
+// Script classes of a CJK run (cjkClass), for the words of a query.
+const (
+	cjkHan = iota
+	cjkHiragana
+	cjkKatakana
+	cjkHangul
+)
+
+// cjkClass returns the script class of a rune of a CJK run (Han for
+// anything not kana or Hangul).
+func cjkClass(r rune) uint8 {
+	switch {
+	case r >= 0x3040 && r <= 0x309F:
+		return cjkHiragana
+	case r >= 0x30A0 && r <= 0x30FF, r >= 0x31F0 && r <= 0x31FF, r >= 0xFF66 && r <= 0xFF9F:
+		return cjkKatakana // with the prolonged sound mark ー
+	case r >= 0xAC00 && r <= 0xD7FF, r >= 0x1100 && r <= 0x11FF, r >= 0x3130 && r <= 0x318F, r >= 0xA960 && r <= 0xA97F:
+		return cjkHangul
+	}
+	return cjkHan
+}
+
+// emitCJKUnits is emitCJK for a query: the same terms in the same order,
+// each with the query word it belongs to (see unitSink), numbered from
+// unit; it returns the next unused number. A CJK run can be a whole
+// clause (Chinese and Japanese put no spaces between words), so its words
+// are found first:
+//   - each word of the CC-CEDICT table (zhSegments) is a word; its
+//     English terms are alternatives (alt), its bigrams its parts;
+//   - the other characters form a word per stretch of one script (Han,
+//     Katakana, Hangul: "ファイル", "생성해줘"), except a single Han
+//     character between words and Hiragana (particles and verb endings:
+//     "を", "する"), which count for no word unless the run is only that;
+//   - a bigram across two words counts for none; a run of one
+//     character counts only where matched (unitOptional);
+//   - a glossary word adds its English terms as alternatives of the word
+//     it starts in (a word of its own when it starts in none: "送る").
+//
+// Thai, Lao, Myanmar and Khmer runs have no word table: each cluster
+// n-gram counts as a word, as before.
+func emitCJKUnits(run string, uf unitSink, unit int) int {
+	if r, _ := utf8.DecodeRuneInString(run); isNoSpaceScript(r) {
+		emitClusters(run, func(t string) { uf(t, unit, false); unit++ })
+		return unit
+	}
+	var offs [64]int
+	var clsArr, uArr [64]int
+	pos, cls, unitOf := offs[:0], clsArr[:0], uArr[:0]
+	allHira := true
+	for i, r := range run {
+		pos = append(pos, i)
+		c := int(cjkClass(r))
+		cls = append(cls, c)
+		unitOf = append(unitOf, -1)
+		allHira = allHira && c == cjkHiragana
+	}
+	n := len(pos)
+	pos = append(pos, len(run))
+	// The words of the table, as rune spans.
+	type seg struct {
+		lo, hi int
+		en     string
+	}
+	var segArr [16]seg
+	segs := segArr[:0]
+	k := 0
+	zhSegments(run, func(lo, hi int, en string) {
+		for pos[k] < lo {
+			k++
+		}
+		a := k
+		for pos[k] < hi {
+			k++
+		}
+		segs = append(segs, seg{a, k, en})
+	})
+	for k, si := 0, 0; k < n; {
+		if si < len(segs) && segs[si].lo == k {
+			for j := k; j < segs[si].hi; j++ {
+				unitOf[j] = unit
+			}
+			unit++
+			k = segs[si].hi
+			si++
+			continue
+		}
+		j := k + 1
+		for j < n && cls[j] == cls[k] && (si == len(segs) || segs[si].lo != j) {
+			j++
+		}
+		if cls[k] == cjkHiragana && !allHira || cls[k] == cjkHan && j-k == 1 && n > 1 {
+			k = j
+			continue
+		}
+		for m := k; m < j; m++ {
+			unitOf[m] = unit
+		}
+		unit++
+		k = j
+	}
+	if n == 1 {
+		uf(run, unitOptional, false)
+	} else {
+		for k := 0; k+1 < n; k++ {
+			u := unitOf[k]
+			if unitOf[k+1] != u {
+				u = -1
+			}
+			uf(run[pos[k]:pos[k+2]], u, false)
+		}
+	}
+	for _, sg := range segs {
+		forFields(sg.en, func(t string) { uf(t, unitOf[sg.lo], true) })
+	}
+	for _, g := range cjkGlossary {
+		if len(g.en) == 0 {
+			continue
+		}
+		at := strings.Index(run, g.cjk)
+		if at < 0 {
+			continue
+		}
+		k, _ := slices.BinarySearch(pos, at)
+		u := unitOf[k]
+		if u < 0 {
+			u = unit
+			unit++
+		}
+		for _, en := range g.en {
+			uf(en, u, true)
+		}
+	}
+	return unit
+}
+
+// forFields calls f with each space-separated field of s (strings.Fields
+// without the slice).
+func forFields(s string, f func(string)) {
+	for s != "" {
+		var t string
+		t, s, _ = strings.Cut(s, " ")
+		if t != "" {
+			f(t)
 		}
 	}
 }

@@ -97,6 +97,15 @@ func (t *zhTable) lookup(w string) (string, bool) {
 // emitZhWords segments a CJK run by greedy longest match against the word
 // table and emits the English terms of each word found.
 func emitZhWords(run string, sink tokenSink) {
+	zhSegments(run, func(_, _ int, en string) {
+		forFields(en, sink)
+	})
+}
+
+// zhSegments segments a CJK run by greedy longest match against the word
+// table and calls f with the byte span [lo, hi) of each word found (2 to
+// zhMaxRunes characters) and its space-separated English terms, in order.
+func zhSegments(run string, f func(lo, hi int, en string)) {
 	if !hasHan(run) {
 		return
 	}
@@ -104,27 +113,26 @@ func emitZhWords(run string, sink tokenSink) {
 	if len(tab.offs) == 0 {
 		return
 	}
-	for len(run) > 0 {
+	for base := 0; base < len(run); {
+		rest := run[base:]
 		// Byte ends of the next zhMaxRunes runes.
 		var ends [zhMaxRunes]int
 		n, at := 0, 0
-		for n < zhMaxRunes && at < len(run) {
-			_, sz := utf8.DecodeRuneInString(run[at:])
+		for n < zhMaxRunes && at < len(rest) {
+			_, sz := utf8.DecodeRuneInString(rest[at:])
 			at += sz
 			ends[n] = at
 			n++
 		}
 		step := ends[0]
 		for k := n - 1; k >= 1; k-- { // words of 2+ characters
-			if en, ok := tab.lookup(run[:ends[k]]); ok {
-				for _, t := range strings.Fields(en) {
-					sink(t)
-				}
+			if en, ok := tab.lookup(rest[:ends[k]]); ok {
+				f(base, base+ends[k], en)
 				step = ends[k]
 				break
 			}
 		}
-		run = run[step:]
+		base += step
 	}
 }
 
