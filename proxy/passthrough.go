@@ -88,13 +88,17 @@ type passthrough struct {
 	inflight   []*inflight // tools/call in flight on shared upstream sessions, oldest first
 	clients    map[*session]*clientState
 	perClientN int // per-client upstream sessions open or opening (server.max_per_client_upstreams)
+
+	// notifyrelay.go: the upstreams' notifications on their way to clients.
+	relay                     relays
+	resChanged, promptChanged *coalescer
 }
 
 // route is one upstream's name for something: (upstream, original).
 type route struct{ up, orig string }
 
 func newPassthrough(p *Proxy) *passthrough {
-	return &passthrough{
+	pt := &passthrough{
 		p:       p,
 		tables:  map[*policy.View]*featureTables{},
 		revURI:  map[route]string{},
@@ -102,6 +106,9 @@ func newPassthrough(p *Proxy) *passthrough {
 		subOn:   map[route]*mcp.ClientSession{},
 		clients: map[*session]*clientState{},
 	}
+	pt.resChanged = newCoalescer(func() { pt.sendListChanged("resources") })
+	pt.promptChanged = newCoalescer(func() { pt.sendListChanged("prompts") })
+	return pt
 }
 
 // perClient reports whether upstream up has session = "per-client".
@@ -550,10 +557,26 @@ func (pt *passthrough) sessionEnded(s *session) {
 // resourceUpdated relays an upstream's notifications/resources/updated to
 // the client sessions subscribed to the exposed URI (the go-sdk server
 // keeps the subscriptions).
+// resourceUpdated hands an upstream's notifications/resources/updated to
+// up's relay queue (notifyrelay.go) and returns at once.
 func (pt *passthrough) resourceUpdated(ctx context.Context, up string, params *mcp.ResourceUpdatedNotificationParams) {
 	if params == nil {
 		return
 	}
+	r := pt.upRelay(up)
+	if !r.updated.push(updatedItem{ctx, params}) {
+		r.updateDrops.drop()
+	}
+}
+
+type updatedItem struct {
+	ctx    context.Context
+	params *mcp.ResourceUpdatedNotificationParams
+}
+
+// sendResourceUpdated sends one resources/updated to the subscribed client
+// sessions, under the URI they know.
+func (pt *passthrough) sendResourceUpdated(ctx context.Context, up string, params *mcp.ResourceUpdatedNotificationParams) {
 	pt.mu.Lock()
 	exposed, ok := pt.revURI[route{up, params.URI}]
 	pt.mu.Unlock()
@@ -754,6 +777,21 @@ func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session
 	if params == nil {
 		return
 	}
+	r := pt.upRelay(up)
+	if !r.logs.push(logItem{ctx, owner, params}) {
+		r.logDrops.drop()
+	}
+}
+
+type logItem struct {
+	ctx    context.Context
+	owner  *session
+	params *mcp.LoggingMessageParams
+}
+
+// sendLog sends one of up's notifications/message to owner (a per-client
+// session's client) or every client session that may see up.
+func (pt *passthrough) sendLog(ctx context.Context, up string, owner *session, params *mcp.LoggingMessageParams) {
 	targets := pt.p.clientSessions()
 	if owner != nil {
 		targets = []*session{owner}
@@ -765,12 +803,25 @@ func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session
 	}
 }
 
-// listChanged sends notifications/resources/list_changed or
+// listChanged asks for notifications/resources/list_changed or
+// notifications/prompts/list_changed to every client session; it returns at
+// once, and any number of calls while one sending waits make one sending
+// (coalescer, notifyrelay.go).
+func (pt *passthrough) listChanged(kind string) {
+	switch kind {
+	case "resources":
+		pt.resChanged.kick()
+	case "prompts":
+		pt.promptChanged.kick()
+	}
+}
+
+// sendListChanged sends notifications/resources/list_changed or
 // notifications/prompts/list_changed to every client session (the go-sdk
 // server sends them when its own list changes, so one placeholder is
 // added and removed at once; it is never listed, as the middleware answers
 // the lists).
-func (pt *passthrough) listChanged(kind string) {
+func (pt *passthrough) sendListChanged(kind string) {
 	pt.p.cacheClk.changed(time.Now())
 	for _, srv := range pt.p.frontServers() {
 		switch kind {

@@ -346,7 +346,9 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 		p.metrics.SetIngest(up, q, n)
 		p.metrics.SetHiddenTools(up, hiddenTools(st.Diagnostics)) // security.go
 		p.metrics.SetCatalogSize(up, p.trusted(up), len(tools))
-		p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
+		if p.pt.upRelay(up).listed.Allow() { // one line and one summary a minute (notifyrelay.go)
+			p.log.Info("upstream tools listed", "upstream", up, "tools", len(tools))
+		}
 		p.warnToolRefs()     // toolrefs.go
 		p.pt.resubscribe(up) // a new upstream session holds no subscription yet
 	}

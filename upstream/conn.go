@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logwindow"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
 
@@ -48,6 +49,10 @@ type conn struct {
 	extra    map[string]json.RawMessage       // ingest.Result.Extra of the last listing
 	params   map[string][]paramheader.Binding // tools with x-mcp-header arguments (headers2026.go)
 	cur      *live                            // the ready connection, nil otherwise
+
+	// relistLog keeps "tools re-listed" to one line and one summary a
+	// minute (an upstream may send list_changed in a loop).
+	relistLog *logwindow.Window
 }
 
 // live is one connection attempt and, once ready, one live connection.
@@ -69,6 +74,9 @@ type live struct {
 	// ownTools: plain tools/call go past the go-sdk client when the
 	// transport is the proxy's own (owntoolcall.go).
 	ownTools bool
+	// gate drops an upstream's notifications past its limits before the
+	// go-sdk queues them (notifygate.go); nil when not gated.
+	gate *notifyGate
 	// meta is the 2026-07-28 _meta triple as the go-sdk client sent it
 	// on this session (captureMeta); metaSet once it is known.
 	metaMu  sync.Mutex
@@ -91,7 +99,7 @@ func (l *live) requestRelist() {
 }
 
 func newConn(m *Manager, u *config.Upstream) *conn {
-	return &conn{
+	c := &conn{
 		m:         m,
 		cfg:       u,
 		name:      u.Name,
@@ -100,7 +108,21 @@ func newConn(m *Manager, u *config.Upstream) *conn {
 		state:     StateStopped,
 		since:     time.Now(),
 	}
+	c.relistLog = logwindow.New(relistLogWindow, func(n int, every time.Duration) {
+		if n > 0 {
+			c.log.Info("tools re-listed more times (each after notifications/tools/list_changed)", "times", n, "in_last", every)
+		}
+	})
+	return c
 }
+
+// relistLogWindow is the period of the "tools re-listed" summary;
+// relistGap the least time between the starts of two re-listings of one
+// session (relistEach).
+const (
+	relistLogWindow = time.Minute
+	relistGap       = 200 * time.Millisecond
+)
 
 func (c *conn) status() Status {
 	c.mu.Lock()
@@ -334,7 +356,9 @@ func (c *conn) relistLoop(l *live) {
 		}
 		c.mu.Unlock()
 		if ok {
-			c.log.Info("tools re-listed", "tools", len(res.Tools), "quarantined", res.Quarantined())
+			if c.relistLog.Allow() {
+				c.log.Info("tools re-listed", "tools", len(res.Tools), "quarantined", res.Quarantined())
+			}
 			if f := c.m.opts.OnToolsChanged; f != nil {
 				f(c.name, res.Tools)
 			}
@@ -346,13 +370,30 @@ func (c *conn) relistLoop(l *live) {
 // tools (bounded by startup_timeout) and hands them to got. A failed
 // listing is logged (what names the session kind) and, for a connection
 // error, fails l.
+//
+// Requests coalesce (l.relist holds one): at most one listing runs and one
+// waits, however many notifications/tools/list_changed arrive, and a
+// listing starts at least relistGap after the previous one started, so an
+// upstream that sends list_changed in a loop costs at most 1/relistGap
+// listings a second (trust: upstreams are not trusted; notifygate.go).
 func (c *conn) relistEach(l *live, what string, got func(ingest.Result)) {
+	var last time.Time
 	for {
 		select {
 		case <-l.ctx.Done():
 			return
 		case <-l.relist:
 		}
+		if wait := relistGap - time.Since(last); !last.IsZero() && wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-l.ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+		}
+		last = time.Now()
 		ctx, cancel := context.WithTimeout(l.ctx, c.startupTimeout())
 		res, err := c.listTools(ctx, l)
 		cancel()
@@ -443,7 +484,10 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 			client.AddReceivingMiddleware(mw)
 		}
 	}
-	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }}, &mcp.ClientSessionOptions{ProtocolVersion: offeredVersion(c.cfg)}) // version.go
+	if _, sdk := transport.(*mcp.StreamableClientTransport); !sdk { // its connection must reach the go-sdk unwrapped
+		l.gate = newNotifyGate(c.name, c.log)
+	}
+	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, &mcp.ClientSessionOptions{ProtocolVersion: offeredVersion(c.cfg)}) // version.go
 	if err != nil {
 		return l, wrongTransportHint(c.cfg, c.attemptError(l, "initialize", err)) // http.go
 	}
@@ -498,11 +542,28 @@ func (c *conn) clientOptions(l *live, own *mcp.ClientOptions) *mcp.ClientOptions
 			theirProgress(ctx, req)
 		}
 	}
+	// The list_changed handlers clear the gate's mark first (notifygate.go),
+	// so that one arriving while they run is queued again.
 	theirs := o.ToolListChangedHandler
 	o.ToolListChangedHandler = func(ctx context.Context, req *mcp.ToolListChangedRequest) {
+		l.gate.handled("notifications/tools/list_changed")
 		l.requestRelist()
 		if theirs != nil {
 			theirs(ctx, req)
+		}
+	}
+	theirResources := o.ResourceListChangedHandler
+	o.ResourceListChangedHandler = func(ctx context.Context, req *mcp.ResourceListChangedRequest) {
+		l.gate.handled("notifications/resources/list_changed")
+		if theirResources != nil {
+			theirResources(ctx, req)
+		}
+	}
+	theirPrompts := o.PromptListChangedHandler
+	o.PromptListChangedHandler = func(ctx context.Context, req *mcp.PromptListChangedRequest) {
+		l.gate.handled("notifications/prompts/list_changed")
+		if theirPrompts != nil {
+			theirPrompts(ctx, req)
 		}
 	}
 	if o.Logger == nil {
@@ -549,6 +610,7 @@ type lifeTransport struct {
 	inner mcp.Transport
 	life  context.Context
 	got   func(mcp.Connection) // called with the connection before Connect returns it
+	gate  *notifyGate          // when set, the go-sdk reads through it (notifygate.go)
 }
 
 func (t *lifeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -564,7 +626,10 @@ func (t *lifeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	select {
 	case r := <-ch:
 		if r.c != nil && t.got != nil {
-			t.got(r.c)
+			t.got(r.c) // the transport's own connection (owncall.go asserts on it)
+		}
+		if r.c != nil && t.gate != nil {
+			return &gateConn{Connection: r.c, gate: t.gate}, r.err
 		}
 		return r.c, r.err
 	case <-ctx.Done():
