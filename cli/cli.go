@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -407,9 +408,21 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	if code, ok := c.parseWithConfig(args, stderr); !ok {
 		return code
 	}
-	p, code := c.open(stderr)
-	if p == nil {
-		return code
+	cfg, log, ok := c.load(stderr)
+	if !ok {
+		return exitUsage
+	}
+	if err := knownEndpoint(cfg, *endpoint); err != nil {
+		// A typo would list every tool as denied and exit 0: an operator
+		// checking what an endpoint may call reads "all denied" (trial
+		// round 7 F5).
+		fmt.Fprintln(stderr, "list:", err)
+		return exitUsage
+	}
+	p, err := startProxy(context.Background(), cfg, log, true)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcp-toolsearch:", cfg.Redact(err.Error()))
+		return exitFail
 	}
 	defer closeProxy(p)
 	// Issue 14 item 3: the whole output passes through Redact (a status
@@ -436,6 +449,28 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	printDiagnostics(stdout, p.IngestDiagnostics())
 	return exitOK
+}
+
+// knownEndpoint returns an error naming name and the config's endpoints
+// when name ("" is the main endpoint) is not an [endpoints.NAME] of cfg.
+// Endpoint names are case-sensitive (TOML keys); a case-only difference
+// is suggested.
+func knownEndpoint(cfg *config.Config, name string) error {
+	if name == "" || cfg.Endpoints[name] != nil {
+		return nil
+	}
+	names := make([]string, 0, len(cfg.Endpoints))
+	for n := range cfg.Endpoints {
+		if strings.EqualFold(n, name) {
+			return fmt.Errorf("unknown endpoint %q (did you mean %q?)", name, n)
+		}
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return fmt.Errorf("unknown endpoint %q: the config has no [endpoints.NAME] (leave --endpoint out for the main endpoint)", name)
+	}
+	return fmt.Errorf("unknown endpoint %q (endpoints: %s; leave --endpoint out for the main endpoint)", name, strings.Join(names, ", "))
 }
 
 func runDescribe(args []string, stdout, stderr io.Writer) int {

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
@@ -146,4 +147,53 @@ func must(s []string, err error) []string {
 		panic(err)
 	}
 	return s
+}
+
+// list --endpoint with a name the config does not have is a usage error
+// naming the endpoints (trial round 7 F5: it listed every tool as denied
+// and exited 0).
+func TestListUnknownEndpoint(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "ep.toml")
+	if err := os.WriteFile(cfg, []byte("[server]\ntransport = \"http\"\n[endpoints.ci]\npath = \"/ci/mcp\"\n[upstreams.gone]\ncommand = \"true\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for ep, want := range map[string]string{
+		"nosuch": `list: unknown endpoint "nosuch" (endpoints: ci;`,
+		"CI":     `list: unknown endpoint "CI" (did you mean "ci"?)`,
+	} {
+		if code, out, errs := run("list", "--config", cfg, "--endpoint", ep); code != exitUsage || !strings.Contains(errs, want) || out != "" {
+			t.Errorf("--endpoint %s: exit %d, stdout %q, stderr %q; want exit %d and %q", ep, code, out, errs, exitUsage, want)
+		}
+	}
+	if code, out, errs := run("list", "--config", cfg, "--endpoint", "ci"); code != exitOK || !strings.Contains(out, "upstream gone:") {
+		t.Errorf("--endpoint ci: exit %d, %q %q", code, out, errs)
+	}
+}
+
+// The starter config of `init` does not warn about itself at the first
+// `check` (trial round 7 F7: code mode with the default code_timeout_ms
+// (10 s) warned that a run ends before one call of the memory upstream
+// may end, call_timeout 1m by default). The warning (proxy
+// codeBudgetWarning) is said when some upstream's call_timeout outlives
+// code_timeout_ms; the sandbox worker does not start inside a test
+// binary, so the condition is checked on the parsed file.
+func TestInitStarterHasNoOwnWarning(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "starter.toml")
+	if code, _, errs := run("init", "-o", cfg); code != exitOK {
+		t.Fatalf("init: exit %d: %s", code, errs)
+	}
+	c, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := time.Duration(c.ToolSearch.CodeTimeoutMS) * time.Millisecond
+	for _, u := range c.EnabledUpstreams() {
+		ct := u.CallTimeout.Duration
+		if ct <= 0 {
+			ct = config.DefaultCallTimeout
+		}
+		if c.ToolSearch.Mode == "code" && ct > run {
+			t.Errorf("starter config: mode code, code_timeout_ms %s, but upstream %s may take %s (call_timeout)", run, u.Name, ct)
+		}
+	}
 }

@@ -404,6 +404,32 @@ func invalidResult(up string, err error) error {
 	return fmt.Errorf("upstream %q sent an invalid tool result: %v", clipRef(up), err)
 }
 
+// AsInvalidResult reports whether err, the error of a tools/call to
+// upstream up, says that the upstream's result did not decode as an MCP
+// CallToolResult (an encoding/json type or syntax error anywhere in its
+// chain: the go-sdk's decoder and the proxy's own upstream leg both wrap
+// it), and if so returns it worded by invalidResult: the member and the
+// JSON kinds, not the decoder's Go types (trial round 7 F1: `cannot
+// unmarshal "\"notanobject\"" into Go value of type struct { mcp.res; …
+// mcp.wireContent … }`). The returned error unwraps to err.
+func AsInvalidResult(up string, err error) (error, bool) {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	if err == nil || (!errors.As(err, &te) && !errors.As(err, &se)) {
+		return nil, false
+	}
+	return wrappedError{msg: invalidResult(up, err).Error(), err: err}, true
+}
+
+// wrappedError is an error with its own text that unwraps to err.
+type wrappedError struct {
+	msg string
+	err error
+}
+
+func (w wrappedError) Error() string { return w.msg }
+func (w wrappedError) Unwrap() error { return w.err }
+
 // goKindAsJSON names the JSON kind that decodes into the Go type t ("an array", "an
 // object", …).
 func goKindAsJSON(t reflect.Type) string {

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -121,5 +122,11 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		opts.Task = tc.param
 		tc.sent, tc.route = true, taskRoute{upstream: e.Upstream, entryID: e.ID, conn: opts.Conn}
 	}
-	return p.callRounds(ctx, s, e, params, opts) // mrtr.go
+	res, err := p.callRounds(ctx, s, e, params, opts) // mrtr.go
+	if ie, ok := modes.AsInvalidResult(e.Upstream, err); ok {
+		// A result that does not decode is worded in JSON terms on every
+		// surface (direct tools/call, tool_call, the code bridge).
+		return nil, ie
+	}
+	return res, err
 }
