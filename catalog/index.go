@@ -104,6 +104,15 @@ type RankParams struct {
 	// specialised tools (a registry), one that matches the whole request
 	// beats one that matches a single rare word of it strongly.
 	Coverage float64
+	// Bag is the weight of a second opinion on the first hits (0 = off):
+	// a plain BM25 score over one bag of the entry's name, description,
+	// server and parameter names (no field weights; k1 1.2, b 0.75; see
+	// bagMix). Each of the first coverageDepth hits gains Bag × (the top
+	// score) × its share of the best bag score among them (for a query of
+	// several clauses, the mean of that share and its best share of a
+	// clause's best bag score), and they are ranked again. Near-identical
+	// tools are then ordered by the evidence the fields split up.
+	Bag float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -124,6 +133,7 @@ func DefaultRankParams() RankParams {
 		VerbMismatch:      0.9,
 		ReadWriteMismatch: 0.5,
 		Coverage:          0.5,
+		Bag:               0.3,
 	}
 }
 
@@ -924,7 +934,8 @@ type scratch struct {
 	// the sum of the words' weights (see weighUnits).
 	unitW, partGot, altGot, partShare []float64
 	unitTotal                         float64
-	named                             []int32 // documents the query names (NameBoost)
+	bags                              []float64 // bag scores of the first hits (bagMix)
+	named                             []int32   // documents the query names (NameBoost)
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -1080,7 +1091,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	// coverage factor (RankParams.Coverage), then keeps limit of them.
 	want := limit
 	cover := p.Coverage > 0 && aq.nseg <= 1
-	if cover {
+	if cover || p.Bag > 0 {
 		limit = max(limit, coverageDepth)
 	}
 	h := make(topHeap, 0, min(limit, len(sc.touched)))
@@ -1130,6 +1141,9 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			c, _ := ix.coverage(out[i].doc, sc)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
 		}
+	}
+	if p.Bag > 0 && len(out) > 1 {
+		ix.bagMix(out, sc)
 	}
 	sort.Slice(out, func(i, j int) bool { return better(out[i].Score, out[i].Entry, out[j].Score, out[j].Entry) })
 	out = out[:min(len(out), want)]
@@ -1219,6 +1233,11 @@ var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8,
 // hasDoc reports whether a posting list (sorted by document, as every
 // list is: documents are numbered in the order they are added) has doc.
 func hasDoc(post []posting, doc int32) bool {
+	return postingOf(post, doc) != nil
+}
+
+// postingOf returns doc's posting in post (sorted by document), or nil.
+func postingOf(post []posting, doc int32) *posting {
 	lo, hi := 0, len(post)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -1228,7 +1247,97 @@ func hasDoc(post []posting, doc int32) bool {
 			hi = m
 		}
 	}
-	return lo < len(post) && post[lo].doc == doc
+	if lo < len(post) && post[lo].doc == doc {
+		return &post[lo]
+	}
+	return nil
+}
+
+// Plain BM25 parameters of the bag score (RankParams.Bag), those of the
+// bench's baseline (shared/bench/README.md).
+const bagK1, bagB = 1.2, 0.75
+
+// bagMix adds the bag score (RankParams.Bag) to the first hits in out:
+// plain BM25 over one bag of each entry's name, description, server and
+// parameter names (the index's terms, without field weights), from the
+// query's own words and the forms derived from them (misspelling repairs,
+// compounds, word forms; not the semantic table's related words). Field-weighted BM25F and the bag disagree on
+// near-identical tools (calculate_bmi and calculate_BMI, air_quality and
+// get_air_quality_index), where the bag's single length normalisation
+// and its parameter names carry what the fields split up. For a query of
+// several clauses an entry's bag share is the mean of its share of the
+// whole query's best bag score and its best share of one clause's, so
+// the bag does not undo the per-clause signal (RankParams.ClauseMix).
+// Cost: one binary search per query word and hit, as Index.coverage.
+func (ix *Index) bagMix(out []Scored, sc *scratch) {
+	aq, idfs := &sc.aq, sc.idfs
+	var sum float64
+	for f := fieldName; f <= fieldParam; f++ {
+		sum += ix.sumLen[f]
+	}
+	avg := max(sum/float64(max(ix.live, 1)), 1)
+	// Columns per hit: the whole query, then each clause.
+	cols := 1
+	if aq.nseg > 1 {
+		cols += aq.nseg
+	}
+	sc.bags = slices.Grow(sc.bags[:0], len(out)*cols)[:len(out)*cols]
+	bags := sc.bags
+	clear(bags)
+	var top float64
+	var bmax [1 + maxSegs]float64
+	for i := range out {
+		top = max(top, out[i].Score)
+		d := &ix.docs[out[i].doc]
+		l := float64(d.lens[fieldName] + d.lens[fieldDesc] + d.lens[fieldUpstream] + d.lens[fieldParam])
+		norm := bagK1 * (1 - bagB + bagB*l/avg)
+		row := bags[i*cols : (i+1)*cols]
+		for j := range aq.terms {
+			qt := &aq.terms[j]
+			if (qt.kind != termWord && (qt.kind != termCompound || qt.src2 == 0)) || qt.ti == nil {
+				continue
+			}
+			pst := postingOf(qt.ti.post, out[i].doc)
+			if pst == nil {
+				continue
+			}
+			tf := float64(pst.tf[fieldName]) + float64(pst.tf[fieldDesc]) + float64(pst.tf[fieldUpstream]) + float64(pst.tf[fieldParam])
+			if tf == 0 {
+				continue
+			}
+			v := qt.qw * idfs[j] * tf * (bagK1 + 1) / (tf + norm)
+			row[0] += v
+			if cols == 1 {
+				continue
+			}
+			for m, c := qt.segs, 1; m != 0; m, c = m>>1, c+1 {
+				if m&1 != 0 {
+					row[c] += v
+				}
+			}
+		}
+		for c, v := range row {
+			bmax[c] = max(bmax[c], v)
+		}
+	}
+	if bmax[0] <= 0 {
+		return
+	}
+	w := ix.params.Bag * top
+	for i := range out {
+		row := bags[i*cols : (i+1)*cols]
+		b := row[0] / bmax[0]
+		if cols > 1 {
+			var cl float64
+			for c := 1; c < cols; c++ {
+				if bmax[c] > 0 {
+					cl = max(cl, row[c]/bmax[c])
+				}
+			}
+			b = (b + cl) / 2
+		}
+		out[i].Score += w * b
+	}
 }
 
 // coverageDepth is how many first hits of a single-task query the
