@@ -251,6 +251,10 @@ func TestQueryClauses(t *testing.T) {
 		// A question asks for something.
 		{"Is the museum open on Monday? Book two tickets.", [][]string{{"museum", "open", "monday"}, {"book", "two", "ticket"}}},
 		{"My flight lands at noon. I need a taxi to the hotel. Also reserve a table.", [][]string{{"flight", "land", "noon", "taxi", "hotel"}, {"reserv", "tabl"}}},
+		// Seven tasks are seven clauses (up to maxSegs, 8): the last two
+		// are not lumped together.
+		{"Get the weather in Lisbon. Then convert dollars to euros. Also book a hotel room. Then send the invoice. Also list my repositories. Then translate the page. Finally call a taxi.",
+			[][]string{{"get", "weather", "lisbon"}, {"convert", "dollar", "euro"}, {"book", "hotel", "room"}, {"send", "invoic"}, {"list", "repositori"}, {"translat", "pag"}, {"finalli", "call", "taxi"}}},
 	} {
 		aq := analyzeQuery(c.q)
 		got := make([][]string, aq.nseg)
