@@ -935,6 +935,7 @@ type scratch struct {
 	unitW, partGot, altGot, partShare []float64
 	unitTotal                         float64
 	bags                              []float64 // bag scores of the first hits (bagMix)
+	bagNorm                           []float64 // their length normalisation (bagMix)
 	named                             []int32   // documents the query names (NameBoost)
 }
 
@@ -1238,6 +1239,15 @@ func hasDoc(post []posting, doc int32) bool {
 
 // postingOf returns doc's posting in post (sorted by document), or nil.
 func postingOf(post []posting, doc int32) *posting {
+	if lo := lowerBound(post, doc); lo < len(post) && post[lo].doc == doc {
+		return &post[lo]
+	}
+	return nil
+}
+
+// lowerBound returns the index of the first posting of post (sorted by
+// document) whose document is not below doc (len(post) when none is).
+func lowerBound(post []posting, doc int32) int {
 	lo, hi := 0, len(post)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -1247,10 +1257,7 @@ func postingOf(post []posting, doc int32) *posting {
 			hi = m
 		}
 	}
-	if lo < len(post) && post[lo].doc == doc {
-		return &post[lo]
-	}
-	return nil
+	return lo
 }
 
 // Plain BM25 parameters of the bag score (RankParams.Bag), those of the
@@ -1286,37 +1293,59 @@ func (ix *Index) bagMix(out []Scored, sc *scratch) {
 	clear(bags)
 	var top float64
 	var bmax [1 + maxSegs]float64
+	// The hits in document order (few: insertion sort), so each term's
+	// posting list is searched from where the previous hit's search ended.
+	var ordBuf [2 * coverageDepth]int32
+	ord := ordBuf[:0]
+	if len(out) > len(ordBuf) {
+		ord = make([]int32, 0, len(out))
+	}
+	sc.bagNorm = slices.Grow(sc.bagNorm[:0], len(out))[:len(out)]
+	norm := sc.bagNorm
 	for i := range out {
 		top = max(top, out[i].Score)
+		j := len(ord)
+		ord = append(ord, int32(i))
+		for ; j > 0 && out[ord[j-1]].doc > out[i].doc; j-- {
+			ord[j] = ord[j-1]
+		}
+		ord[j] = int32(i)
 		d := &ix.docs[out[i].doc]
 		l := float64(d.lens[fieldName] + d.lens[fieldDesc] + d.lens[fieldUpstream] + d.lens[fieldParam])
-		norm := bagK1 * (1 - bagB + bagB*l/avg)
-		row := bags[i*cols : (i+1)*cols]
-		for j := range aq.terms {
-			qt := &aq.terms[j]
-			if (qt.kind != termWord && (qt.kind != termCompound || qt.src2 == 0)) || qt.ti == nil {
+		norm[i] = bagK1 * (1 - bagB + bagB*l/avg)
+	}
+	for j := range aq.terms {
+		qt := &aq.terms[j]
+		if (qt.kind != termWord && (qt.kind != termCompound || qt.src2 == 0)) || qt.ti == nil {
+			continue
+		}
+		post := qt.ti.post
+		w := qt.qw * idfs[j] * (bagK1 + 1)
+		for _, i := range ord {
+			k := lowerBound(post, out[i].doc)
+			if k == len(post) {
+				break
+			}
+			post = post[k:]
+			if post[0].doc != out[i].doc {
 				continue
 			}
-			pst := postingOf(qt.ti.post, out[i].doc)
-			if pst == nil {
-				continue
-			}
-			tf := float64(pst.tf[fieldName]) + float64(pst.tf[fieldDesc]) + float64(pst.tf[fieldUpstream]) + float64(pst.tf[fieldParam])
+			tf := float64(post[0].tf[fieldName]) + float64(post[0].tf[fieldDesc]) + float64(post[0].tf[fieldUpstream]) + float64(post[0].tf[fieldParam])
 			if tf == 0 {
 				continue
 			}
-			v := qt.qw * idfs[j] * tf * (bagK1 + 1) / (tf + norm)
+			v := w * tf / (tf + norm[i])
+			row := bags[int(i)*cols : (int(i)+1)*cols]
 			row[0] += v
-			if cols == 1 {
-				continue
-			}
-			for m, c := qt.segs, 1; m != 0; m, c = m>>1, c+1 {
+			for m, c := qt.segs, 1; m != 0 && cols > 1; m, c = m>>1, c+1 {
 				if m&1 != 0 {
 					row[c] += v
 				}
 			}
 		}
-		for c, v := range row {
+	}
+	for i := range out {
+		for c, v := range bags[i*cols : (i+1)*cols] {
 			bmax[c] = max(bmax[c], v)
 		}
 	}
