@@ -1,10 +1,18 @@
 package upstream
 
 import (
+	"context"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
 // One list_changed of a kind waits at a time: the ones that come while it
@@ -58,5 +66,62 @@ func TestNotifyGateRateLimitsMessages(t *testing.T) {
 	}
 	if !g.admit("notifications/message", now.Add(time.Second)) {
 		t.Fatal("no notifications/message admitted a second later")
+	}
+}
+
+// N re-list requests (what each notifications/tools/list_changed makes)
+// while a re-listing runs make exactly one more re-listing: after it
+// starts, none waits.
+func TestRelistCoalesces(t *testing.T) {
+	srv := newTestServer("", false)
+	var lists atomic.Int32
+	entered := make(chan int32, 16)
+	release := make(chan struct{})
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && method == "tools/list" && p.Cursor == "" {
+				if n := lists.Add(1); n > 1 { // a re-listing: hold it
+					entered <- n
+					select {
+					case <-release:
+					case <-ctx.Done():
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	t.Cleanup(hs.Close)
+	u := &config.Upstream{Name: "web", URL: hs.URL}
+	u.StartupTimeout.Duration = 30 * time.Second
+	m, _ := startManager(t, []*config.Upstream{u}, Options{})
+	t.Cleanup(func() { close(release) }) // before the manager closes (cleanups run last first)
+
+	if !m.Relist("web") {
+		t.Fatal("Relist: no live session")
+	}
+	if n := <-entered; n != 2 {
+		t.Fatalf("first re-listing is listing %d, want 2", n)
+	}
+	for i := 0; i < 50; i++ { // while listing 2 is held
+		m.Relist("web")
+	}
+	release <- struct{}{} // listing 2 ends
+	if n := <-entered; n != 3 {
+		t.Fatalf("the re-listing after 50 requests is listing %d, want 3", n)
+	}
+	c := m.conns["web"]
+	c.mu.Lock()
+	l := c.cur
+	c.mu.Unlock()
+	if waiting := len(l.relist); waiting != 0 {
+		t.Fatalf("%d re-listings wait after the one the 50 requests made, want 0", waiting)
+	}
+	release <- struct{}{} // listing 3 ends
+	select {
+	case n := <-entered:
+		t.Fatalf("an extra re-listing %d", n)
+	default:
 	}
 }
