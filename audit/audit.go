@@ -51,7 +51,7 @@ const (
 	KindApproval = "approval" // an approval decision (allowed or denied, with who decided)
 	KindLimited  = "rate_limited"
 	KindReload   = "reload" // a config reload (applied or refused)
-	KindStart    = "start"  // the proxy started writing to this log
+	KindStart    = "start"  // a serving proxy started writing to this log (one-shot commands such as check write none)
 	KindConnect  = "connect"
 )
 

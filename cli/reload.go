@@ -115,10 +115,12 @@ func (c *common) reload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, w
 	next, err := config.Load(c.config)
 	if err != nil {
 		log.Error("reload refused: invalid config; the running config stays", "trigger", why, "problems", err.Error())
+		p.AuditReload(false, "invalid config ("+why+"): "+err.Error()) // trial r7 F12: refused reloads are audit lines too
 		return
 	}
 	if err := c.overrideMode(next); err != nil {
 		log.Error("reload refused", "err", err)
+		p.AuditReload(false, "("+why+"): "+err.Error())
 		return
 	}
 	for _, w := range next.Warnings {

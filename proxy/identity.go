@@ -118,7 +118,14 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 		if st.audit, err = audit.Open(cfg.Audit.File); err != nil {
 			return fmt.Errorf("audit.file: %w", err)
 		}
-		st.audit.Record(audit.Event{Kind: audit.KindStart, Detail: "mcp-toolsearch " + Version + " started; config " + cfg.Path})
+		// A start line means a proxy that serves clients began writing
+		// (audit.KindStart). A one-shot command (check, list, call, …)
+		// serves none: it writes no start line, and what it does write
+		// (a `call`'s call line) says via "cli" (trial r7 F12: every
+		// `check` and `list` read as a proxy start).
+		if !opts.OneShot {
+			st.audit.Record(audit.Event{Kind: audit.KindStart, Detail: "mcp-toolsearch " + Version + " started; config " + cfg.Path})
+		}
 	}
 	return nil
 }
@@ -287,7 +294,9 @@ func (p *Proxy) forgetSession(ss *mcp.ServerSession) {
 }
 
 // AuditReload records a config reload in the audit log (for the reload
-// of issue 11): applied or refused, with what changed or why.
+// of issue 11): applied or refused, with what changed or why. The CLI
+// calls it for a file it refuses before Reload (invalid config: the
+// problems, as logged); Reload calls it for the rest.
 func (p *Proxy) AuditReload(applied bool, detail string) {
 	outcome := "applied"
 	if !applied {
