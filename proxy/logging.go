@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 )
 
 // NewLogger returns a text logger on w (stderr when serving stdio: stdout
@@ -66,4 +67,45 @@ func (r *redactHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (r *redactHandler) WithGroup(name string) slog.Handler {
 	return &redactHandler{h: r.h.WithGroup(name), redact: r.redact}
+}
+
+// sdkServerLogger is the logger given to the go-sdk's servers: l, except
+// that the go-sdk's WARN for a notification a client session could not
+// take because it has no stream open ("calling
+// notifications/tools/list_changed: rejected by transport: undelivered
+// message: …") is logged at DEBUG. Over Streamable HTTP a client without
+// a GET stream does not receive server notifications by its own choice
+// (MCP basic/transports, "Listening for Messages from the Server"), and
+// the go-sdk logged one WARN per such session at every catalog change,
+// naming no session (trial round 7 F11: 53 WARNs over 22 reloads).
+func sdkServerLogger(l *slog.Logger) *slog.Logger {
+	return slog.New(undeliveredHandler{l.Handler()})
+}
+
+type undeliveredHandler struct{ h slog.Handler }
+
+func (u undeliveredHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return u.h.Enabled(ctx, l) || (l == slog.LevelWarn && u.h.Enabled(ctx, slog.LevelDebug))
+}
+
+func (u undeliveredHandler) Handle(ctx context.Context, rec slog.Record) error {
+	if rec.Level == slog.LevelWarn && strings.HasPrefix(rec.Message, "calling notifications/") && strings.Contains(rec.Message, "undelivered message") {
+		if !u.h.Enabled(ctx, slog.LevelDebug) {
+			return nil
+		}
+		rec = rec.Clone()
+		rec.Level = slog.LevelDebug
+	}
+	if !u.h.Enabled(ctx, rec.Level) {
+		return nil
+	}
+	return u.h.Handle(ctx, rec)
+}
+
+func (u undeliveredHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return undeliveredHandler{u.h.WithAttrs(as)}
+}
+
+func (u undeliveredHandler) WithGroup(name string) slog.Handler {
+	return undeliveredHandler{u.h.WithGroup(name)}
 }
