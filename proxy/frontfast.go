@@ -172,8 +172,60 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 	c.inflight[r.ID] = cancel
 	c.fastCalls++
 	c.mu.Unlock()
+	ctx = c.markFast(ctx)
 	goWarm(func() { c.serveFast(ctx, fp, r.ID, params) }) // warm.go
 	return true
+}
+
+// fastCallKey is the context key of a fast-path call's *fastMark.
+type fastCallKey struct{}
+
+// fastMark names the connection of a fast-path call and the Done channel
+// of the call's own context (the one c.inflight cancels).
+type fastMark struct {
+	c    *frontConn
+	done <-chan struct{}
+}
+
+// markFast marks ctx, the context of a fast-path call of c (the one
+// c.inflight cancels), for bindFast.
+func (c *frontConn) markFast(ctx context.Context) context.Context {
+	return context.WithValue(ctx, fastCallKey{}, &fastMark{c: c, done: ctx.Done()})
+}
+
+// bindFast is session.bind for a fast-path call (issue 16): instead of a
+// context and an AfterFunc on the session per call, the session's end
+// cancels every fast-path call of the connection at once (cancelAllFast),
+// registered once per connection. ok is false, and the caller binds ctx
+// itself, when ctx is not governed by a fast-path call's own context (no
+// mark, or a context in between that is cancelled otherwise, or cut off
+// by context.WithoutCancel: its Done differs) or the connection serves
+// another session.
+func bindFast(ctx context.Context, s *session) (context.Context, bool) {
+	m, ok := ctx.Value(fastCallKey{}).(*fastMark)
+	if !ok || ctx.Done() != m.done {
+		return ctx, false
+	}
+	c := m.c
+	c.mu.Lock()
+	switch c.boundTo {
+	case s:
+	case nil:
+		c.boundTo = s
+		context.AfterFunc(s.life, func() { c.cancelAllFast(errSessionEnded) })
+	default:
+		c.mu.Unlock()
+		return ctx, false
+	}
+	c.mu.Unlock()
+	if s.life.Err() != nil {
+		// Ended before this call was bound; cancelAllFast may have run
+		// before the call was in flight.
+		ctx, cancel := context.WithCancelCause(ctx)
+		cancel(errSessionEnded)
+		return ctx, true
+	}
+	return ctx, true
 }
 
 // serveFast runs one fast-path tools/call and writes its answer.

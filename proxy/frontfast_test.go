@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -431,5 +432,55 @@ func TestToolCallRelaysProgress(t *testing.T) {
 		waitSignal(t, started, "the upstream tool did not start")
 		lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
 		waitSignal(t, cancelled, fmt.Sprintf("fast=%v: cancelling tool_call did not reach the upstream tool", fast))
+	}
+}
+
+// TestBindFast: a fast-path call is bound to its session without a
+// context of its own (bindFast); the session's end cancels it with
+// errSessionEnded, as bind does. A context cut off from the call's
+// (WithoutCancel) or a second session on the connection is bound the
+// usual way.
+func TestBindFast(t *testing.T) {
+	c := &frontConn{inflight: map[jsonrpc.ID]context.CancelCauseFunc{}}
+	life, end := context.WithCancel(context.Background())
+	s := &session{life: life, end: end}
+	callCtx, cancel := context.WithCancelCause(context.Background())
+	id, _ := jsonrpc.MakeID(float64(1))
+	c.inflight[id] = cancel
+	ctx := context.WithValue(c.markFast(callCtx), struct{ k int }{1}, "a middleware's value")
+	bound, stop := s.bind(ctx)
+	if bound != ctx {
+		t.Fatal("a fast-path call got a context of its own")
+	}
+	stop()
+	// Cut off from the call's cancellation: bound the usual way.
+	if cut, stop := s.bind(context.WithoutCancel(ctx)); cut == context.WithoutCancel(ctx) || cut.Done() == nil {
+		t.Error("a context cut off from the fast-path call was not bound")
+	} else {
+		defer stop()
+	}
+	// Another session on the same connection: bound the usual way.
+	life2, end2 := context.WithCancel(context.Background())
+	defer end2()
+	s2 := &session{life: life2, end: end2}
+	if other, stop := s2.bind(ctx); other == ctx {
+		t.Error("a second session used the connection's binding")
+	} else {
+		defer stop()
+	}
+	end()
+	select {
+	case <-callCtx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the session's end did not cancel the fast-path call")
+	}
+	if !errors.Is(context.Cause(callCtx), errSessionEnded) {
+		t.Errorf("cause %v, want errSessionEnded", context.Cause(callCtx))
+	}
+	// A call bound after the session ended is cancelled at once.
+	late, cancelLate := context.WithCancelCause(context.Background())
+	defer cancelLate(nil)
+	if b, _ := s.bind(c.markFast(late)); b.Err() == nil {
+		t.Error("a fast-path call bound after its session ended was not cancelled")
 	}
 }

@@ -104,6 +104,7 @@ type frontConn struct {
 	sdkCalls  map[jsonrpc.ID]uint64 // call ids passed to the go-sdk and not yet answered: their seq
 	fastCalls int                   // requests served on the fast path
 	fastDone  bool                  // closing: no new fast-path calls
+	boundTo   *session              // its end cancels every fast-path call (bindFast)
 	fastWG    sync.WaitGroup        // fast-path calls running
 
 	cancelled map[jsonrpc.ID]bool // in-flight ids the client cancelled: no answer (frontcancel.go)

@@ -130,6 +130,9 @@ func (s *session) bind(ctx context.Context) (context.Context, func()) {
 	if s.life == nil {
 		return ctx, func() {}
 	}
+	if ctx, ok := bindFast(ctx, s); ok { // frontfast.go
+		return ctx, func() {}
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	stop := context.AfterFunc(s.life, func() { cancel(errSessionEnded) })
 	return ctx, func() { stop(); cancel(nil) }
