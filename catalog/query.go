@@ -502,11 +502,13 @@ func tokenizeWords(s string, f func(word, term string, unit int, alt bool)) {
 		}
 		if start >= 0 {
 			run := s[start:i]
-			unit = tokenizeTextUnits(run, nil, func(t string, u int, alt bool) { f(run, t, u, alt) }, unit)
+			if !isClitic(s, start, i) { // "user's": the run "s" alone cannot tell
+				unit = tokenizeTextUnits(run, nil, func(t string, u int, alt bool) { f(run, t, u, alt) }, unit)
+			}
 			start = -1
 		}
 	}
-	if start >= 0 {
+	if start >= 0 && !isClitic(s, start, len(s)) {
 		run := s[start:]
 		tokenizeTextUnits(run, nil, func(t string, u int, alt bool) { f(run, t, u, alt) }, unit)
 	}

@@ -101,3 +101,25 @@ func TestUnitTokenizerSameTerms(t *testing.T) {
 		}
 	}
 }
+
+// A possessive 's or a contraction ending is no query word (the index
+// tokenizer dropped it; the query's, which cuts a chunk into runs first,
+// kept "s" and "t" as words no tool has, so "the user's repositories"
+// was a partial match for list_repos).
+func TestQueryDropsClitics(t *testing.T) {
+	for q, want := range map[string]int{"the user's repositories": 2, "don't delete it": 2 /* don, delete */, "the users’ files": 2} {
+		aq := analyzeQuery(q)
+		for _, qt := range aq.terms {
+			if qt.term == "s" || qt.term == "t" {
+				t.Errorf("%q: term %q", q, qt.term)
+			}
+		}
+		if aq.nunits != want {
+			t.Errorf("%q: %d words, want %d", q, aq.nunits, want)
+		}
+	}
+	ix := testIndex(t, append([][3]string{{"gh:list_repos", "List the repositories of a user.", ""}}, filler...))
+	if res := ix.Search("the user's repositories", 3, nil); len(res) == 0 || res[0].Entry.ID != "mcp:gh:list_repos" || res[0].Strength < strongStrength {
+		t.Errorf("the user's repositories: %+v, want list_repos first and strong", res)
+	}
+}
