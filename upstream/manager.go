@@ -463,7 +463,10 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if o.Conn != nil {
 		cur = o.Conn.l
 		if o.Conn.closed.Load() {
-			return nil, m.perClientClosed(upstream) // retire.go
+			// The session's own manager knows why it ended: after a
+			// reload, m is the new instance and o.Conn belongs to the
+			// retired one (retire.go).
+			return nil, o.Conn.c.m.perClientClosed(upstream)
 		}
 	} else {
 		if cur, err = c.ready(); err != nil {

@@ -73,3 +73,35 @@ func TestRetireCutsWithReason(t *testing.T) {
 		t.Errorf("the cut call blames the connection: %v", err)
 	}
 }
+
+// TestPerClientClosedByRetireSaysReload (trial r7 F6): a call on a
+// per-client session of a manager a reload retired, made through the
+// upstream's new manager (as the proxy does: the client session keeps its
+// ClientConn, the call goes to the current manager), says the upstream
+// was restarted by a config reload and to start a new client session; a
+// per-client session closed otherwise keeps the plain reason.
+func TestPerClientClosedByRetireSaysReload(t *testing.T) {
+	old, _ := startManager(t, []*config.Upstream{stdioUpstream("alpha", "plain")}, Options{})
+	next, _ := startManager(t, []*config.Upstream{stdioUpstream("alpha", "plain")}, Options{})
+	cc, err := old.OpenSession(context.Background(), "alpha", nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-old.Retire(context.Background(), "restarted by a config reload", time.Minute); err != nil {
+		t.Fatalf("Retire: %v", err)
+	}
+	_, err = next.CallToolWith(context.Background(), "alpha", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}, CallOptions{Conn: cc})
+	want := `upstream "alpha" was restarted by a config reload; this client's per-client session of it ended with the old instance: start a new client session`
+	if err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("a call on the per-client session of the retired manager: %v; want %q", err, want)
+	}
+	own, err := next.OpenSession(context.Background(), "alpha", nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own.Close()
+	_, err = next.CallToolWith(context.Background(), "alpha", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}, CallOptions{Conn: own})
+	if err == nil || !strings.Contains(err.Error(), "per-client session closed") || strings.Contains(err.Error(), "reload") {
+		t.Fatalf("a call on a per-client session closed without a reload: %v", err)
+	}
+}
