@@ -108,10 +108,12 @@ func TestReloadUnderLoad(t *testing.T) {
 		return slices.Contains(n, "added__list_issues") && !slices.Contains(n, "gone__list_issues") && !slices.Contains(n, "stable__create_issue")
 	})
 	waitUntil("notifications/tools/list_changed", func() bool { return changed.Load() > 0 })
-	// The changed upstream was restarted with its new arguments.
-	if res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__update_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "issue_number": 1}}); err != nil || !res.IsError {
-		t.Errorf("chg__update_issue after the reload: err %v isError %v, want isError (-is-error-tool)", err, res != nil && res.IsError)
-	}
+	// The changed upstream was restarted with its new arguments (it
+	// switches once its new instance started: proxy/reload.go).
+	waitUntil("chg__update_issue answered by chg's new instance (isError: -is-error-tool)", func() bool {
+		res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__update_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "issue_number": 1}})
+		return err == nil && res.IsError
+	})
 	// The deny rule is in force: the tool is unknown.
 	if _, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "stable__create_issue", Arguments: map[string]any{}}); err == nil || !strings.Contains(err.Error(), "unknown tool") {
 		t.Errorf("denied after the reload: err %v", err)
@@ -182,7 +184,7 @@ func TestReloadDrainsCallsInFlight(t *testing.T) {
 	if !strings.Contains(proc.Output(), "config reloaded") || !strings.Contains(proc.Output(), "waiting for calls in flight") {
 		t.Fatalf("the reload did not see the call in flight\nproxy log:\n%s", tail(proc.Output(), 3000))
 	}
-	// A call after the reload reaches the new instance (-is-error-tool).
+	// A call after the switch reaches the new instance (-is-error-tool).
 	if res, err := sess.CallTool(context.Background(), &gosdk.CallToolParams{Name: "chg__update_issue", Arguments: map[string]any{"owner": "o", "repo": "r", "issue_number": 1}}); err != nil || !res.IsError {
 		t.Errorf("chg__update_issue after the reload: err %v isError %v, want isError (-is-error-tool)", err, res != nil && res.IsError)
 	}

@@ -58,7 +58,8 @@ type Proxy struct {
 	catP         atomic.Pointer[catalog.Catalog]
 	surfP        atomic.Pointer[surfaceState]
 	polP         atomic.Pointer[policy.Policy]
-	reloadMu     sync.Mutex // one reload at a time; held by onToolsChanged too
+	reloadMu     sync.Mutex // the switch of a reload; held by onToolsChanged too
+	reloadSeq    sync.Mutex // one Reload at a time (it never waits for an upstream: reload.go)
 	fixedSurface bool       // Options.Surface given: reload keeps it
 	oneShot      bool       // Options.OneShot
 
@@ -242,7 +243,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 		switch st.State {
 		case upstream.StateReady:
 		case upstream.StateStarting:
-			p.catalog().SetUnavailable(st.Name, "starting: its first connection attempt is still running")
+			p.catalog().SetUnavailable(st.Name, startingReason)
 			p.log.Warn("upstream still starting; serving without it until it is ready (server.startup_wait)", "upstream", st.Name)
 		default:
 			p.catalog().SetUnavailable(st.Name, p.conf().Redact(st.Err))
@@ -261,6 +262,10 @@ func (p *Proxy) Start(ctx context.Context) error {
 	// callable tool stops the run.
 	return p.CheckPolicy()
 }
+
+// startingReason is the catalog's reason for an upstream whose first
+// connection attempt is still running.
+const startingReason = "starting: its first connection attempt is still running"
 
 // checkPolicyWhenSettled runs the fail-closed policy check once every
 // upstream's first attempt settled (after Start returned early) and sends
@@ -325,6 +330,12 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 	}
 	p.reloadMu.Lock() // a reload swaps the catalog (reload.go)
 	defer p.reloadMu.Unlock()
+	p.applyListing(up, tools)
+}
+
+// applyListing puts a listing of up in the catalog (tools nil: up went
+// down) and tells the clients; p.reloadMu is held.
+func (p *Proxy) applyListing(up string, tools []*mcp.Tool) {
 	if tools == nil {
 		reason := "down"
 		if st, ok := p.ups.Status(up); ok && st.Err != "" {

@@ -5,19 +5,30 @@ package proxy
 // changes; an invalid file never gets here (config.Load refuses it with
 // the same file:line problems as at start, and the running config stays).
 //
-// Reload applies a valid config:
+// Reload applies a valid config at once; it never waits for an upstream
+// (trial r7 F3: a reload that waited for an added upstream's first
+// listing held back a new [tools] deny, and every later reload, for
+// minutes, silently):
 //
-//  1. upstreams added or changed are started first (bounded by their
-//     startup_timeout) while everything keeps serving;
-//  2. then, at once (under reloadMu), the new catalog (unchanged upstreams
-//     keep their tools and states), the policy, the surface (mode) and the
-//     config are swapped, and the upstream managers of added and changed
-//     upstreams replace the old ones;
+//  1. at once (under reloadMu), the new catalog (unchanged upstreams keep
+//     their tools and states), the policy, the surface (mode) and the
+//     config are swapped; added upstreams get a manager that starts in the
+//     background right after, as at the proxy's start (listed as starting;
+//     their tools appear with notifications/tools/list_changed once
+//     listed; a call of them meanwhile says the server is still starting);
+//  2. a changed upstream whose old instance is ready keeps serving on it,
+//     while its new instance starts in the background; once the new one's
+//     first attempt settled (ready or failed, bounded by its
+//     startup_timeout), it replaces the old one (switchWhenStarted) — a
+//     later reload that changes or removes that upstream again drops the
+//     pending start instead of waiting for it. A changed upstream whose
+//     old instance is not ready is replaced at once, like an added one;
 //  3. removed upstreams and the old sessions of changed ones take no new
-//     call (new calls go to the new session) and are stopped once their
-//     calls in flight are done, at most their call_timeout (+1s) later
-//     (upstreamSet.retire); clients get notifications/tools/list_changed
-//     (and resources and prompts list_changed).
+//     call from their switch on (new calls go to the new session) and are
+//     stopped once their calls in flight are done, at most their
+//     call_timeout (+1s) later (upstreamSet.retire); clients get
+//     notifications/tools/list_changed (and resources and prompts
+//     list_changed).
 //
 // Calls to upstreams whose config did not change never notice: their
 // upstream managers are not touched. What a reload cannot change (it needs
@@ -34,7 +45,10 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
@@ -58,6 +72,8 @@ type ReloadReport struct {
 // is logged as an error after the switch: the subjects it names then see
 // no tool, as the rule says.
 func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, error) {
+	p.reloadSeq.Lock()
+	defer p.reloadSeq.Unlock()
 	var rep ReloadReport
 	prev := p.conf()
 	// Parts that need a restart keep their running values.
@@ -104,18 +120,27 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 
 	d := p.ups.diff(next)
 	rep.Added, rep.Removed, rep.Changed = d.added, d.removed, d.changed
-	fresh := p.ups.prepare(ctx, next, d)
+	pl := p.ups.plan(p.life, next, d)
+	// Changed back to the config its instance runs with: nothing restarts.
+	rep.Changed = slices.DeleteFunc(slices.Clone(rep.Changed), func(n string) bool { return slices.Contains(pl.back, n) })
 
 	var surf *surfaceState
 	if !p.fixedSurface && !reflect.DeepEqual(prev.ToolSearch, next.ToolSearch) {
 		surf = p.surfaceFor(next)
 	}
 
-	p.reloadMu.Lock()
+	if !p.reloadMu.TryLock() {
+		// onToolsChanged holds it while it puts a listing in the catalog.
+		p.log.Info("reload: waiting for an upstream's new tool listing to be put in the catalog before switching")
+		p.reloadMu.Lock()
+	}
 	p.removedP.Store(newRemovedTools(p.catalog().Snapshot(), d.removed)) // removed.go
-	cat := p.carryCatalog(next, d, fresh)
+	cat := p.carryCatalog(next, d, pl.now)
 	cat.OnPublish(p.viewIx.published) // view indexes follow off the request path
-	old := p.ups.swap(next, d, fresh)
+	old, dropped := p.ups.swap(next, d, pl)
+	for _, m := range pl.now {
+		m.Launch() // after the swap: its listings reach the catalog (newManager)
+	}
 	p.cfgP.Store(next)
 	p.polP.Store(pol)
 	p.catP.Store(cat)
@@ -142,22 +167,128 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		grace := time.Duration(prev.ToolSearch.CodeTimeoutMS)*time.Millisecond + 5*time.Second
 		time.AfterFunc(grace, oldSurf.pool.Close)
 	}
-	p.pt.carrySubscriptions(d.changed, d.removed)
+	for _, m := range dropped {
+		go func() { // a pending start a later reload superseded: it never served
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			_ = m.Close(ctx)
+		}()
+	}
+	for name, ps := range pl.later {
+		go p.switchWhenStarted(name, ps)
+	}
+	p.logStarts(pl, d)
+	p.pt.carrySubscriptions(slices.Collect(maps.Keys(pl.now)), d.removed)
 	p.warnToolRefs() // toolrefs.go: entries the new config added
 	p.notifyToolsChanged()
 	p.pt.listChanged("resources")
 	p.pt.listChanged("prompts")
-	if err := p.CheckPolicy(); err != nil {
-		p.log.Error("reload: the new policy fails closed; the subjects it names see no tool", "err", err)
+	if len(pl.now)+len(pl.later) == 0 {
+		p.checkReloadedPolicy()
+	} else {
+		go p.checkPolicyWhenStarted(pl)
 	}
 	sort.Strings(rep.NeedsRestart)
 	p.AuditReload(true, rep.String()) // issue 18: the audit log
 	return rep, nil
 }
 
-// carryCatalog builds the catalog of next: unchanged upstreams keep the
-// tools and state they have now; started ones (fresh) get what their
-// manager listed.
+// switchWhenStarted starts ps, the new instance of the restarted upstream
+// name, waits until its first attempt settled (ready or failed; bounded by
+// its startup_timeout), and then replaces the old instance with it, as
+// the reload would have at once: the catalog gets its listing (or its
+// failure), the old instance drains and stops (retire), clients get
+// list_changed. Nothing happens when a later reload dropped ps (it
+// changed or removed the upstream again) or the proxy closed.
+func (p *Proxy) switchWhenStarted(name string, ps *pendingStart) {
+	defer close(ps.done)
+	defer ps.cancel()
+	start := time.Now()
+	ps.m.Launch()
+	if !ps.m.WaitSettled(ps.ctx) {
+		return
+	}
+	p.reloadMu.Lock()
+	old, ok := p.ups.switchPending(name, ps)
+	if !ok {
+		p.reloadMu.Unlock()
+		return
+	}
+	ps.switched = true
+	st, _ := ps.m.Status(name)
+	if st.State == upstream.StateReady {
+		tools := ps.m.Tools(name)
+		if tools == nil {
+			tools = []*mcp.Tool{} // ready with no tool; nil means down
+		}
+		p.applyListing(name, tools)
+	} else {
+		p.applyListing(name, nil)
+	}
+	p.reloadMu.Unlock()
+	p.ups.retire(old, func(name string, err error) {
+		p.log.Warn("reload: stopping the old upstream session", "upstream", name, "err", err)
+	}, nil)
+	p.pt.listChanged("resources")
+	p.pt.listChanged("prompts")
+	p.log.Info("reload: switched the restarted upstream to its new instance", "upstream", name, "state", st.State, "waited_ms", time.Since(start).Milliseconds())
+}
+
+// logStarts says what a reload left starting in the background.
+func (p *Proxy) logStarts(pl reloadPlan, d upstreamDiff) {
+	var added, restarted []string
+	for name := range pl.now {
+		if slices.Contains(d.added, name) {
+			added = append(added, name)
+		} else {
+			restarted = append(restarted, name)
+		}
+	}
+	sort.Strings(added)
+	sort.Strings(restarted)
+	if len(added) > 0 {
+		p.log.Info("reload: added upstreams are starting in the background; their tools appear once listed", "upstreams", strings.Join(added, ","))
+	}
+	if len(restarted) > 0 {
+		p.log.Info("reload: restarted upstreams that were not ready are starting anew in the background", "upstreams", strings.Join(restarted, ","))
+	}
+	later := slices.Sorted(maps.Keys(pl.later))
+	if len(later) > 0 {
+		p.log.Info("reload: restarted upstreams keep serving on their old instance until the new one has started (at most its startup_timeout); then they switch", "upstreams", strings.Join(later, ","))
+	}
+	if len(pl.back) > 0 {
+		p.log.Info("reload: the pending restart of these upstreams was dropped: their config is again the one they run with", "upstreams", strings.Join(pl.back, ","))
+	}
+}
+
+// checkPolicyWhenStarted runs the fail-closed policy check once the
+// upstreams a reload started have settled (their first attempt) and the
+// restarted ones switched, as Start does with the upstreams of the start.
+func (p *Proxy) checkPolicyWhenStarted(pl reloadPlan) {
+	for _, m := range pl.now {
+		if !m.WaitSettled(p.life) {
+			return
+		}
+	}
+	for _, ps := range pl.later {
+		<-ps.done
+		if !ps.switched {
+			return // dropped by a later reload, which checks again, or closed
+		}
+	}
+	p.checkReloadedPolicy()
+}
+
+func (p *Proxy) checkReloadedPolicy() {
+	if err := p.CheckPolicy(); err != nil {
+		p.log.Error("reload: the new policy fails closed; the subjects it names see no tool", "err", err)
+	}
+}
+
+// carryCatalog builds the catalog of next: unchanged upstreams, and
+// restarted ones still on their old instance, keep the tools and state
+// they have now; the ones started now (fresh, not started yet) are
+// listed as starting.
 func (p *Proxy) carryCatalog(next *config.Config, d upstreamDiff, fresh map[string]*upstream.Manager) *catalog.Catalog {
 	cat := newCatalog(next)
 	snap := p.catalog().Snapshot()
@@ -167,13 +298,8 @@ func (p *Proxy) carryCatalog(next *config.Config, d upstreamDiff, fresh map[stri
 	}
 	for _, u := range next.EnabledUpstreams() {
 		name := u.Name
-		if m, ok := fresh[name]; ok {
-			st, _ := m.Status(name)
-			if st.State == upstream.StateReady {
-				cat.SetTools(name, entriesFromListing(m.Tools(name), st.Diagnostics, st.Extra))
-			} else {
-				cat.SetUnavailable(name, next.Redact(st.Err))
-			}
+		if _, ok := fresh[name]; ok {
+			cat.SetUnavailable(name, startingReason)
 			continue
 		}
 		if es := byUp[name]; len(es) > 0 {

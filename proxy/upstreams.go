@@ -29,12 +29,29 @@ type upstreamSet struct {
 
 	mu       sync.RWMutex
 	m        map[string]*upstream.Manager
-	cfgs     map[string]*config.Upstream
-	retiring map[*upstream.Manager]bool // replaced or removed by a reload, draining (retire)
+	cfgs     map[string]*config.Upstream // the config each manager of m was built with
+	retiring map[*upstream.Manager]bool  // replaced or removed by a reload, draining (retire)
+	// pending are the new instances of upstreams a reload restarted while
+	// their old instance (in m) was ready: each is starting, and the old
+	// one serves until the new one's first attempt settled (reload.go
+	// switchWhenStarted); a later reload that changes or removes the
+	// upstream again drops it.
+	pending map[string]*pendingStart
+}
+
+// pendingStart is the new instance of a restarted upstream, starting in
+// the background while the old one serves.
+type pendingStart struct {
+	m        *upstream.Manager
+	cfg      *config.Upstream // its config (the upstream's config after the reload)
+	ctx      context.Context  // ends when a later reload drops it, or at the proxy's Close
+	cancel   context.CancelFunc
+	done     chan struct{} // closed when switchWhenStarted returns (switched, dropped or closed)
+	switched bool          // set before done is closed: it replaced the old instance
 }
 
 func newUpstreamSet(cfg *config.Config, opts func(*config.Config) upstream.Options, onTools func(string, []*mcp.Tool)) *upstreamSet {
-	u := &upstreamSet{opts: opts, onTools: onTools, m: map[string]*upstream.Manager{}, cfgs: map[string]*config.Upstream{}, retiring: map[*upstream.Manager]bool{}}
+	u := &upstreamSet{opts: opts, onTools: onTools, m: map[string]*upstream.Manager{}, cfgs: map[string]*config.Upstream{}, retiring: map[*upstream.Manager]bool{}, pending: map[string]*pendingStart{}}
 	for _, up := range cfg.EnabledUpstreams() {
 		u.m[up.Name] = u.newManager(cfg, up)
 		u.cfgs[up.Name] = up
@@ -147,6 +164,10 @@ func (u *upstreamSet) Close(ctx context.Context) error {
 	for m := range u.retiring {
 		ms[fmt.Sprintf("retiring %p", m)] = m
 	}
+	for name, ps := range u.pending {
+		ps.cancel()
+		ms["pending "+name] = ps.m
+	}
 	u.mu.RUnlock()
 	return closeAll(ctx, ms)
 }
@@ -246,7 +267,8 @@ type upstreamDiff struct{ added, removed, changed []string }
 
 func (d upstreamDiff) empty() bool { return len(d.added)+len(d.removed)+len(d.changed) == 0 }
 
-// diff compares the running upstreams with the enabled ones of cfg.
+// diff compares the upstreams in force (a restarted upstream still on its
+// old instance counts with its new config) with the enabled ones of cfg.
 func (u *upstreamSet) diff(cfg *config.Config) upstreamDiff {
 	u.mu.RLock()
 	defer u.mu.RUnlock()
@@ -255,6 +277,9 @@ func (u *upstreamSet) diff(cfg *config.Config) upstreamDiff {
 	for _, up := range cfg.EnabledUpstreams() {
 		next[up.Name] = up
 		old, ok := u.cfgs[up.Name]
+		if ps := u.pending[up.Name]; ps != nil {
+			old = ps.cfg
+		}
 		switch {
 		case !ok:
 			d.added = append(d.added, up.Name)
@@ -273,45 +298,120 @@ func (u *upstreamSet) diff(cfg *config.Config) upstreamDiff {
 	return d
 }
 
-// prepare builds and starts the managers of the added and changed
-// upstreams of cfg (the running ones keep serving meanwhile).
-func (u *upstreamSet) prepare(ctx context.Context, cfg *config.Config, d upstreamDiff) map[string]*upstream.Manager {
-	fresh := map[string]*upstream.Manager{}
-	for _, up := range cfg.EnabledUpstreams() {
-		if slices.Contains(d.added, up.Name) || slices.Contains(d.changed, up.Name) {
-			fresh[up.Name] = u.newManager(cfg, up)
-		}
-	}
-	startAll(ctx, fresh)
-	return fresh
+// reloadPlan is how a reload brings in the upstreams it adds or restarts.
+// Nothing in it waits for an upstream: a reload switches everything else
+// at once.
+type reloadPlan struct {
+	// now are installed at the switch and started right after it, in the
+	// background, as at the proxy's start: the added upstreams, and the
+	// restarted ones whose old instance is not ready (it serves nothing
+	// worth keeping).
+	now map[string]*upstream.Manager
+	// later are the restarted upstreams whose old instance is ready: the
+	// new one starts in the background and replaces the old one once its
+	// first attempt settled (reload.go switchWhenStarted).
+	later map[string]*pendingStart
+	// back are restarted upstreams whose new config is again the one their
+	// serving instance has: only their pending start is dropped.
+	back []string
 }
 
-// swap installs the fresh managers and drops the removed ones; it returns
-// the managers to retire (removed, and the old ones of changed upstreams),
-// each with its config before the reload.
-func (u *upstreamSet) swap(cfg *config.Config, d upstreamDiff, fresh map[string]*upstream.Manager) map[string]retiree {
+// plan builds (does not start) the managers of the added and changed
+// upstreams of cfg. life bounds the pending starts (the proxy's life).
+func (u *upstreamSet) plan(life context.Context, cfg *config.Config, d upstreamDiff) reloadPlan {
+	pl := reloadPlan{now: map[string]*upstream.Manager{}, later: map[string]*pendingStart{}}
+	u.mu.RLock()
+	defer u.mu.RUnlock()
+	for _, up := range cfg.EnabledUpstreams() {
+		switch {
+		case slices.Contains(d.added, up.Name):
+			pl.now[up.Name] = u.newManager(cfg, up)
+		case slices.Contains(d.changed, up.Name):
+			if reflect.DeepEqual(u.cfgs[up.Name], up) {
+				pl.back = append(pl.back, up.Name)
+				continue
+			}
+			if m := u.m[up.Name]; m != nil && readyManager(m, up.Name) {
+				ctx, cancel := context.WithCancel(life)
+				pl.later[up.Name] = &pendingStart{m: u.newManager(cfg, up), cfg: up, ctx: ctx, cancel: cancel, done: make(chan struct{})}
+				continue
+			}
+			pl.now[up.Name] = u.newManager(cfg, up)
+		}
+	}
+	return pl
+}
+
+// swap installs the plan's managers: the ones to start now replace the
+// old ones (or are new), the later ones become pending, and the removed
+// ones are dropped. It returns the managers to retire (removed, and the
+// old ones of upstreams restarted now), each with its config before the
+// reload, and the pending starts the reload dropped (the caller closes
+// them: they never served).
+func (u *upstreamSet) swap(cfg *config.Config, d upstreamDiff, pl reloadPlan) (map[string]retiree, []*upstream.Manager) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	old := map[string]retiree{}
+	var dropped []*upstream.Manager
 	for _, name := range append(append([]string{}, d.removed...), d.changed...) {
-		if m, ok := u.m[name]; ok {
-			why := "restarted by a config reload"
-			if slices.Contains(d.removed, name) {
-				why = "removed by a config reload"
-			}
-			old[name] = retiree{m: m, cfg: u.cfgs[name], why: why}
-			u.retiring[m] = true
+		if ps := u.pending[name]; ps != nil {
+			ps.cancel()
+			dropped = append(dropped, ps.m)
+			delete(u.pending, name)
 		}
-		delete(u.m, name)
-		delete(u.cfgs, name)
 	}
-	for name, m := range fresh {
+	old := map[string]retiree{}
+	for _, name := range d.removed {
+		old[name] = u.dropLocked(name, "removed by a config reload")
+	}
+	for name, m := range pl.now {
+		if _, ok := u.m[name]; ok {
+			old[name] = u.dropLocked(name, "restarted by a config reload")
+		}
 		u.m[name] = m
 	}
-	for _, up := range cfg.EnabledUpstreams() {
-		u.cfgs[up.Name] = up
+	for name, ps := range pl.later {
+		u.pending[name] = ps
 	}
-	return old
+	for _, up := range cfg.EnabledUpstreams() {
+		if _, later := pl.later[up.Name]; !later {
+			u.cfgs[up.Name] = up
+		}
+	}
+	return old, dropped
+}
+
+// dropLocked takes the manager of name out of the set (u.mu held) and
+// returns it as a retiree: it drains and stops (retire).
+func (u *upstreamSet) dropLocked(name, why string) retiree {
+	r := retiree{m: u.m[name], cfg: u.cfgs[name], why: why}
+	u.retiring[r.m] = true
+	delete(u.m, name)
+	delete(u.cfgs, name)
+	return r
+}
+
+func readyManager(m *upstream.Manager, name string) bool {
+	st, ok := m.Status(name)
+	return ok && st.State == upstream.StateReady
+}
+
+// switchPending makes ps, the pending start of name, its current manager
+// and returns the old ones to retire; false when a later reload dropped
+// ps.
+func (u *upstreamSet) switchPending(name string, ps *pendingStart) (map[string]retiree, bool) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.pending[name] != ps {
+		return nil, false
+	}
+	delete(u.pending, name)
+	old := map[string]retiree{}
+	if _, ok := u.m[name]; ok {
+		old[name] = u.dropLocked(name, "restarted by a config reload")
+	}
+	u.m[name] = ps.m
+	u.cfgs[name] = ps.cfg
+	return old, true
 }
 
 // retiree is a manager a reload replaced or removed.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -227,6 +228,11 @@ type Options struct {
 	// NoPing answers ping with -32601 (method not found), like servers
 	// that do not implement it (the MCP spec says SHOULD).
 	NoPing bool
+	// ListGate, when set, is a file path: tools/list is answered only once
+	// that file exists (checked every 20 ms; the request's end stops the
+	// wait). Tests use it for an upstream slow to list, without a timed
+	// assertion: it stays "starting" until the test creates the file.
+	ListGate string
 	// SlowTools answer after the given time, or earlier with an isError
 	// result when the call is cancelled (MCP notifications/cancelled).
 	SlowTools map[string]time.Duration
@@ -274,6 +280,9 @@ func NewServer(name string, tools []Tool, opts Options) *mcp.Server {
 			}
 		})
 	}
+	if opts.ListGate != "" {
+		s.AddReceivingMiddleware(listGate(opts.ListGate))
+	}
 	for _, t := range tools {
 		addTool(s, t, logger, opts)
 	}
@@ -281,6 +290,29 @@ func NewServer(name string, tools []Tool, opts Options) *mcp.Server {
 		addInteractive(s)
 	}
 	return s
+}
+
+// listGate holds tools/list until the file gate exists (Options.ListGate).
+func listGate(gate string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/list" {
+				t := time.NewTicker(20 * time.Millisecond)
+				defer t.Stop()
+				for {
+					if _, err := os.Stat(gate); err == nil {
+						break
+					}
+					select {
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					case <-t.C:
+					}
+				}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 // addInteractive adds the tools of Options.Interactive:

@@ -9,7 +9,7 @@
 // Usage:
 //
 //	catalogserver -tools FILE [-server NAME] [-limit N] [-name NAME] [-keep-names] [-page-size N]
-//	              [-protocol-versions V1,V2] [-http ADDR [-stateless]] [-v] [-output-schema NAME=JSON ...] [-interactive] [-demo]
+//	              [-protocol-versions V1,V2] [-http ADDR [-stateless]] [-v] [-output-schema NAME=JSON ...] [-interactive] [-demo] [-list-gate FILE]
 //
 // With no -http it speaks MCP over stdio. With -http ADDR (e.g.
 // 127.0.0.1:0) it serves Streamable HTTP at http://ADDR/mcp and prints one
@@ -68,6 +68,7 @@ func run(args []string, stderr io.Writer) int {
 	noPing := fs.Bool("no-ping", false, "answer ping with -32601 method not found (tests)")
 	demo := fs.Bool("demo", false, "add to every result a text block saying the tool is a demo stub that only echoed its arguments (the default config.toml's catalogs)")
 	interactive := fs.Bool("interactive", false, "add the tools confirm (asks the client a question) and toggle (adds/removes the tool extra: tools/list_changed)")
+	listGateFile := fs.String("list-gate", "", "answer tools/list only once FILE exists (tests: an upstream slow to list)")
 	slow := fs.String("slow-tool", "", "comma list of NAME=DURATION: tools that answer after DURATION unless cancelled (tests)")
 	rpcErrors := map[string]*jsonrpc.Error{}
 	fs.Func("rpc-error", `NAME=JSON: tool NAME answers every call with the JSON-RPC error JSON, e.g. {"code":-32042,"message":"MCP error -32042: …","data":{…}} (repeatable; tests)`, func(v string) error {
@@ -126,7 +127,7 @@ func run(args []string, stderr io.Writer) int {
 			}
 		}
 	}
-	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors, Interactive: *interactive, Demo: *demo}
+	opts := Options{PageSize: *pageSize, ProtocolVersions: pv, Logger: logger, SlowTools: map[string]time.Duration{}, OutputSchemas: outSchemas, NoPing: *noPing, RPCErrors: rpcErrors, Interactive: *interactive, Demo: *demo, ListGate: *listGateFile}
 	if *rpcErr != "" {
 		opts.RPCErrorTools = strings.Split(*rpcErr, ",")
 	}
