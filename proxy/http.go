@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -196,7 +197,13 @@ func (p *Proxy) readiness() http.Handler {
 				ready = true
 			}
 		}
-		return ready, map[string]any{"upstreams": detail, "mode": p.surf().Mode()}
+		out := map[string]any{"upstreams": detail, "mode": p.surf().Mode()}
+		if na := p.ups.NotApplied(); na != nil {
+			// reloadkeep.go: names only (the reason, which may name paths,
+			// is in the log; /healthz has no token).
+			out["reload_not_applied"] = slices.Sorted(maps.Keys(na))
+		}
+		return ready, out
 	})
 }
 

@@ -135,6 +135,11 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		return nil, err
 	}
 	p.ups = newUpstreamSet(cfg, p.managerOptions, p.onToolsChanged)
+	if reg := p.metrics.Registry(); reg != nil {
+		if err := reg.Register(notAppliedCollector{p.ups}); err != nil { // reloadkeep.go
+			return nil, fmt.Errorf("metrics: %w", err)
+		}
+	}
 	return p, nil
 }
 

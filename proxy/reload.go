@@ -208,6 +208,9 @@ func (p *Proxy) switchWhenStarted(name string, ps *pendingStart) {
 	if !ps.m.WaitSettled(ps.ctx) {
 		return
 	}
+	if p.keepOldInstance(name, ps) { // reloadkeep.go: the new one failed to start
+		return
+	}
 	p.reloadMu.Lock()
 	old, ok := p.ups.switchPending(name, ps)
 	if !ok {
@@ -272,7 +275,7 @@ func (p *Proxy) checkPolicyWhenStarted(pl reloadPlan) {
 	}
 	for _, ps := range pl.later {
 		<-ps.done
-		if !ps.switched {
+		if !ps.switched && !ps.kept {
 			return // dropped by a later reload, which checks again, or closed
 		}
 	}

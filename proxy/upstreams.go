@@ -37,6 +37,10 @@ type upstreamSet struct {
 	// switchWhenStarted); a later reload that changes or removes the
 	// upstream again drops it.
 	pending map[string]*pendingStart
+	// notApplied are the upstreams whose new instance (a reload's change)
+	// failed to start while the old one was ready: the old one serves on,
+	// with its config before the reload; value: why (reloadkeep.go).
+	notApplied map[string]string
 }
 
 // pendingStart is the new instance of a restarted upstream, starting in
@@ -48,6 +52,7 @@ type pendingStart struct {
 	cancel   context.CancelFunc
 	done     chan struct{} // closed when switchWhenStarted returns (switched, dropped or closed)
 	switched bool          // set before done is closed: it replaced the old instance
+	kept     bool          // set before done is closed: it failed to start, the old instance serves on (reloadkeep.go)
 }
 
 func newUpstreamSet(cfg *config.Config, opts func(*config.Config) upstream.Options, onTools func(string, []*mcp.Tool)) *upstreamSet {
@@ -372,6 +377,7 @@ func (u *upstreamSet) swap(cfg *config.Config, d upstreamDiff, pl reloadPlan) (m
 	for name, ps := range pl.later {
 		u.pending[name] = ps
 	}
+	u.forgetNotAppliedLocked(pl.later) // reloadkeep.go
 	for _, up := range cfg.EnabledUpstreams() {
 		if _, later := pl.later[up.Name]; !later {
 			u.cfgs[up.Name] = up
@@ -405,6 +411,7 @@ func (u *upstreamSet) switchPending(name string, ps *pendingStart) (map[string]r
 		return nil, false
 	}
 	delete(u.pending, name)
+	delete(u.notApplied, name)
 	old := map[string]retiree{}
 	if _, ok := u.m[name]; ok {
 		old[name] = u.dropLocked(name, "restarted by a config reload")

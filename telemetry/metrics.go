@@ -90,7 +90,9 @@ var CallDurationBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0
 //	mcp_toolsearch_per_client_upstream_sessions              gauge (limits.go)
 //	mcp_toolsearch_sessions_refused_total{limit}             counter, "max_sessions"|"max_per_client_upstreams" (limits.go)
 //
-// plus the standard go_* and process_* collectors.
+// plus the standard go_* and process_* collectors, and series other
+// packages register on Registry (the proxy's
+// mcp_toolsearch_upstream_reload_not_applied{upstream}, …).
 //
 // Cardinality and privacy: labels carry only upstream names (from the
 // config), modes and outcomes (closed sets; anything else is counted as
