@@ -27,7 +27,8 @@ import (
 // /metrics has mcp_toolsearch_upstream_reload_not_applied{upstream} 1.
 // The same reload adds a working and a broken upstream: both appear in
 // /metrics (upstream_up 1 and 0, catalog_tools) — before, upstreams added
-// by a reload never did (F9). Restoring the file clears the mark.
+// by a reload never did (F9). The next reload tries the change again;
+// restoring the file clears the mark.
 func TestReloadKeepsOldInstanceWhenNewFails(t *testing.T) {
 	cs, gh := catalogServer(t), catalogFile(t, "github-like.jsonl")
 	up := func(name, command string) string {
@@ -115,6 +116,17 @@ func TestReloadKeepsOldInstanceWhenNewFails(t *testing.T) {
 		}
 	}
 	t.Logf("after the reload with a typo:\n%s\n%s", get("/healthz"), strings.Join(series(m), "\n"))
+
+	// The next reload (same file) tries the change again, and keeps the
+	// old instance again.
+	syscall.Kill(proc.PID(), syscall.SIGHUP)
+	waitFor("the change tried again", func() bool { return strings.Count(proc.Output(), "its old instance keeps serving") == 2 })
+	if err := call(); err != nil {
+		t.Errorf("gh__list_issues after the second failed restart: %v", err)
+	}
+	if h := get("/healthz"); !strings.Contains(h, `"reload_not_applied":["gh"]`) {
+		t.Errorf("/healthz after the second failed restart: %s", h)
+	}
 
 	// The file fixed: the mark goes, gh still serves.
 	if err := os.WriteFile(cfg, []byte(v3), 0o600); err != nil {
