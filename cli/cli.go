@@ -346,6 +346,15 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The reload signal (SIGHUP on unix) is taken from here on: sent while
+	// the upstreams start (a config tool reloading right after a start),
+	// it used to end the process, whose handler came only once serving;
+	// now it is kept and reloads once the proxy serves.
+	hup := make(chan os.Signal, 1)
+	if sigs := reloadSignals(); len(sigs) > 0 {
+		signal.Notify(hup, sigs...)
+		defer signal.Stop(hup)
+	}
 	start := time.Now()
 	// No upstream holds the start longer than server.startup_wait (issue
 	// 13 items 1 and 12); later ones are announced when they are ready.
@@ -384,7 +393,7 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	} else if ml != "" {
 		log.Warn("telemetry.metrics_listen is for stdio deployments; over http /metrics and /healthz are on server.listen", "metrics_listen", ml)
 	}
-	stopReload := c.watchReload(ctx, p, log)
+	stopReload := c.watchReload(ctx, p, log, hup)
 	defer stopReload()
 	if cfg.Server.Transport == "http" {
 		addr := ln.Addr().String()

@@ -12,7 +12,6 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,8 +24,10 @@ import (
 )
 
 // watchReload starts the reload triggers of a serving proxy; the returned
-// func stops them.
-func (c *common) watchReload(ctx context.Context, p *proxy.Proxy, log *slog.Logger) func() {
+// func stops them. hup receives the reload signals (reloadSignals; the
+// caller registered it with signal.Notify before the proxy started, so a
+// signal sent during the start is kept, and stops it).
+func (c *common) watchReload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, hup chan os.Signal) func() {
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	trigger := make(chan string, 1)
@@ -36,13 +37,11 @@ func (c *common) watchReload(ctx context.Context, p *proxy.Proxy, log *slog.Logg
 		default: // one is pending already
 		}
 	}
-	if sigs := reloadSignals(); len(sigs) > 0 {
-		ch := make(chan os.Signal, 1)
-		signal.Notify(ch, sigs...)
+	if hup != nil && len(reloadSignals()) > 0 {
+		ch := hup
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer signal.Stop(ch)
 			for {
 				select {
 				case <-ctx.Done():
