@@ -326,7 +326,7 @@ func (p *Proxy) closeSessions() {
 // onToolsChanged is the upstream manager's callback: a fresh listing (or
 // nil when the upstream went down) updates that upstream's part of the
 // catalog, and connected clients get notifications/tools/list_changed.
-func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
+func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool, current func() bool) {
 	p.mu.Lock()
 	closing := p.closed
 	p.mu.Unlock()
@@ -335,6 +335,9 @@ func (p *Proxy) onToolsChanged(up string, tools []*mcp.Tool) {
 	}
 	p.reloadMu.Lock() // a reload swaps the catalog (reload.go)
 	defer p.reloadMu.Unlock()
+	if current != nil && !current() {
+		return // a reload switched up to another instance meanwhile
+	}
 	p.applyListing(up, tools)
 }
 

@@ -180,15 +180,25 @@ func TestSubscriptionsRemadeAfterSessionLost(t *testing.T) {
 	case <-time.After(30 * time.Second): // liveness bound
 		t.Fatal("the proxy's new upstream session never subscribed to test://a again")
 	}
-	if err := second.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case u := <-updated:
-		if u != "test://a" {
-			t.Fatalf("notifications/resources/updated for %q", u)
+	// The go-sdk records the subscription only after SubscribeHandler
+	// returns (the signal above comes from inside it), so the update is
+	// sent until one arrives: a single one could go to no session.
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(30 * time.Second) // liveness bound
+	for {
+		if err := second.srv.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"}); err != nil {
+			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second): // liveness bound
-		t.Fatal("the client got no notifications/resources/updated from the restarted upstream")
+		select {
+		case u := <-updated:
+			if u != "test://a" {
+				t.Fatalf("notifications/resources/updated for %q", u)
+			}
+			return
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("the client got no notifications/resources/updated from the restarted upstream")
+		}
 	}
 }

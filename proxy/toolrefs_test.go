@@ -25,7 +25,7 @@ direct_only = ["ecoh", "echo"]
 	if got := p.ToolRefProblems(); !slices.Equal(got, want) {
 		t.Fatalf("ToolRefProblems:\n%q\nwant\n%q", got, want)
 	}
-	p.onToolsChanged("t", p.ups.all()["t"].Tools("t")) // a re-listing
+	p.onToolsChanged("t", p.ups.all()["t"].Tools("t"), nil) // a re-listing
 	for _, w := range want {
 		if n := strings.Count(logs.String(), strings.ReplaceAll(w, `"`, `\"`)); n != 1 {
 			t.Errorf("%q logged %d times, want once; log:\n%s", w, n, logs.String())

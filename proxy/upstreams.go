@@ -24,8 +24,8 @@ import (
 )
 
 type upstreamSet struct {
-	opts    func(*config.Config) upstream.Options // options of a manager built for a config
-	onTools func(up string, tools []*mcp.Tool)    // OnToolsChanged of the CURRENT manager of up
+	opts    func(*config.Config) upstream.Options                   // options of a manager built for a config
+	onTools func(up string, tools []*mcp.Tool, current func() bool) // OnToolsChanged of the CURRENT manager of up; current asks again
 
 	mu       sync.RWMutex
 	m        map[string]*upstream.Manager
@@ -55,7 +55,7 @@ type pendingStart struct {
 	kept     bool          // set before done is closed: it failed to start, the old instance serves on (reloadkeep.go)
 }
 
-func newUpstreamSet(cfg *config.Config, opts func(*config.Config) upstream.Options, onTools func(string, []*mcp.Tool)) *upstreamSet {
+func newUpstreamSet(cfg *config.Config, opts func(*config.Config) upstream.Options, onTools func(string, []*mcp.Tool, func() bool)) *upstreamSet {
 	u := &upstreamSet{opts: opts, onTools: onTools, m: map[string]*upstream.Manager{}, cfgs: map[string]*config.Upstream{}, retiring: map[*upstream.Manager]bool{}, pending: map[string]*pendingStart{}}
 	for _, up := range cfg.EnabledUpstreams() {
 		u.m[up.Name] = u.newManager(cfg, up)
@@ -70,12 +70,18 @@ func newUpstreamSet(cfg *config.Config, opts func(*config.Config) upstream.Optio
 func (u *upstreamSet) newManager(cfg *config.Config, up *config.Upstream) *upstream.Manager {
 	var self atomic.Pointer[upstream.Manager]
 	o := u.opts(cfg)
-	o.OnToolsChanged = func(name string, tools []*mcp.Tool) {
+	current := func(name string) bool {
 		u.mu.RLock()
-		current := u.m[name] == self.Load()
-		u.mu.RUnlock()
-		if current {
-			u.onTools(name, tools)
+		defer u.mu.RUnlock()
+		return u.m[name] == self.Load()
+	}
+	o.OnToolsChanged = func(name string, tools []*mcp.Tool) {
+		if current(name) {
+			// onTools asks again once it holds the reload lock: a
+			// reload's switch (under that lock) may have replaced this
+			// manager in between, and its listing would then overwrite
+			// the new instance's (review round 7).
+			u.onTools(name, tools, func() bool { return current(name) })
 		}
 	}
 	m := upstream.NewManager([]*config.Upstream{up}, o)
