@@ -102,35 +102,24 @@ func newCoalescer(run func()) *coalescer {
 func (c *coalescer) kick() { c.q.push(struct{}{}) }
 
 // dropCounter counts items a relay dropped for one upstream and logs one
-// warning and one summary per relayDropWindow.
+// warning and one summary per relayDropWindow (the window counts them).
 type dropCounter struct {
-	log  *slog.Logger
-	what string
-	up   string
-
-	mu     sync.Mutex
-	n      int
+	log    *slog.Logger
+	what   string
+	up     string
 	window *logwindow.Window
 }
 
 func newDropCounter(log *slog.Logger, what, up string) *dropCounter {
 	d := &dropCounter{log: log, what: what, up: up}
-	d.window = logwindow.New(relayDropWindow, func(int, time.Duration) {
-		d.mu.Lock()
-		n := d.n
-		d.n = 0
-		d.mu.Unlock()
-		if n > 0 {
-			d.log.Warn("suppressed "+d.what+" from upstream (relay queue full)", "upstream", d.up, "suppressed", n, "in_last", relayDropWindow)
-		}
+	d.window = logwindow.New(relayDropWindow, func(n int, every time.Duration) {
+		// n counts the drops after the window's first.
+		d.log.Warn("suppressed "+d.what+" from upstream (relay queue full)", "upstream", d.up, "suppressed", n+1, "in_last", every)
 	})
 	return d
 }
 
 func (d *dropCounter) drop() {
-	d.mu.Lock()
-	d.n++
-	d.mu.Unlock()
 	if d.window.Allow() {
 		d.log.Warn(d.what+" from upstream arrive faster than the proxy relays them to its clients; dropping the excess (a summary follows)", "upstream", d.up)
 	}

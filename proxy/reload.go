@@ -158,9 +158,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	}
 	// The old managers of changed and removed upstreams finish the calls
 	// in flight on them, then stop (upstreams.go retire).
-	p.ups.retire(old, func(name string, err error) {
-		p.log.Warn("reload: stopping the old upstream session", "upstream", name, "err", err)
-	}, nil)
+	p.retireOld(old)
 	if oldSurf != nil && oldSurf.pool != nil {
 		// Runs in flight finish on the old pool; it is closed after the
 		// longest a run may take.
@@ -168,17 +166,13 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		time.AfterFunc(grace, oldSurf.pool.Close)
 	}
 	for _, m := range dropped {
-		go func() { // a pending start a later reload superseded: it never served
-			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-			defer cancel()
-			_ = m.Close(ctx)
-		}()
+		closeUnserved(m) // a pending start a later reload superseded
 	}
 	for name, ps := range pl.later {
 		go p.switchWhenStarted(name, ps)
 	}
 	p.logStarts(pl, d)
-	p.pt.carrySubscriptions(slices.Collect(maps.Keys(pl.now)), d.removed)
+	p.pt.forgetSubscriptions(d.removed)
 	p.warnToolRefs() // toolrefs.go: entries the new config added
 	p.notifyToolsChanged()
 	p.pt.listChanged("resources")
@@ -229,9 +223,7 @@ func (p *Proxy) switchWhenStarted(name string, ps *pendingStart) {
 		p.applyListing(name, nil)
 	}
 	p.reloadMu.Unlock()
-	p.ups.retire(old, func(name string, err error) {
-		p.log.Warn("reload: stopping the old upstream session", "upstream", name, "err", err)
-	}, nil)
+	p.retireOld(old)
 	p.pt.listChanged("resources")
 	p.pt.listChanged("prompts")
 	p.log.Info("reload: switched the restarted upstream to its new instance", "upstream", name, "state", st.State, "waited_ms", time.Since(start).Milliseconds())
@@ -322,24 +314,42 @@ func (pt *passthrough) policyChanged() {
 	pt.mu.Unlock()
 }
 
-// carrySubscriptions moves the clients' resource subscriptions held on the
-// shared sessions of upstreams a reload restarted to their new session
-// (resubscribe: now if it is ready, else once it is), and forgets those of
-// removed upstreams, so that a client subscribing again after the upstream
-// comes back is not taken for already subscribed. Per-client sessions keep
-// theirs until they end with the old instance.
-func (pt *passthrough) carrySubscriptions(changed, removed []string) {
-	if len(removed) > 0 {
-		pt.mu.Lock()
-		for r := range pt.subs {
-			if slices.Contains(removed, r.up) {
-				delete(pt.subs, r)
-				delete(pt.subOn, r)
-			}
+// forgetSubscriptions forgets the clients' resource subscriptions held on
+// the shared sessions of upstreams a reload removed, so that a client
+// subscribing again after the upstream comes back is not taken for
+// already subscribed. Those of restarted upstreams move to the new
+// session when it lists its tools (applyListing: resubscribe). Per-client
+// sessions keep theirs until they end with the old instance.
+func (pt *passthrough) forgetSubscriptions(removed []string) {
+	if len(removed) == 0 {
+		return
+	}
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	for r := range pt.subs {
+		if slices.Contains(removed, r.up) {
+			delete(pt.subs, r)
+			delete(pt.subOn, r)
 		}
-		pt.mu.Unlock()
 	}
-	for _, up := range changed {
-		pt.resubscribe(up)
-	}
+}
+
+// retireOld hands the old managers of restarted and removed upstreams to
+// upstreamSet.retire (they finish their calls in flight, then stop),
+// logging a failure to stop.
+func (p *Proxy) retireOld(old map[string]retiree) {
+	p.ups.retire(old, func(name string, err error) {
+		p.log.Warn("reload: stopping the old upstream session", "upstream", name, "err", err)
+	}, nil)
+}
+
+// closeUnserved closes m, a manager that never served (a pending start a
+// later reload dropped, or a new instance that failed to start), in the
+// background, bounded by a minute.
+func closeUnserved(m *upstream.Manager) {
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_ = m.Close(ctx)
+	}()
 }

@@ -15,9 +15,6 @@ package proxy
 // the running one again, or that removes it, clears the mark.
 
 import (
-	"context"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -45,11 +42,7 @@ func (p *Proxy) keepOldInstance(name string, ps *pendingStart) bool {
 	ps.kept = true
 	p.log.Error("reload: the new instance of a changed upstream failed to start; its old instance keeps serving with the config before the reload, and the next reload tries the change again",
 		"upstream", name, "reason", reason)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		_ = ps.m.Close(ctx) // it never served
-	}()
+	closeUnserved(ps.m) // reload.go
 	return true
 }
 
