@@ -71,6 +71,53 @@ func readPages[T any](pt *passthrough, method, up string, fetch func(cursor stri
 	return out
 }
 
+// listEach reads method's list (all pages, readPages) from every upstream
+// of ups at once and returns each one's items in the order of ups (nil for
+// an upstream skipped or failed). Each upstream gets at most its
+// startup_timeout (the budget of its first listing; a listing is no tool
+// call): upstreams are not trusted, and one that never answers must not
+// hold the merged answer of every client (README "A broken upstream never
+// takes the others down"); its items are left out and the log line names
+// it and the timeout. fetch asks cs for the page at cursor.
+func listEach[T any](ctx context.Context, pt *passthrough, s *session, method string, ups []string,
+	fetch func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*T, string, error)) [][]*T {
+	out := make([][]*T, len(ups))
+	var wg sync.WaitGroup
+	for i, up := range ups {
+		cs, err := pt.sessionOf(s, up)
+		if err != nil {
+			pt.p.log.Warn(method+": upstream skipped", "upstream", up, "err", err)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			limit := pt.listTimeout(up)
+			lctx, cancel := context.WithTimeout(ctx, limit)
+			defer cancel()
+			out[i] = readPages(pt, method, up, func(cursor string) ([]*T, string, error) {
+				items, next, err := fetch(lctx, cs, cursor)
+				if err != nil && ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
+					err = fmt.Errorf("startup_timeout (%s) exceeded: no answer to %s; its items are left out of this answer", limit, method)
+				}
+				return items, next, err
+			})
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+// listTimeout bounds one listing of upstream up other than tools/list
+// (resources, templates, prompts) and its logging/setLevel: the
+// upstream's startup_timeout, as for its tools/list.
+func (pt *passthrough) listTimeout(up string) time.Duration {
+	if u, ok := pt.p.conf().Upstreams[up]; ok && u.StartupTimeout.Duration > 0 {
+		return u.StartupTimeout.Duration
+	}
+	return config.DefaultStartupTimeout
+}
+
 // codeResourceNotFound is the MCP spec's error for an unknown resource
 // (server/resources "Error Handling").
 const codeResourceNotFound = -32002
@@ -239,20 +286,16 @@ func (pt *passthrough) handle(ctx context.Context, s *session, method string, re
 func (pt *passthrough) listResources(ctx context.Context, s *session) (*mcp.ListResourcesResult, error) {
 	out := &mcp.ListResourcesResult{Resources: []*mcp.Resource{}}
 	table := map[string]route{}
-	for _, up := range pt.visibleUpstreams(s, hasResources) {
-		cs, err := pt.sessionOf(s, up)
+	ups := pt.visibleUpstreams(s, hasResources)
+	lists := listEach(ctx, pt, s, "resources/list", ups, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Resource, string, error) {
+		r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 		if err != nil {
-			pt.p.log.Warn("resources/list: upstream skipped", "upstream", up, "err", err)
-			continue
+			return nil, "", err
 		}
-		items := readPages(pt, "resources/list", up, func(cursor string) ([]*mcp.Resource, string, error) {
-			r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.Resources, r.NextCursor, nil
-		})
-		for _, res := range items {
+		return r.Resources, r.NextCursor, nil
+	})
+	for i, up := range ups {
+		for _, res := range lists[i] {
 			c := *res
 			c.URI = pt.exposeURI(table, up, res.URI)
 			out.Resources = append(out.Resources, &c)
@@ -282,19 +325,16 @@ func (pt *passthrough) exposeURI(table map[string]route, up, uri string) string 
 func (pt *passthrough) listTemplates(ctx context.Context, s *session) (*mcp.ListResourceTemplatesResult, error) {
 	out := &mcp.ListResourceTemplatesResult{ResourceTemplates: []*mcp.ResourceTemplate{}}
 	table := map[string]route{}
-	for _, up := range pt.visibleUpstreams(s, hasResources) {
-		cs, err := pt.sessionOf(s, up)
+	ups := pt.visibleUpstreams(s, hasResources)
+	lists := listEach(ctx, pt, s, "resources/templates/list", ups, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.ResourceTemplate, string, error) {
+		r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 		if err != nil {
-			continue
+			return nil, "", err
 		}
-		items := readPages(pt, "resources/templates/list", up, func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
-			r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.ResourceTemplates, r.NextCursor, nil
-		})
-		for _, t := range items {
+		return r.ResourceTemplates, r.NextCursor, nil
+	})
+	for i, up := range ups {
+		for _, t := range lists[i] {
 			c := *t
 			if _, taken := table[t.URITemplate]; taken {
 				c.URITemplate = proxyURIScheme + up + "/" + t.URITemplate
@@ -598,19 +638,16 @@ func (pt *passthrough) listPrompts(ctx context.Context, s *session) (*mcp.ListPr
 		p  *mcp.Prompt
 	}
 	var items []item
-	for _, up := range pt.visibleUpstreams(s, hasPrompts) {
-		cs, err := pt.sessionOf(s, up)
+	ups := pt.visibleUpstreams(s, hasPrompts)
+	lists := listEach(ctx, pt, s, "prompts/list", ups, func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*mcp.Prompt, string, error) {
+		r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 		if err != nil {
-			continue
+			return nil, "", err
 		}
-		ps := readPages(pt, "prompts/list", up, func(cursor string) ([]*mcp.Prompt, string, error) {
-			r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
-			if err != nil {
-				return nil, "", err
-			}
-			return r.Prompts, r.NextCursor, nil
-		})
-		for _, p := range ps {
+		return r.Prompts, r.NextCursor, nil
+	})
+	for i, up := range ups {
+		for _, p := range lists[i] {
 			items = append(items, item{up, p})
 		}
 	}
@@ -751,22 +788,36 @@ func (pt *passthrough) complete(ctx context.Context, s *session, params *mcp.Com
 }
 
 // setLevel passes logging/setLevel on to every upstream with logging that
-// serves s. On a shared upstream session the last level set by any client
+// serves s, to all at once, each bounded by its startup_timeout
+// (listTimeout: an upstream that never answers must not hold the client's
+// request). On a shared upstream session the last level set by any client
 // wins; each client session still only receives messages at or above its
 // own level (the go-sdk server filters per session).
 func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.SetLoggingLevelParams) {
 	if params == nil {
 		return
 	}
+	var wg sync.WaitGroup
 	for _, up := range pt.visibleUpstreams(s, hasLogging) {
 		cs, err := pt.sessionOf(s, up)
 		if err != nil {
 			continue
 		}
-		if err := cs.SetLoggingLevel(ctx, params); err != nil {
-			pt.p.log.Warn("logging/setLevel: upstream failed", "upstream", up, "err", err)
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			limit := pt.listTimeout(up)
+			lctx, cancel := context.WithTimeout(ctx, limit)
+			defer cancel()
+			if err := cs.SetLoggingLevel(lctx, params); err != nil {
+				if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
+					err = fmt.Errorf("startup_timeout (%s) exceeded: no answer to logging/setLevel", limit)
+				}
+				pt.p.log.Warn("logging/setLevel: upstream failed", "upstream", up, "err", err)
+			}
+		}()
 	}
+	wg.Wait()
 }
 
 // logMessage relays upstream up's notifications/message to client

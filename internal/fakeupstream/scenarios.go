@@ -39,6 +39,9 @@ func DeepTools() string {
 //	longname    tools "free-tier-usage" and "get-cost-forecast"
 //	zerotools   tools "a" and "clear"; calling "clear" empties the list and
 //	            sends notifications/tools/list_changed
+//	hanglists   announces resources, prompts and logging but never answers
+//	            resources/list, resources/templates/list, prompts/list or
+//	            logging/setLevel (its tools work)
 //	listchanges tools "a", "poke" and "drop"; "poke" sends
 //	            notifications/tools/list_changed without changing anything,
 //	            "drop" removes "a" and sends it
@@ -78,6 +81,19 @@ func Named(name string) *Scenario {
 					return false
 				}
 				return true
+			},
+		}
+	case "hanglists":
+		return &Scenario{
+			Raw: func(s *Session, m *Msg) bool {
+				switch m.Method {
+				case "initialize":
+					s.Result(m.ID, `{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{"listChanged":true},"prompts":{},"logging":{}},"serverInfo":{"name":"fakeupstream","version":"1"}}`)
+					return true
+				case "resources/list", "resources/templates/list", "prompts/list", "logging/setLevel":
+					return true // never answered
+				}
+				return false
 			},
 		}
 	case "longname":

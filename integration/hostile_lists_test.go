@@ -1,0 +1,97 @@
+//go:build unix
+
+package integration
+
+// Trial round 8: hostile upstreams met by desktop clients over stdio.
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An upstream that announces resources, prompts and logging but never
+// answers resources/list, resources/templates/list, prompts/list or
+// logging/setLevel must not hold those requests of a client: each answer
+// comes once that upstream's startup_timeout has passed, with the other
+// upstream's items, and the log names the upstream and the timeout.
+// Before, the proxy asked the upstreams one after the other with no bound:
+// the client's request hung until the client gave up (Claude Desktop and
+// the Inspector list resources and prompts and set the log level when they
+// connect).
+func TestHangingUpstreamListsDoNotHoldClients(t *testing.T) {
+	cfg := writeConfig(t, `
+[tool_search]
+enabled = false
+
+[upstreams.good]
+command = `+tomlString(gosdkEverything(t))+`
+
+[upstreams.hang]
+command = `+tomlString(fakeUpstreamBin(t))+`
+args = ["-scenario", "hanglists"]
+startup_timeout = "2s"
+`)
+	cmd := proxyCmd(t, cfg)
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = os.Environ()
+	var stderr lockedBuffer
+	c.Stderr = &stderr
+	cs := gosdkConnect(t, &gosdk.CommandTransport{Command: c})
+	if caps := cs.InitializeResult().Capabilities; caps.Resources == nil || caps.Prompts == nil {
+		t.Fatalf("the proxy should announce resources and prompts (both upstreams do): %+v", caps)
+	}
+
+	// Generous: the bound under test is 2 s; the client's own deadline only
+	// stops a hang from stalling the suite.
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/list with one upstream never answering: %v\nlog:\n%s", err, tail(stderr.String(), 20))
+	}
+	if len(res.Resources) == 0 {
+		t.Errorf("resources/list: no resources of the upstream that answers")
+	}
+	tpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatalf("resources/templates/list: %v", err)
+	}
+	if len(tpl.ResourceTemplates) == 0 {
+		t.Errorf("resources/templates/list: no templates of the upstream that answers")
+	}
+	pr, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatalf("prompts/list: %v", err)
+	}
+	var names []string
+	for _, p := range pr.Prompts {
+		names = append(names, p.Name)
+	}
+	if !strings.Contains(strings.Join(names, ","), "good__greet") {
+		t.Errorf("prompts/list: %v, want good__greet among them", names)
+	}
+	if err := cs.SetLoggingLevel(ctx, &gosdk.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatalf("logging/setLevel: %v", err)
+	}
+	// The tools of the hanging upstream still work.
+	r, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "hang__echo", Arguments: map[string]any{}})
+	if err != nil || r.IsError {
+		t.Fatalf("hang__echo: %v %+v", err, r)
+	}
+	log := stderr.String()
+	for _, want := range []string{
+		`msg="resources/list: upstream failed" upstream=hang err="startup_timeout (2s) exceeded: no answer to resources/list`,
+		`msg="prompts/list: upstream failed" upstream=hang err="startup_timeout (2s) exceeded: no answer to prompts/list`,
+		`msg="logging/setLevel: upstream failed" upstream=hang err="startup_timeout (2s) exceeded: no answer to logging/setLevel"`,
+	} {
+		if !strings.Contains(log, want) {
+			t.Errorf("log lacks %s\nlog:\n%s", want, tail(log, 30))
+		}
+	}
+}
