@@ -16,7 +16,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,9 +33,6 @@ return rs.map(r => r.status === "fulfilled" ? "ok" : String((r.reason && r.reaso
 }
 
 func TestBridgeCannotInflateProxy(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("RSS is read from /proc (Linux)")
-	}
 	url, proc := startCodeProxy(t, "code_timeout_ms = 60000\ncode_max_call_bytes = 262000\ncode_max_run_bytes = 2000000")
 	pid := proc.PID()
 	var clients []*gosdk.ClientSession

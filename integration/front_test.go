@@ -74,11 +74,6 @@ func (a *attacker) stop(t *testing.T) (open, closed, got401 int) {
 	return
 }
 
-func fdCount(pid int) int {
-	es, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
-	return len(es)
-}
-
 // metricValue reads an unlabelled (or exactly labelled) sample from a
 // /metrics body; -1 when absent.
 func metricValue(body, series string) float64 {

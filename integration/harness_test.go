@@ -11,7 +11,8 @@
 // Node skip with a message when node_modules is missing, unless the
 // environment has CI=true, where a missing dependency fails the test.
 //
-// The tests drive processes the Unix way (process groups, signals, /proc),
+// The tests drive processes the Unix way (process groups, signals, and the
+// process table: /proc on Linux, ps(1) elsewhere; see procs_test.go),
 // so every file carries `//go:build unix`; on Windows the package is empty.
 //
 // This file holds the shared helpers and TestMain; proxy_*_test.go files hold
@@ -31,7 +32,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -545,127 +545,6 @@ func gosdkConnect(t testing.TB, tr gosdk.Transport) *gosdk.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-// procStat returns the state letter (R, S, Z, ...) and parent pid of pid
-// from /proc/<pid>/stat; ok is false when the process does not exist.
-func procStat(pid int) (state byte, ppid int, ok bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, 0, false
-	}
-	// Format: pid (comm) state ppid ...; comm may contain spaces and ')'.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, 0, false
-	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0, 0, false
-	}
-	pp, _ := strconv.Atoi(f[1])
-	return f[0][0], pp, true
-}
-
-// allPIDs lists the numeric entries of /proc.
-func allPIDs() []int {
-	ents, _ := os.ReadDir("/proc")
-	var out []int
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// childPIDs returns every live descendant of pid (children, grandchildren,
-// ...; zombies included, since they are not yet reaped), found by scanning
-// /proc/*/stat. The result is a snapshot in no particular order.
-func childPIDs(pid int) []int {
-	kids := map[int][]int{}
-	for _, p := range allPIDs() {
-		if _, pp, ok := procStat(p); ok {
-			kids[pp] = append(kids[pp], p)
-		}
-	}
-	var out []int
-	queue := []int{pid}
-	seen := map[int]bool{pid: true}
-	for len(queue) > 0 {
-		p := queue[0]
-		queue = queue[1:]
-		for _, c := range kids[p] {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-				queue = append(queue, c)
-			}
-		}
-	}
-	return out
-}
-
-// processesWithArg returns the pids (other than this test process) whose
-// command line has an argument containing substr, read from
-// /proc/*/cmdline. Zombies have an empty cmdline and never match: use
-// childPIDs and procStat to find them.
-func processesWithArg(substr string) []int {
-	self := os.Getpid()
-	var out []int
-	for _, p := range allPIDs() {
-		if p == self {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		for _, arg := range bytes.Split(bytes.TrimRight(b, "\x00"), []byte{0}) {
-			if bytes.Contains(arg, []byte(substr)) {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// alive reports whether pid exists and is not a zombie.
-func alive(pid int) bool {
-	st, _, ok := procStat(pid)
-	return ok && st != 'Z'
-}
-
-// waitGone polls until none of pids is alive (zombies count as gone) or
-// the fail-safe bound within passes; it returns the pids still alive.
-func waitGone(pids []int, within time.Duration) []int {
-	deadline := time.Now().Add(within)
-	for {
-		var left []int
-		for _, p := range pids {
-			if alive(p) {
-				left = append(left, p)
-			}
-		}
-		if len(left) == 0 || time.Now().After(deadline) {
-			return left
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// describeProcs renders pids with their state and command line, for failure
-// messages.
-func describeProcs(pids []int) string {
-	var sb strings.Builder
-	for _, p := range pids {
-		st, pp, _ := procStat(p)
-		cl, _ := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
-		fmt.Fprintf(&sb, "  pid %d ppid %d state %c: %s\n", p, pp, st, strings.ReplaceAll(strings.TrimRight(string(cl), "\x00"), "\x00", " "))
-	}
-	return sb.String()
 }
 
 // lines splits text into non-empty lines (for logs and JSON Lines files).

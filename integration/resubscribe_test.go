@@ -5,7 +5,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -108,8 +107,7 @@ args = [%s]
 func killChild(t *testing.T, pid int, marker string) {
 	t.Helper()
 	for _, kid := range childPIDs(pid) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", kid))
-		if strings.Contains(string(b), marker) {
+		if strings.Contains(procArgs(kid), marker) {
 			if err := syscall.Kill(kid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}

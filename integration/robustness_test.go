@@ -21,8 +21,7 @@ import (
 func upstreamPID(t *testing.T, proxyPID int, marker string) int {
 	t.Helper()
 	for _, pid := range childPIDs(proxyPID) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(b), marker) {
+		if strings.Contains(procArgs(pid), marker) {
 			return pid
 		}
 	}

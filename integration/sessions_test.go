@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -110,17 +108,6 @@ func churnClient(url string, n int, stream bool) error {
 		return fmt.Errorf("tools/call: %v %v", err, res["error"])
 	}
 	return nil // no DELETE
-}
-
-func rssKB(pid int) int {
-	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			return n
-		}
-	}
-	return 0
 }
 
 // TestSessionChurn: 500 HTTP clients connect, list, call an upstream with

@@ -63,7 +63,8 @@ return n`, 20*time.Second, echo)
 // times out leaves no stuck reader and no open pipe behind.
 func TestNoReaderLeakAfterTimeouts(t *testing.T) {
 	p := newPool(t, func(o *Options) { o.PoolSize = 1 })
-	fds := func() int { e, _ := os.ReadDir("/proc/self/fd"); return len(e) }
+	// /dev/fd lists this process's descriptors on Linux and macOS.
+	fds := func() int { e, _ := os.ReadDir("/dev/fd"); return len(e) }
 	p.Run(context.Background(), `return 1`, 5*time.Second, nil) // settle the pool
 	time.Sleep(300 * time.Millisecond)
 	before := fds()
