@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logwindow"
 	"github.com/mcp-toolsearch/mcp-toolsearch/proc"
 )
 
@@ -36,6 +38,48 @@ type child struct {
 
 	lastMu sync.Mutex
 	last   string // last non-empty stderr line
+
+	budget stderrBudget // how many stderr lines may still be logged
+}
+
+// Bounds of a child's stderr lines in the proxy's log (stderrLine): a burst
+// of stderrBurst lines, then stderrPerSecond a second; the lines past it
+// are dropped from the log (the last one that looks like an error is
+// still kept for the exit reason), with one WARN when dropping starts and
+// one summary per stderrDropWindow. An upstream is not trusted: one that
+// writes to stderr in a loop must not fill the disk of the proxy's log
+// (the file a desktop client keeps of the proxy's stderr): 378 MB in 30 s
+// before this bound (trial round 8).
+const (
+	stderrBurst      = 200
+	stderrPerSecond  = 20
+	stderrDropWindow = 10 * time.Second
+)
+
+// stderrBudget is a token bucket of stderr lines. Lines come from one
+// goroutine (package proc); the summary runs on a timer, hence the lock.
+type stderrBudget struct {
+	mu      sync.Mutex
+	tokens  float64
+	last    time.Time
+	started bool
+	window  *logwindow.Window
+}
+
+// take reports whether one more line may be logged now.
+func (b *stderrBudget) take(now time.Time) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.started {
+		b.started, b.tokens, b.last = true, stderrBurst, now
+	}
+	b.tokens = min(stderrBurst, b.tokens+now.Sub(b.last).Seconds()*stderrPerSecond)
+	b.last = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
 }
 
 // startChild starts u.Command with u.Args (package proc: its own process
@@ -53,6 +97,13 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 		return nil, err
 	}
 	c := &child{log: log, exited: make(chan struct{})}
+	c.budget.window = logwindow.New(stderrDropWindow, func(n int, every time.Duration) {
+		c.lastMu.Lock()
+		lg := c.log
+		c.lastMu.Unlock()
+		lg.Warn("upstream stderr lines dropped from the log (rate limit)", "dropped", n+1, "in_last", every,
+			"limit", fmt.Sprintf("%d lines, then %d a second", stderrBurst, stderrPerSecond))
+	})
 	p, err := proc.Start(proc.Spec{
 		Path: path, Args: u.Args, Env: env, Dir: u.Cwd,
 		OnStderrLine: c.stderrLine, MaxStderrLine: maxLogLine,
@@ -121,7 +172,14 @@ func (c *child) stderrLine(line string) {
 	c.lastMu.Lock()
 	lg := c.log // set by startChild after the process started
 	c.lastMu.Unlock()
-	lg.Log(context.Background(), level, "upstream stderr", "line", s)
+	if ctx := context.Background(); lg.Enabled(ctx, level) {
+		if c.budget.take(time.Now()) {
+			lg.Log(ctx, level, "upstream stderr", "line", s)
+		} else if c.budget.window.Allow() {
+			lg.Warn("upstream writes to stderr faster than the log takes; dropping its lines from the log for a while",
+				"limit", fmt.Sprintf("%d lines, then %d a second", stderrBurst, stderrPerSecond))
+		}
+	}
 	c.lastMu.Lock()
 	// Keep the line that best explains an exit: the last one that looks
 	// like an error, else the last one (a usage text printed after "flag

@@ -39,6 +39,8 @@ func DeepTools() string {
 //	longname    tools "free-tier-usage" and "get-cost-forecast"
 //	zerotools   tools "a" and "clear"; calling "clear" empties the list and
 //	            sends notifications/tools/list_changed
+//	stderrflood writes lines to stderr in a loop from its start and never
+//	            answers initialize
 //	hanglists   announces resources, prompts and logging but never answers
 //	            resources/list, resources/templates/list, prompts/list or
 //	            logging/setLevel (its tools work)
@@ -82,6 +84,20 @@ func Named(name string) *Scenario {
 				}
 				return true
 			},
+		}
+	case "stderrflood":
+		return &Scenario{
+			BeforeInit: func(*Session) {
+				go func() {
+					line := []byte("stderrflood: " + strings.Repeat("z", 100) + "\n")
+					for {
+						if _, err := os.Stderr.Write(line); err != nil {
+							return
+						}
+					}
+				}()
+			},
+			Raw: func(s *Session, m *Msg) bool { return m.Method == "initialize" },
 		}
 	case "hanglists":
 		return &Scenario{
