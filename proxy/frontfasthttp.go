@@ -67,6 +67,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -196,33 +197,150 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server fun
 	if params.Meta, ok = t.meta(&c); !ok {
 		return false, r
 	}
-	p.runFastHTTP(w, r, fs, c.id, params, t.ip)
+	p.runFastHTTP(w, r, fs, c.id, params, t)
 	return true, r
 }
 
-// runFastHTTP runs the call on a session of its own and writes the answer.
-func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw, ip *mcp.InitializeParams) {
+// runFastHTTP runs the call on a session of the triple t and writes the
+// answer. The session is one the triple's pool kept from an earlier call
+// (sessionPool), or a new one.
+func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw, t *knownTriple) {
 	p.fastHTTPCalls.Add(1)
-	conn := &fastHTTPConn{w: w, open: true, done: make(chan struct{})}
-	state := *ip
-	ss, err := fs.srv.Connect(r.Context(), conn, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{InitializeParams: &state}})
-	if err != nil { // as the go-sdk's serveStateless answers a failed connect
-		p.log.Error(fmt.Sprintf("failed to connect: %v", err))
-		http.Error(w, "failed connection", http.StatusInternalServerError)
-		return
+	fsn := t.pool.take(&p.fastIdle)
+	if fsn == nil {
+		conn := &fastHTTPConn{done: make(chan struct{})}
+		state := *t.ip
+		// The session outlives this request when it goes back to the pool:
+		// its connection's context is not the request's (jsonrpc2 reads
+		// nothing from it anyway: fastHTTPConn.Read only waits for Close).
+		ss, err := fs.srv.Connect(context.Background(), conn, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{InitializeParams: &state}})
+		if err != nil { // as the go-sdk's serveStateless answers a failed connect
+			p.log.Error(fmt.Sprintf("failed to connect: %v", err))
+			http.Error(w, "failed connection", http.StatusInternalServerError)
+			return
+		}
+		fsn = &fastSession{ss: ss, conn: conn}
 	}
-	defer ss.Close()
+	conn := fsn.conn
+	conn.start(w, r)
 	// servePOST sets these before the request is handled.
 	hdr := w.Header()
 	hdr["Cache-Control"], hdr["Content-Type"], hdr["Connection"] = sseCacheControl, sseContentType, sseConnection
-	req := &mcp.CallToolRequest{Session: ss, Params: params, Extra: &mcp.RequestExtra{
+	req := &mcp.CallToolRequest{Session: fsn.ss, Params: params, Extra: &mcp.RequestExtra{
 		TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header, CloseSSEStream: noCloseSSE}}
-	ctx := context.WithValue(r.Context(), fastHTTPKey{}, conn)
+	ctx := context.WithValue(r.Context(), fastHTTPKey{}, r)
 	res, err := fs.handle(ctx, "tools/call", req)
 	if err == nil {
 		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
 	}
 	conn.answer(r.Context(), id, res, err)
+	if err == nil && completeResult(res) && r.Context().Err() == nil {
+		t.pool.put(fsn, &p.fastIdle)
+	} else {
+		fsn.close()
+	}
+}
+
+// completeResult reports whether res is a tools/call's final result: not
+// input_required, so no exchange (exchange.go) was parked by the request
+// and kept its session.
+func completeResult(res mcp.Result) bool {
+	switch r := res.(type) {
+	case *rawToolResult:
+		return true
+	case *mcp.CallToolResult:
+		return len(r.InputRequests) == 0 && r.RequestState == ""
+	}
+	return false
+}
+
+// Sessions of the fast path, kept for the next call with the same triple.
+//
+// A *mcp.ServerSession costs ~1.5 KB and a goroutine to connect (its
+// jsonrpc2 connection, issue 16); the go-sdk's stateless handler connects
+// one per request and closes it after the answer. The fast path keeps the
+// session of a request for the next one with the same _meta triple (its
+// InitializeParams are the session's only state a tools/call reads) when
+// nothing can still use it for the request that ended:
+//   - the request returned a final result without an error, and was not
+//     cancelled: an input_required result leaves its exchange parked with
+//     the session (exchange.go), an error or a cancellation may leave the
+//     call's goroutine running with it;
+//   - the request's identity record (identity.go idents, keyed by the
+//     session) was deleted when the chain returned (identityHandler), and
+//     the proxy's session for the request (ephemeralSession) took the
+//     identity then;
+//   - a message sent later with the ended request's context is refused
+//     (fastHTTPConn.Write compares the context's request with the current
+//     one), as it was on the closed session before.
+// Anything else closes the session, as before. At most maxIdlePerTriple
+// sessions per triple and maxIdleSessions in all are kept (each holds the
+// jsonrpc2 connection's reading goroutine); a triple dropped from the cache
+// closes its idle sessions.
+
+const (
+	maxIdlePerTriple = 16
+	maxIdleSessions  = 64
+)
+
+// fastSession is a fast-path ServerSession and its connection.
+type fastSession struct {
+	ss   *mcp.ServerSession
+	conn *fastHTTPConn
+}
+
+func (f *fastSession) close() { _ = f.ss.Close() }
+
+// sessionPool holds the idle sessions of one triple.
+type sessionPool struct {
+	mu   sync.Mutex
+	idle []*fastSession
+	dead bool // the triple left the cache: nothing more is kept
+}
+
+// take returns an idle session, or nil. total counts the idle sessions of
+// every pool.
+func (sp *sessionPool) take(total *atomic.Int64) *fastSession {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	n := len(sp.idle)
+	if n == 0 {
+		return nil
+	}
+	f := sp.idle[n-1]
+	sp.idle[n-1] = nil
+	sp.idle = sp.idle[:n-1]
+	total.Add(-1)
+	return f
+}
+
+// put keeps f for a later call, or closes it when the pool is full or dead.
+func (sp *sessionPool) put(f *fastSession, total *atomic.Int64) {
+	sp.mu.Lock()
+	keep := !sp.dead && len(sp.idle) < maxIdlePerTriple
+	if keep && total.Add(1) > maxIdleSessions {
+		total.Add(-1)
+		keep = false
+	}
+	if keep {
+		sp.idle = append(sp.idle, f)
+	}
+	sp.mu.Unlock()
+	if !keep {
+		f.close()
+	}
+}
+
+// drain marks the pool dead and closes its idle sessions.
+func (sp *sessionPool) drain(total *atomic.Int64) {
+	sp.mu.Lock()
+	idle := sp.idle
+	sp.idle, sp.dead = nil, true
+	sp.mu.Unlock()
+	total.Add(-int64(len(idle)))
+	for _, f := range idle {
+		f.close()
+	}
 }
 
 // The response headers of a call answered as an event stream (values
@@ -396,7 +514,7 @@ func plainID(raw []byte) (jsonrpc.ID, bool) {
 }
 
 // fastHTTPKey is the context key under which a fast-path call's context
-// carries its connection (fastHTTPConn.Write: messages of the call).
+// carries its request (fastHTTPConn.Write: messages of the call).
 type fastHTTPKey struct{}
 
 // errRejected is go-sdk v1.8.0's jsonrpc2.ErrRejected ("rejected by
@@ -407,17 +525,25 @@ var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
 var errMethodNotFound = &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found"}
 
 // fastHTTPConn is the mcp.Transport and mcp.Connection of a fast-path
-// request's ServerSession. No message reaches the session through it (the
-// request is handed to the chain directly); Write behaves as the go-sdk's
-// stateless streamableServerConn.Write for a session whose only stream is
-// the request's.
+// ServerSession, which serves one request at a time (sessionPool). No
+// message reaches the session through it (the request is handed to the
+// chain directly); Write behaves as the go-sdk's stateless
+// streamableServerConn.Write for a session whose only stream is the
+// current request's.
 type fastHTTPConn struct {
-	w    http.ResponseWriter
 	done chan struct{}
 	once sync.Once
 
-	mu   sync.Mutex
-	open bool // the call is not answered yet
+	mu  sync.Mutex
+	w   http.ResponseWriter
+	cur *http.Request // the request not answered yet; nil: none
+}
+
+// start makes r, answered on w, the connection's current request.
+func (c *fastHTTPConn) start(w http.ResponseWriter, r *http.Request) {
+	c.mu.Lock()
+	c.w, c.cur = w, r
+	c.mu.Unlock()
 }
 
 func (c *fastHTTPConn) Connect(context.Context) (mcp.Connection, error) { return c, nil }
@@ -451,7 +577,7 @@ func (c *fastHTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, resp := msg.(*jsonrpc.Response); resp || !c.open || ctx.Value(fastHTTPKey{}) != c {
+	if _, resp := msg.(*jsonrpc.Response); resp || c.cur == nil || ctx.Value(fastHTTPKey{}) != any(c.cur) {
 		return fmt.Errorf("%w: write to closed stream", errRejected)
 	}
 	if err := writeSSE(c.w, data); err != nil {
@@ -507,24 +633,25 @@ func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result
 	*bp = b
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.open = false
+	w := c.w
+	c.w, c.cur = nil, nil
 	if ctx.Err() != nil {
 		return
 	}
 	flush := status == 0
 	if status != 0 {
-		c.w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", "application/json")
 	} else {
 		status = http.StatusOK
 	}
-	if kw, ok := c.w.(*keepaliveWriter); ok { // the whole answer: no keepalive timer for it
+	if kw, ok := w.(*keepaliveWriter); ok { // the whole answer: no keepalive timer for it
 		kw.writeLast(status, b, flush)
 		return
 	}
-	c.w.WriteHeader(status)
-	_, _ = c.w.Write(b)
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
 	if flush {
-		_ = http.NewResponseController(c.w).Flush()
+		_ = http.NewResponseController(w).Flush()
 	}
 }
 
@@ -609,6 +736,8 @@ type knownTriple struct {
 	// the call path reads a request's _meta (forward passes its non-hop
 	// members on; takeTask deletes only a task member, which it lacks).
 	only mcp.Meta
+	// pool holds the idle fast-path sessions of the triple.
+	pool sessionPool
 }
 
 func (t *tripleCache) get(key []byte) *knownTriple {
@@ -617,13 +746,22 @@ func (t *tripleCache) get(key []byte) *knownTriple {
 	return t.m[string(key)]
 }
 
-func (t *tripleCache) put(key string, k *knownTriple) {
+// put adds k under key; a full cache starts over, its entries' idle
+// sessions closed (idle counts them).
+func (t *tripleCache) put(key string, k *knownTriple, idle *atomic.Int64) {
 	t.mu.Lock()
-	defer t.mu.Unlock()
+	var old map[string]*knownTriple
 	if t.m == nil || len(t.m) >= maxTriples {
-		t.m = map[string]*knownTriple{}
+		old, t.m = t.m, map[string]*knownTriple{}
+	}
+	if prev := t.m[key]; prev != nil {
+		old = map[string]*knownTriple{key: prev}
 	}
 	t.m[key] = k
+	t.mu.Unlock()
+	for _, o := range old {
+		o.pool.drain(idle)
+	}
 }
 
 // meta is the request _meta of c, as encoding/json decodes the whole
@@ -687,7 +825,7 @@ func (p *Proxy) learnTripleMiddleware(next mcp.MethodHandler) mcp.MethodHandler 
 					}
 					if err == nil {
 						k.only, _ = k.meta(&httpCall{})
-						p.trips.put(l.key, k)
+						p.trips.put(l.key, k, &p.fastIdle)
 					}
 				}
 			}

@@ -3,13 +3,17 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -257,5 +261,91 @@ func TestFrontFastHTTPCancel(t *testing.T) {
 				t.Errorf("%d exchanges left after the calls were cancelled or answered", n)
 			}
 		})
+	}
+}
+
+// TestFrontFastHTTPSessionPool: fast-path calls of one _meta triple run
+// one after another on one kept ServerSession (sessionPool); a call
+// answered input_required (its exchange parked with the session) does not
+// give its session back, and the next call connects a new one. Answers are
+// unchanged: the echo result each time, input_required for the call that
+// needs approval.
+func TestFrontFastHTTPSessionPool(t *testing.T) {
+	const trip = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"pooled","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}`
+	call := func(id int, name string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{},"_meta":{%s}}}`, id, name, trip)
+	}
+	up := startTestUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = true\n[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\n[upstreams.a]\nurl = %s\n[tools]\nrequire_approval = [\"a__roots\"]\n",
+		tomlQuote(up.URL), tomlQuote(askingUpstream(t))))
+	url := frontURL(t, p)
+	sessions := func() int {
+		n := 0
+		for range p.Server("", transportStateless).Sessions() {
+			n++
+		}
+		return n
+	}
+	if a := post2026(t, url, "up__echo", call(1, "up__echo"), nil); a.status != http.StatusOK { // teaches the triple
+		t.Fatalf("first call: %s", a)
+	}
+	before := p.fastHTTPCalls.Load()
+	for i := 2; i < 6; i++ {
+		if a := post2026(t, url, "up__echo", call(i, "up__echo"), nil); !strings.Contains(a.body, `"text":"echo {}"`) {
+			t.Fatalf("call %d: %s", i, a)
+		}
+		if n := p.fastIdle.Load(); n != 1 {
+			t.Fatalf("after call %d: %d idle sessions, want 1", i, n)
+		}
+		if n := sessions(); n != 1 {
+			t.Fatalf("after call %d: the server has %d sessions, want 1 (reused)", i, n)
+		}
+	}
+	if a := post2026(t, url, "a__roots", call(6, "a__roots"), nil); !strings.Contains(a.body, `"resultType":"input_required"`) {
+		t.Fatalf("approval call: %s", a)
+	}
+	if n := p.fastIdle.Load(); n != 0 {
+		t.Errorf("after an input_required answer: %d idle sessions, want 0 (its session is not reused)", n)
+	}
+	if a := post2026(t, url, "up__echo", call(7, "up__echo"), nil); !strings.Contains(a.body, `"text":"echo {}"`) {
+		t.Fatalf("call 7: %s", a)
+	}
+	if n := p.fastIdle.Load(); n != 1 {
+		t.Errorf("after call 7: %d idle sessions, want 1", n)
+	}
+	if n := p.fastHTTPCalls.Load() - before; n != 6 {
+		t.Errorf("the fast path served %d calls, want 6", n)
+	}
+}
+
+// TestFastHTTPConnStaleContext: a kept session's connection writes a
+// message only for the request it serves now: one sent with an earlier
+// request's context (a call goroutine that outlived its request) is
+// refused, as on the closed session of before.
+func TestFastHTTPConnStaleContext(t *testing.T) {
+	c := &fastHTTPConn{done: make(chan struct{})}
+	r1, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
+	r2, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
+	w1, w2 := httptest.NewRecorder(), httptest.NewRecorder()
+	ctx1 := context.WithValue(context.Background(), fastHTTPKey{}, r1)
+	ctx2 := context.WithValue(context.Background(), fastHTTPKey{}, r2)
+	note := &jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"x"}`)}
+	c.start(w1, r1)
+	if err := c.Write(ctx1, note); err != nil {
+		t.Fatalf("write for the current request: %v", err)
+	}
+	c.answer(ctx1, jsonrpc.ID{}, nil, &jsonrpc.Error{Code: 1, Message: "done"})
+	c.start(w2, r2)
+	if err := c.Write(ctx1, note); !errors.Is(err, errRejected) {
+		t.Errorf("write with the ended request's context: %v, want rejected", err)
+	}
+	if err := c.Write(context.Background(), note); !errors.Is(err, errRejected) {
+		t.Errorf("write without a request: %v, want rejected", err)
+	}
+	if err := c.Write(ctx2, note); err != nil {
+		t.Errorf("write for the new request: %v", err)
+	}
+	if strings.Count(w1.Body.String(), "notifications/message") != 1 || strings.Count(w2.Body.String(), "notifications/message") != 1 {
+		t.Errorf("bodies:\n%s\n%s", w1.Body, w2.Body)
 	}
 }

@@ -75,6 +75,7 @@ type Proxy struct {
 	exs           exchanges    // exchange.go: 2026-07-28 calls waiting for client input
 	trips         tripleCache  // frontfasthttp.go: InitializeParams of known _meta triples
 	fastHTTPCalls atomic.Int64 // frontfasthttp.go: calls its fast path served (tests)
+	fastIdle      atomic.Int64 // frontfasthttp.go: idle fast-path sessions kept (sessionPool)
 	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
 	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 
