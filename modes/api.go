@@ -251,7 +251,8 @@ type RawAnswerer interface {
 	// the front cannot take it there; the caller then returns the result
 	// as an mcp.CallToolResult. When it returns true, result is the
 	// front's, its capacity beyond its length included (the front may
-	// append to it in place).
+	// append to it in place, and give it back with ReleaseAnswer once
+	// written).
 	AnswerRaw(ctx context.Context, result json.RawMessage) bool
 }
 

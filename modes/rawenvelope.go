@@ -43,12 +43,11 @@ func appendEnvelope(dst []byte, hit catalog.Hit, raw []byte) (out []byte, ok boo
 	if !res.scan(raw) {
 		return dst, false
 	}
-	h, err := json.Marshal(hit)
-	if err != nil {
-		return dst, false
-	}
 	dst = append(dst, `{"tool":`...)
-	dst = append(dst, h...)
+	dst, err := appendHit(dst, &hit)
+	if err != nil {
+		return dst[:start], false
+	}
 	dst = append(dst, `,"result":{`...)
 	// Keys in encoding/json's map order: _meta, content, details,
 	// isError, structuredContent.
@@ -520,7 +519,7 @@ func appendRune(dst []byte, r rune) []byte {
 
 // appendString appends s (valid UTF-8, no escapes needed to read it) as
 // a JSON string, escaped as encoding/json escapes it.
-func appendString(dst, s []byte) []byte {
+func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	for i := 0; i < len(s); {
 		if s[i] < utf8.RuneSelf {
@@ -528,7 +527,7 @@ func appendString(dst, s []byte) []byte {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(s[i:])
+		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
 		if r == '\u2028' || r == '\u2029' {
 			dst = appendRune(dst, r)
 		} else {
@@ -537,6 +536,37 @@ func appendString(dst, s []byte) []byte {
 		i += n
 	}
 	return append(dst, '"')
+}
+
+// appendHit appends hit's JSON as json.Marshal writes it (issue 16: no
+// allocation per tool_call), or json.Marshal's own output for a hit it
+// does not write itself (a score, a string that is not valid UTF-8).
+func appendHit(dst []byte, h *catalog.Hit) ([]byte, error) {
+	fields := [...]struct {
+		key, val  string
+		omitEmpty bool
+	}{
+		{`{"id":`, h.ID, false}, {`,"name":`, h.Name, false}, {`,"description":`, h.Description, false},
+		{`,"source":`, h.Source, false}, {`,"upstream":`, h.Upstream, false}, {`,"input":`, h.Input, false},
+		{`,"output":`, h.Output, true}, {`,"match":`, h.Match, true}, {`,"matched":`, h.Matched, true},
+		{`,"related":`, h.Related, true}, {`,"unavailable":`, h.Unavailable, true},
+	}
+	plain := h.Score == 0
+	for _, f := range fields {
+		plain = plain && utf8.ValidString(f.val)
+	}
+	if !plain {
+		b, err := json.Marshal(h)
+		return append(dst, b...), err
+	}
+	for _, f := range fields {
+		if f.omitEmpty && f.val == "" {
+			continue
+		}
+		dst = append(dst, f.key...)
+		dst = appendString(dst, f.val)
+	}
+	return append(dst, '}'), nil
 }
 
 // unquoteTo appends the Go string the JSON string q (with its quotes)
@@ -615,13 +645,43 @@ func appendToolCallResult(dst, env []byte, isError bool) []byte {
 // returned result; otherwise the result EnvelopeResult would build.
 func envelopeJSONResult(ctx context.Context, e Env, env []byte, isError bool) *mcp.CallToolResult {
 	if ra, ok := e.(RawAnswerer); ok {
-		b := make([]byte, 0, toolCallResultLen(env, isError)+answerSpare)
+		b := answerBuf(toolCallResultLen(env, isError) + answerSpare)
 		if ra.AnswerRaw(ctx, appendToolCallResult(b, env, isError)) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: isError}
 		}
+		ReleaseAnswer(b)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}},
 		StructuredContent: json.RawMessage(bytes.Clone(env)), IsError: isError}
+}
+
+// answerBufs holds buffers of answers handed to a RawAnswerer that its
+// front gave back once written (ReleaseAnswer; issue 16: tool_call's
+// answer, the envelope twice, ~2 KB per call).
+var answerBufs sync.Pool // of *[]byte
+
+// answerBuf is an empty buffer of capacity n or more.
+func answerBuf(n int) []byte {
+	if bp, _ := answerBufs.Get().(*[]byte); bp != nil && cap(*bp) >= n {
+		return (*bp)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+// maxKeptAnswer is the largest answer buffer ReleaseAnswer keeps.
+const maxKeptAnswer = 64 << 10
+
+// ReleaseAnswer gives back the buffer of an answer a RawAnswerer took
+// (AnswerRaw returned true), for a later answer: the caller must hold
+// no reference to b or anything sharing its array afterwards. Optional:
+// an answer not given back is left to the garbage collector.
+func ReleaseAnswer(b []byte) {
+	if cap(b) == 0 || cap(b) > maxKeptAnswer {
+		return
+	}
+	bp := new([]byte)
+	*bp = b[:0]
+	answerBufs.Put(bp)
 }
 
 // answerSpare is the capacity an answer handed to AnswerRaw has beyond

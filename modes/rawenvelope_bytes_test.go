@@ -445,3 +445,26 @@ func TestInvalidUpstreamResult(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendHit: the tool of tool_call's envelope written as bytes equals
+// json.Marshal's output for it: HTML characters, line separators, control
+// characters, empty optional members; a score or invalid UTF-8 take
+// json.Marshal itself.
+func TestAppendHit(t *testing.T) {
+	for _, h := range []catalog.Hit{
+		{},
+		{ID: "mcp:gh:list_issues", Name: "gh__list_issues", Description: "List issues <b>&</b> \u2028 \u2029 \x01 \b\f\n\r\t \"q\" \\ é 😀", Source: "mcp", Upstream: "gh", Input: "owner, repo"},
+		{ID: "a", Output: "o", Match: "strong", Matched: "x, y", Related: "r", Unavailable: "down"},
+		{ID: "a", Score: 0.5},
+		{ID: "a\xffb", Name: "n"},
+	} {
+		want, err := json.Marshal(&h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendHit([]byte("prefix"), &h)
+		if err != nil || string(got) != "prefix"+string(want) {
+			t.Errorf("appendHit(%+v) = %s, %v\nwant prefix%s", h, got, err, want)
+		}
+	}
+}

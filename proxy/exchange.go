@@ -248,7 +248,7 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 				return nil, wireError(ex.err)
 			}
 			if ex.raw.JSON != nil {
-				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.answered}, nil
+				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.answered, answer: ex.answered}, nil
 			}
 			res := ex.res
 			if res.Content == nil {

@@ -76,6 +76,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 )
 
 // fastHTTP turns the fast path on (tests switch it off to compare with
@@ -234,6 +235,12 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
 	}
 	conn.answer(r.Context(), id, res, err)
+	if rr, ok := res.(*rawToolResult); ok && rr.answer {
+		// tool_call's answer (session.AnswerRaw), written: nothing
+		// holds it any more (issue 16: ~2 KB per call).
+		modes.ReleaseAnswer(rr.json)
+		rr.json = nil
+	}
 	if err == nil && completeResult(res) && r.Context().Err() == nil {
 		t.pool.put(fsn, &p.fastIdle)
 	} else {

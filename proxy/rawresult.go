@@ -87,6 +87,9 @@ type rawToolResult struct {
 	// answer built by the modes, session.AnswerRaw), so the stamps may
 	// be appended to it in place (stampSpare).
 	spare bool
+	// answer: json's array is such an answer, which the front that
+	// wrote it may give back (modes.ReleaseAnswer; frontfasthttp.go).
+	answer bool
 }
 
 func (r *rawToolResult) MarshalJSON() ([]byte, error) {
