@@ -61,6 +61,9 @@ func BenchmarkQuery(b *testing.B) {
 	// CPU would count against the queries.
 	related()
 	zhWords()
+	ruTab.get()
+	koTab.get()
+	thTab.get()
 	lat := make([]float64, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -25,6 +25,9 @@ func TestIssue15Examples(t *testing.T) {
 		{"zh:ticket12306", "查询火车站列车时刻表", ""}, // train timetables of a railway station
 		{"en:train_times", "Train departure times at a railway station.", ""},
 		{"th:track_parcel", "ติดตามสถานะพัสดุด้วยหมายเลขพัสดุ", ""}, // track a parcel's status by its number
+		{"ko:exchange_rate", "오늘의 환율을 조회합니다", ""},                   // look up today's exchange rates
+		{"ru:translate", "Переводит текст на другой язык", ""},      // translates text into another language
+		{"ru:bus_schedule", "Расписание автобусов и поездов по станции", ""},
 		{"en:weather", "Current weather and forecast for a city.", ""},
 		// class 3
 		{"fin:stock_quote", "Current stock price quote for a ticker symbol.", ""},
@@ -72,9 +75,17 @@ func TestIssue15Examples(t *testing.T) {
 		{2, "พัสดุของฉันอยู่ที่ไหน", "mcp:th:track_parcel", 1, anyLevel, false},                                     // where is my parcel (Thai, not segmented before)
 		{2, "创建 GitHub issue", "mcp:gh:create_issue", 1, strong, false},
 		{2, "GitHub issue を作成する", "mcp:gh:create_issue", 1, strong, false},
-		{2, "날씨 예보", "mcp:en:weather", 1, anyLevel, false},              // weather forecast: 예보 is not in the glossary
-		{2, "GitHub 이슈 생성", "mcp:gh:create_issue", 1, notStrong, false}, // 이슈 is not understood: honest
-		{2, "создать issue на GitHub", "mcp:gh:create_issue", 1, notStrong, false},
+		{2, "날씨 예보", "mcp:en:weather", 1, strong, false}, // weather forecast (Korean table)
+		{2, "GitHub 이슈 생성", "mcp:gh:create_issue", 1, strong, false},
+		{2, "GitHub 이슈를 생성해줘", "mcp:gh:create_issue", 1, strong, false}, // a particle and a verb ending
+		{2, "создать issue на GitHub", "mcp:gh:create_issue", 1, strong, false},
+		{2, "создайте задачу в репозитории GitHub", "mcp:gh:create_issue", 1, strong, false}, // inflected forms
+		{2, "พยากรณ์อากาศ", "mcp:en:weather", 1, strong, false},                              // weather forecast (Thai table)
+		{2, "ส่งอีเมลหาทีม", "mcp:mail:send_email", 1, anyLevel, false},                      // send an email to the team
+		{2, "exchange rate of the won", "mcp:ko:exchange_rate", 1, strong, false},            // English query, Korean tool
+		{2, "translate this text", "mcp:ru:translate", 1, strong, false},                     // English query, Russian tool
+		{2, "bus timetable at the station", "mcp:ru:bus_schedule", 1, anyLevel, false},
+		{2, "track my parcel", "mcp:th:track_parcel", 1, strong, false}, // English query, Thai tool
 		{3, "save this text to a file", "mcp:fs:write_file", 1, strong, false},
 		{3, "share price of ACME", "mcp:fin:stock_quote", 1, anyLevel, false},
 		{3, "is this site real? example-shop.biz", "mcp:net:whois", 3, orNote, false}, // not found: nothing links site/real to whois

@@ -33,9 +33,12 @@ var qualityFloors = map[string]float64{
 // class 2: no-space scripts segmented), English queries against tools
 // described only in Chinese and the other way round (the CC-CEDICT table),
 // requests wrapped whole in quotes and requests framed with "show me",
-// "help me", "provide me with". Measured 1.000 (plain BM25 0.557) when set.
+// "help me", "provide me with"; and (round 8) Korean, Russian and Thai
+// queries against English tools and English queries against tools
+// described in those languages (the word tables of langdict.go). Measured
+// 0.945 (plain BM25 0.440) when set; 22 queries, before round 8: 1.000.
 var ownFloors = map[string]float64{
-	"own": 0.98,
+	"own": 0.925,
 }
 
 func TestSearchQualityRegression(t *testing.T) {

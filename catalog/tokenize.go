@@ -200,6 +200,10 @@ func emitWord(w string, sink, whole tokenSink) {
 		if t == "" || isStopword(t) {
 			return
 		}
+		if isCyrillicWord(t) {
+			emitRussian(t, sink, whole)
+			return
+		}
 		sink(stem(t))
 	})
 	if parts > 1 {
@@ -340,6 +344,7 @@ func normalizeWord(w string) string {
 func emitCJK(run string, sink tokenSink) {
 	if r, _ := utf8.DecodeRuneInString(run); isNoSpaceScript(r) {
 		emitClusters(run, sink)
+		emitThaiWords(run, sink)
 		return
 	}
 	n := utf8.RuneCountInString(run)
@@ -357,7 +362,7 @@ func emitCJK(run string, sink tokenSink) {
 			sink(run[pos[k]:pos[k+2]])
 		}
 	}
-	emitZhWords(run, sink)
+	cjkSegments(run, func(_, _ int, en string) { forFields(en, sink) })
 	for _, g := range cjkGlossary {
 		if strings.Contains(run, g.cjk) {
 			for _, en := range g.en {
@@ -409,8 +414,7 @@ func cjkClass(r rune) uint8 {
 // n-gram counts as a word, as before.
 func emitCJKUnits(run string, uf unitSink, unit int) int {
 	if r, _ := utf8.DecodeRuneInString(run); isNoSpaceScript(r) {
-		emitClusters(run, func(t string) { uf(t, unit, false); unit++ })
-		return unit
+		return emitThaiUnits(run, uf, unit)
 	}
 	var offs [64]int
 	var clsArr, uArr [64]int
@@ -433,7 +437,7 @@ func emitCJKUnits(run string, uf unitSink, unit int) int {
 	var segArr [16]seg
 	segs := segArr[:0]
 	k := 0
-	zhSegments(run, func(lo, hi int, en string) {
+	cjkSegments(run, func(lo, hi int, en string) {
 		for pos[k] < lo {
 			k++
 		}
@@ -445,10 +449,12 @@ func emitCJKUnits(run string, uf unitSink, unit int) int {
 	})
 	for k, si := 0, 0; k < n; {
 		if si < len(segs) && segs[si].lo == k {
-			for j := k; j < segs[si].hi; j++ {
-				unitOf[j] = unit
+			if segs[si].en != "" { // a function word counts for no word
+				for j := k; j < segs[si].hi; j++ {
+					unitOf[j] = unit
+				}
+				unit++
 			}
-			unit++
 			k = segs[si].hi
 			si++
 			continue
@@ -702,10 +708,6 @@ var cjkGlossary = []struct {
 	// Shared Han (Japanese and Chinese)
 	{"更新", nil}, {"分析", nil}, {"计算", []string{"calculate"}}, {"地图", nil}, {"地址", []string{"address"}},
 	{"价格", []string{"price"}}, {"音乐", []string{"music"}}, {"通知", nil},
-	// Korean
-	{"생성", []string{"create"}}, {"검색", []string{"search"}}, {"삭제", []string{"delete"}},
-	{"목록", []string{"list"}}, {"날씨", []string{"weather"}}, {"파일", []string{"file"}},
-	{"이메일", []string{"email"}}, {"전송", []string{"send"}}, {"수정", []string{"update"}},
 }
 
 // StemWord is the index's stemmer for one lower-case word (used by the

@@ -27,22 +27,28 @@ var zhCedict []byte
 // zhMaxRunes is the longest word of the table, in characters.
 const zhMaxRunes = 4
 
-// zhTable is the table decompressed (3.3 MB): lines "word term term…",
-// sorted by word, and the byte offset of each line, for binary search
-// (about 3.8 MB in all; a map would take 17 MB and a second to build).
-type zhTable struct {
+// wordTable is a word table decompressed (CC-CEDICT's: 3.3 MB): lines
+// "word term term…", sorted by word, and the byte offset of each line, for
+// binary search (about 3.8 MB in all for CC-CEDICT's; a map would take
+// 17 MB and a second to build). A line with no terms is a function word
+// (a particle, a preposition): it is found, with no English.
+type wordTable struct {
 	data string
 	offs []uint32
 }
 
-var (
-	zhOnce sync.Once
-	zhTab  zhTable
-)
+// lazyTable is a gzip-compressed embedded word table, decompressed on
+// first use.
+type lazyTable struct {
+	once sync.Once
+	gz   []byte
+	tab  wordTable
+}
 
-func zhWords() *zhTable {
-	zhOnce.Do(func() {
-		zr, err := gzip.NewReader(bytes.NewReader(zhCedict))
+// get returns the table (empty when it cannot be read: a build without it).
+func (l *lazyTable) get() *wordTable {
+	l.once.Do(func() {
+		zr, err := gzip.NewReader(bytes.NewReader(l.gz))
 		if err != nil {
 			return // a build without the table: bigrams and glossary only
 		}
@@ -51,7 +57,7 @@ func zhWords() *zhTable {
 			return
 		}
 		data := string(raw)
-		offs := make([]uint32, 0, 130000)
+		offs := make([]uint32, 0, bytes.Count(raw, []byte{'\n'})+1)
 		for at := 0; at < len(data); {
 			offs = append(offs, uint32(at))
 			nl := strings.IndexByte(data[at:], '\n')
@@ -60,13 +66,17 @@ func zhWords() *zhTable {
 			}
 			at += nl + 1
 		}
-		zhTab = zhTable{data: data, offs: offs}
+		l.tab = wordTable{data: data, offs: offs}
 	})
-	return &zhTab
+	return &l.tab
 }
 
+var zhTab = &lazyTable{gz: zhCedict}
+
+func zhWords() *wordTable { return zhTab.get() }
+
 // line returns the key and the terms of line i.
-func (t *zhTable) line(i int) (key, terms string) {
+func (t *wordTable) line(i int) (key, terms string) {
 	l := t.data[t.offs[i]:]
 	if nl := strings.IndexByte(l, '\n'); nl >= 0 {
 		l = l[:nl]
@@ -76,7 +86,7 @@ func (t *zhTable) line(i int) (key, terms string) {
 }
 
 // lookup returns the space-separated English terms of word w.
-func (t *zhTable) lookup(w string) (string, bool) {
+func (t *wordTable) lookup(w string) (string, bool) {
 	lo, hi := 0, len(t.offs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
