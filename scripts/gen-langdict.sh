@@ -5,13 +5,19 @@
 # for Russian, the Mueller English–Russian dictionary as Debian's
 # mueller7-dict (2002.02.27-13) ships it (GPL-2+, see catalog/LICENSE.mueller).
 # Needs apt-get (download only, nothing is installed) and dpkg-deb.
+# MUELLER=0 builds the Russian table from the hand list alone (no GPL data in
+# the binary; then catalog/LICENSE.mueller no longer applies).
 set -eu
 cd "$(dirname "$0")/.."
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-(cd "$tmp" && apt-get download mueller7-dict=2002.02.27-13 >/dev/null && dpkg-deb -x mueller7-dict_*.deb x)
-d="$tmp/x/usr/share/dictd"
-go run scripts/langdict/gen.go -lang ru -hand scripts/langdict/ru.txt \
-	-mueller-index "$d/mueller7.index" -mueller-dict "$d/mueller7.dict.dz" -out catalog/ru_words.gz
+if [ "${MUELLER:-1}" = 0 ]; then
+	go run scripts/langdict/gen.go -lang ru -hand scripts/langdict/ru.txt -out catalog/ru_words.gz
+else
+	tmp=$(mktemp -d)
+	trap 'rm -rf "$tmp"' EXIT
+	(cd "$tmp" && apt-get download mueller7-dict=2002.02.27-13 >/dev/null && dpkg-deb -x mueller7-dict_*.deb x)
+	d="$tmp/x/usr/share/dictd"
+	go run scripts/langdict/gen.go -lang ru -hand scripts/langdict/ru.txt \
+		-mueller-index "$d/mueller7.index" -mueller-dict "$d/mueller7.dict.dz" -out catalog/ru_words.gz
+fi
 go run scripts/langdict/gen.go -lang ko -hand scripts/langdict/ko.txt -out catalog/ko_words.gz
 go run scripts/langdict/gen.go -lang th -hand scripts/langdict/th.txt -out catalog/th_words.gz
