@@ -218,6 +218,11 @@ type Index struct {
 	// namedDocs tries are no tool's name, and the filter answers those
 	// without touching the map.
 	nameFilter keyFilter
+	// termFilter holds every key of terms: the query's derived forms
+	// (misspellings one edit away, joined words, word-form variants) are
+	// hundreds of probes per query that mostly miss, and each miss in the
+	// 37,000-term map costs cache misses.
+	termFilter keyFilter
 	live       int
 	ndead      int
 	sumLen     [numFields]float64
@@ -324,10 +329,12 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	}
 	posts := make([]posting, total)
 	off := 0
-	for _, ti := range ix.terms {
+	ix.termFilter = newKeyFilter(len(ix.terms))
+	for t, ti := range ix.terms {
 		ti.post = posts[off : off : off+int(ti.df)]
 		off += int(ti.df)
 		ti.df = 0
+		ix.termFilter.add(t)
 	}
 	// With no repeated id (the usual case), the key maps are filled by a
 	// second goroutine while this one fills the posting lists; with one,
@@ -684,6 +691,7 @@ func (ix *Index) addTermsLocked(d idxDoc, tis []*termInfo) int32 {
 		} else if ti = ix.terms[t.term]; ti == nil {
 			ti = &termInfo{}
 			ix.terms[t.term] = ti
+			ix.termFilter.add(t.term)
 			if ix.owned != nil {
 				ix.owned[ti] = true
 			}
@@ -775,6 +783,7 @@ func (ix *Index) cloneLocked() *Index {
 		// Copied: With adds the new entries' keys. Removed keys stay
 		// (false positives only) until a compaction rebuilds it.
 		nameFilter: ix.nameFilter.clone(),
+		termFilter: ix.termFilter.clone(),
 		live:       ix.live,
 		ndead:      ix.ndead,
 		sumLen:     ix.sumLen,
@@ -937,6 +946,10 @@ type scratch struct {
 	bags                              []float64 // bag scores of the first hits (bagMix)
 	bagNorm                           []float64 // their length normalisation (bagMix)
 	named                             []int32   // documents the query names (NameBoost)
+	// The hits' Matched and Related words (matchInfo), how many of each
+	// per hit, and one hit's Related words while they are gathered.
+	words, rel []string
+	spans      []int32
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -993,8 +1006,15 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	}
 	acc := sc.acc
 	defer func() {
-		for _, d := range sc.touched {
-			clear(acc[int(d)*stride : int(d+1)*stride])
+		// A query touches a third of the documents on average: one
+		// clear of every row then costs less than one per touched row
+		// (those rows cover most cache lines anyway).
+		if len(sc.touched)*16 > len(ix.docs) {
+			clear(acc[:len(ix.docs)*stride])
+		} else {
+			for _, d := range sc.touched {
+				clear(acc[int(d)*stride : int(d+1)*stride])
+			}
 		}
 		sc.touched = sc.touched[:0]
 	}()
@@ -1096,8 +1116,36 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		limit = max(limit, coverageDepth)
 	}
 	h := make(topHeap, 0, min(limit, len(sc.touched)))
+	// gate: once the heap is full, an entry whose whole-query score is
+	// below it cannot enter (the exact tests below say the same for the
+	// entries it lets through), so most entries cost one load and one
+	// comparison. It is the score s at which s + mixTop·min(1, s·invMax)
+	// (the largest clause gain, see above) reaches the worst kept score,
+	// lowered by 1e-5 against rounding; without clauses the worst kept
+	// score itself, when a verb mismatch can only lower a score.
+	var gate float32
+	canGate := nseg > 0 || verbs == 0 || (mismatch <= 1 && p.ReadWriteMismatch <= 1)
+	setGate := func() {
+		if len(h) < limit || !canGate {
+			return
+		}
+		t := h[0].Score
+		if nseg > 0 {
+			m := float64(mixTop) * (1 + 1e-6)
+			if t2 := t / (1 + m*invMax); invMax == 0 || t2*invMax < 1 {
+				t = t2
+			} else {
+				t -= m
+			}
+		}
+		gate = float32(max(t*(1-1e-5), 0))
+	}
 	for _, id := range sc.touched {
-		row := acc[int(id)*stride : int(id)*stride+stride]
+		at := int(id) * stride
+		if acc[at] < gate {
+			continue
+		}
+		row := acc[at : at+stride]
 		s := float64(row[0])
 		if s <= 0 {
 			continue
@@ -1135,6 +1183,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			h[0] = Scored{Entry: e, Score: s, doc: id}
 			h.down(0)
 		}
+		setGate()
 	}
 	out := []Scored(h)
 	if cover {
@@ -1146,11 +1195,38 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if p.Bag > 0 && len(out) > 1 {
 		ix.bagMix(out, sc)
 	}
-	sort.Slice(out, func(i, j int) bool { return better(out[i].Score, out[i].Entry, out[j].Score, out[j].Entry) })
+	slices.SortFunc(out, func(a, b Scored) int { // sort.Slice allocated twice
+		if better(a.Score, a.Entry, b.Score, b.Entry) {
+			return -1
+		}
+		if better(b.Score, b.Entry, a.Score, a.Entry) {
+			return 1
+		}
+		return 0
+	})
 	out = out[:min(len(out), want)]
+	// The hits' Matched and Related words are gathered in sc.words and
+	// then share one allocation (a hit's lists are capped at their length).
+	sc.words, sc.spans = sc.words[:0], sc.spans[:0]
 	for i := range out {
-		ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
+		m, r := ix.matchInfo(&out[i], sc, slices.Contains(sc.named, out[i].doc) || ix.isExact(out[i].doc, exactKey))
+		sc.spans = append(sc.spans, int32(m), int32(r))
 	}
+	if len(sc.words) > 0 {
+		words := slices.Clone(sc.words)
+		at := 0
+		for i := range out {
+			if m := int(sc.spans[2*i]); m > 0 {
+				out[i].Matched = words[at : at+m : at+m]
+				at += m
+			}
+			if r := int(sc.spans[2*i+1]); r > 0 {
+				out[i].Related = words[at : at+r : at+r]
+				at += r
+			}
+		}
+	}
+	clear(sc.words) // the scratch is pooled: drop the strings
 	return out
 }
 
@@ -1190,7 +1266,11 @@ func scorePostings(post []posting, norm [][numFields]float32, dead []bool, check
 // top and segMax (scores only grow, so the running maxima are the final
 // ones).
 func scorePostingsClauses(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, stride int, cls []int, touched []int32, w, k1 float32, top *float32, segMax *[maxSegs]float32) []int32 {
+	if len(cls) == 1 {
+		return scorePostingsClause(post, norm, dead, checkDead, acc, stride, cls[0], touched, w, k1, top, &segMax[cls[0]-1])
+	}
 	best := *top
+	sm := *segMax
 	for i := range post {
 		pst := &post[i]
 		if checkDead && dead[pst.doc] {
@@ -1207,13 +1287,54 @@ func scorePostingsClauses(post []posting, norm [][numFields]float32, dead []bool
 		}
 		c := w * tf / (k1 + tf)
 		row[0] += c
-		best = max(best, row[0])
+		// Scores are positive and finite: a comparison is max (and
+		// cheaper than the builtin, which handles NaN and signed zeros).
+		if row[0] > best {
+			best = row[0]
+		}
 		for _, o := range cls {
 			row[o] += c
-			segMax[o-1] = max(segMax[o-1], row[o])
+			if row[o] > sm[o-1] {
+				sm[o-1] = row[o]
+			}
 		}
 	}
 	*top = best
+	*segMax = sm
+	return touched
+}
+
+// scorePostingsClause is scorePostingsClauses for a term of one clause
+// (most terms): its row offset is o and that clause's best score *segMax.
+func scorePostingsClause(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, stride, o int, touched []int32, w, k1 float32, top, segMax *float32) []int32 {
+	best, sm := *top, *segMax
+	for i := range post {
+		pst := &post[i]
+		if checkDead && dead[pst.doc] {
+			continue
+		}
+		tf := pseudoTF(&norm[pst.doc], &pst.tf)
+		if tf <= 0 {
+			continue
+		}
+		at := int(pst.doc) * stride
+		s0 := acc[at]
+		if s0 == 0 {
+			touched = append(touched, pst.doc)
+		}
+		c := w * tf / (k1 + tf)
+		s0 += c
+		acc[at] = s0
+		if s0 > best {
+			best = s0
+		}
+		so := acc[at+o] + c
+		acc[at+o] = so
+		if so > sm {
+			sm = so
+		}
+	}
+	*top, *segMax = best, sm
 	return touched
 }
 
@@ -1492,30 +1613,38 @@ func weighUnits(sc *scratch) {
 	}
 }
 
-// matchInfo fills s.Matched and s.Strength (see Scored) for one hit, from
-// the query analysed in sc. Identifier wholes ("create_issue") count only
-// when matched: their parts are query terms too.
-func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) {
+// matchInfo computes s.Strength (see Scored) for one hit, from the query
+// analysed in sc, and appends its Matched words and then its Related words
+// (see Scored) to sc.words, returning how many of each. Identifier wholes
+// ("create_issue") count only when matched: their parts are query terms
+// too.
+func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) (matched, related int) {
 	aq := &sc.aq
 	share, nm := ix.coverage(s.doc, sc)
 	credit := sc.credit
 	if nm > 0 {
+		from := len(sc.words)
+		sc.rel = sc.rel[:0]
 		for i := range aq.terms {
 			qt := &aq.terms[i]
-			if qt.kind != termWord || credit[i] == 0 || qt.word == "" || slices.Contains(s.Matched, qt.word) || slices.Contains(s.Related, qt.word) {
+			if qt.kind != termWord || credit[i] == 0 || qt.word == "" || slices.Contains(sc.words[from:], qt.word) || slices.Contains(sc.rel, qt.word) {
 				continue
 			}
 			if credit[i] > derivedCredit[termRelated] {
-				s.Matched = append(s.Matched, qt.word)
+				sc.words = append(sc.words, qt.word)
 			} else {
-				s.Related = append(s.Related, qt.word)
+				sc.rel = append(sc.rel, qt.word)
 			}
 		}
+		matched, related = len(sc.words)-from, len(sc.rel)
+		sc.words = append(sc.words, sc.rel...)
+		clear(sc.rel)
 	}
 	s.Strength = share
 	if named {
 		s.Strength = 1
 	}
+	return matched, related
 }
 
 // isExact reports whether doc is an exact match of the whole query.

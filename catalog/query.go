@@ -659,6 +659,9 @@ func (ix *Index) expand(aq *analyzedQuery) {
 		var best *termInfo
 		var bestTerm string
 		edits1(t.term, func(c []byte) {
+			if !ix.termFilter.mayHaveBytes(c) {
+				return
+			}
 			if ti := ix.terms[string(c)]; ti != nil && (best == nil || ti.df > best.df) { // no allocation
 				best, bestTerm = ti, string(c)
 			}
@@ -693,11 +696,16 @@ func (ix *Index) expand(aq *analyzedQuery) {
 		if !isASCIILetters(a) || !isASCIILetters(b) || isStopword(a) || isStopword(b) {
 			continue
 		}
-		joined := stem(a + b)
-		ti := ix.live1(joined)
+		// a+b stays on the stack (when short) unless the index knows it.
+		key := stem(a + b)
+		if !ix.termFilter.mayHave(key) {
+			continue
+		}
+		ti := ix.live1(key)
 		if ti == nil {
 			continue
 		}
+		joined := strings.Clone(key)
 		src, src2 := -1, -1
 		for j := 0; j < nbase; j++ {
 			if w := aq.terms[j].word; w == a || w == b {

@@ -336,6 +336,9 @@ func (ix *Index) expandRelated(aq *analyzedQuery) {
 			if _, ok := aq.seen[rt]; ok {
 				continue
 			}
+			if !ix.termFilter.mayHave(rt) {
+				continue
+			}
 			ti := ix.terms[rt]
 			if ti == nil || ti.df <= 0 || ti.df > maxDF {
 				continue

@@ -60,6 +60,9 @@ func (ix *Index) expandVariants(aq *analyzedQuery) {
 				continue
 			}
 			b := append(append(arr[:0], t.term[:root]...), to...)
+			if !ix.termFilter.mayHaveBytes(b) {
+				continue
+			}
 			ti := ix.terms[string(b)] // no allocation
 			if ti == nil || ti.df <= 0 {
 				continue
