@@ -197,3 +197,25 @@ func TestInitStarterHasNoOwnWarning(t *testing.T) {
 		}
 	}
 }
+
+// The starter config's npx upstream gets time for npx's first download
+// (trial round 8: into an empty npx cache server-memory took 50 s; the
+// default 30 s startup_timeout stopped npx halfway and left its cache
+// broken, so `check` failed on every later run too).
+func TestInitStarterGivesNpxTimeToDownload(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "starter.toml")
+	if code, _, errs := run("init", "-o", cfg); code != exitOK {
+		t.Fatalf("init: exit %d: %s", code, errs)
+	}
+	c, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := c.Upstreams["memory"]
+	if u == nil || u.Command != "npx" {
+		t.Fatalf("starter config: no npx upstream memory: %+v", u)
+	}
+	if got := u.StartupTimeout.Duration; got < 3*time.Minute {
+		t.Errorf("starter config: memory (npx) startup_timeout %s, want at least 3m", got)
+	}
+}

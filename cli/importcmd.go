@@ -177,6 +177,10 @@ code_timeout_ms = 60000
 command = "npx"
 args = ["-y", "@modelcontextprotocol/server-memory"]
 env = { MEMORY_FILE_PATH = "${CONFIG_DIR}/memory.jsonl" }
+# npx downloads the server on its first start, which can take longer than the
+# default 30 s; a start stopped halfway leaves npx's cache broken (every later
+# start fails with ERR_MODULE_NOT_FOUND until ~/.npm/_npx is removed).
+startup_timeout = "3m"
 
 # An HTTP server (Streamable HTTP; transport = "sse" for the older SSE transport):
 # [upstreams.github]

@@ -59,8 +59,53 @@ type Server struct {
 	Transport string // "" (Streamable HTTP, the default) or "sse"
 	Headers   [][2]string
 
+	// StartupTimeout is the upstream's startup_timeout when the default
+	// (30 s) is too short: FirstStartTimeout for a command that downloads
+	// its server on its first start (installsOnFirstStart), else "".
+	StartupTimeout string
+
 	Disabled bool
 	Notes    []string // what was changed or not mapped, no secret values
+}
+
+// FirstStartTimeout is the startup_timeout written for a stdio server whose
+// command fetches the server on its first start (npx, uvx, docker …): the
+// download can take longer than the default 30 s, and a start stopped
+// halfway can leave the runner's cache broken for every later start (npx:
+// `ERR_MODULE_NOT_FOUND` for a dependency until ~/.npm/_npx is removed;
+// trial round 8: 50 s for server-memory into an empty npx cache).
+const FirstStartTimeout = "3m"
+
+// installsOnFirstStart reports whether command (with args) is a package
+// runner or container engine that downloads the server when it is not
+// cached yet: npx, pnpx, bunx, uvx, pipx run, pnpm/yarn dlx, docker or
+// podman run, also behind Windows' `cmd /c`. The name is compared without
+// folder and without a Windows extension (.cmd, .exe, .bat).
+func installsOnFirstStart(command string, args []string) bool {
+	base := strings.ToLower(command)
+	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
+		base = base[i+1:]
+	}
+	for _, ext := range []string{".cmd", ".exe", ".bat"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	first := ""
+	if len(args) > 0 {
+		first = strings.ToLower(args[0])
+	}
+	switch base {
+	case "npx", "pnpx", "bunx", "uvx":
+		return true
+	case "pipx", "docker", "podman":
+		return first == "run"
+	case "pnpm", "yarn":
+		return first == "dlx"
+	case "cmd":
+		if len(args) >= 2 && strings.EqualFold(args[0], "/c") {
+			return installsOnFirstStart(args[1], args[2:])
+		}
+	}
+	return false
 }
 
 // Skipped is a server entry that could not be mapped.
@@ -239,6 +284,9 @@ func (im *importer) server(name string, raw json.RawMessage) {
 		}
 		for _, kv := range env {
 			out.Env = append(out.Env, [2]string{kv[0], im.secretValue(out, "env", kv[0], kv[1])})
+		}
+		if installsOnFirstStart(out.Command, out.Args) {
+			out.StartupTimeout = FirstStartTimeout
 		}
 	case url != "":
 		switch typ {

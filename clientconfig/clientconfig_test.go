@@ -95,6 +95,35 @@ func TestClaudeDesktop(t *testing.T) {
 	eq(t, "brave env", up(t, cfg, "Brave-Search").Env["BRAVE_API_KEY"], "v-BRAVE_API_KEY")
 	eq(t, "literal $ kept", up(t, cfg, "price-tracker").Args, []string{"--currency", "US$"})
 	eq(t, "servers", len(cfg.Upstreams), 5)
+	// npx and uvx download the server on the first start: more than the
+	// default startup_timeout (trial round 8); a local binary keeps it.
+	for _, n := range []string{"filesystem", "github", "sqlite", "Brave-Search"} {
+		eq(t, n+" startup_timeout", up(t, cfg, n).StartupTimeout.Duration.String(), "3m0s")
+	}
+	eq(t, "price-tracker startup_timeout", up(t, cfg, "price-tracker").StartupTimeout.Duration.String(), "30s")
+}
+
+func TestInstallsOnFirstStart(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		args []string
+		want bool
+	}{
+		{"npx", []string{"-y", "x"}, true},
+		{`C:\Program Files\nodejs\npx.cmd`, nil, true},
+		{"/opt/homebrew/bin/uvx", []string{"mcp-server-fetch"}, true},
+		{"docker", []string{"run", "-i", "--rm", "img"}, true},
+		{"docker", []string{"exec", "-i", "c"}, false},
+		{"pnpm", []string{"dlx", "x"}, true},
+		{"cmd", []string{"/c", "npx", "-y", "x"}, true},
+		{"cmd", []string{"/c", "node", "server.js"}, false},
+		{"node", []string{"server.js"}, false},
+		{"/usr/local/bin/tracker", nil, false},
+	} {
+		if got := installsOnFirstStart(c.cmd, c.args); got != c.want {
+			t.Errorf("installsOnFirstStart(%q, %q) = %v, want %v", c.cmd, c.args, got, c.want)
+		}
+	}
 }
 
 func TestCursor(t *testing.T) {

@@ -59,6 +59,11 @@ mode = "code"
 			if s.Cwd != "" {
 				fmt.Fprintf(&b, "cwd = %s\n", tomlString(s.Cwd))
 			}
+			if s.StartupTimeout != "" {
+				fmt.Fprintf(&b, "# %s downloads the server on its first start, which can take longer than the\n"+
+					"# default 30 s; a start stopped halfway can leave its cache broken.\n", clip(s.Command, 40))
+				fmt.Fprintf(&b, "startup_timeout = %s\n", tomlString(s.StartupTimeout))
+			}
 		} else {
 			fmt.Fprintf(&b, "url = %s\n", tomlString(s.URL))
 			if s.Transport != "" {
