@@ -36,7 +36,8 @@
 // Output: ONE JSON document on stdout:
 //   {client, transport, initialize: {protocolVersion, serverInfo, capabilities, instructions},
 //    steps: [{op, ..., result|error}], timings: {connectMs, stepsMs, closeMs}, notifications: {method: count} (counted on the wire),
-//    serverRequests: [{method, params}], error?: {code, message} (connect failure)}
+//    serverRequests: [{method, params}], clientErrors: [messages the SDK's Client.onerror got, e.g.
+//    "Received a response for an unknown message ID"], error?: {code, message} (connect failure)}
 // Exit status: 0 connected and every step ran (step errors are in the JSON), 1 usage or connect
 // error (the JSON still has "error" when it got that far).
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -119,9 +120,11 @@ const out = {
   timings: {},
   notifications: {},
   serverRequests: [],
+  clientErrors: [],
 };
 
 const client = new Client({ name: opt.clientName, version: "0.1.0" }, { capabilities });
+client.onerror = (e) => out.clientErrors.push(String(e?.message ?? e));
 if (capabilities.roots) client.setRequestHandler(ListRootsRequestSchema, async (req) => {
   out.serverRequests.push({ method: req.method, params: req.params ?? {} });
   const roots = (opt.roots.length ? opt.roots : ["file:///tmp"]).map(uri => ({ uri, name: uri.split("/").filter(Boolean).pop() ?? uri }));

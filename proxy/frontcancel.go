@@ -42,6 +42,13 @@ func cancelledID(params []byte) (id jsonrpc.ID, ok bool) {
 	}); err != nil || raw == nil {
 		return id, false
 	}
+	return rawID(raw)
+}
+
+// rawID reads a JSON-RPC id (a JSON value) as the go-sdk reads it
+// (jsonrpc.MakeID: 3, 3.0 and 3e0 are one id); ok is false when it is not
+// an id the go-sdk takes.
+func rawID(raw []byte) (id jsonrpc.ID, ok bool) {
 	if plainString(raw) {
 		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
 		return id, err == nil

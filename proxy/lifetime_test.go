@@ -24,6 +24,16 @@ type rawClient struct {
 	url string
 	sid string
 	id  int
+	// version is the protocol version initialize asks for and the
+	// Mcp-Protocol-Version header names ("": 2025-06-18).
+	version string
+}
+
+func (c *rawClient) protocolVersion() string {
+	if c.version == "" {
+		return "2025-06-18"
+	}
+	return c.version
 }
 
 // post sends one JSON-RPC message and returns the HTTP response (the body
@@ -44,7 +54,7 @@ func (c *rawClient) post(ctx context.Context, method string, params any, notify 
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.sid != "" {
 		req.Header.Set("Mcp-Session-Id", c.sid)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		req.Header.Set("Mcp-Protocol-Version", c.protocolVersion())
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -91,7 +101,7 @@ func readResponse(t *testing.T, resp *http.Response) map[string]any {
 
 func (c *rawClient) initialize(name string) map[string]any {
 	c.t.Helper()
-	res := c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": name, "version": "1"}})
+	res := c.call("initialize", map[string]any{"protocolVersion": c.protocolVersion(), "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": name, "version": "1"}})
 	if res["error"] == nil {
 		resp := c.post(context.Background(), "notifications/initialized", nil, true)
 		resp.Body.Close()
@@ -198,7 +208,7 @@ url = %[1]s
 		}
 	}
 	c := &rawClient{t: t, url: url}
-	resp := c.post(context.Background(), "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "third", "version": "1"}}, false)
+	resp := c.post(context.Background(), "initialize", map[string]any{"protocolVersion": c.protocolVersion(), "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "third", "version": "1"}}, false)
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||

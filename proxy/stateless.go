@@ -115,8 +115,8 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	if p.conf().Server.Stateless {
 		return stateless
 	}
-	stateful := requireSession(p.sessionGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
-		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration})))) // frontnotfound.go
+	stateful := requireSession(p.sessionGate(cancelGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
+		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration}))))) // frontnotfound.go, frontcancelhttp.go
 	if !p.serve2026() {
 		return stateful
 	}
