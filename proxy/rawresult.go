@@ -129,12 +129,24 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 		*sp = b[:0]
 	}
 	if err == nil {
-		err = json.Compact(buf, b)
+		err = compactTo(buf, b)
 	}
 	if err != nil {
 		return &json.MarshalerError{Type: reflect.TypeFor[*rawToolResult](), Err: err}
 	}
 	return nil
+}
+
+// compactTo is json.Compact(buf, b): the same bytes, and for text that is
+// not valid JSON the same error (jsonscan.AppendCompact checks and
+// compacts it in one faster pass; json.Compact runs only for what that
+// refuses: issue 16).
+func compactTo(buf *bytes.Buffer, b []byte) error {
+	if out, ok := jsonscan.AppendCompact(buf.AvailableBuffer(), b); ok {
+		buf.Write(out)
+		return nil
+	}
+	return json.Compact(buf, b)
 }
 
 var stampBufs = sync.Pool{New: func() any { return new([]byte) }}

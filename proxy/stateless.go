@@ -87,10 +87,11 @@ func (p *Proxy) serve2026() bool {
 func stdioServes2026() bool { return route2026 && stdio2026 }
 
 // anyPerClient reports whether an enabled upstream has session =
-// "per-client".
+// "per-client". It runs for every stdio request (openPerClient2026), so it
+// reads the map as it is (EnabledUpstreams sorts a copy: issue 16).
 func (p *Proxy) anyPerClient() bool {
-	for _, u := range p.conf().EnabledUpstreams() {
-		if u.Session == "per-client" {
+	for _, u := range p.conf().Upstreams {
+		if u != nil && u.IsEnabled() && u.Session == "per-client" {
 			return true
 		}
 	}

@@ -9,37 +9,86 @@ package proxy
 // and grows it by copying (runtime.newstack/copystack: 10–12% of the
 // proxy's CPU under the overhead bench, docs/figures.md). goWarm hands the
 // work to an idle goroutine that ran an earlier call, whose stack has
-// already grown, and starts one only when none is idle; an idle one ends
-// after warmIdle. The number of goroutines is what it would have been
-// (one per call in flight), plus the idle ones of the last warmIdle.
+// already grown, and starts one only when none is idle. The number of
+// goroutines is what it would have been (one per call in flight), plus
+// the idle ones.
+//
+// Idle ones end when they were not needed: every warmIdle a reaper sends
+// an end (a nil func) to as many idle goroutines as were idle all through
+// the last period (the low-water mark of the idle count), so the pool
+// shrinks to what the last warmIdle used. An idle goroutine waits on the
+// queue alone: a timer in its wait cost a timer-heap insert and removal
+// each time it parked and woke (selectgo with a timer channel, about 2% of
+// the proxy's CPU per stdio call; round 8).
 
-import "time"
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
 
-// warmIdle is how long a warm goroutine waits for more work.
+// warmIdle is how often idle warm goroutines are trimmed.
 const warmIdle = 30 * time.Second
 
-var warmq = make(chan func())
+var (
+	warmq = make(chan func())
+	// warmIdleNow counts goroutines waiting on warmq; warmLow is its
+	// lowest value since the reaper last looked.
+	warmIdleNow, warmLow atomic.Int32
+	warmReaper           sync.Once
+)
 
 // goWarm runs f on a goroutine (as go f() does), reusing an idle one.
 func goWarm(f func()) {
 	select {
 	case warmq <- f:
 	default:
+		warmReaper.Do(func() { go reapWarm(warmIdle, nil) })
 		go warmLoop(f)
 	}
 }
 
 func warmLoop(f func()) {
-	f()
-	t := time.NewTimer(warmIdle)
+	for f != nil {
+		f()
+		warmIdleNow.Add(1)
+		f = <-warmq
+		if n := warmIdleNow.Add(-1); n < warmLow.Load() {
+			lowerWarmLow(n)
+		}
+	}
+}
+
+// lowerWarmLow sets warmLow to n if n is lower.
+func lowerWarmLow(n int32) {
+	for {
+		low := warmLow.Load()
+		if n >= low || warmLow.CompareAndSwap(low, n) {
+			return
+		}
+	}
+}
+
+// reapWarm ends, every period, the goroutines that stayed idle through
+// the whole period, until stop is closed (nil: never).
+func reapWarm(period time.Duration, stop <-chan struct{}) {
+	t := time.NewTicker(period)
 	defer t.Stop()
+	warmLow.Store(warmIdleNow.Load())
 	for {
 		select {
-		case f = <-warmq:
-			f()
-			t.Reset(warmIdle)
 		case <-t.C:
+		case <-stop:
 			return
+		}
+		n := warmLow.Swap(warmIdleNow.Load())
+	trim:
+		for ; n > 0; n-- {
+			select {
+			case warmq <- nil:
+			default:
+				break trim // none idle any more
+			}
 		}
 	}
 }

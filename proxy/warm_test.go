@@ -3,30 +3,39 @@ package proxy
 import (
 	"sync"
 	"testing"
+	"time"
 )
 
-// TestGoWarm: every function handed to goWarm runs, also when more run
-// at once than goroutines are idle, and in waves that reuse idle ones.
-func TestGoWarm(t *testing.T) {
-	for wave := 0; wave < 3; wave++ {
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		ran := map[int]bool{}
-		release := make(chan struct{})
-		for i := 0; i < 50; i++ {
-			wg.Add(1)
-			goWarm(func() {
-				defer wg.Done()
-				<-release // all 50 at once: none can take another's work
-				mu.Lock()
-				ran[i] = true
-				mu.Unlock()
-			})
-		}
-		close(release)
-		wg.Wait()
-		if len(ran) != 50 {
-			t.Fatalf("wave %d: %d of 50 functions ran", wave, len(ran))
-		}
+// TestWarmReaped: goroutines goWarm started are reused while busy and end
+// once they stayed idle through a reaper period (no timer per goroutine).
+func TestWarmReaped(t *testing.T) {
+	stop := make(chan struct{})
+	defer close(stop)
+	go reapWarm(20*time.Millisecond, stop)
+	var wg sync.WaitGroup
+	release := make(chan struct{})
+	for range 8 {
+		wg.Add(1)
+		goWarm(func() { defer wg.Done(); <-release })
 	}
+	close(release)
+	wg.Wait()
+	// Idle now; each ran a call, so a new call reuses one of them.
+	deadline := time.Now().Add(10 * time.Second)
+	for warmIdleNow.Load() < 8 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	done := make(chan struct{})
+	goWarm(func() { close(done) })
+	<-done
+	for warmIdleNow.Load() > 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := warmIdleNow.Load(); n != 0 {
+		t.Fatalf("%d warm goroutines still idle after the reaper's periods, want 0", n)
+	}
+	// Still usable after the pool emptied.
+	done = make(chan struct{})
+	goWarm(func() { close(done) })
+	<-done
 }

@@ -41,6 +41,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
 // metaMember is one _meta key with its value as JSON.
@@ -227,6 +229,9 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 	case json.RawMessage:
 		if x == nil {
 			return append(buf, "null"...), nil
+		}
+		if out, ok := jsonscan.AppendCompact(buf, x); ok { // json.Compact's bytes, faster (issue 16)
+			return out, nil
 		}
 		b := bytes.NewBuffer(buf)
 		if err := json.Compact(b, x); err != nil {
