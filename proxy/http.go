@@ -28,7 +28,7 @@ import (
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
 	out := &lockedWriter{w: nopWriteCloser{os.Stdout}}
-	ft := &frontStdio{in: &lineReader{r: os.Stdin, max: maxLine}, out: out, max: maxLine} // frontstdio.go
+	ft := &frontStdio{in: &lineReader{r: frontStdin(), max: maxLine}, out: out, max: maxLine} // frontstdio.go
 	err := p.runStdio(ctx, ft)
 	if errors.Is(err, context.Canceled) {
 		return nil
