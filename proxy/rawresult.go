@@ -193,46 +193,43 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 }
 
 // appendStampRaw is stampRaw appending to dst (which must not overlap b).
+// b is scanned once, the merged _meta written in place (issue 16: the
+// scan that found _meta first, to size the output, and the merged
+// _meta's own buffer are gone; compactInto's buffer is pooled). Errors
+// are stampRaw's: b's own malformation first, then _meta's.
 func appendStampRaw(dst, b []byte, extra map[string]any, complete bool) ([]byte, error) {
-	// The merged _meta first, so that the output is allocated once at
-	// its size (issue 16).
-	var meta []byte
+	out := rawObject{b: slices.Grow(dst, len(b)+len(`,"_meta":{},"resultType":"complete"}`)+160*len(extra))}
 	metaSeen := false
+	var metaErr error
 	if _, err := jsonscan.Object(b, func(k, v []byte) bool {
-		if string(k) == "_meta" {
-			meta, metaSeen = v, true
+		if metaErr != nil {
+			return true // b is still checked whole: its own error comes first
 		}
-		return true
-	}); err != nil {
-		return nil, fmt.Errorf("raw tools/call result: %w", err)
-	}
-	var err error
-	switch {
-	case metaSeen:
-		meta, err = mergeMeta(meta, extra)
-	case len(extra) > 0:
-		meta, err = mergeMeta([]byte(`{}`), extra)
-	}
-	if err != nil {
-		return nil, err
-	}
-	out := rawObject{b: slices.Grow(dst, len(b)+len(meta)+len(`,"_meta":,"resultType":"complete"}`))}
-	if _, err := jsonscan.Object(b, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 			if complete {
 				return true
 			}
 		case "_meta":
-			v = meta
+			metaSeen = true
+			out.key(k)
+			out.b, metaErr = appendMergeMeta(out.b, v, extra)
+			return true
 		}
 		out.member(k, v)
 		return true
 	}); err != nil {
 		return nil, fmt.Errorf("raw tools/call result: %w", err)
 	}
-	if !metaSeen && meta != nil {
-		out.member([]byte("_meta"), meta)
+	if metaErr != nil {
+		return nil, metaErr
+	}
+	if !metaSeen && len(extra) > 0 {
+		out.key([]byte("_meta"))
+		var err error
+		if out.b, err = appendMergeMeta(out.b, []byte(`{}`), extra); err != nil {
+			return nil, err
+		}
 	}
 	if complete {
 		out.member([]byte("resultType"), []byte(`"complete"`))
@@ -243,7 +240,12 @@ func appendStampRaw(dst, b []byte, extra map[string]any, complete bool) ([]byte,
 // mergeMeta returns the _meta object meta with the members of extra whose
 // keys meta lacks (in key order).
 func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
-	out := rawObject{b: make([]byte, 0, len(meta)+160*len(extra))}
+	return appendMergeMeta(make([]byte, 0, len(meta)+160*len(extra)), meta, extra)
+}
+
+// appendMergeMeta is mergeMeta appending to dst.
+func appendMergeMeta(dst, meta []byte, extra map[string]any) ([]byte, error) {
+	out := rawObject{b: dst}
 	var have map[string]bool
 	_, err := jsonscan.Object(meta, func(k, v []byte) bool {
 		if len(extra) > 0 {
@@ -256,7 +258,16 @@ func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
 		return true
 	})
 	if err != nil {
-		return nil, fmt.Errorf("raw tools/call result: _meta: %w", err)
+		return dst, fmt.Errorf("raw tools/call result: _meta: %w", err)
+	}
+	if len(extra) == 1 && !have[mcp.MetaKeyServerInfo] {
+		if v, ok := extra[mcp.MetaKeyServerInfo].(*mcp.Implementation); ok && v == serverImpl() {
+			// The proxy's own serverInfo alone, stamped on every result of
+			// a 2026-07-28 client: marshalled once, no key list (issue 16).
+			si := serverInfoMember()
+			out.member(si.key, si.val)
+			return out.close(), nil
+		}
 	}
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
@@ -275,11 +286,11 @@ func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
 		}
 		kb, err := json.Marshal(k)
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		vb, err := json.Marshal(extra[k])
 		if err != nil {
-			return nil, fmt.Errorf("raw tools/call result: _meta %q: %w", k, err)
+			return dst, fmt.Errorf("raw tools/call result: _meta %q: %w", k, err)
 		}
 		out.member(kb[1:len(kb)-1], vb)
 	}
@@ -303,6 +314,13 @@ type rawObject struct {
 // member appends the member k: v; k is the name as raw JSON between its
 // quotes (escapes kept), v a raw JSON value.
 func (o *rawObject) member(k, v []byte) {
+	o.key(k)
+	o.b = append(o.b, v...)
+}
+
+// key appends the name of the next member, k, and its colon; the caller
+// appends its value.
+func (o *rawObject) key(k []byte) {
 	if o.n == 0 {
 		o.b = append(o.b, '{')
 	} else {
@@ -312,7 +330,6 @@ func (o *rawObject) member(k, v []byte) {
 	o.b = append(o.b, '"')
 	o.b = append(o.b, k...)
 	o.b = append(o.b, '"', ':')
-	o.b = append(o.b, v...)
 }
 
 // close ends the object and returns it.
