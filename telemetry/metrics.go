@@ -3,6 +3,7 @@ package telemetry
 import (
 	"encoding/json"
 	"net/http"
+	"sync"
 	"sync/atomic"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -106,17 +107,22 @@ type Metrics struct {
 	reg          *prometheus.Registry
 	calls        *prometheus.CounterVec
 	callDuration *prometheus.HistogramVec
-	catalog      *prometheus.GaugeVec
-	upstreamUp   *prometheus.GaugeVec
-	ingest       *prometheus.GaugeVec
-	searches     *prometheus.CounterVec
-	describes    *prometheus.CounterVec
-	codeRuns     *prometheus.CounterVec
-	sessions     prometheus.Gauge
-	limits       limitMetrics                        // limits.go
-	redact       atomic.Pointer[func(string) string] // SetRedactor (redact.go)
-	front        frontSeries                         // SetFrontStats (front.go)
-	sec          securitySeries                      // security.go
+	// callSeries caches the two series ObserveCall feeds per (upstream
+	// label, outcome label) pair (issue 16: two label lookups per call,
+	// hashing and validating the values each time); DeleteUpstream drops
+	// an upstream's entries with its series.
+	callSeries sync.Map // callKey -> *callPair
+	catalog    *prometheus.GaugeVec
+	upstreamUp *prometheus.GaugeVec
+	ingest     *prometheus.GaugeVec
+	searches   *prometheus.CounterVec
+	describes  *prometheus.CounterVec
+	codeRuns   *prometheus.CounterVec
+	sessions   prometheus.Gauge
+	limits     limitMetrics                        // limits.go
+	redact     atomic.Pointer[func(string) string] // SetRedactor (redact.go)
+	front      frontSeries                         // SetFrontStats (front.go)
+	sec        securitySeries                      // security.go
 }
 
 // NewMetrics returns a Metrics with all series registered on a fresh registry.
@@ -194,12 +200,29 @@ func (m *Metrics) ObserveCall(upstream, outcome string, seconds float64) {
 	if m == nil {
 		return
 	}
-	up := upstreamLabel(upstream)
-	m.calls.WithLabelValues(up, closedLabel(outcome, knownOutcomes)).Inc()
 	if seconds < 0 {
 		seconds = 0
 	}
-	m.callDuration.WithLabelValues(up).Observe(seconds)
+	key := callKey{upstream: upstreamLabel(upstream), outcome: closedLabel(outcome, knownOutcomes)} // bounded, as the labels
+	v, ok := m.callSeries.Load(key)
+	if !ok {
+		v, _ = m.callSeries.LoadOrStore(key, &callPair{
+			calls:    m.calls.WithLabelValues(key.upstream, key.outcome),
+			duration: m.callDuration.WithLabelValues(key.upstream),
+		})
+	}
+	p := v.(*callPair)
+	p.calls.Inc()
+	p.duration.Observe(seconds)
+}
+
+// callKey (the label values) and callPair: ObserveCall's cached series
+// (Metrics.callSeries).
+type callKey struct{ upstream, outcome string }
+
+type callPair struct {
+	calls    prometheus.Counter
+	duration prometheus.Observer
 }
 
 // SetCatalogSize sets the number of catalog tools of upstream with the given
@@ -219,6 +242,12 @@ func (m *Metrics) DeleteUpstream(upstream string) {
 		return
 	}
 	up := upstreamLabel(upstream)
+	m.callSeries.Range(func(k, _ any) bool {
+		if k.(callKey).upstream == up {
+			m.callSeries.Delete(k)
+		}
+		return true
+	})
 	m.calls.DeletePartialMatch(prometheus.Labels{"upstream": up})
 	m.callDuration.DeletePartialMatch(prometheus.Labels{"upstream": up})
 	m.catalog.DeletePartialMatch(prometheus.Labels{"upstream": up})

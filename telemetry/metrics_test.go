@@ -259,3 +259,24 @@ func TestHealthHandler(t *testing.T) {
 		t.Errorf("unencodable detail: %d %s", rec.Code, rec.Body)
 	}
 }
+
+// TestObserveCallAfterDeleteUpstream: ObserveCall's cached series go with
+// DeleteUpstream, so a later call of a re-added upstream counts from 0 in
+// a series /metrics shows.
+func TestObserveCallAfterDeleteUpstream(t *testing.T) {
+	m := NewMetrics()
+	m.ObserveCall("gh", OutcomeOK, 0.01)
+	m.ObserveCall("gh", OutcomeOK, 0.01)
+	labels := map[string]string{"upstream": "gh", "outcome": OutcomeOK}
+	if v, ok, _ := findSample(t, m, "mcp_toolsearch_tool_calls_total", labels); !ok || v != 2 {
+		t.Fatalf("tool_calls_total{gh,ok} = %v (present %v), want 2", v, ok)
+	}
+	m.DeleteUpstream("gh")
+	if _, ok, _ := findSample(t, m, "mcp_toolsearch_tool_calls_total", labels); ok {
+		t.Fatal("DeleteUpstream left tool_calls_total{gh}")
+	}
+	m.ObserveCall("gh", OutcomeOK, 0.01)
+	if v, ok, _ := findSample(t, m, "mcp_toolsearch_tool_calls_total", labels); !ok || v != 1 {
+		t.Fatalf("after DeleteUpstream, tool_calls_total{gh,ok} = %v (present %v), want 1", v, ok)
+	}
+}
