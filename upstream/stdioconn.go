@@ -80,7 +80,12 @@ func (c *stdioConn) readLoop() {
 	for {
 		chunk, err := br.ReadSlice('\n')
 		size += len(chunk)
+		var frame []byte // the whole line, when it is complete
 		switch {
+		case !oversize && len(line) == 0 && !errors.Is(err, bufio.ErrBufferFull) && len(chunk) <= c.maxBytes:
+			// The line in one piece: decoded from the reader's buffer
+			// (decode copies what it keeps), not copied into line first.
+			frame = chunk
 		case oversize:
 			sniff.feed(chunk)
 		case len(line)+len(chunk) > c.maxBytes:
@@ -91,6 +96,7 @@ func (c *stdioConn) readLoop() {
 			line = line[:0]
 		default:
 			line = append(line, chunk...)
+			frame = line
 		}
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -99,7 +105,7 @@ func (c *stdioConn) readLoop() {
 		if oversize {
 			msgs = c.oversized(sniff.id(), sniff.sawMethod, size)
 		} else {
-			msgs = c.decode(line)
+			msgs = c.decode(frame)
 		}
 		for _, m := range msgs {
 			select {
