@@ -27,7 +27,9 @@ import (
 //   - English words get a light, conservative stemming (plural s/es/ies,
 //     -ing, -ed, a final silent e) and a small stopword list is dropped;
 //   - a Chinese run is also segmented against a CC-CEDICT word table and
-//     each word found adds its English words (see zhdict.go);
+//     each word found adds its English words (see zhdict.go); Korean and
+//     Thai words found in their tables add theirs, and a Russian word is
+//     indexed by its Snowball stem and adds the stem's (see langdict.go);
 //   - a small built-in glossary adds English terms for common CJK words
 //     (作成/创建 -> "create", 検索/搜索 -> "search", ...), so that a Japanese or
 //     Chinese query finds a tool described in English and the other way
@@ -651,7 +653,8 @@ func undouble(w string) string {
 	return w
 }
 
-// cjkGlossary maps common CJK words (Japanese, Simplified Chinese, Korean)
+// cjkGlossary maps common CJK words (Japanese, Simplified Chinese; Korean
+// is in the Korean table, langdict.go)
 // met in tool-search queries to English stems, so that SPEC §4's "the query
 // may be in any language" (the seed's own example query is Japanese:
 // "GitHub issue を作成する") reaches tools described in English. Terms are

@@ -91,7 +91,8 @@ func TestUnitTokenizerSameTerms(t *testing.T) {
 		"创建 GitHub issue", "GitHub issue を作成する", "把这段文字翻译成英文", "送るメールを作成",
 		"ファイル", "书", "を", "GitHub 이슈를 생성해줘", "ขอพยากรณ์อากาศกรุงเทพพรุ่งนี้",
 		"getURLs listAPIsAndIDs HTTPServer", "the user's repositories", "查询火车站列车时刻表 and 天气预报",
-		"создать issue на GitHub",
+		"создать issue на GitHub", "GitHub 이슈를 생성해 주세요", "พัสดุของฉันอยู่ที่ไหน", "Удалить файлы на сервере",
+		"ส่งอีเมลหาทีม", "이슈 生成", "이슈生成를",
 	} {
 		var got []string
 		tokenizeTextUnits(s, nil, func(t string, _ int, _ bool) { got = append(got, t) }, 0)
