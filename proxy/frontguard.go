@@ -245,8 +245,9 @@ func writeRPCError(w http.ResponseWriter, status int, id []byte, code int64, msg
 
 // lineReader reads newline-terminated lines (the newline kept) into one
 // reused buffer; a returned line is valid until the next call. A line
-// longer than max is passed on in pieces unchecked (the SDK's own line cap
-// then refuses it).
+// longer than max+2 bytes (a max-byte message and its "\r\n") is passed
+// on in pieces without a newline but the last (frontstdio.go, messageOver
+// and skipLong, refuse it).
 type lineReader struct {
 	r     io.ReadCloser
 	max   int
@@ -262,7 +263,7 @@ func (l *lineReader) next() ([]byte, error) {
 			l.start += i + 1
 			return line, nil
 		}
-		if l.err != nil || len(l.data)-l.start >= l.max {
+		if l.err != nil || len(l.data)-l.start >= l.max+2 { // room for a max-byte message and "\r\n"
 			line := l.data[l.start:]
 			l.start = len(l.data)
 			return line, l.err

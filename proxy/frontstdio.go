@@ -125,7 +125,7 @@ func (c *frontConn) readLoop() {
 		line, err := c.in.next()
 		var m frontMsg
 		switch {
-		case len(line) > c.max || (err == nil && len(line) > 0 && line[len(line)-1] != '\n' && len(line) >= c.max):
+		case messageOver(line, err, c.max):
 			// Answered and skipped (the rest of the line is read and
 			// dropped, never held): one oversized request does not end
 			// the session with every call in flight (trial round 6, L3).
@@ -178,6 +178,34 @@ func (c *frontConn) readLoop() {
 	}
 }
 
+// lineEnd is the length of line's end: 2 for "\r\n", 1 for "\n", 0 when
+// line has no newline.
+func lineEnd(line []byte) int {
+	n := len(line)
+	switch {
+	case n >= 2 && line[n-2] == '\r' && line[n-1] == '\n':
+		return 2
+	case n >= 1 && line[n-1] == '\n':
+		return 1
+	}
+	return 0
+}
+
+// messageOver reports whether a piece from lineReader (with the reader's
+// error) holds a message longer than max bytes (server.max_message_bytes).
+// The line's end ("\n" or "\r\n") is framing, not message (MCP
+// basic/transports, stdio: messages are delimited by newlines), so a
+// message of exactly max bytes is admitted. A piece without a newline
+// while the input goes on was cut by the reader, which cuts only past
+// max+2 bytes: over.
+func messageOver(line []byte, err error, max int) bool {
+	end := lineEnd(line)
+	if end == 0 && err == nil && len(line) > 0 {
+		return true
+	}
+	return len(line)-end > max
+}
+
 // skipLong answers a client line longer than server.max_message_bytes
 // and reads the rest of it, dropping it; first is its first piece and
 // err the reader's error with it. The answer is -32600 with the line's id
@@ -202,7 +230,8 @@ func (c *frontConn) skipLong(first []byte, err error) error {
 		piece, err = c.in.next()
 		total += len(piece)
 	}
-	b, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("a JSON-RPC line of %d bytes or more is longer than server.max_message_bytes (%d): it was skipped", total, c.max)})
+	total -= lineEnd(piece) // a "\r\n" split across pieces counts its "\r"
+	b, _ := json.Marshal(&jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("a JSON-RPC message of %d bytes or more is longer than server.max_message_bytes (%d): its line was skipped", total, c.max)})
 	_, _ = c.out.Write(append(append(append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"error":`...), b...), '}', '\n'))
 	return err
 }

@@ -81,14 +81,25 @@ func (c *stdioConn) readLoop() {
 		chunk, err := br.ReadSlice('\n')
 		size += len(chunk)
 		var frame []byte // the whole line, when it is complete
+		// The line's end ("\n" or "\r\n") is framing, not message: a
+		// message of exactly maxBytes is taken. Before the newline arrives
+		// (a buffer-full piece) a trailing "\r" may be that end's.
+		n, limit := len(line)+len(chunk), c.maxBytes
+		end := 0
+		if err == nil {
+			end = messageEnd(line, chunk)
+			n -= end
+		} else if errors.Is(err, bufio.ErrBufferFull) {
+			limit++
+		}
 		switch {
-		case !oversize && len(line) == 0 && !errors.Is(err, bufio.ErrBufferFull) && len(chunk) <= c.maxBytes:
+		case !oversize && len(line) == 0 && !errors.Is(err, bufio.ErrBufferFull) && n <= limit:
 			// The line in one piece: decoded from the reader's buffer
 			// (decode copies what it keeps), not copied into line first.
 			frame = chunk
 		case oversize:
 			sniff.feed(chunk)
-		case len(line)+len(chunk) > c.maxBytes:
+		case n > limit:
 			oversize = true
 			sniff.reset()
 			sniff.feed(line)
@@ -103,7 +114,7 @@ func (c *stdioConn) readLoop() {
 		}
 		var msgs []jsonrpc.Message
 		if oversize {
-			msgs = c.oversized(sniff.id(), sniff.sawMethod, size)
+			msgs = c.oversized(sniff.id(), sniff.sawMethod, size-end)
 		} else {
 			msgs = c.decode(frame)
 		}
@@ -127,6 +138,16 @@ func (c *stdioConn) readLoop() {
 			return
 		}
 	}
+}
+
+// messageEnd is the length of the line end ("\n": 1, "\r\n": 2) of a
+// line read as line+chunk, chunk ending in "\n" (the "\r" may be line's
+// last byte when chunk is just "\n").
+func messageEnd(line, chunk []byte) int {
+	if k := len(chunk); k >= 2 && chunk[k-2] == '\r' || k == 1 && len(line) > 0 && line[len(line)-1] == '\r' {
+		return 2
+	}
+	return 1
 }
 
 // Read implements mcp.Connection. It returns io.EOF once the upstream's

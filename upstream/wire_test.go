@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -161,6 +162,35 @@ func TestStdioOversizedAnswer(t *testing.T) {
 	p.send(t, `{"jsonrpc":"2.0","id":5,"result":{}}`)
 	if r := p.read(t).(*jsonrpc.Response); r.ID.Raw() != int64(5) || r.Error != nil {
 		t.Fatalf("after: %v %v", r.ID.Raw(), r.Error)
+	}
+}
+
+// TestStdioMessageAtTheCap: max_message_bytes = N admits an upstream
+// message of N bytes; the line's end ("\n" or "\r\n") does not count.
+// N-1 and N bytes answer the call; N+1 fails it (an isError result naming
+// the cap). With a cap past the read buffer (64 KiB) and below it, so that
+// a line end split across reads is counted right too. Before, a message
+// of exactly N bytes was refused: its newline was counted.
+func TestStdioMessageAtTheCap(t *testing.T) {
+	for _, max := range []int{1 << 16, 3 << 16} {
+		p := newPipeConn(t, max)
+		for i, c := range []struct {
+			n   int
+			end string
+			ok  bool
+		}{{max - 1, "", true}, {max, "", true}, {max, "\r", true}, {max + 1, "", false}, {max + 1, "\r", false}} {
+			id := int64(10 + i)
+			head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"`, id)
+			tail := `"}]}}`
+			msg := head + strings.Repeat("x", c.n-len(head)-len(tail)) + tail
+			p.call(t, id, "tools/call", `{"name":"x"}`)
+			p.send(t, msg+c.end) // send adds "\n"
+			r := p.read(t).(*jsonrpc.Response)
+			capped := strings.Contains(string(r.Result), fmt.Sprintf("exceeds the cap of %d bytes", max))
+			if r.ID.Raw() != id || r.Error != nil || capped == c.ok {
+				t.Errorf("cap %d: a message of %d bytes (line end %q): id %v error %v result %.200s; want it passed %v", max, c.n, c.end+"\n", r.ID.Raw(), r.Error, r.Result, c.ok)
+			}
+		}
 	}
 }
 
