@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,5 +142,71 @@ startup_timeout = "3s"
 	}
 	if !strings.Contains(log, `msg="upstream stderr lines dropped from the log (rate limit)" upstream=noisy`) {
 		t.Errorf("no summary of the dropped lines\nlog tail:\n%s", tail(log, 10))
+	}
+}
+
+// An upstream that sends 50 elicitation/create requests at once during a
+// call reaches the client with at most 8 of them waiting at a time; the
+// others are refused with an error naming the bound (the upstream sees
+// it), and the user is not flooded with questions. Before, every request
+// was relayed (trial round 8: 417 questions during one call).
+func TestElicitationFloodIsBounded(t *testing.T) {
+	cfg := writeConfig(t, `
+[tool_search]
+enabled = false
+
+[upstreams.ask]
+command = `+tomlString(fakeUpstreamBin(t))+`
+args = ["-scenario", "elicitflood"]
+`)
+	cmd := proxyCmd(t, cfg)
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = os.Environ()
+	var stderr lockedBuffer
+	c.Stderr = &stderr
+	var mu sync.Mutex
+	waiting, most, asked := 0, 0, 0
+	client := gosdk.NewClient(&gosdk.Implementation{Name: "elicit-client", Version: "1"}, &gosdk.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *gosdk.ElicitRequest) (*gosdk.ElicitResult, error) {
+			mu.Lock()
+			waiting++
+			asked++
+			most = max(most, waiting)
+			mu.Unlock()
+			time.Sleep(time.Second) // a person reading the question
+			mu.Lock()
+			waiting--
+			mu.Unlock()
+			return &gosdk.ElicitResult{Action: "decline"}, nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &gosdk.CommandTransport{Command: c}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	r, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "ask__flood", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("ask__flood: %v\nlog:\n%s", err, tail(stderr.String(), 20))
+	}
+	text := ""
+	if len(r.Content) > 0 {
+		if tc, ok := r.Content[0].(*gosdk.TextContent); ok {
+			text = tc.Text
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	t.Logf("client asked %d questions, at most %d at once; upstream: %s", asked, most, text)
+	if most > 8 {
+		t.Errorf("the client had %d questions of one upstream waiting at once; want at most 8", most)
+	}
+	if !strings.Contains(text, "requests of this upstream already wait for this client's answer") {
+		t.Errorf("the upstream's refused requests do not name the bound: %s", text)
+	}
+	if n := strings.Count(stderr.String(), `msg="upstream request refused" upstream=ask`); n > 2 {
+		t.Errorf("%d refusal lines in the log; want one (then a summary)", n)
 	}
 }

@@ -132,7 +132,9 @@ type passthrough struct {
 	subs   map[route]map[*session]bool     // shared upstream subscriptions -> subscribed client sessions
 	subOn  map[route]*mcp.ClientSession    // the shared upstream session each of subs is made on (resubscribe)
 
-	inflight   []*inflight // tools/call in flight on shared upstream sessions, oldest first
+	inflight   []*inflight            // tools/call in flight on shared upstream sessions, oldest first
+	relaying   map[relayKey]int       // requests of an upstream relayed to a client session, not yet answered (passthrough_relay.go)
+	refused    map[string]*refusedLog // per upstream: requests refused over maxRelayedPerClient
 	clients    map[*session]*clientState
 	perClientN int // per-client upstream sessions open or opening (server.max_per_client_upstreams)
 

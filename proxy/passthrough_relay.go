@@ -39,6 +39,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logwindow"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -286,9 +287,20 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 				if method == "roots/list" {
 					level = slog.LevelDebug
 				}
-				pt.p.log.Log(ctx, level, "upstream request refused", "upstream", up, "method", method, "reason", why)
+				if level == slog.LevelWarn {
+					pt.relayRefusedLog(up).Log(ctx, method, why) // a flood of them is summarised
+				} else {
+					pt.p.log.Log(ctx, level, "upstream request refused", "upstream", up, "method", method, "reason", why)
+				}
 				return nil, &jsonrpc.Error{Code: code, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
 			}
+			release, ok := pt.relaySlot(up, target)
+			if !ok {
+				why = fmt.Sprintf("%d requests of this upstream already wait for this client's answer (a bound against an upstream flooding the user with questions); ask again once one is answered", maxRelayedPerClient)
+				pt.relayRefusedLog(up).Log(ctx, method, why)
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
+			}
+			defer release()
 			if callCtx != nil {
 				// Sent in the context of the client's call, so that it goes on
 				// that call's stream; cancelled with the upstream's request.
@@ -321,6 +333,79 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			}
 			return res, nil
 		}
+	}
+}
+
+// maxRelayedPerClient bounds the requests of one upstream (sampling,
+// elicitation, roots) relayed to one client session and not yet answered.
+// An upstream is not trusted: one that sends hundreds of
+// elicitation/create requests at once during a call would otherwise put
+// hundreds of questions in front of the user (trial round 8: 417 relayed
+// during one call); a server that asks one question at a time, or a few
+// concurrent calls each asking, stay well below it. Past it, the request
+// is answered -32603 naming the bound.
+const maxRelayedPerClient = 8
+
+// relayKey names the relayed requests of one upstream to one client session.
+type relayKey struct {
+	up string
+	s  *session
+}
+
+// relaySlot takes one of the maxRelayedPerClient slots of (up, s); ok is
+// false when all are taken. release gives the slot back.
+func (pt *passthrough) relaySlot(up string, s *session) (release func(), ok bool) {
+	k := relayKey{up, s}
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if pt.relaying[k] >= maxRelayedPerClient {
+		return nil, false
+	}
+	if pt.relaying == nil {
+		pt.relaying = map[relayKey]int{}
+	}
+	pt.relaying[k]++
+	return func() {
+		pt.mu.Lock()
+		defer pt.mu.Unlock()
+		if pt.relaying[k]--; pt.relaying[k] <= 0 {
+			delete(pt.relaying, k)
+		}
+	}, true
+}
+
+// refusedLog logs the requests of one upstream the proxy refused to relay
+// (no call of a client that can answer them, or over maxRelayedPerClient):
+// the first of a relayDropWindow in full, the rest counted in one summary,
+// so a flood of requests does not flood the log either.
+type refusedLog struct {
+	pt     *passthrough
+	up     string
+	window *logwindow.Window
+}
+
+func (pt *passthrough) relayRefusedLog(up string) *refusedLog {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if r := pt.refused[up]; r != nil {
+		return r
+	}
+	r := &refusedLog{pt: pt, up: up}
+	r.window = logwindow.New(relayDropWindow, func(n int, every time.Duration) {
+		if n > 0 {
+			pt.p.log.Warn("more upstream requests refused (sampling, elicitation)", "upstream", up, "refused", n, "in_last", every)
+		}
+	})
+	if pt.refused == nil {
+		pt.refused = map[string]*refusedLog{}
+	}
+	pt.refused[up] = r
+	return r
+}
+
+func (r *refusedLog) Log(ctx context.Context, method, why string) {
+	if r.window.Allow() {
+		r.pt.p.log.Warn("upstream request refused", "upstream", r.up, "method", method, "reason", why)
 	}
 }
 

@@ -2,8 +2,10 @@ package fakeupstream
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
+	"sync"
 )
 
 // OddSchemaTools are the tools of scenario "oddschemas" (issue 13 item 3):
@@ -41,6 +43,9 @@ func DeepTools() string {
 //	            sends notifications/tools/list_changed
 //	stderrflood writes lines to stderr in a loop from its start and never
 //	            answers initialize
+//	elicitflood tools/call of "flood" sends 50 elicitation/create requests at
+//	            once, and answers the call once all 50 are answered:
+//	            "answered=A refused=R first refusal: MESSAGE"
 //	hanglists   announces resources, prompts and logging but never answers
 //	            resources/list, resources/templates/list, prompts/list or
 //	            logging/setLevel (its tools work)
@@ -98,6 +103,42 @@ func Named(name string) *Scenario {
 				}()
 			},
 			Raw: func(s *Session, m *Msg) bool { return m.Method == "initialize" },
+		}
+	case "elicitflood":
+		const n = 50
+		var mu sync.Mutex
+		var callID json.RawMessage
+		answered, refused, firstRefusal := 0, 0, ""
+		return &Scenario{
+			Tools: func() string { return `[{"name":"flood","inputSchema":{"type":"object"}}]` },
+			Raw: func(s *Session, m *Msg) bool {
+				switch {
+				case m.Method == "tools/call":
+					mu.Lock()
+					callID = append(json.RawMessage(nil), m.ID...)
+					mu.Unlock()
+					for i := 0; i < n; i++ {
+						s.Line(fmt.Sprintf(`{"jsonrpc":"2.0","id":"e%d","method":"elicitation/create","params":{"message":"question %d","requestedSchema":{"type":"object","properties":{}}}}`, i, i))
+					}
+					return true
+				case m.Method == "" && strings.HasPrefix(string(m.ID), `"e`):
+					mu.Lock()
+					defer mu.Unlock()
+					if len(m.Error) > 0 {
+						refused++
+						if firstRefusal == "" {
+							firstRefusal = string(m.Error)
+						}
+					} else {
+						answered++
+					}
+					if answered+refused == n {
+						s.Result(callID, TextResult(fmt.Sprintf("answered=%d refused=%d first refusal: %s", answered, refused, firstRefusal)))
+					}
+					return true
+				}
+				return false
+			},
 		}
 	case "hanglists":
 		return &Scenario{
