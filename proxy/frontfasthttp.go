@@ -387,7 +387,9 @@ func annotateServerInfo(res mcp.Result, impl *mcp.Implementation) {
 // wildcards).
 func acceptsJSONAndStream(values []string) (jsonOK, streamOK bool) {
 	for _, value := range values {
-		for _, raw := range strings.Split(value, ",") {
+		for rest, more := value, true; more; { // strings.Split without its slice
+			var raw string
+			raw, rest, more = strings.Cut(rest, ",")
 			base, _, _ := strings.Cut(strings.TrimSpace(raw), ";")
 			switch strings.ToLower(strings.TrimSpace(base)) {
 			case "application/json", "application/*":

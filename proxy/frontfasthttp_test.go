@@ -349,3 +349,25 @@ func TestFastHTTPConnStaleContext(t *testing.T) {
 		t.Errorf("bodies:\n%s\n%s", w1.Body, w2.Body)
 	}
 }
+
+// TestAcceptsJSONAndStream: the Accept check reads every comma-separated
+// media range of every Accept value, as go-sdk v1.8.0's streamableAccepts.
+func TestAcceptsJSONAndStream(t *testing.T) {
+	for _, c := range []struct {
+		values       []string
+		json, stream bool
+	}{
+		{nil, false, false},
+		{[]string{""}, false, false},
+		{[]string{"application/json, text/event-stream"}, true, true},
+		{[]string{"application/json", "text/event-stream;q=0.9"}, true, true},
+		{[]string{" Application/JSON ;q=1,"}, true, false},
+		{[]string{"text/*"}, false, true},
+		{[]string{",,*/*"}, true, true},
+		{[]string{"application/jsonx,text/event-streams"}, false, false},
+	} {
+		if j, s := acceptsJSONAndStream(c.values); j != c.json || s != c.stream {
+			t.Errorf("acceptsJSONAndStream(%q) = %v, %v; want %v, %v", c.values, j, s, c.json, c.stream)
+		}
+	}
+}
