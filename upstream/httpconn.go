@@ -635,7 +635,7 @@ type postCtx struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	stop   func() bool
-	timer  *time.Timer
+	drain  *drainTimer // set by keep
 }
 
 // keepDrain bounds reading the end of an answered event stream.
@@ -651,7 +651,7 @@ func newPostCtx(ctx context.Context) *postCtx {
 // keep detaches the POST from the call's context (the answer is in).
 func (pc *postCtx) keep() {
 	if pc.stop() {
-		pc.timer = time.AfterFunc(keepDrain, func() { pc.cancel(context.DeadlineExceeded) })
+		pc.drain = startDrain(pc)
 	}
 }
 
@@ -661,10 +661,45 @@ func (pc *postCtx) end() {
 		return
 	}
 	pc.stop()
-	if pc.timer != nil {
-		pc.timer.Stop()
+	if pc.drain != nil {
+		pc.drain.stop()
 	}
 	pc.cancel(context.Canceled)
+}
+
+// drainTimer cancels a kept POST (pc) whose stream is still being read
+// keepDrain after its answer. Stopped in time, it is used again for the
+// next POST (issue 16: a timer and its function per call before); one
+// that fired is left to the garbage collector, so a late firing never
+// reaches a later POST.
+type drainTimer struct {
+	t  *time.Timer
+	pc atomic.Pointer[postCtx]
+}
+
+var drainTimers sync.Pool // of *drainTimer, stopped
+
+func startDrain(pc *postCtx) *drainTimer {
+	if d, _ := drainTimers.Get().(*drainTimer); d != nil {
+		d.pc.Store(pc)
+		d.t.Reset(keepDrain)
+		return d
+	}
+	d := &drainTimer{}
+	d.pc.Store(pc)
+	d.t = time.AfterFunc(keepDrain, func() {
+		if pc := d.pc.Load(); pc != nil {
+			pc.cancel(context.DeadlineExceeded)
+		}
+	})
+	return d
+}
+
+func (d *drainTimer) stop() {
+	if d.t.Stop() {
+		d.pc.Store(nil)
+		drainTimers.Put(d)
+	}
 }
 
 func drainClose(b io.ReadCloser) {

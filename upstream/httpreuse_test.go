@@ -1,7 +1,11 @@
 package upstream
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -51,5 +55,60 @@ func TestHTTPLegReusesConnections(t *testing.T) {
 	}
 	if extra := conns.Load() - before; extra > 2 {
 		t.Errorf("%d sequential calls opened %d new connections, want them to reuse one", n, extra)
+	}
+}
+
+// TestHTTPLegDrainBounded: an upstream that answers a call on its event
+// stream and then holds the stream open gets the POST cancelled once the
+// rest of the stream has been read for keepDrain; calls whose stream ends
+// in time come between them (their drain timers are used again by the
+// next call: drainTimer), and every call is answered.
+func TestHTTPLegDrainBounded(t *testing.T) {
+	s := newTestServer("plain", false)
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})
+	var hold atomic.Bool
+	released := make(chan struct{}, 4)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if r.Method != http.MethodPost || json.Unmarshal(body, &msg) != nil || msg.Method != "tools/call" || !hold.Load() {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			sdk.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"held\"}]}}\n\n", msg.ID)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done() // held open until the proxy gives up on the rest
+		released <- struct{}{}
+	}))
+	t.Cleanup(hs.Close)
+	m, _ := startManager(t, []*config.Upstream{httpUpstream("h", hs.URL, "")}, Options{})
+	waitFor(t, "upstream ready", func() bool { st, _ := m.Status("h"); return st.State == StateReady })
+	for i, held := range []bool{false, true, false, true} {
+		hold.Store(held)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		res, err := m.CallTool(ctx, "h", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+		cancel()
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		want := "hi"
+		if held {
+			want = "held"
+		}
+		if got := textOf(t, res); got != want {
+			t.Fatalf("call %d: %q, want %q", i, got, want)
+		}
+		if held {
+			select {
+			case <-released:
+			case <-time.After(30 * time.Second):
+				t.Fatalf("call %d: the held answer stream was never closed by the proxy", i)
+			}
+		}
 	}
 }
