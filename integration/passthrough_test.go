@@ -278,41 +278,44 @@ args = ["-c", %s]
 		t.Logf("cancel error as seen by the client: %v", stepByOp(t, doc, 1)["error"])
 	})
 	// The TS SDK at 2025-11-25 over Streamable HTTP (the go-sdk's session
-	// handler on the front): its call times out, it sends
-	// notifications/cancelled, and the call's POST stream must carry no
-	// answer (trial round 7, F8; before: -32603 "context canceled", which
+	// handler on the front) and over the legacy SSE transport: its call
+	// times out, it sends notifications/cancelled, and no answer to the
+	// call may follow (on the POST stream, resp. the SSE stream) (trial round 7, F8; before: -32603 "context canceled", which
 	// the SDK reports as "Received a response for an unknown message ID").
-	t.Run("ts-sdk-2025-11-25-http", func(t *testing.T) {
-		cfg, errLog := slowConfig(t, false)
-		addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-		startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/healthz")
-		steps := scriptArg(t,
-			map[string]any{"op": "call", "name": "slow__list_issues", "args": map[string]any{"owner": "o", "repo": "r"}},
-			map[string]any{"op": "call", "name": "slow__create_issue", "args": map[string]any{"owner": "o", "repo": "r", "title": "t"}, "timeoutMs": 1000},
-			map[string]any{"op": "wait", "notification": "never/sent", "timeoutMs": 2000}, // time for a stray answer
-			map[string]any{"op": "ping"},
-		)
-		doc := nodeClient(t, "--quiet", "--script", steps, "--http", "http://"+addr+"/mcp")
-		if v := jpath(t, doc, "initialize", "protocolVersion"); v != "2025-11-25" {
-			t.Fatalf("negotiated %v, want 2025-11-25", v)
-		}
-		if e := stepByOp(t, doc, 0)["error"]; e != nil {
-			t.Fatalf("first call: %v", e)
-		}
-		if e := stepByOp(t, doc, 1)["error"]; e == nil {
-			t.Fatalf("the cancelled call returned a result: %v", jpath(t, doc, "steps", 1))
-		}
-		if e := stepByOp(t, doc, 3)["error"]; e != nil {
-			t.Fatalf("ping after the cancel: %v", e)
-		}
-		b, _ := os.ReadFile(errLog)
-		if !strings.Contains(string(b), "call cancelled") {
-			t.Errorf("upstream never saw the cancel; its stderr:\n%s", tail(string(b), 2000))
-		}
-		for _, e := range doc["clientErrors"].([]any) {
-			t.Errorf("the client got an error of its own (the cancelled call was answered?): %v", e)
-		}
-	})
+	for _, front := range []string{"http", "sse"} {
+		t.Run("ts-sdk-2025-11-25-"+front, func(t *testing.T) {
+			cfg, errLog := slowConfig(t, false)
+			addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+			startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/healthz")
+			steps := scriptArg(t,
+				map[string]any{"op": "call", "name": "slow__list_issues", "args": map[string]any{"owner": "o", "repo": "r"}},
+				map[string]any{"op": "call", "name": "slow__create_issue", "args": map[string]any{"owner": "o", "repo": "r", "title": "t"}, "timeoutMs": 1000},
+				map[string]any{"op": "wait", "notification": "never/sent", "timeoutMs": 2000}, // time for a stray answer
+				map[string]any{"op": "ping"},
+			)
+			path := map[string]string{"http": "/mcp", "sse": "/sse"}[front]
+			doc := nodeClient(t, "--quiet", "--script", steps, "--"+front, "http://"+addr+path)
+			if v := jpath(t, doc, "initialize", "protocolVersion"); v != "2025-11-25" {
+				t.Fatalf("negotiated %v, want 2025-11-25", v)
+			}
+			if e := stepByOp(t, doc, 0)["error"]; e != nil {
+				t.Fatalf("first call: %v", e)
+			}
+			if e := stepByOp(t, doc, 1)["error"]; e == nil {
+				t.Fatalf("the cancelled call returned a result: %v", jpath(t, doc, "steps", 1))
+			}
+			if e := stepByOp(t, doc, 3)["error"]; e != nil {
+				t.Fatalf("ping after the cancel: %v", e)
+			}
+			b, _ := os.ReadFile(errLog)
+			if !strings.Contains(string(b), "call cancelled") {
+				t.Errorf("upstream never saw the cancel; its stderr:\n%s", tail(string(b), 2000))
+			}
+			for _, e := range doc["clientErrors"].([]any) {
+				t.Errorf("the client got an error of its own (the cancelled call was answered?): %v", e)
+			}
+		})
+	}
 	for _, front := range []string{"stdio", "http"} {
 		t.Run("go-sdk-2026-07-28-"+front, func(t *testing.T) {
 			cfg, errLog := slowConfig(t, true)

@@ -19,9 +19,10 @@ package proxy
 // The POST then ends with no event for it. A cancellation that arrives
 // after the answer was written finds nothing to drop.
 //
-// Not covered: the legacy SSE front (2024-11-05 transport), whose answers
-// go on the GET stream; a 2026-07-28 request, which a client cancels by
-// closing its POST (nothing is written after that).
+// The legacy SSE front (2024-11-05 transport), whose answers go on the
+// session's GET stream, gets the same from sseCancelGate (below). Not
+// needed: a 2026-07-28 request, which a client cancels by closing its POST
+// (nothing is written after that).
 //
 // Trust: the client is not trusted; a cancellation reaches only calls of
 // the same session (Mcp-Session-Id) sent with a token of the same user id
@@ -31,6 +32,7 @@ package proxy
 import (
 	"bytes"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,3 +228,125 @@ func (w *cancelWriter) Flush() {
 }
 
 func (w *cancelWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sseCancels is one legacy SSE session's calls in flight (from their POST
+// until their answer is written on the session's GET stream) and those of
+// them the client cancelled.
+type sseCancels struct {
+	user      string // the user id of the token that opened the stream
+	inflight  map[jsonrpc.ID]bool
+	cancelled map[jsonrpc.ID]bool
+}
+
+// sseCancelGate wraps the legacy SSE handler h (2024-11-05 transport) as
+// cancelGate wraps the Streamable HTTP one: there a call's answer goes on
+// the session's GET stream, not on the call's POST, so the GET's writer
+// learns its session id from the go-sdk's first event ("endpoint", data
+// "...?sessionid=ID") and drops the answer to a call a later POST of the
+// session (same token user) cancelled while it was in flight.
+func sseCancelGate(h http.Handler) http.Handler {
+	var mu sync.Mutex
+	sessions := map[string]*sseCancels{}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		user := ""
+		if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+			user = ti.UserID
+		}
+		sid := r.URL.Query().Get("sessionid")
+		switch {
+		case r.Method == http.MethodGet && sid == "":
+			sw := &sseStreamWriter{ResponseWriter: w, mu: &mu, sessions: sessions, user: user}
+			defer func() {
+				if sw.sid != "" {
+					mu.Lock()
+					delete(sessions, sw.sid)
+					mu.Unlock()
+				}
+			}()
+			h.ServeHTTP(sw, r)
+			return
+		case r.Method == http.MethodPost && sid != "":
+			fb, ok := r.Body.(*frameBody)
+			if !ok {
+				break
+			}
+			mu.Lock()
+			if s := sessions[sid]; s != nil && s.user == user {
+				eachMessage(fb.b, func(id, method, params []byte) {
+					switch {
+					case id != nil && method != nil:
+						if jid, ok := rawID(id); ok {
+							s.inflight[jid] = true
+						}
+					case id == nil && string(method) == `"notifications/cancelled"`:
+						if jid, ok := cancelledID(params); ok && s.inflight[jid] {
+							s.cancelled[jid] = true
+						}
+					}
+				})
+			}
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// sseStreamWriter is the writer of a legacy SSE session's GET stream (see
+// sseCancelGate). The go-sdk writes each event with one Write.
+type sseStreamWriter struct {
+	http.ResponseWriter
+	mu       *sync.Mutex
+	sessions map[string]*sseCancels
+	user     string
+	sid      string // "" until the endpoint event
+}
+
+func (w *sseStreamWriter) Write(b []byte) (int, error) {
+	if w.sid == "" {
+		if sid := endpointSession(b); sid != "" {
+			w.sid = sid
+			w.mu.Lock()
+			w.sessions[sid] = &sseCancels{user: w.user, inflight: map[jsonrpc.ID]bool{}, cancelled: map[jsonrpc.ID]bool{}}
+			w.mu.Unlock()
+		}
+		return w.ResponseWriter.Write(b)
+	}
+	if id, ok := sseResponseID(b); ok {
+		w.mu.Lock()
+		s := w.sessions[w.sid]
+		drop := s != nil && s.cancelled[id]
+		if s != nil {
+			delete(s.inflight, id)
+			delete(s.cancelled, id)
+		}
+		w.mu.Unlock()
+		if drop {
+			return len(b), nil
+		}
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// endpointSession is the session id that the go-sdk's "endpoint" event b
+// names ("event: endpoint\ndata: /sse?sessionid=ID\n\n"), or "".
+func endpointSession(b []byte) string {
+	if !bytes.HasPrefix(b, []byte("event: endpoint\n")) {
+		return ""
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok {
+			if u, err := url.Parse(string(d)); err == nil {
+				return u.Query().Get("sessionid")
+			}
+		}
+	}
+	return ""
+}
+
+func (w *sseStreamWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *sseStreamWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -141,7 +141,7 @@ func (p *Proxy) sseHandler(endpoint, streamablePath string) http.Handler {
 			http.Error(w, msg, http.StatusNotFound)
 		})
 	}
-	return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})
+	return sseCancelGate(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})) // frontcancelhttp.go
 }
 
 // serverVersions are the protocol versions a front server offers: every
