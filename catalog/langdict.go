@@ -23,9 +23,10 @@ import (
 //
 //   - Russian (ru_words.gz): keys are Snowball Russian stems (StemRussian),
 //     so inflected forms meet ("создать", "создайте" → созда → create);
-//     built from the Mueller English–Russian dictionary (Debian
-//     mueller7-dict, GPL-2+, catalog/LICENSE.mueller) read backwards, with
-//     a hand list of the tool vocabulary (scripts/langdict/ru.txt) first.
+//     a hand list of the tool vocabulary (scripts/langdict/ru.txt). The
+//     generator can add the Mueller English–Russian dictionary read
+//     backwards (MUELLER=1 scripts/gen-langdict.sh), but that data is
+//     GPL-2.0-or-later, so the shipped table is the hand list alone.
 //   - Korean (ko_words.gz) and Thai (th_words.gz): no Korean–English or
 //     Thai–English dictionary is shipped by the Go module proxy, npm or
 //     Debian, so these are hand lists of the tool vocabulary

@@ -1,15 +1,16 @@
 #!/bin/sh
 # Rebuilds catalog/ko_words.gz, ru_words.gz and th_words.gz (the search
 # tokenizer's Korean, Russian and Thai word tables, see catalog/langdict.go)
-# from the hand lists in scripts/langdict/ (written for this repository) and,
-# for Russian, the Mueller English–Russian dictionary as Debian's
-# mueller7-dict (2002.02.27-13) ships it (GPL-2+, see catalog/LICENSE.mueller).
-# Needs apt-get (download only, nothing is installed) and dpkg-deb.
-# MUELLER=0 builds the Russian table from the hand list alone (no GPL data in
-# the binary; then catalog/LICENSE.mueller no longer applies).
+# from the hand lists in scripts/langdict/ (written for this repository).
+# The shipped tables are built this way: no GPL data in the binary.
+# MUELLER=1 adds, for Russian, the Mueller English–Russian dictionary as
+# Debian's mueller7-dict (2002.02.27-13) ships it, read backwards: that
+# table is GPL-2.0-or-later (scripts/langdict/LICENSE.mueller) and so would
+# be a binary built with it; for your own builds only. Needs apt-get
+# (download only, nothing is installed) and dpkg-deb.
 set -eu
 cd "$(dirname "$0")/.."
-if [ "${MUELLER:-1}" = 0 ]; then
+if [ "${MUELLER:-0}" = 0 ]; then
 	go run scripts/langdict/gen.go -lang ru -hand scripts/langdict/ru.txt -out catalog/ru_words.gz
 else
 	tmp=$(mktemp -d)

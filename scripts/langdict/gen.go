@@ -6,7 +6,8 @@
 // (scripts/langdict/ko.txt, ru.txt, th.txt, written for this repository)
 // and, for Russian, the Mueller English–Russian dictionary as Debian's
 // mueller7-dict ships it (usr/share/dictd/mueller7.index and
-// mueller7.dict.dz; GPL-2+, catalog/LICENSE.mueller) read backwards.
+// mueller7.dict.dz; GPL-2+, scripts/langdict/LICENSE.mueller) read backwards;
+// only with -mueller-*: the shipped table is built without it.
 //
 // A hand list has one word a line: "word: english words" (the English
 // words of the word, most fitting first; none for a function word, which
