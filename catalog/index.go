@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
@@ -727,6 +728,9 @@ func (ix *Index) removeDocLocked(id int32) {
 	}
 	d := &ix.docs[id]
 	ix.dead[id] = true
+	// A zero norm row gives the tombstone's postings a zero pseudo
+	// frequency: the posting loops skip them without reading dead.
+	ix.norm[id] = [numFields]float32{}
 	for _, t := range d.terms {
 		if ti := ix.terms[t.term]; ti != nil {
 			ti = ix.ownTerm(t.term, ti)
@@ -930,13 +934,15 @@ type scratch struct {
 	// per document: acc[d*stride] is document d's whole-query score and,
 	// for a query scored per clause (RankParams.ClauseMix), acc[d*stride+1+j]
 	// its score for clause j. Keeping a document's scores side by side
-	// makes each posting touch one cache line. Rows of touched documents
-	// are zeroed after each query.
-	acc     []float32
-	touched []int32
-	aq      analyzedQuery
-	idfs    []float64
-	credit  []float64
+	// makes each posting touch one cache line. mark has bit d set when
+	// document d was touched (a bit set costs the posting loops less than
+	// a list of touched documents, and the top-k selection then reads
+	// the rows in document order). Both are zeroed after each query.
+	acc    []float32
+	mark   []uint64
+	aq     analyzedQuery
+	idfs   []float64
+	credit []float64
 	// Per query word (queryTerm.unit): its weight and, while one
 	// document's coverage is computed, the credit of its parts and of
 	// its best alternative; per term, its share of its word's parts; and
@@ -945,7 +951,12 @@ type scratch struct {
 	unitTotal                         float64
 	bags                              []float64 // bag scores of the first hits (bagMix)
 	bagNorm                           []float64 // their length normalisation (bagMix)
-	named                             []int32   // documents the query names (NameBoost)
+	// The first hits' query-term frequencies, documents and document
+	// order (hitTerms).
+	hitTF          []float64
+	hitDoc, hitOrd []int32
+	heap           topHeap // the top-k selection's candidates
+	named          []int32 // documents the query names (NameBoost)
 	// The hits' Matched and Related words (matchInfo), how many of each
 	// per hit, and one hit's Related words while they are gathered.
 	words, rel []string
@@ -999,24 +1010,31 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		nseg = aq.nseg
 	}
 	stride := 1 + nseg
-	if len(sc.acc) < len(ix.docs)*stride {
+	nw := (len(ix.docs) + 63) / 64
+	if len(sc.acc) < len(ix.docs)*stride || len(sc.mark) < nw {
 		// Sized for the largest stride, so it is allocated once per
 		// scratch (and again only when the index grows by a quarter).
-		sc.acc = make([]float32, (len(ix.docs)+len(ix.docs)/4+16)*(1+maxSegs))
+		nd := len(ix.docs) + len(ix.docs)/4 + 16
+		sc.acc = make([]float32, nd*(1+maxSegs))
+		sc.mark = make([]uint64, (nd+63)/64)
 	}
-	acc := sc.acc
+	acc, mark := sc.acc, sc.mark[:nw]
+	ntouched := 0 // set once the scores are summed
 	defer func() {
 		// A query touches a third of the documents on average: one
 		// clear of every row then costs less than one per touched row
 		// (those rows cover most cache lines anyway).
-		if len(sc.touched)*16 > len(ix.docs) {
+		if ntouched*16 > len(ix.docs) {
 			clear(acc[:len(ix.docs)*stride])
 		} else {
-			for _, d := range sc.touched {
-				clear(acc[int(d)*stride : int(d+1)*stride])
+			for wi, m := range mark {
+				for ; m != 0; m &= m - 1 {
+					d := wi<<6 | bits.TrailingZeros64(m)
+					clear(acc[d*stride : (d+1)*stride])
+				}
 			}
 		}
-		sc.touched = sc.touched[:0]
+		clear(mark)
 	}()
 
 	p := &ix.params
@@ -1024,7 +1042,6 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	k1 := float32(p.K1)
 	sc.idfs = slices.Grow(sc.idfs[:0], len(aq.terms))[:len(aq.terms)]
 	idfs := sc.idfs
-	checkDead := ix.ndead > 0
 	var top float32 // best whole-query score, kept when clauses are scored
 	var segMax [maxSegs]float32
 	for i := range aq.terms {
@@ -1044,7 +1061,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 		w := float32(qw * idfs[i])
 		if nseg == 0 {
-			sc.touched = scorePostings(ti.post, ix.norm, ix.dead, checkDead, acc, sc.touched, w, k1)
+			scorePostings(ti.post, ix.norm, acc, mark, w, k1)
 			continue
 		}
 		// The clauses the term is in, as offsets into a document's row.
@@ -1056,7 +1073,11 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 				ncl++
 			}
 		}
-		sc.touched = scorePostingsClauses(ti.post, ix.norm, ix.dead, checkDead, acc, stride, cls[:ncl], sc.touched, w, k1, &top, &segMax)
+		if ncl == 1 {
+			scorePostingsClause(ti.post, ix.norm, acc, mark, stride, cls[0], w, k1, &top, &segMax[cls[0]-1])
+		} else {
+			scorePostingsClauses(ti.post, ix.norm, acc, mark, stride, cls[:ncl], w, k1, &top, &segMax)
+		}
 	}
 	weighUnits(sc)
 	// The per-clause signal (RankParams.ClauseMix): entry d gains
@@ -1086,11 +1107,8 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		if b <= 0 || ix.dead[id] {
 			return
 		}
-		s := &acc[int(id)*stride]
-		if *s == 0 {
-			sc.touched = append(sc.touched, id)
-		}
-		*s += float32(b)
+		mark[id>>6] |= 1 << (id & 63)
+		acc[int(id)*stride] += float32(b)
 	}
 	for _, id := range ix.exact[exactKey] {
 		boost(id, p.ExactBoost)
@@ -1115,7 +1133,10 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if cover || p.Bag > 0 {
 		limit = max(limit, coverageDepth)
 	}
-	h := make(topHeap, 0, min(limit, len(sc.touched)))
+	for _, m := range mark {
+		ntouched += bits.OnesCount64(m)
+	}
+	h := sc.heap[:0]
 	// gate: once the heap is full, an entry whose whole-query score is
 	// below it cannot enter (the exact tests below say the same for the
 	// entries it lets through), so most entries cost one load and one
@@ -1125,70 +1146,79 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	// score itself, when a verb mismatch can only lower a score.
 	var gate float32
 	canGate := nseg > 0 || verbs == 0 || (mismatch <= 1 && p.ReadWriteMismatch <= 1)
+	gm := float64(mixTop) * (1 + 1e-6)
+	gr := 1 / (1 + gm*invMax)
 	setGate := func() {
 		if len(h) < limit || !canGate {
 			return
 		}
-		t := h[0].Score
+		t := h[0].s
 		if nseg > 0 {
-			m := float64(mixTop) * (1 + 1e-6)
-			if t2 := t / (1 + m*invMax); invMax == 0 || t2*invMax < 1 {
+			if t2 := t * gr; invMax == 0 || t2*invMax < 1 {
 				t = t2
 			} else {
-				t -= m
+				t -= gm
 			}
 		}
 		gate = float32(max(t*(1-1e-5), 0))
 	}
-	for _, id := range sc.touched {
-		at := int(id) * stride
-		if acc[at] < gate {
-			continue
-		}
-		row := acc[at : at+stride]
-		s := float64(row[0])
-		if s <= 0 {
-			continue
-		}
-		if nseg > 0 {
-			if len(h) == limit && s+float64(mixTop)*min(1, s*invMax)*(1+1e-6) < h[0].Score {
+	for wi, m := range mark {
+		for ; m != 0; m &= m - 1 {
+			id := int32(wi<<6 | bits.TrailingZeros64(m))
+			at := int(id) * stride
+			if acc[at] < gate {
 				continue
 			}
-			var best float32
-			for j, v := range row[1:] {
-				best = max(best, v*inv[j])
+			row := acc[at : at+stride]
+			s := float64(row[0])
+			if s <= 0 {
+				continue
 			}
-			s = float64(row[0] + mixTop*best)
-		}
-		if verbs != 0 && verbMismatch(ix.verb[id], verbs) {
-			if verbs&^readVerbs == 0 && ix.verb[id] > readVerbGroups {
-				s *= p.ReadWriteMismatch
+			if nseg > 0 {
+				if len(h) == limit && s+float64(mixTop)*min(1, s*invMax)*(1+1e-6) < h[0].s {
+					continue
+				}
+				var best float32
+				for j, v := range row[1:] {
+					best = max(best, v*inv[j])
+				}
+				s = float64(row[0] + mixTop*best)
+			}
+			if verbs != 0 && verbMismatch(ix.verb[id], verbs) {
+				if verbs&^readVerbs == 0 && ix.verb[id] > readVerbGroups {
+					s *= p.ReadWriteMismatch
+				} else {
+					s *= float64(mismatch)
+				}
+			}
+			if len(h) == limit && s < h[0].s {
+				continue
+			}
+			e := ix.docs[id].e
+			if len(h) == limit && !better(s, e, h[0].s, ix.docs[h[0].doc].e) {
+				continue
+			}
+			if allow != nil && !allow(e) {
+				continue
+			}
+			if len(h) < limit {
+				h = h.push(cand{s: s, doc: id}, ix.docs)
 			} else {
-				s *= float64(mismatch)
+				h[0] = cand{s: s, doc: id}
+				h.down(0, ix.docs)
 			}
+			setGate()
 		}
-		if len(h) == limit && s < h[0].Score {
-			continue
-		}
-		e := ix.docs[id].e
-		if len(h) == limit && !better(s, e, h[0].Score, h[0].Entry) {
-			continue
-		}
-		if allow != nil && !allow(e) {
-			continue
-		}
-		if len(h) < limit {
-			h.push(Scored{Entry: e, Score: s, doc: id})
-		} else {
-			h[0] = Scored{Entry: e, Score: s, doc: id}
-			h.down(0)
-		}
-		setGate()
 	}
-	out := []Scored(h)
+	out := make([]Scored, len(h))
+	for i, c := range h {
+		out[i] = Scored{Entry: ix.docs[c.doc].e, Score: c.s, doc: c.doc}
+	}
+	sc.heap = h[:0]
+	ix.hitTerms(out, sc)
 	if cover {
 		for i := range out {
-			c, _ := ix.coverage(out[i].doc, sc)
+			c, _ := ix.coverage(i, sc)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
 		}
 	}
@@ -1237,26 +1267,21 @@ func pseudoTF(nm *[numFields]float32, tf *[numFields]uint16) float32 {
 }
 
 // scorePostings adds one query term's BM25F contribution w·tf~/(k1+tf~)
-// to acc[doc] for each live posting of post, appending documents touched
-// for the first time to touched (returned). A small function of its own,
-// so the compiler keeps the loop in registers.
-func scorePostings(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, touched []int32, w, k1 float32) []int32 {
+// to acc[doc] for each posting of post with a positive pseudo frequency
+// (a tombstoned document's norm row is zero) and sets the document's bit
+// in mark. A small function of its own, so the compiler keeps the loop in
+// registers.
+func scorePostings(post []posting, norm [][numFields]float32, acc []float32, mark []uint64, w, k1 float32) {
 	for i := range post {
 		pst := &post[i]
-		if checkDead && dead[pst.doc] {
-			continue
-		}
-		tf := pseudoTF(&norm[pst.doc], &pst.tf)
+		d := uint32(pst.doc)
+		tf := pseudoTF(&norm[d], &pst.tf)
 		if tf <= 0 {
-			continue // a zero-weight field: no contribution, not touched
+			continue // a zero-weight field or a tombstone: not touched
 		}
-		s := &acc[pst.doc]
-		if *s == 0 {
-			touched = append(touched, pst.doc)
-		}
-		*s += w * tf / (k1 + tf)
+		mark[d>>6] |= 1 << (d & 63)
+		acc[d] += w * tf / (k1 + tf)
 	}
-	return touched
 }
 
 // scorePostingsClauses is scorePostings for a query scored per clause:
@@ -1265,26 +1290,19 @@ func scorePostings(post []posting, norm [][numFields]float32, dead []bool, check
 // and the best whole-query score and each clause's best score are kept in
 // top and segMax (scores only grow, so the running maxima are the final
 // ones).
-func scorePostingsClauses(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, stride int, cls []int, touched []int32, w, k1 float32, top *float32, segMax *[maxSegs]float32) []int32 {
-	if len(cls) == 1 {
-		return scorePostingsClause(post, norm, dead, checkDead, acc, stride, cls[0], touched, w, k1, top, &segMax[cls[0]-1])
-	}
+func scorePostingsClauses(post []posting, norm [][numFields]float32, acc []float32, mark []uint64, stride int, cls []int, w, k1 float32, top *float32, segMax *[maxSegs]float32) {
 	best := *top
 	sm := *segMax
 	for i := range post {
 		pst := &post[i]
-		if checkDead && dead[pst.doc] {
-			continue
-		}
-		tf := pseudoTF(&norm[pst.doc], &pst.tf)
+		d := uint32(pst.doc)
+		tf := pseudoTF(&norm[d], &pst.tf)
 		if tf <= 0 {
 			continue
 		}
-		at := int(pst.doc) * stride
+		mark[d>>6] |= 1 << (d & 63)
+		at := int(d) * stride
 		row := acc[at : at+stride : at+stride]
-		if row[0] == 0 {
-			touched = append(touched, pst.doc)
-		}
 		c := w * tf / (k1 + tf)
 		row[0] += c
 		// Scores are positive and finite: a comparison is max (and
@@ -1301,29 +1319,23 @@ func scorePostingsClauses(post []posting, norm [][numFields]float32, dead []bool
 	}
 	*top = best
 	*segMax = sm
-	return touched
 }
 
 // scorePostingsClause is scorePostingsClauses for a term of one clause
 // (most terms): its row offset is o and that clause's best score *segMax.
-func scorePostingsClause(post []posting, norm [][numFields]float32, dead []bool, checkDead bool, acc []float32, stride, o int, touched []int32, w, k1 float32, top, segMax *float32) []int32 {
+func scorePostingsClause(post []posting, norm [][numFields]float32, acc []float32, mark []uint64, stride, o int, w, k1 float32, top, segMax *float32) {
 	best, sm := *top, *segMax
 	for i := range post {
 		pst := &post[i]
-		if checkDead && dead[pst.doc] {
-			continue
-		}
-		tf := pseudoTF(&norm[pst.doc], &pst.tf)
+		d := uint32(pst.doc)
+		tf := pseudoTF(&norm[d], &pst.tf)
 		if tf <= 0 {
 			continue
 		}
-		at := int(pst.doc) * stride
-		s0 := acc[at]
-		if s0 == 0 {
-			touched = append(touched, pst.doc)
-		}
+		mark[d>>6] |= 1 << (d & 63)
+		at := int(d) * stride
 		c := w * tf / (k1 + tf)
-		s0 += c
+		s0 := acc[at] + c
 		acc[at] = s0
 		if s0 > best {
 			best = s0
@@ -1335,7 +1347,6 @@ func scorePostingsClause(post []posting, norm [][numFields]float32, dead []bool,
 		}
 	}
 	*top, *segMax = best, sm
-	return touched
 }
 
 // isLowerASCII reports whether s has no upper-case ASCII letter and no
@@ -1351,20 +1362,6 @@ func isLowerASCII(s string) bool {
 
 // Credit a derived term gives its query word in the match strength.
 var derivedCredit = [...]float64{termWord: 1, termFuzzy: 0.8, termCompound: 0.8, termRelated: 0.5, termVariant: 0.8}
-
-// hasDoc reports whether a posting list (sorted by document, as every
-// list is: documents are numbered in the order they are added) has doc.
-func hasDoc(post []posting, doc int32) bool {
-	return postingOf(post, doc) != nil
-}
-
-// postingOf returns doc's posting in post (sorted by document), or nil.
-func postingOf(post []posting, doc int32) *posting {
-	if lo := lowerBound(post, doc); lo < len(post) && post[lo].doc == doc {
-		return &post[lo]
-	}
-	return nil
-}
 
 // lowerBound returns the index of the first posting of post (sorted by
 // document) whose document is not below doc (len(post) when none is).
@@ -1396,7 +1393,7 @@ const bagK1, bagB = 1.2, 0.75
 // several clauses an entry's bag share is the mean of its share of the
 // whole query's best bag score and its best share of one clause's, so
 // the bag does not undo the per-clause signal (RankParams.ClauseMix).
-// Cost: one binary search per query word and hit, as Index.coverage.
+// It reads the frequencies hitTerms left in sc.
 func (ix *Index) bagMix(out []Scored, sc *scratch) {
 	aq, idfs := &sc.aq, sc.idfs
 	var sum float64
@@ -1414,49 +1411,28 @@ func (ix *Index) bagMix(out []Scored, sc *scratch) {
 	clear(bags)
 	var top float64
 	var bmax [1 + maxSegs]float64
-	// The hits in document order (few: insertion sort), so each term's
-	// posting list is searched from where the previous hit's search ended.
-	var ordBuf [2 * coverageDepth]int32
-	ord := ordBuf[:0]
-	if len(out) > len(ordBuf) {
-		ord = make([]int32, 0, len(out))
-	}
 	sc.bagNorm = slices.Grow(sc.bagNorm[:0], len(out))[:len(out)]
 	norm := sc.bagNorm
 	for i := range out {
 		top = max(top, out[i].Score)
-		j := len(ord)
-		ord = append(ord, int32(i))
-		for ; j > 0 && out[ord[j-1]].doc > out[i].doc; j-- {
-			ord[j] = ord[j-1]
-		}
-		ord[j] = int32(i)
 		d := &ix.docs[out[i].doc]
 		l := float64(d.lens[fieldName] + d.lens[fieldDesc] + d.lens[fieldUpstream] + d.lens[fieldParam])
 		norm[i] = bagK1 * (1 - bagB + bagB*l/avg)
 	}
+	nt := len(aq.terms)
 	for j := range aq.terms {
 		qt := &aq.terms[j]
 		if (qt.kind != termWord && (qt.kind != termCompound || qt.src2 == 0)) || qt.ti == nil {
 			continue
 		}
-		post := qt.ti.post
 		w := qt.qw * idfs[j] * (bagK1 + 1)
-		for _, i := range ord {
-			k := lowerBound(post, out[i].doc)
-			if k == len(post) {
-				break
-			}
-			post = post[k:]
-			if post[0].doc != out[i].doc {
-				continue
-			}
-			tf := float64(post[0].tf[fieldName]) + float64(post[0].tf[fieldDesc]) + float64(post[0].tf[fieldUpstream]) + float64(post[0].tf[fieldParam])
-			if tf == 0 {
+		for i := range out {
+			tf := sc.hitTF[i*nt+j]
+			if tf <= 0 { // not in the entry (-1), or only in fields the bag leaves out
 				continue
 			}
 			v := w * tf / (tf + norm[i])
-			row := bags[int(i)*cols : (int(i)+1)*cols]
+			row := bags[i*cols : (i+1)*cols]
 			row[0] += v
 			for m, c := qt.segs, 1; m != 0 && cols > 1; m, c = m>>1, c+1 {
 				if m&1 != 0 {
@@ -1490,6 +1466,53 @@ func (ix *Index) bagMix(out []Scored, sc *scratch) {
 	}
 }
 
+// hitTerms fills sc.hitTF for the hits in out: sc.hitTF[i*len(terms)+j]
+// is -1 when the entry of hit i does not have query term j, else the
+// term's frequency in its name, description, server and parameter names
+// (the bag's fields, bagMix); sc.hitDoc[i] is hit i's document. Each term's
+// posting list is searched once over the hits in document order, each
+// search starting where the previous one ended; coverage, bagMix and
+// matchInfo then read the table instead of searching per hit and term.
+func (ix *Index) hitTerms(out []Scored, sc *scratch) {
+	terms := sc.aq.terms
+	nt := len(terms)
+	sc.hitTF = slices.Grow(sc.hitTF[:0], len(out)*nt)[:len(out)*nt]
+	tfs := sc.hitTF
+	for k := range tfs {
+		tfs[k] = -1
+	}
+	sc.hitDoc = sc.hitDoc[:0]
+	// The hits in document order (few: insertion sort).
+	sc.hitOrd = sc.hitOrd[:0]
+	for i := range out {
+		sc.hitDoc = append(sc.hitDoc, out[i].doc)
+		j := len(sc.hitOrd)
+		sc.hitOrd = append(sc.hitOrd, int32(i))
+		for ; j > 0 && out[sc.hitOrd[j-1]].doc > out[i].doc; j-- {
+			sc.hitOrd[j] = sc.hitOrd[j-1]
+		}
+		sc.hitOrd[j] = int32(i)
+	}
+	for j := range terms {
+		if terms[j].ti == nil {
+			continue
+		}
+		post := terms[j].ti.post
+		for _, i := range sc.hitOrd {
+			k := lowerBound(post, out[i].doc)
+			if k == len(post) {
+				break
+			}
+			post = post[k:]
+			if post[0].doc != out[i].doc {
+				continue
+			}
+			tf := &post[0].tf
+			tfs[int(i)*nt+j] = float64(tf[fieldName]) + float64(tf[fieldDesc]) + float64(tf[fieldUpstream]) + float64(tf[fieldParam])
+		}
+	}
+}
+
 // coverageDepth is how many first hits of a single-task query the
 // coverage factor ranks again (RankParams.Coverage).
 const coverageDepth = 20
@@ -1506,24 +1529,25 @@ const coverageDepth = 20
 // ("create_issue") counts only when matched (its parts are words too), and
 // so does a CJK character standing alone (unitOptional). It allocates
 // nothing.
-func (ix *Index) coverage(doc int32, sc *scratch) (float64, int) {
+func (ix *Index) coverage(hit int, sc *scratch) (float64, int) {
 	aq, idfs := &sc.aq, sc.idfs
-	sc.credit = slices.Grow(sc.credit[:0], len(aq.terms))[:len(aq.terms)]
+	nt := len(aq.terms)
+	sc.credit = slices.Grow(sc.credit[:0], nt)[:nt]
 	credit := sc.credit
 	clear(credit)
-	has := func(qt *queryTerm) bool { return qt.ti != nil && hasDoc(qt.ti.post, doc) }
+	tfs := sc.hitTF[hit*nt : (hit+1)*nt]
 	for i := range aq.terms { // base terms first: derived ones only for words not matched
-		if qt := &aq.terms[i]; qt.kind == termWord && has(qt) {
+		if qt := &aq.terms[i]; qt.kind == termWord && tfs[i] >= 0 {
 			credit[qt.src] = 1
 		}
 	}
 	for i := range aq.terms {
 		qt := &aq.terms[i]
-		if qt.kind == termWord || (credit[qt.src] >= derivedCredit[qt.kind] && (qt.src2 == 0 || credit[qt.src2-1] >= derivedCredit[qt.kind])) || !has(qt) {
+		if qt.kind == termWord || (credit[qt.src] >= derivedCredit[qt.kind] && (qt.src2 == 0 || credit[qt.src2-1] >= derivedCredit[qt.kind])) || tfs[i] < 0 {
 			continue
 		}
 		c := derivedCredit[qt.kind]
-		if qt.pair > 0 && !has(&aq.terms[qt.pair-1]) {
+		if qt.pair > 0 && tfs[qt.pair-1] < 0 {
 			// One half of a split word without the other: its share of
 			// the word ("zip" of zipcode in a compress tool).
 			c *= idfs[i] / (idfs[i] + idfs[qt.pair-1])
@@ -1620,7 +1644,7 @@ func weighUnits(sc *scratch) {
 // too.
 func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) (matched, related int) {
 	aq := &sc.aq
-	share, nm := ix.coverage(s.doc, sc)
+	share, nm := ix.coverage(slices.Index(sc.hitDoc, s.doc), sc)
 	credit := sc.credit
 	if nm > 0 {
 		from := len(sc.words)
@@ -1661,33 +1685,50 @@ func better(s1 float64, e1 *Entry, s2 float64, e2 *Entry) bool {
 	return e1.ID < e2.ID
 }
 
-// topHeap is a min-heap on rank: h[0] is the worst kept result.
-type topHeap []Scored
-
-func (h *topHeap) push(x Scored) {
-	*h = append(*h, x)
-	i := len(*h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !better((*h)[p].Score, (*h)[p].Entry, (*h)[i].Score, (*h)[i].Entry) {
-			break
-		}
-		(*h)[p], (*h)[i] = (*h)[i], (*h)[p]
-		i = p
-	}
+// cand is a candidate of the top-k selection: its score and document.
+// No pointer: moving it in the heap needs no write barrier.
+type cand struct {
+	s   float64
+	doc int32
 }
 
-func (h topHeap) down(i int) {
+// topHeap is a min-heap on rank (better, with the entries of docs): h[0]
+// is the worst kept candidate.
+type topHeap []cand
+
+// before reports whether a ranks before b.
+func (a cand) before(b cand, docs []idxDoc) bool {
+	if a.s != b.s {
+		return a.s > b.s
+	}
+	return docs[a.doc].e.ID < docs[b.doc].e.ID
+}
+
+func (h topHeap) push(x cand, docs []idxDoc) topHeap {
+	h = append(h, x)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h[p].before(h[i], docs) {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+func (h topHeap) down(i int, docs []idxDoc) {
 	for {
 		l := 2*i + 1
 		if l >= len(h) {
 			return
 		}
 		m := l
-		if r := l + 1; r < len(h) && better(h[l].Score, h[l].Entry, h[r].Score, h[r].Entry) {
+		if r := l + 1; r < len(h) && h[l].before(h[r], docs) {
 			m = r
 		}
-		if !better(h[i].Score, h[i].Entry, h[m].Score, h[m].Entry) {
+		if !h[i].before(h[m], docs) {
 			return
 		}
 		h[i], h[m] = h[m], h[i]

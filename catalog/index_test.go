@@ -206,7 +206,7 @@ func TestReplaceEqualsRebuild(t *testing.T) {
 	if ix.Len() != full.Len() {
 		t.Fatalf("Len: incremental %d, rebuild %d", ix.Len(), full.Len())
 	}
-	for _, q := range []string{"create issue", "GitHub issue を作成する", "merge pull request", "slack message", "ticket", "list issues"} {
+	for _, q := range []string{"create issue", "GitHub issue を作成する", "merge pull request", "slack message", "ticket", "list issues", "Create an issue on GitHub. Then merge the pull request and post a slack message."} {
 		a, b := ix.Search(q, 10, nil), full.Search(q, 10, nil)
 		if !reflect.DeepEqual(ids(a), ids(b)) {
 			t.Errorf("%q: incremental %v, rebuild %v", q, ids(a), ids(b))

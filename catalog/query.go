@@ -187,7 +187,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		aq.terms = append(aq.terms, queryTerm{term: t, qw: w, kind: termWord, src: len(aq.terms), word: word, whole: whole, segs: 1 << seg, verbUse: verbOK, unit: aq.unitFor(u), alt: alt, opt: u == unitOptional})
 	}
 	var quoted [][2]int
-	if strings.ContainsAny(q, "\"`“") {
+	// Not strings.ContainsAny: with a non-ASCII quote in the set it
+	// decodes every rune of q and searches the set for it.
+	if strings.IndexByte(q, '"') >= 0 || strings.IndexByte(q, '`') >= 0 || strings.Contains(q, "“") {
 		quoted = quotedSpans(q)
 	}
 	for at := 0; at < len(q); {
@@ -587,6 +589,22 @@ func isNumber(t string) bool {
 // name: it has "_", "-" or "." inside, or an upper-case letter after its
 // first rune (camelCase), and no CJK.
 func looksLikeIdentifier(w string) bool {
+	// ASCII (most words) in one pass: no CJK, and an upper-case rune is
+	// an ASCII capital.
+	id := false
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= utf8.RuneSelf {
+			return looksLikeIdentifierRunes(w)
+		}
+		id = id || c == '_' || c == '.' || c == '-' || i > 0 && c >= 'A' && c <= 'Z'
+	}
+	return id
+}
+
+// looksLikeIdentifierRunes is looksLikeIdentifier for a word with a
+// non-ASCII rune.
+func looksLikeIdentifierRunes(w string) bool {
 	if strings.IndexFunc(w, isCJK) >= 0 {
 		return false
 	}
