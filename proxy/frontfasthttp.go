@@ -543,9 +543,10 @@ type fastHTTPConn struct {
 	done chan struct{}
 	once sync.Once
 
-	mu  sync.Mutex
-	w   http.ResponseWriter
-	cur *http.Request // the request not answered yet; nil: none
+	mu     sync.Mutex
+	w      http.ResponseWriter
+	cur    *http.Request // the request not answered yet; nil: none
+	legacy bool          // a call on a session before 2026-07-28 (frontsession.go): no SEP-2575 status
 }
 
 // start makes r, answered on w, the connection's current request.
@@ -631,7 +632,10 @@ func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result
 			return
 		}
 		b = b[:0]
-		if status = errorStatus2026(err); status == 0 {
+		if !c.legacy {
+			status = errorStatus2026(err)
+		}
+		if status == 0 {
 			b = append(b, "event: message\ndata: "...)
 			b = append(b, data...)
 			b = append(b, "\n\n"...)

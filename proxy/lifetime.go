@@ -2,8 +2,9 @@ package proxy
 
 // Client session lifetime and limits (issue 11 item 1):
 //
-//   - server.session_idle_timeout is the go-sdk Streamable HTTP handler's
-//     SessionTimeout (http.go);
+//   - server.session_idle_timeout ends an idle Streamable HTTP session
+//     (the proxy's own timer, frontsession.go sessionsFront: the go-sdk's
+//     SessionTimeout could not see the tools/call fast path's requests);
 //   - server.max_sessions caps the client sessions open at once: initialize
 //     past it gets a JSON-RPC error, and a new Streamable HTTP session is
 //     refused with HTTP 503 before the SDK creates it (sessionGate);

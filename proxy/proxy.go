@@ -76,6 +76,8 @@ type Proxy struct {
 	trips         tripleCache  // frontfasthttp.go: InitializeParams of known _meta triples
 	fastHTTPCalls atomic.Int64 // frontfasthttp.go: calls its fast path served (tests)
 	fastIdle      atomic.Int64 // frontfasthttp.go: idle fast-path sessions kept (sessionPool)
+	hsess         sessTable    // frontsession.go: the stateful Streamable HTTP sessions
+	sessFastCalls atomic.Int64 // frontsession.go: calls its fast path served (tests)
 	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
 	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 

@@ -46,6 +46,11 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	// The stdio front's tools/call fast path (frontfast.go) runs the same
 	// chain without the go-sdk's request decoding.
 	p.chains[key] = composeMiddleware(chain, noHandler)
+	if transport == transportStateful {
+		// frontsession.go: messages of a fast-path call go on its POST
+		// stream (innermost: added first).
+		s.AddSendingMiddleware(sessFastSending)
+	}
 	s.AddSendingMiddleware(p.listChangedFilter) // issue 13 item 9: listchanged.go
 	s.AddSendingMiddleware(beforeInitialize)    // issue 12 item 16: lifecycle.go
 	p.servers[key] = s
@@ -124,6 +129,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					var s *session
 					if ss != nil {
 						s = p.sessionFor(ss, endpoint, transport)
+						if transport == transportStateful {
+							p.recordSession(ctx, ss, s) // frontsession.go: idle timer, owner
+						}
 						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
 							s.client = c.Params.ClientInfo.Name
 						}
@@ -153,6 +161,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 					if s := p.sessionOf(ss); s != nil { // nil: its initialize was refused
 						p.pt.clientInitialized(s)
+						if s.flags != nil {
+							s.flags.initialized.Store(true) // frontsession.go
+						}
 					}
 				}
 				return res, err
@@ -166,6 +177,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				ctx, stop := s.bind(ctx)
 				defer stop()
 				if method == "logging/setLevel" {
+					if s.flags != nil {
+						s.flags.logLevel.Store(true) // frontsession.go: log notifications may go on a call's stream
+					}
 					if lp, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
 						p.pt.setLevel(ctx, s, lp)
 					}

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -43,6 +44,18 @@ type session struct {
 	// tasks are the tasks this session created (tasks.go); nil for
 	// sessions that cannot hold tasks (stateless, CLI). Shared by copies.
 	tasks *taskBook
+
+	// flags: what the stateful HTTP fast path asks of the session
+	// (frontsession.go); shared by copies, nil on stateless sessions.
+	flags *sessFlags
+}
+
+// sessFlags: initialized, the go-sdk handled the client's
+// notifications/initialized; logLevel, the client set a log level. The
+// stateful HTTP fast path serves neither before the one nor after the
+// other.
+type sessFlags struct {
+	initialized, logLevel atomic.Bool
 }
 
 // Snapshot implements modes.Env.
@@ -158,7 +171,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		p.mu.Unlock()
 		return s
 	}
-	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}}
+	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}, flags: &sessFlags{}}
 	s.life, s.end = context.WithCancel(context.Background())
 	delete(p.reserved, ss)
 	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surf().Mode()}
@@ -183,6 +196,9 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	s.ts.Catalog(total, byUp, trusted, total-trusted)
 	go func() {
 		_ = ss.Wait()
+		if transport == transportStateful {
+			p.hsess.drop(ss.ID())
+		}
 		p.forgetSession(ss) // identity.go
 		p.sessionGone(s)
 	}()

@@ -116,8 +116,14 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	if p.conf().Server.Stateless {
 		return stateless
 	}
-	stateful := requireSession(p.sessionGate(cancelGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "streamable-http") },
-		&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true, SessionTimeout: p.conf().Server.SessionIdleTimeout.Duration}))))) // frontnotfound.go, frontcancelhttp.go
+	// frontsession.go: the idle timeout and the owner check are the
+	// proxy's (sessionsFront), for the go-sdk's path and the tools/call
+	// fast path alike; frontnotfound.go: -32601 answers; frontcancelhttp.go:
+	// no answer for a call the client cancelled (the fast path withholds
+	// its own).
+	stateful := requireSession(p.sessionGate(p.sessionsFront(endpoint, p.conf().Server.SessionIdleTimeout.Duration,
+		cancelGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateful) },
+			&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true}))))))
 	if !p.serve2026() {
 		return stateful
 	}

@@ -1,0 +1,679 @@
+package proxy
+
+// The stateful Streamable HTTP front's sessions, and a tools/call fast path
+// for them (issue 16, round 8).
+//
+// go-sdk v1.8.0's stateful handler decodes a 2025-11-25 tools/call six
+// times (readBatch three times, extractRequestMeta in servePOST and in
+// validateRequestMeta, the params), each with a fresh 32 KiB decoder
+// buffer: ~197 of the ~215 KB a proxied call allocated (docs/figures.md,
+// "Round 8 — 2025-11-25 sessions"). As for 2026-07-28 requests
+// (frontfasthttp.go) the front serves a plain tools/call on a known
+// session itself; everything else reaches the go-sdk unchanged.
+//
+// What the go-sdk keeps per session in unexported state is kept here, for
+// both paths alike (sessionsFront):
+//   - the idle timer (server.session_idle_timeout): the go-sdk handler gets
+//     no SessionTimeout; a session's timer starts when the POST that
+//     created it ends, stops while any POST of the session is in flight and
+//     restarts when the last one ends (as go-sdk sessionInfo startPOST /
+//     endPOST do); on expiry the session is closed (ServerSession.Close, as
+//     the go-sdk's timer does). GET streams do not hold it (as before);
+//   - the owner: the user id of the token whose POST created the session
+//     (auth.TokenInfo, as the go-sdk records it). The fast path serves only
+//     a request of that user; any other reaches the go-sdk, which answers
+//     403 "session user mismatch" as before.
+//
+// The fast path takes a POST only when all of these hold: the session is
+// known here and its go-sdk session has handled notifications/initialized
+// (the go-sdk handles a session's notifications in order before later
+// requests; over HTTP a client may send its first call before that),
+// it has no log level set (logging/setLevel: log notifications could go
+// on the call's stream), no Last-Event-ID, MCP-Protocol-Version absent or
+// a version this front serves below 2026-07-28, Content-Type and Accept as
+// the go-sdk requires, the body within the go-sdk's 4 MiB and one
+// JSON-RPC request object: jsonrpc "2.0", an id the front can write back
+// exactly, method tools/call, params with a name without escapes,
+// arguments and _meta only, _meta without a progress token (progress
+// notifications go on the call's stream), without a task (tasks.go lifts a
+// tools/call's "task" member into _meta before this), without
+// io.modelcontextprotocol/ keys, escaped or repeated keys. The call runs on the session's own
+// *mcp.ServerSession through the server's receiving chain
+// (Proxy.receivingMiddleware), so identity, policy, telemetry and
+// per-session state are the same; the answer is an SSE "message" event
+// with the headers the go-sdk writes (TestFrontSessionFastSameBytes).
+//
+// Messages of the call other than its answer. The go-sdk routes a
+// request's messages to its POST stream only through an unexported context
+// key (mcp/streamable.go idContextKey). Notifications that would use it
+// are ruled out above. A request the proxy makes of the client during the
+// call (elicitation for an approval or a connect, an upstream's sampling,
+// elicitation or roots/list relayed, exchange.go askClient) is sent by
+// sessFastSending on the call's POST stream, as the go-sdk sends it, with
+// an id of the form "mts-N" that the go-sdk never uses; the client's
+// answer, POSTed back, is taken here (202 Accepted, as the go-sdk answers a
+// POST without requests) and handed to the waiting request. Any
+// notification still sent with the call's context goes on the POST stream
+// before the answer, as the go-sdk does.
+//
+// Cancellation: notifications/cancelled naming a fast-path call in flight
+// cancels it (as jsonrpc2 cancels its own) and its stream ends without an
+// answer (MCP basic/utilities/cancellation; cancelGate does the same to
+// the go-sdk's answers, frontcancelhttp.go); the session's end (DELETE, idle
+// expiry) cancels it through the session binding (session.bind); and a
+// client that closes the POST stream cancels it: with no event store the
+// answer can no longer reach it. The go-sdk path keeps running such a call
+// at protocol versions before 2026-07-28 (its handler's context is the
+// session's).
+//
+// Trust: the client is not trusted; what it reaches here is what the
+// go-sdk would have passed to the same chain, and answers to the proxy's
+// own requests are taken only from the session the request went to.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+)
+
+// transportStateful is the transport name of the stateful Streamable HTTP
+// front's sessions.
+const transportStateful = "streamable-http"
+
+// sessTable is the proxy's record of the stateful Streamable HTTP
+// sessions, keyed by Mcp-Session-Id (globally unique: the go-sdk's
+// crypto/rand ids).
+type sessTable struct {
+	mu sync.Mutex
+	m  map[string]*httpSess
+}
+
+// httpSess is one session of the table.
+type httpSess struct {
+	id      string
+	owner   string        // TokenInfo.UserID of the POST that created it; "" none
+	timeout time.Duration // server.session_idle_timeout; 0 none
+
+	mu    sync.Mutex
+	refs  int         // POSTs in flight
+	timer *time.Timer // nil: no timeout, or stopped for good
+	s     *session    // the proxy's session, once registered (sessionFor)
+	calls map[jsonrpc.ID]context.CancelCauseFunc
+	asks  map[string]chan []byte // own requests waiting for the client's answer
+}
+
+func (t *sessTable) get(id string) *httpSess {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.m[id]
+}
+
+// add records a session the go-sdk just created, with its creating POST
+// in flight.
+func (t *sessTable) add(id, owner string, timeout time.Duration) *httpSess {
+	e := &httpSess{id: id, owner: owner, timeout: timeout, refs: 1}
+	if timeout > 0 {
+		e.timer = time.AfterFunc(timeout, e.expire)
+		e.timer.Stop() // runs once the creating POST ends (endPOST)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]*httpSess{}
+	}
+	t.m[id] = e
+	return e
+}
+
+// drop forgets the session of id (it ended), stopping its timer.
+func (t *sessTable) drop(id string) {
+	t.mu.Lock()
+	e := t.m[id]
+	delete(t.m, id)
+	t.mu.Unlock()
+	if e != nil {
+		e.mu.Lock()
+		if e.timer != nil {
+			e.timer.Stop()
+			e.timer = nil
+		}
+		e.mu.Unlock()
+	}
+}
+
+// expire closes the session after its idle time (go-sdk v1.8.0: the
+// session timer's ServerSession.Close).
+func (e *httpSess) expire() {
+	e.mu.Lock()
+	s := e.s
+	e.mu.Unlock()
+	if s != nil && s.ss != nil {
+		_ = s.ss.Close()
+	}
+}
+
+// startPOST and endPOST hold the idle timer while POSTs are in flight, as
+// go-sdk v1.8.0 sessionInfo does.
+func (e *httpSess) startPOST() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.refs == 0 && e.timer != nil {
+		e.timer.Stop()
+	}
+	e.refs++
+}
+
+func (e *httpSess) endPOST() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.refs--
+	if e.refs == 0 && e.timer != nil {
+		e.timer.Reset(e.timeout)
+	}
+}
+
+// ownedBy reports whether r may use the session: no owner, or r's token
+// names the owner (go-sdk v1.8.0 lookupSession).
+func (e *httpSess) ownedBy(r *http.Request) bool {
+	if e.owner == "" {
+		return true
+	}
+	ti := auth.TokenInfoFromContext(r.Context())
+	return ti != nil && ti.UserID == e.owner
+}
+
+// sessionsFront wraps next, the go-sdk's stateful Streamable HTTP handler
+// of endpoint (made without SessionTimeout), with the session table and
+// the tools/call fast path (see the file comment). timeout is
+// server.session_idle_timeout.
+func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.Handler) http.Handler {
+	fs := sync.OnceValue(func() *fastServer {
+		return &fastServer{endpoint: endpoint, srv: p.Server(endpoint, transportStateful), handle: p.receivingHandler(endpoint, transportStateful)}
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r) // GET, DELETE: the go-sdk looks the session up and checks its owner
+			return
+		}
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			// An initialize (requireSession): the session it creates is
+			// recorded by its handler (recordSession); its idle timer
+			// starts when this POST ends.
+			slot := &newSess{timeout: timeout}
+			if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+				slot.owner = ti.UserID
+			}
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), newSessKey{}, slot)))
+			if e := slot.e.Load(); e != nil {
+				e.endPOST()
+			}
+			return
+		}
+		e := p.hsess.get(id)
+		if e == nil || !e.ownedBy(r) {
+			next.ServeHTTP(w, r) // the go-sdk answers 404 / 403
+			return
+		}
+		e.startPOST()
+		defer e.endPOST()
+		if p.serveSessFast(w, r, e, fs) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// newSessKey is the context key of a POST that may create a session: the
+// go-sdk's session contexts derive from that POST's (mcp/streamable.go
+// connectStreamable), so the initialize handler finds the slot
+// (recordSession).
+type newSessKey struct{}
+
+// newSess is that slot: who sent the POST, and the session it created.
+type newSess struct {
+	owner   string
+	timeout time.Duration
+	e       atomic.Pointer[httpSess]
+}
+
+// recordSession records the session ss, whose initialize the proxy
+// admitted (its proxy session s), when ctx is that of a POST that
+// sessionsFront saw create it.
+func (p *Proxy) recordSession(ctx context.Context, ss *mcp.ServerSession, s *session) {
+	slot, ok := ctx.Value(newSessKey{}).(*newSess)
+	if !ok || ss.ID() == "" || p.hsess.get(ss.ID()) != nil {
+		return
+	}
+	e := p.hsess.add(ss.ID(), slot.owner, slot.timeout)
+	e.mu.Lock()
+	e.s = s
+	e.mu.Unlock()
+	slot.e.Store(e)
+}
+
+// sessCallKey is the context key of a fast-path call on a session: its
+// answer stream and session (sessFastSending).
+type sessCallKey struct{}
+
+type sessCall struct {
+	conn *fastHTTPConn
+	e    *httpSess
+	ss   *mcp.ServerSession
+}
+
+// errSessionNotReady is why a session is not (yet) served by the fast path.
+func sessReady(e *httpSess) *session {
+	e.mu.Lock()
+	s := e.s
+	e.mu.Unlock()
+	if s == nil || s.ss == nil || s.ss.InitializeParams() == nil || s.flags == nil || !s.flags.initialized.Load() || s.flags.logLevel.Load() {
+		return nil
+	}
+	return s
+}
+
+// postOK reports whether r's headers are what the go-sdk's stateful POST
+// accepts for a request the fast path may take, and returns its body.
+func postOK(r *http.Request) (*frameBody, bool) {
+	h := r.Header
+	if len(h.Values("Last-Event-ID")) > 0 {
+		return nil, false
+	}
+	if v := h.Get("Mcp-Protocol-Version"); v != "" && (v >= modernVersion || !slices.Contains(frontVersions(), v)) {
+		return nil, false
+	}
+	fb, ok := r.Body.(*frameBody)
+	if !ok || fb.Len() != len(fb.b) || len(fb.b) == 0 || len(fb.b) > sdkMaxBody {
+		return nil, false
+	}
+	if ct := h.Get("Content-Type"); ct != "application/json" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return nil, false
+		}
+	}
+	if jsonOK, streamOK := acceptsJSONAndStream(h.Values("Accept")); !jsonOK || !streamOK {
+		return nil, false
+	}
+	return fb, true
+}
+
+// rpcObject is the top level of a JSON-RPC message object, raw.
+type rpcObject struct {
+	rpc, id, method, params, result, err []byte
+}
+
+// scanRPC reads one JSON-RPC message object; ok is false for anything
+// else (a batch, unknown or repeated members, invalid JSON or UTF-8, too
+// deep).
+func scanRPC(body []byte) (m rpcObject, ok bool) {
+	if !utf8.Valid(body) {
+		return m, false
+	}
+	bad := false
+	depth, err := jsonscan.Object(body, func(k, v []byte) bool {
+		var slot *[]byte
+		switch string(k) {
+		case "jsonrpc":
+			slot = &m.rpc
+		case "id":
+			slot = &m.id
+		case "method":
+			slot = &m.method
+		case "params":
+			slot = &m.params
+		case "result":
+			slot = &m.result
+		case "error":
+			slot = &m.err
+		}
+		if slot == nil || *slot != nil {
+			bad = true
+			return false
+		}
+		*slot = v
+		return true
+	})
+	if err != nil || bad || depth > fastMaxDepth || string(m.rpc) != `"2.0"` {
+		return m, false
+	}
+	return m, true
+}
+
+// serveSessFast serves r on the fast path when it qualifies, reporting
+// whether it did: a plain tools/call, notifications/cancelled of a
+// fast-path call, or the client's answer to a request of one.
+func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSess, server func() *fastServer) bool {
+	if !fastHTTP || goDebugSet() {
+		return false
+	}
+	fb, ok := postOK(r)
+	if !ok {
+		return false
+	}
+	m, ok := scanRPC(fb.b)
+	if !ok {
+		return false
+	}
+	switch {
+	case m.method == nil:
+		return e.answered(w, m, fb.b)
+	case string(m.method) == `"notifications/cancelled"`:
+		return e.cancelled(w, m)
+	case string(m.method) != `"tools/call"` || m.id == nil || m.result != nil || m.err != nil:
+		return false
+	}
+	s := sessReady(e)
+	if s == nil {
+		return false
+	}
+	id, ok := plainID(m.id)
+	if !ok {
+		return false
+	}
+	params, ok := legacyCallParams(m.params)
+	if !ok {
+		return false
+	}
+	p.runSessFast(w, r, e, s, server(), id, params)
+	return true
+}
+
+// legacyCallParams reads tools/call params the fast path may take (see the
+// file comment) as the go-sdk decodes them.
+func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil, false
+	}
+	var name, args, meta []byte
+	bad := false
+	if _, err := jsonscan.Object(raw, func(k, v []byte) bool {
+		var slot *[]byte
+		switch string(k) {
+		case "name":
+			slot = &name
+		case "arguments":
+			slot = &args
+		case "_meta":
+			slot = &meta
+		}
+		if slot == nil || *slot != nil {
+			bad = true
+			return false
+		}
+		*slot = v
+		return true
+	}); err != nil || bad || !plainString(name) || len(name) == 2 {
+		return nil, false
+	}
+	params := &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}
+	if args != nil {
+		params.Arguments = json.RawMessage(args)
+	}
+	if meta == nil {
+		return params, true
+	}
+	if meta[0] != '{' {
+		return nil, false
+	}
+	var seen [fastMaxMetaKs][]byte
+	n := 0
+	if _, err := jsonscan.Object(meta, func(k, _ []byte) bool {
+		if n == len(seen) || strings.IndexByte(string(k), '\\') >= 0 || string(k) == "progressToken" || string(k) == taskMetaKey || strings.HasPrefix(string(k), "io.modelcontextprotocol/") {
+			bad = true
+			return false
+		}
+		for _, s := range seen[:n] {
+			if string(s) == string(k) {
+				bad = true
+				return false
+			}
+		}
+		seen[n] = k
+		n++
+		return true
+	}); err != nil || bad {
+		return nil, false
+	}
+	if n > 0 {
+		if json.Unmarshal(meta, &params.Meta) != nil {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// runSessFast runs the call on the session's own ServerSession and writes
+// the answer.
+func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess, s *session, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
+	callCtx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	e.mu.Lock()
+	if _, dup := e.calls[id]; dup {
+		e.mu.Unlock()
+		// go-sdk v1.8.0 servePOST's answer to an id already in flight.
+		writeRPCErrorID(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest, fmt.Sprintf("duplicate in-flight request ID %v", id.Raw()))
+		return
+	}
+	if e.calls == nil {
+		e.calls = map[jsonrpc.ID]context.CancelCauseFunc{}
+	}
+	e.calls[id] = cancel
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.calls, id)
+		e.mu.Unlock()
+	}()
+	p.sessFastCalls.Add(1)
+	conn := &fastHTTPConn{legacy: true}
+	conn.start(w, r)
+	hdr := w.Header()
+	hdr["Cache-Control"], hdr["Content-Type"], hdr["Connection"] = sseCacheControl, sseContentType, sseConnection
+	req := &mcp.CallToolRequest{Session: s.ss, Params: params, Extra: &mcp.RequestExtra{
+		TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header, CloseSSEStream: noCloseSSE}}
+	ctx := context.WithValue(callCtx, sessCallKey{}, &sessCall{conn: conn, e: e, ss: s.ss})
+	ctx = context.WithValue(ctx, fastHTTPKey{}, r) // fastHTTPConn.Write: notifications of the call
+	res, err := fs.handle(ctx, "tools/call", req)
+	if context.Cause(callCtx) == errClientCancelled {
+		// MCP basic/utilities/cancellation: no answer for a request the
+		// client cancelled (as cancelGate withholds the go-sdk's); the
+		// stream ends without an event.
+		conn.mu.Lock()
+		conn.w, conn.cur = nil, nil
+		conn.mu.Unlock()
+		if r.Context().Err() == nil {
+			w.WriteHeader(http.StatusOK)
+		}
+		return
+	}
+	conn.answer(r.Context(), id, res, err)
+}
+
+// writeRPCErrorID is writeRPCError with a decoded id.
+func writeRPCErrorID(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	if err != nil {
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+// cancelled cancels the fast-path call a notifications/cancelled names
+// (MCP basic/utilities/cancellation) and answers 202; a cancellation of
+// any other id goes to the go-sdk.
+func (e *httpSess) cancelled(w http.ResponseWriter, m rpcObject) bool {
+	if m.id != nil || len(m.params) == 0 || m.params[0] != '{' {
+		return false
+	}
+	var rid []byte
+	if _, err := jsonscan.Object(m.params, func(k, v []byte) bool {
+		if string(k) == "requestId" {
+			rid = v
+		}
+		return true
+	}); err != nil || rid == nil {
+		return false
+	}
+	id, ok := plainID(rid)
+	if !ok {
+		return false
+	}
+	e.mu.Lock()
+	cancel := e.calls[id]
+	e.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel(errClientCancelled)
+	w.WriteHeader(http.StatusAccepted)
+	return true
+}
+
+// errClientCancelled is the cause of a fast-path call the client cancelled
+// with notifications/cancelled.
+var errClientCancelled = errors.New("the client cancelled the request (notifications/cancelled)")
+
+// answered hands the client's answer to a request of a fast-path call
+// (sessFastSending) to it and answers 202, as the go-sdk answers a POST of
+// responses; any other response goes to the go-sdk.
+func (e *httpSess) answered(w http.ResponseWriter, m rpcObject, body []byte) bool {
+	if m.id == nil || m.params != nil || (m.result == nil) == (m.err == nil) || !plainString(m.id) {
+		return false
+	}
+	key := string(m.id[1 : len(m.id)-1])
+	e.mu.Lock()
+	ch := e.asks[key]
+	delete(e.asks, key)
+	e.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	ch <- body // buffered: one answer per request
+	w.WriteHeader(http.StatusAccepted)
+	return true
+}
+
+// askSeq numbers the requests fast-path calls send to clients ("mts-N":
+// the go-sdk's own ids are numbers).
+var askSeq atomic.Uint64
+
+// sessFastSending is a sending middleware of the stateful server: a
+// message the proxy sends with the context of a fast-path call goes on
+// that call's POST stream (see the file comment).
+func sessFastSending(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		sc, ok := ctx.Value(sessCallKey{}).(*sessCall)
+		if !ok || req.GetSession() != sc.ss {
+			return next(ctx, method, req)
+		}
+		var res mcp.Result
+		switch req.GetParams().(type) { // the request is a ServerRequest[Params] here
+		case *mcp.ElicitParams:
+			res = new(mcp.ElicitResult)
+		case *mcp.CreateMessageWithToolsParams:
+			res = new(mcp.CreateMessageWithToolsResult)
+		case *mcp.CreateMessageParams:
+			res = new(mcp.CreateMessageResult)
+		case *mcp.ListRootsParams:
+			res = new(mcp.ListRootsResult)
+		default:
+			if strings.HasPrefix(method, "notifications/") {
+				params, err := json.Marshal(req.GetParams())
+				if err != nil {
+					return nil, err
+				}
+				return nil, sc.conn.Write(ctx, &jsonrpc.Request{Method: method, Params: params})
+			}
+			return next(ctx, method, req)
+		}
+		return res, sc.ask(ctx, method, req.GetParams(), res)
+	}
+}
+
+// ask sends a request to the client on the call's POST stream and decodes
+// its answer into res; errors are worded as go-sdk v1.8.0's call words
+// them (mcp/transport.go), and a request whose context ends is cancelled
+// with notifications/cancelled on the stream, as the go-sdk does.
+func (sc *sessCall) ask(ctx context.Context, method string, params mcp.Params, res mcp.Result) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	key := "mts-" + strconv.FormatUint(askSeq.Add(1), 10)
+	id, _ := jsonrpc.MakeID(key)
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Request{ID: id, Method: method, Params: raw})
+	if err != nil {
+		return err
+	}
+	ch := make(chan []byte, 1)
+	e := sc.e
+	e.mu.Lock()
+	if e.asks == nil {
+		e.asks = map[string]chan []byte{}
+	}
+	e.asks[key] = ch
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		delete(e.asks, key)
+		e.mu.Unlock()
+	}()
+	if err := sc.send(data); err != nil {
+		return fmt.Errorf("calling %q: %w", method, err)
+	}
+	select {
+	case b := <-ch:
+		m, _ := scanRPC(b)
+		if m.err != nil {
+			var je jsonrpc.Error
+			if err := json.Unmarshal(m.err, &je); err != nil {
+				return fmt.Errorf("calling %q: the client's error answer does not decode: %v", method, err)
+			}
+			return fmt.Errorf("calling %q: %w", method, &je)
+		}
+		if err := json.Unmarshal(m.result, res); err != nil {
+			return fmt.Errorf("calling %q: the client's answer does not decode: %v", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		cp, _ := json.Marshal(&mcp.CancelledParams{Reason: ctx.Err().Error(), RequestID: key})
+		if note, err := jsonrpc.EncodeMessage(&jsonrpc.Request{Method: "notifications/cancelled", Params: cp}); err == nil {
+			_ = sc.send(note)
+		}
+		return ctx.Err()
+	}
+}
+
+// send writes data as an event of the call's POST stream while the call is
+// not answered.
+func (sc *sessCall) send(data []byte) error {
+	c := sc.conn
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur == nil {
+		return fmt.Errorf("%w: write to closed stream", errRejected)
+	}
+	if err := writeSSE(c.w, data); err != nil {
+		return fmt.Errorf("%w: undelivered message: %v", errRejected, err)
+	}
+	return nil
+}

@@ -1,0 +1,375 @@
+package proxy
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sessClient is a 2025-11-25 Streamable HTTP client session made by hand
+// (initialize, notifications/initialized), for byte comparisons.
+type sessClient struct {
+	t   *testing.T
+	url string
+	sid string
+}
+
+// openSession opens a session as client name and waits until the proxy
+// has handled its notifications/initialized (the fast path's condition).
+func openSession(t *testing.T, p *Proxy, url, name string, hdr map[string]string) *sessClient {
+	t.Helper()
+	c := &sessClient{t: t, url: url}
+	a, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+name+`","version":"1"}}}`, hdr)
+	if a.status != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("initialize: %s", a)
+	}
+	c.sid = resp.Header.Get("Mcp-Session-Id")
+	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, hdr); a.status != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %s", a)
+	}
+	waitFor(t, "notifications/initialized handled", func() bool {
+		e := p.hsess.get(c.sid)
+		return e != nil && sessReady(e) != nil
+	})
+	return c
+}
+
+func (c *sessClient) post(body string, hdr map[string]string) httpAnswer {
+	a, _ := c.postResp(body, hdr)
+	return a
+}
+
+func (c *sessClient) postResp(body string, hdr map[string]string) (httpAnswer, *http.Response) {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, c.url, bytes.NewReader([]byte(body)))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.sid != "" {
+		req.Header.Set("Mcp-Session-Id", c.sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	}
+	for k, v := range hdr {
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var h strings.Builder
+	for _, k := range []string{"Content-Type", "Cache-Control", "Connection", "Content-Length", "Transfer-Encoding", "Allow"} {
+		fmt.Fprintf(&h, "%s=%q ", k, resp.Header.Values(k))
+	}
+	fmt.Fprintf(&h, "TE=%q CL=%d", resp.TransferEncoding, resp.ContentLength)
+	return httpAnswer{status: resp.StatusCode, header: h.String(), body: string(b)}, resp
+}
+
+// TestFrontSessionFastSameBytes: the same 2025-11-25 requests on a session
+// of the stateful Streamable HTTP front, with the tools/call fast path
+// (frontsession.go) and without it (the go-sdk's stateful handler decodes
+// every request), get byte-identical HTTP answers (status, the headers the
+// go-sdk sets, body): results (with HTML characters), an unknown tool, a
+// tool the client's policy denies (by_client), arguments that fail the
+// inputSchema, an output schema, a string id, no arguments, other _meta,
+// no MCP-Protocol-Version, and what the fast path leaves to the go-sdk (a
+// progress token, an io.modelcontextprotocol/ key, a task, a name that is
+// not a string or has escapes, an extra member, a batch, Last-Event-ID,
+// Accept without event-stream, a duplicate member). The fast path served
+// exactly the calls it may take; the denied tool never ran.
+func TestFrontSessionFastSameBytes(t *testing.T) {
+	call := func(id, params string) string {
+		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
+	}
+	cases := []struct {
+		what, body string
+		hdr        map[string]string
+		fast       bool
+	}{
+		{"result", call("2", `{"name":"up__echo","arguments":{"a":"<b>&"}}`), nil, true},
+		{"unknown tool", call("3", `{"name":"up__nope","arguments":{}}`), nil, true},
+		{"denied tool", call("4", `{"name":"up__delete_thing","arguments":{"x":1}}`), nil, true},
+		{"bad arguments", call("5", `{"name":"up__write","arguments":{"path":3}}`), nil, true},
+		{"output schema", call("6", `{"name":"up__paid","arguments":{"amount":3}}`), nil, true},
+		{"string id, no arguments", call(`"call-7"`, `{"name":"up__echo"}`), nil, true},
+		{"other _meta", call("8", `{"name":"up__echo","arguments":{},"_meta":{"x-own":[1,2.5]}}`), nil, true},
+		{"no MCP-Protocol-Version", call("9", `{"name":"up__echo","arguments":{}}`), map[string]string{"Mcp-Protocol-Version": ""}, true},
+		{"progress token", call("10", `{"name":"up__echo","arguments":{},"_meta":{"progressToken":"tok"}}`), nil, false},
+		{"protocol _meta key", call("11", `{"name":"up__echo","arguments":{},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"x"}}}`), nil, false},
+		{"task", call("12", `{"name":"up__echo","arguments":{},"task":{}}`), nil, false},
+		{"name not a string", call("13", `{"name":5,"arguments":{}}`), nil, false},
+		{"escaped name", call("14", `{"name":"up\u005f_echo","arguments":{}}`), nil, false},
+		{"extra member", call("15", `{"name":"up__echo","arguments":{},"extra":1}`), nil, false},
+		{"duplicate member", `{"jsonrpc":"2.0","id":16,"id":17,"method":"tools/call","params":{"name":"up__echo"}}`, nil, false},
+		{"batch", `[` + call("18", `{"name":"up__echo"}`) + `]`, nil, false},
+		{"Last-Event-ID", call("19", `{"name":"up__echo","arguments":{}}`), map[string]string{"Last-Event-ID": "x_1"}, false},
+		{"Accept without event-stream", call("20", `{"name":"up__echo","arguments":{}}`), map[string]string{"Accept": "application/json"}, false},
+		{"after the others", call("21", `{"name":"up__echo","arguments":{"b":"\u2028"}}`), nil, true},
+	}
+	up := startTestUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\n[tools.by_client.\"restricted*\"]\ndeny = [\"up__delete_thing\"]\n", tomlQuote(up.URL)))
+	url := frontURL(t, p)
+	answers := map[bool][]httpAnswer{}
+	defer func() { fastHTTP = true }()
+	for _, fast := range []bool{false, true} {
+		fastHTTP = fast
+		c := openSession(t, p, url, "restricted-legacy", nil)
+		before := p.sessFastCalls.Load()
+		want := int64(0)
+		for _, tc := range cases {
+			b0 := p.sessFastCalls.Load()
+			answers[fast] = append(answers[fast], c.post(tc.body, tc.hdr))
+			if served := p.sessFastCalls.Load() > b0; fast && served != tc.fast {
+				t.Errorf("%s: served by the fast path: %v, want %v", tc.what, served, tc.fast)
+			}
+			if tc.fast && fast {
+				want++
+			}
+		}
+		if got := p.sessFastCalls.Load() - before; got != want {
+			t.Errorf("fast=%v: the fast path served %d calls, want %d", fast, got, want)
+		}
+	}
+	for i, tc := range cases {
+		if a, b := answers[true][i], answers[false][i]; a != b {
+			t.Errorf("%s:\nfast path: %s\ngo-sdk:    %s", tc.what, a, b)
+		}
+	}
+	if a := answers[true][2]; !strings.Contains(a.body, "delete_thing") {
+		t.Errorf("by_client deny not applied on the fast path: %s", a)
+	}
+	if a := answers[true][0]; a.status != http.StatusOK || !strings.Contains(a.body, `"text":"echo {\"a\":`) {
+		t.Errorf("echo answer: %s", a)
+	}
+	if n := up.count("delete_thing"); n != 0 {
+		t.Errorf("the denied tool ran %d times upstream", n)
+	}
+}
+
+// TestFrontSessionFastNotReady: the fast path leaves a session's calls to
+// the go-sdk before its notifications/initialized was handled and after
+// the client set a log level (its log notifications could go on the call's
+// stream); the answers are the go-sdk's.
+func TestFrontSessionFastNotReady(t *testing.T) {
+	up := startTestUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\n", tomlQuote(up.URL)))
+	c := &sessClient{t: t, url: frontURL(t, p)}
+	_, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"n","version":"1"}}}`, nil)
+	c.sid = resp.Header.Get("Mcp-Session-Id")
+	before := p.sessFastCalls.Load()
+	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__echo"}}`, nil); !strings.Contains(a.body, "echo") {
+		t.Fatalf("call before notifications/initialized: %s", a)
+	}
+	if n := p.sessFastCalls.Load() - before; n != 0 {
+		t.Errorf("the fast path served %d calls before notifications/initialized", n)
+	}
+	c = openSession(t, p, frontURL(t, p), "n2", nil)
+	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`, nil); a.status != http.StatusOK {
+		t.Fatalf("setLevel: %s", a)
+	}
+	before = p.sessFastCalls.Load()
+	if a := c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"up__echo"}}`, nil); !strings.Contains(a.body, "echo") {
+		t.Fatalf("call after setLevel: %s", a)
+	}
+	if n := p.sessFastCalls.Load() - before; n != 0 {
+		t.Errorf("the fast path served %d calls after logging/setLevel", n)
+	}
+}
+
+// TestFrontSessionFastCancel: a 2025-11-25 session's tools/call on the
+// fast path is cancelled by notifications/cancelled naming it (answered
+// 202; the upstream tool's context ends; the call's stream ends without an
+// answer, as cancelGate makes the go-sdk's), and by the client closing the
+// POST; the session serves later calls on the fast path.
+func TestFrontSessionFastCancel(t *testing.T) {
+	url, started, cancelled := slowUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
+	c := openSession(t, p, frontURL(t, p), "canceller", nil)
+	before := p.sessFastCalls.Load()
+	done := make(chan httpAnswer, 1)
+	go func() {
+		done <- c.post(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slowup__slow","arguments":{}}}`, nil)
+	}()
+	waitSignal(t, started, "the upstream tool did not start")
+	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-1","reason":"test"}}`, nil); a.status != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled: %s", a)
+	}
+	waitSignal(t, cancelled, "notifications/cancelled did not reach the upstream tool")
+	if a := <-done; a.status != http.StatusOK || strings.Contains(a.body, "slow-1") {
+		t.Errorf("the cancelled call was answered (MCP cancellation: SHOULD not): %s", a)
+	}
+
+	// Closing the POST.
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slowup__slow","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.sid)
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	waitSignal(t, started, "the second call did not start")
+	cancel()
+	<-errc
+	waitSignal(t, cancelled, "closing the POST did not reach the upstream tool")
+	if a := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slowup__quick","arguments":{}}}`, nil); !strings.Contains(a.body, `"quick"`) {
+		t.Fatalf("quick: %s", a)
+	}
+	if n := p.sessFastCalls.Load() - before; n != 3 {
+		t.Errorf("the fast path served %d calls, want 3", n)
+	}
+}
+
+// TestFrontSessionIdleHeldByFastCall: session_idle_timeout does not end a
+// session while a fast-path call of it is in flight (the timer is the
+// proxy's now, held by every POST of the session, as the go-sdk's was), and
+// ends it once idle: its next request gets 404.
+func TestFrontSessionIdleHeldByFastCall(t *testing.T) {
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	s := mcp.NewServer(&mcp.Implementation{Name: "held", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "held", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		<-release
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	upURL := hs.URL
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nsession_idle_timeout = \"300ms\"\n[tool_search]\nenabled = false\n[upstreams.h]\nurl = %s\n", tomlQuote(upURL)))
+	c := openSession(t, p, frontURL(t, p), "held", nil)
+	before := p.sessFastCalls.Load()
+	done := make(chan httpAnswer, 1)
+	go func() {
+		done <- c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"h__held","arguments":{}}}`, nil)
+	}()
+	waitSignal(t, started, "the upstream tool did not start")
+	time.Sleep(time.Second) // > session_idle_timeout, with the call in flight
+	close(release)
+	if a := <-done; !strings.Contains(a.body, "released") {
+		t.Fatalf("the held call: %s", a)
+	}
+	if n := p.sessFastCalls.Load() - before; n != 1 {
+		t.Fatalf("the fast path served %d calls, want 1", n)
+	}
+	waitFor(t, "the idle session closed", func() bool { return p.hsess.get(c.sid) == nil && p.sessionCount() == 0 })
+	if a := c.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil); a.status != http.StatusNotFound {
+		t.Fatalf("a request of the expired session: %s", a)
+	}
+}
+
+// TestFrontSessionFastElicit: a go-sdk client of the stateful Streamable
+// HTTP front at 2025-11-25 whose tools/call takes the fast path is asked
+// for approval (elicitation/create) on the call's POST stream, as the
+// go-sdk asks it (the client opens no GET stream, where the question
+// would go without sessFastSending); its answer, POSTed back, reaches the approval: accepted
+// runs the tool, declined blocks it. The relayed answer is the client's
+// (an error answer is an error).
+func TestFrontSessionFastElicit(t *testing.T) {
+	p, up := testProxy(t, "[server]\ntransport = \"http\"\n"+approvalConfig)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		name   string
+		answer *mcp.ElicitResult
+		runs   bool
+	}{
+		{"accept", &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, true},
+		{"decline", &mcp.ElicitResult{Action: "decline"}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			asked := 0
+			cl := mcp.NewClient(&mcp.Implementation{Name: "http-" + c.name, Version: "1"}, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked++
+					if !strings.Contains(req.Params.Message, "mcp:up:delete_thing") {
+						t.Errorf("elicitation message: %s", req.Params.Message)
+					}
+					return c.answer, nil
+				}})
+			// No standalone GET stream: the question can only come on
+			// the call's POST stream.
+			cs, err := cl.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: frontURL(t, p), DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: legacyVersion})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			waitFor(t, "the session ready for the fast path", func() bool {
+				e := p.hsess.get(cs.ID())
+				return e != nil && sessReady(e) != nil
+			})
+			before, ran := p.sessFastCalls.Load(), up.count("delete_thing")
+			r := callTool(t, cs, "up__delete_thing", map[string]any{"name": "x"})
+			if n := p.sessFastCalls.Load() - before; n != 1 {
+				t.Fatalf("the fast path served %d calls, want 1", n)
+			}
+			if asked != 1 {
+				t.Fatalf("elicitation requests = %d, want 1", asked)
+			}
+			if c.runs {
+				if r.IsError || up.count("delete_thing") != ran+1 {
+					t.Fatalf("accepted call: %s", resultText(r))
+				}
+				return
+			}
+			assertBlocked(t, r, up, "", "the person declined")
+			if up.count("delete_thing") != ran {
+				t.Fatal("the declined call reached the upstream")
+			}
+		})
+	}
+}
+
+// TestFrontSessionOwner: a session opened with one user's token is served
+// (fast path included) only for that user: another user's token with the
+// same Mcp-Session-Id gets the go-sdk's 403 "session user mismatch", for a
+// tools/call the fast path would take and for notifications/cancelled, and
+// nothing of it runs.
+func TestFrontSessionOwner(t *testing.T) {
+	env := startIdentityEnv(t, "")
+	p := env.P
+	alice := map[string]string{"Authorization": "Bearer " + env.AS.Mint("alice", []string{env.MCP}, "", 0)}
+	bob := map[string]string{"Authorization": "Bearer " + env.AS.Mint("bob", []string{env.MCP}, "", 0)}
+	c := openSession(t, p, env.MCP, "owner-a", alice)
+	before := p.sessFastCalls.Load()
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gh__whoami","arguments":{}}}`
+	if a := c.post(call, alice); a.status != http.StatusOK || !strings.Contains(a.body, "connect it first") {
+		t.Fatalf("alice's call: %s", a)
+	}
+	if n := p.sessFastCalls.Load() - before; n != 1 {
+		t.Fatalf("the fast path served %d of alice's calls, want 1", n)
+	}
+	for _, body := range []string{call, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`} {
+		if a := c.post(body, bob); a.status != http.StatusForbidden || !strings.Contains(a.body, "session user mismatch") {
+			t.Fatalf("bob on alice's session: %s", a)
+		}
+	}
+	if n := p.sessFastCalls.Load() - before; n != 1 {
+		t.Fatalf("the fast path served bob on alice's session")
+	}
+}
