@@ -106,9 +106,10 @@ type sessTable struct {
 
 // httpSess is one session of the table.
 type httpSess struct {
-	id      string
-	owner   string        // TokenInfo.UserID of the POST that created it; "" none
-	timeout time.Duration // server.session_idle_timeout; 0 none
+	id       string
+	endpoint string        // the mount that created it: no other serves it (as each go-sdk handler knows only its own)
+	owner    string        // TokenInfo.UserID of the POST that created it; "" none
+	timeout  time.Duration // server.session_idle_timeout; 0 none
 
 	mu    sync.Mutex
 	refs  int         // POSTs in flight
@@ -126,8 +127,8 @@ func (t *sessTable) get(id string) *httpSess {
 
 // add records a session the go-sdk just created, with its creating POST
 // in flight.
-func (t *sessTable) add(id, owner string, timeout time.Duration) *httpSess {
-	e := &httpSess{id: id, owner: owner, timeout: timeout, refs: 1}
+func (t *sessTable) add(id, endpoint, owner string, timeout time.Duration) *httpSess {
+	e := &httpSess{id: id, endpoint: endpoint, owner: owner, timeout: timeout, refs: 1}
 	if timeout > 0 {
 		e.timer = time.AfterFunc(timeout, e.expire)
 		e.timer.Stop() // runs once the creating POST ends (endPOST)
@@ -227,7 +228,7 @@ func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.
 			return
 		}
 		e := p.hsess.get(id)
-		if e == nil || !e.ownedBy(r) {
+		if e == nil || e.endpoint != endpoint || !e.ownedBy(r) {
 			next.ServeHTTP(w, r) // the go-sdk answers 404 / 403
 			return
 		}
@@ -261,7 +262,7 @@ func (p *Proxy) recordSession(ctx context.Context, ss *mcp.ServerSession, s *ses
 	if !ok || ss.ID() == "" || p.hsess.get(ss.ID()) != nil {
 		return
 	}
-	e := p.hsess.add(ss.ID(), slot.owner, slot.timeout)
+	e := p.hsess.add(ss.ID(), s.endpoint, slot.owner, slot.timeout)
 	e.mu.Lock()
 	e.s = s
 	e.mu.Unlock()

@@ -373,3 +373,26 @@ func TestFrontSessionOwner(t *testing.T) {
 		t.Fatalf("the fast path served bob on alice's session")
 	}
 }
+
+// TestFrontSessionTiedToEndpoint: a session of [endpoints.x] is not served
+// on /mcp (fast path included), whatever session id it is shown: the
+// go-sdk handler of /mcp answers 404 as before; on its own mount it is
+// served.
+func TestFrontSessionTiedToEndpoint(t *testing.T) {
+	p, _ := testProxy(t, "[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.up]\nurl = %[1]s\n[endpoints.x]\npath = \"/x/mcp\"\n")
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	cx := openSession(t, p, srv.URL+"/x/mcp", "mount-x", nil)
+	before := p.sessFastCalls.Load()
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__echo","arguments":{}}}`
+	other := &sessClient{t: t, url: srv.URL + "/mcp", sid: cx.sid}
+	if a := other.post(call, nil); a.status != http.StatusNotFound {
+		t.Errorf("a session of /x/mcp on /mcp: %s", a)
+	}
+	if a := cx.post(call, nil); a.status != http.StatusOK || !strings.Contains(a.body, "echo") {
+		t.Errorf("on its own mount: %s", a)
+	}
+	if n := p.sessFastCalls.Load() - before; n != 1 {
+		t.Errorf("the fast path served %d calls, want 1 (the own mount's)", n)
+	}
+}
