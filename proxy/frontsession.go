@@ -21,8 +21,9 @@ package proxy
 //     the go-sdk's timer does). GET streams do not hold it (as before);
 //   - the owner: the user id of the token whose POST created the session
 //     (auth.TokenInfo, as the go-sdk records it). The fast path serves only
-//     a request of that user; any other reaches the go-sdk, which answers
-//     403 "session user mismatch" as before.
+//     a request of that user, on the mount ([endpoints]) that created the
+//     session; any other reaches the go-sdk, which answers 403 "session
+//     user mismatch" or 404 as before.
 //
 // The fast path takes a POST only when all of these hold: the session is
 // known here and its go-sdk session has handled notifications/initialized
