@@ -35,3 +35,33 @@ func TestBagTipsNearTwins(t *testing.T) {
 		t.Errorf("without the bag score the latitude/longitude tool is first too: the test no longer shows what it changes")
 	}
 }
+
+// Two tools with the same words in another order: the request follows
+// the wording of one of them. Every other signal ties them (the same
+// terms, lengths and fields), so without the word-pair signal
+// (RankParams.Pairs) the smaller id wins; with it, the tool whose
+// description has the request's words side by side does.
+func TestPairsFollowWording(t *testing.T) {
+	tools := append([][3]string{
+		{"a:rates_tool", "Convert currency rates to a report.", ""},
+		{"b:rates_tool", "Report rates: convert to currency.", ""},
+	}, filler...)
+	var es []*Entry
+	for _, d := range testIndex(t, tools).docs {
+		es = append(es, d.e)
+	}
+	p := DefaultRankParams()
+	p.Semantic = 0
+	for q, want := range map[string]string{
+		"report the rates converted to currency": "mcp:b:rates_tool",
+		"currency rates in a report":             "mcp:a:rates_tool",
+	} {
+		if got := top(NewIndexWithParams(es, p), q, 1); !slices.Equal(got, []string{want}) {
+			t.Errorf("%q: first hit %v, want %s", q, got, want)
+		}
+	}
+	p.Pairs = 0
+	if got := top(NewIndexWithParams(es, p), "report the rates converted to currency", 1); slices.Equal(got, []string{"mcp:b:rates_tool"}) {
+		t.Errorf("without the pair signal the b tool is first too: the test no longer shows what it changes")
+	}
+}

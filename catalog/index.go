@@ -114,6 +114,15 @@ type RankParams struct {
 	// clause's best bag score), and they are ranked again. Near-identical
 	// tools are then ordered by the evidence the fields split up.
 	Bag float64
+	// Pairs is the weight of the word-pair signal (0 = off): each of the
+	// first coverageDepth hits gains Pairs × (the top score) × its share
+	// of the best pair score among them, where an entry's pair score sums
+	// idf(a)+idf(b) over the pairs of adjacent query terms a b that are
+	// adjacent in its name or its description ("lawsuit cases" in
+	// "Retrieve all lawsuit cases …", "air quality index" in
+	// get_air_quality_index). Near-identical tools share the words; the
+	// one whose wording the request follows shares their order too.
+	Pairs float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -134,6 +143,7 @@ func DefaultRankParams() RankParams {
 		VerbMismatch:      0.9,
 		ReadWriteMismatch: 0.5,
 		Coverage:          0.5,
+		Pairs:             0.1,
 		Bag:               0.3,
 	}
 }
@@ -186,6 +196,10 @@ type idxDoc struct {
 	keys  []string // exact-match keys (lower-case id, exposed, name)
 	nkeys []string // name keys (nameKey of name, exposed name, title)
 	verb  uint8    // nameVerb of the name
+	// pairs are the hashes (pairHash) of the pairs of adjacent terms of
+	// the name and of the description, sorted, without repeats
+	// (RankParams.Pairs).
+	pairs []uint32
 }
 
 // Index is a BM25F search index over catalog entries. It is safe for
@@ -486,6 +500,7 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 	for f := range n {
 		d.lens[f] = float32(n[f])
 	}
+	d.pairs = termPairs(toks)
 	// Only grouping equal terms matters (the order of d.terms does not):
 	// by key, then by the whole term.
 	slices.SortFunc(toks, func(a, b tokF) int {
@@ -949,7 +964,7 @@ type scratch struct {
 	// the sum of the words' weights (see weighUnits).
 	unitW, partGot, altGot, partShare []float64
 	unitTotal                         float64
-	bags                              []float64 // bag scores of the first hits (bagMix)
+	bags                              []float64 // bag scores of the first hits (bagMix), then their pair scores (pairMix)
 	bagNorm                           []float64 // their length normalisation (bagMix)
 	// The first hits' query-term frequencies, documents and document
 	// order (hitTerms).
@@ -1224,6 +1239,9 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	}
 	if p.Bag > 0 && len(out) > 1 {
 		ix.bagMix(out, sc)
+	}
+	if p.Pairs > 0 && len(out) > 1 {
+		ix.pairMix(out, sc)
 	}
 	slices.SortFunc(out, func(a, b Scored) int { // sort.Slice allocated twice
 		if better(a.Score, a.Entry, b.Score, b.Entry) {
@@ -1511,6 +1529,146 @@ func (ix *Index) hitTerms(out []Scored, sc *scratch) {
 			tfs[int(i)*nt+j] = float64(tf[fieldName]) + float64(tf[fieldDesc]) + float64(tf[fieldUpstream]) + float64(tf[fieldParam])
 		}
 	}
+}
+
+// termPairs returns the sorted, distinct hashes (pairHash) of the pairs
+// of adjacent terms of the name and of the description among toks (the
+// entry's terms in the order emitted, fields in order), for
+// RankParams.Pairs; nil for none. One allocation, of the exact size.
+func termPairs(toks []tokF) []uint32 {
+	var buf [256]uint32
+	hs := buf[:0]
+	for i := 1; i < len(toks) && toks[i].f <= fieldDesc; i++ {
+		a, b := &toks[i-1], &toks[i]
+		if a.f == b.f && a.t != b.t {
+			hs = append(hs, pairHash(a.t, b.t))
+		}
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	slices.Sort(hs)
+	hs = slices.Compact(hs)
+	return append(make([]uint32, 0, len(hs)), hs...)
+}
+
+// pairHash hashes the pair of adjacent terms a b (FNV-1a, 32 bits; a
+// collision only adds a small score to one of the first hits).
+func pairHash(a, b string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(a); i++ {
+		h = (h ^ uint32(a[i])) * 16777619
+	}
+	h = (h ^ 0xff) * 16777619 // no term has the byte 0xff (UTF-8)
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint32(b[i])) * 16777619
+	}
+	return h
+}
+
+// pairMix adds the word-pair score (RankParams.Pairs) to the first hits
+// in out: for each pair of adjacent query terms (analyzedQuery.seq) an
+// entry whose name or description has the two terms side by side gains
+// idf(a)+idf(b). For a query of several clauses an entry's share is the
+// mean of its share of the whole query's best pair score and its best
+// share of one clause's (a pair is in the clauses both its terms are in),
+// as in bagMix. Cost per hit: one merge walk of the query's sorted pair
+// hashes and the entry's.
+func (ix *Index) pairMix(out []Scored, sc *scratch) {
+	aq, idfs := &sc.aq, sc.idfs
+	if len(aq.seq) < 2 {
+		return
+	}
+	// The query's distinct pairs, sorted by hash (insertion sort: at most
+	// maxSeq-1, mostly a handful), so each hit's sorted hashes are matched
+	// in one merge walk.
+	var pbuf [maxSeq]queryPair
+	ps := pbuf[:0]
+	for k := 1; k < len(aq.seq); k++ {
+		a, b := &aq.terms[aq.seq[k-1]], &aq.terms[aq.seq[k]]
+		if a == b || a.ti == nil || b.ti == nil {
+			continue
+		}
+		p := queryPair{pairHash(a.term, b.term), a.segs & b.segs, idfs[aq.seq[k-1]] + idfs[aq.seq[k]]}
+		j := len(ps)
+		ps = append(ps, p)
+		for ; j > 0 && ps[j-1].h > p.h; j-- {
+			ps[j] = ps[j-1]
+		}
+		if j > 0 && ps[j-1].h == p.h { // a repeated pair counts once
+			copy(ps[j:], ps[j+1:])
+			ps = ps[:len(ps)-1]
+			continue
+		}
+		ps[j] = p
+	}
+	if len(ps) == 0 {
+		return
+	}
+	// Columns per hit: the whole query, then each clause.
+	cols := 1
+	if aq.nseg > 1 {
+		cols += aq.nseg
+	}
+	sc.bags = slices.Grow(sc.bags[:0], len(out)*cols)[:len(out)*cols]
+	vals := sc.bags
+	clear(vals)
+	var bmax [1 + maxSegs]float64
+	var top float64
+	for i := range out {
+		top = max(top, out[i].Score)
+		dp := ix.docs[out[i].doc].pairs
+		if len(dp) == 0 {
+			continue
+		}
+		row := vals[i*cols : (i+1)*cols]
+		for k, m := 0, 0; k < len(ps) && m < len(dp); {
+			switch {
+			case ps[k].h < dp[m]:
+				k++
+			case ps[k].h > dp[m]:
+				m++
+			default:
+				row[0] += ps[k].w
+				for sg, c := ps[k].segs, 1; sg != 0 && cols > 1; sg, c = sg>>1, c+1 {
+					if sg&1 != 0 {
+						row[c] += ps[k].w
+					}
+				}
+				k++
+				m++
+			}
+		}
+		for c, v := range row {
+			bmax[c] = max(bmax[c], v)
+		}
+	}
+	if bmax[0] <= 0 {
+		return
+	}
+	w := ix.params.Pairs * top
+	for i := range out {
+		row := vals[i*cols : (i+1)*cols]
+		b := row[0] / bmax[0]
+		if cols > 1 {
+			var cl float64
+			for c := 1; c < cols; c++ {
+				if bmax[c] > 0 {
+					cl = max(cl, row[c]/bmax[c])
+				}
+			}
+			b = (b + cl) / 2
+		}
+		out[i].Score += w * b
+	}
+}
+
+// queryPair is a pair of adjacent query terms (pairMix): its hash, the
+// clauses it is in and its weight idf(a)+idf(b).
+type queryPair struct {
+	h    uint32
+	segs uint8
+	w    float64
 }
 
 // coverageDepth is how many first hits of a single-task query the

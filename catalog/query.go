@@ -99,7 +99,11 @@ type queryTerm struct {
 type analyzedQuery struct {
 	terms []queryTerm
 	words []string
-	seen  map[string]int // term -> index in terms
+	// seq is the query's terms in the order written (indexes into
+	// terms; the words' own terms, not identifier wholes or derived
+	// terms), for the pairs of adjacent terms (RankParams.Pairs).
+	seq  []int32
+	seen map[string]int // term -> index in terms
 	// nseg is the number of clauses of the query that have terms: a
 	// request for several things ("Get the weather in Paris. Then book a
 	// table for two.") is split at sentence ends and at words that start
@@ -120,6 +124,10 @@ type analyzedQuery struct {
 // multi-task requests (sealtools: 102 of 2,054 queries reached 6) together.
 const maxSegs = 8
 
+// maxSeq bounds analyzedQuery.seq: the first 64 terms of a query give its
+// word pairs.
+const maxSeq = 64
+
 // analyzeQuery tokenizes a query with the index's rules (see
 // analyzedQuery.analyze) into a new analyzedQuery.
 func analyzeQuery(q string) analyzedQuery {
@@ -135,7 +143,7 @@ func analyzeQuery(q string) analyzedQuery {
 // highest weight. Words of paths, URLs, e-mail addresses, numbers and
 // quoted values are down-weighted (see weightPathWord).
 func (aq *analyzedQuery) analyze(q string) {
-	aq.terms, aq.words = aq.terms[:0], aq.words[:0]
+	aq.terms, aq.words, aq.seq = aq.terms[:0], aq.words[:0], aq.seq[:0]
 	aq.nunits = 0
 	if aq.seen == nil {
 		aq.seen = map[string]int{}
@@ -240,6 +248,9 @@ func (aq *analyzedQuery) analyze(q string) {
 				ww = min(ww, weightNumber)
 			}
 			add(t, word, ww, false, u, alt)
+			if len(aq.seq) < maxSeq {
+				aq.seq = append(aq.seq, int32(aq.seen[t]))
+			}
 		})
 		forEachRun(chunk, func(run string) { aq.words = append(aq.words, normalizeWord(run)) })
 		prev, sentenceStart = chunk, false

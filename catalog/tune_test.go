@@ -94,6 +94,7 @@ func TestTuneRankParams(t *testing.T) {
 		{"name_boost", func(p *RankParams) *float64 { return &p.NameBoost }, []float64{0, 1, 3, 6}},
 		{"semantic", func(p *RankParams) *float64 { return &p.Semantic }, []float64{0, 0.2, 0.4, 0.7}},
 		{"clause_mix", func(p *RankParams) *float64 { return &p.ClauseMix }, []float64{0, 0.3, 0.5, 0.7, 1}},
+		{"pairs", func(p *RankParams) *float64 { return &p.Pairs }, []float64{0, 0.05, 0.1, 0.15, 0.2}},
 		{"bag", func(p *RankParams) *float64 { return &p.Bag }, []float64{0, 0.1, 0.2, 0.3, 0.4, 0.6}},
 		{"coverage", func(p *RankParams) *float64 { return &p.Coverage }, []float64{0, 0.3, 0.5, 0.7, 1}},
 		{"rw_mismatch", func(p *RankParams) *float64 { return &p.ReadWriteMismatch }, []float64{1, 0.9, 0.8, 0.7, 0.5}},
