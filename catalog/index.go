@@ -1467,9 +1467,16 @@ func (ix *Index) bagMix(out []Scored, sc *scratch) {
 	if bmax[0] <= 0 {
 		return
 	}
-	w := ix.params.Bag * top
+	addShares(out, bags, cols, &bmax, ix.params.Bag*top)
+}
+
+// addShares adds w × share to each hit of out, its share being its
+// score in vals (cols per hit: the whole query, then each clause) over
+// the best (bmax); with clauses, the mean of the whole-query share and
+// its best clause share (bagMix, pairMix).
+func addShares(out []Scored, vals []float64, cols int, bmax *[1 + maxSegs]float64, w float64) {
 	for i := range out {
-		row := bags[i*cols : (i+1)*cols]
+		row := vals[i*cols : (i+1)*cols]
 		b := row[0] / bmax[0]
 		if cols > 1 {
 			var cl float64
@@ -1646,21 +1653,7 @@ func (ix *Index) pairMix(out []Scored, sc *scratch) {
 	if bmax[0] <= 0 {
 		return
 	}
-	w := ix.params.Pairs * top
-	for i := range out {
-		row := vals[i*cols : (i+1)*cols]
-		b := row[0] / bmax[0]
-		if cols > 1 {
-			var cl float64
-			for c := 1; c < cols; c++ {
-				if bmax[c] > 0 {
-					cl = max(cl, row[c]/bmax[c])
-				}
-			}
-			b = (b + cl) / 2
-		}
-		out[i].Score += w * b
-	}
+	addShares(out, vals, cols, &bmax, ix.params.Pairs*top)
 }
 
 // queryPair is a pair of adjacent query terms (pairMix): its hash, the
