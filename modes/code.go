@@ -68,7 +68,7 @@ func (c *Code) Tools(env Env) []*mcp.Tool {
 
 // Instructions is a short hint for code mode.
 func (c *Code) Instructions(env Env) string {
-	return "This server fronts a catalog of " + countTools(env) + ". Use tool_search_code to search, describe and call them from a short JavaScript body." + startingInstructions(env)
+	return "This server fronts a catalog of " + countTools(env) + ". Use tool_search_code to search, describe and call them from a short JavaScript body." + startingInstructions(env) + unavailableSummary(env)
 }
 
 // CodeOutput is the structuredContent of a tool_search_code result.
@@ -179,9 +179,13 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 			if err != nil {
 				return nil, err
 			}
-			if note := catalog.SearchNote(hits); note != "" {
+			note := catalog.SearchNote(hits)
+			if note != "" {
+				note = searchNote(note, starting(env))
+			}
+			if note = unavailableNote(note, q, unavailable(env)); note != "" { // unavailable.go
 				mu.Lock()
-				weak = append(weak, fmt.Sprintf("openclaw.tools.search(%s): %s", quoteJSON(clipRef(q)), searchNote(note, starting(env))))
+				weak = append(weak, fmt.Sprintf("openclaw.tools.search(%s): %s", quoteJSON(clipRef(q)), note))
 				mu.Unlock()
 			}
 			return json.Marshal(hits)

@@ -271,7 +271,7 @@ func summary(env Env) string {
 		parts = append(parts, fmt.Sprintf("%s (%d)", u, count[u]))
 	}
 	if len(es) == 0 {
-		return "The catalog is empty right now." + startingSummary(starting(env))
+		return "The catalog is empty right now." + startingSummary(starting(env)) + unavailableSummary(env)
 	}
 	tools, servers := "tools", "MCP servers"
 	if len(es) == 1 {
@@ -280,7 +280,7 @@ func summary(env Env) string {
 	if len(ups) == 1 {
 		servers = "MCP server"
 	}
-	return fmt.Sprintf("The catalog holds %d %s from %d %s: %s.", len(es), tools, len(ups), servers, strings.Join(parts, ", ")) + startingSummary(starting(env))
+	return fmt.Sprintf("The catalog holds %d %s from %d %s: %s.", len(es), tools, len(ups), servers, strings.Join(parts, ", ")) + startingSummary(starting(env)) + unavailableSummary(env)
 }
 
 // countTools is "N MCP tools" (or "MCP tools" when the catalog is empty

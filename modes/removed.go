@@ -32,10 +32,13 @@ func removedRef(env Env, ref string) string {
 
 // absentRef is the reason a reference to a tool that is not in the
 // catalog may be meaningful: its MCP server is still starting
-// (startingRef) or was removed by a config reload (removedRef). "" when
+// (startingRef), failed (unavailableRef) or was removed by a config reload (removedRef). "" when
 // there is none (the caller then answers unknown tool with suggestions).
 func absentRef(env Env, ref string) string {
 	if st := startingRef(env, ref); st != "" {
+		return st
+	}
+	if st := unavailableRef(env, ref); st != "" { // unavailable.go
 		return st
 	}
 	return removedRef(env, ref)

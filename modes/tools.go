@@ -96,7 +96,7 @@ func (t *Tools) pinned(env Env) []*catalog.Entry {
 // Instructions carries the directory in directory mode; in tools mode a
 // short hint on how to use the three tools.
 func (t *Tools) Instructions(env Env) string {
-	head := "This server fronts a catalog of " + countTools(env) + ". Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call." + startingInstructions(env)
+	head := "This server fronts a catalog of " + countTools(env) + ". Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call." + startingInstructions(env) + unavailableSummary(env)
 	if !t.Directory {
 		return head
 	}
@@ -162,7 +162,7 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 		if err != nil {
 			return errorResult("tool_search: %v", err), nil
 		}
-		if note := searchNote(catalog.SearchNote(hits), starting(env)); note != "" {
+		if note := searchNoteFor(env, catalog.SearchNote(hits), q); note != "" {
 			return jsonResult(map[string]any{"hits": hits, "note": note})
 		}
 		return jsonResult(map[string]any{"hits": hits})

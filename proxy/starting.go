@@ -2,7 +2,11 @@ package proxy
 
 import (
 	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -27,4 +31,59 @@ func (s *session) Starting() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// maxCauseBytes bounds the reason told for an unavailable upstream.
+const maxCauseBytes = 200
+
+// Unavailable implements modes.UnavailableReporter (trial r8, F7): the
+// upstreams in state "failed" with no tools in the session's catalog
+// snapshot that the session's policy lets it see (as Starting), sorted by
+// name, each with upstream.Status.Cause — the proxy's own words, never
+// the upstream's stderr — with control characters replaced and clipped to
+// maxCauseBytes. A model told "no strong match" or "unknown tool" can then
+// tell the user that the server is broken and why (e.g. `exec: "uvx":
+// executable file not found in $PATH`, the usual PATH problem of a
+// desktop client).
+func (s *session) Unavailable() []modes.Unavailable {
+	var out []modes.Unavailable
+	snap := s.Snapshot()
+	view := s.p.view(s.client, s.endpoint)
+	for _, st := range s.p.ups.Statuses() {
+		if st.State != upstream.StateFailed {
+			continue
+		}
+		tools := upstreamTools(snap, st.Name)
+		listed := false
+		for range tools {
+			listed = true
+			break
+		}
+		if listed || !view.Features(st.Name, tools).Allowed {
+			continue
+		}
+		out = append(out, modes.Unavailable{Name: st.Name, Reason: clipCause(st.Cause)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// clipCause replaces control characters (and invalid UTF-8) by spaces and
+// clips c to maxCauseBytes at a rune boundary, marking the cut with "…".
+func clipCause(c string) string {
+	c = strings.Map(func(r rune) rune {
+		if r == utf8.RuneError || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(c, " "))
+	c = strings.TrimSpace(c)
+	if len(c) <= maxCauseBytes {
+		return c
+	}
+	cut := maxCauseBytes
+	for cut > 0 && !utf8.RuneStart(c[cut]) {
+		cut--
+	}
+	return c[:cut] + "…"
 }

@@ -42,6 +42,7 @@ type conn struct {
 	mu       sync.Mutex // guards the fields below
 	state    State
 	err      string
+	cause    string // Status.Cause
 	since    time.Time
 	restarts int
 	tools    []*mcp.Tool
@@ -131,7 +132,7 @@ func (c *conn) status() Status {
 }
 
 func (c *conn) statusLocked() Status {
-	return Status{Name: c.name, State: c.state, Err: c.err, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags, Extra: c.extra}
+	return Status{Name: c.name, State: c.state, Err: c.err, Cause: c.cause, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags, Extra: c.extra}
 }
 
 func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }
@@ -141,7 +142,7 @@ func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }
 // leaving ready, or entering failed from another state), then OnStatus.
 // listing is the new listing (ready) or nil (the last listing's
 // diagnostics are kept).
-func (c *conn) transition(state State, reason string, cur *live, listing *ingest.Result) {
+func (c *conn) transition(state State, reason, cause string, cur *live, listing *ingest.Result) {
 	c.cbMu.Lock()
 	defer c.cbMu.Unlock()
 	var tools []*mcp.Tool
@@ -152,7 +153,7 @@ func (c *conn) transition(state State, reason string, cur *live, listing *ingest
 		c.diags, c.extra = listing.Diagnostics, listing.Extra
 	}
 	prev := c.state
-	c.state, c.err, c.cur, c.tools = state, reason, cur, tools
+	c.state, c.err, c.cause, c.cur, c.tools = state, reason, cause, cur, tools
 	if listing != nil {
 		c.params = paramIndex(tools)
 	}
@@ -181,8 +182,8 @@ func (c *conn) transition(state State, reason string, cur *live, listing *ingest
 // run is the supervisor loop; it returns when ctx (the manager's) ends.
 func (c *conn) run(ctx context.Context) {
 	defer c.signalFirst()
-	defer c.transition(StateStopped, "", nil, nil)
-	c.transition(StateStarting, "", nil, nil)
+	defer c.transition(StateStopped, "", "", nil, nil)
+	c.transition(StateStarting, "", "", nil, nil)
 	attempt := 0
 	for first := true; ; first = false {
 		if ctx.Err() != nil {
@@ -202,14 +203,14 @@ func (c *conn) run(ctx context.Context) {
 				return
 			}
 			c.log.Warn("upstream connection failed", "error", err.Error(), "attempt", attempt+1)
-			c.transition(StateFailed, err.Error(), nil, nil)
+			c.transition(StateFailed, err.Error(), causeOf(err), nil, nil)
 			c.signalFirst()
 			if l != nil {
 				l.teardown(c.m.opts.Grace, c.log)
 			}
 		} else {
 			l.up = time.Now()
-			c.transition(StateReady, "", l, &l.initial)
+			c.transition(StateReady, "", "", l, &l.initial)
 			c.signalFirst()
 			if l.child != nil {
 				l.child.quiet.Store(true)
@@ -222,12 +223,12 @@ func (c *conn) run(ctx context.Context) {
 			}()
 			reason, closing := c.watch(ctx, l)
 			if closing {
-				c.transition(StateStopped, "", nil, nil)
+				c.transition(StateStopped, "", "", nil, nil)
 				l.teardown(c.m.opts.Grace, c.log)
 				return
 			}
 			c.log.Warn("upstream down", "reason", reason)
-			c.transition(StateFailed, reason, nil, nil)
+			c.transition(StateFailed, reason, downCause(l), nil, nil)
 			l.teardown(c.m.opts.Grace, c.log)
 			if time.Since(l.up) >= c.m.opts.BackoffMax {
 				attempt = 0
@@ -512,14 +513,52 @@ func (c *conn) attemptError(l *live, phase string, err error) error {
 		defer t.Stop()
 		select {
 		case <-l.child.exited:
-			return errors.New(l.child.reason() + skippedNote(l))
+			return &causeError{msg: l.child.reason() + skippedNote(l), cause: "the process " + l.child.exitOwn + " during " + phase}
 		case <-t.C:
 		}
 	}
 	if timedOut {
-		return fmt.Errorf("%s: startup_timeout (%s) exceeded: no answer to %s%s", phase, c.startupTimeout(), phase, skippedNote(l))
+		own := fmt.Sprintf("%s: startup_timeout (%s) exceeded: no answer to %s", phase, c.startupTimeout(), phase)
+		return &causeError{msg: own + skippedNote(l), cause: own, err: err}
 	}
-	return fmt.Errorf("%s: %w%s", phase, err, skippedNote(l))
+	return &causeError{msg: fmt.Sprintf("%s: %v%s", phase, err, skippedNote(l)), cause: fmt.Sprintf("%s: %v", phase, err), err: err}
+}
+
+// causeError is a connection failure whose message may quote the upstream
+// (its last stderr line, the non-JSON-RPC lines it wrote: skippedNote) and
+// whose cause says the same in the proxy's own words (Status.Cause).
+type causeError struct {
+	msg, cause string
+	err        error // wrapped, for errors.Is; may be nil
+}
+
+func (e *causeError) Error() string { return e.msg }
+func (e *causeError) Unwrap() error { return e.err }
+
+// causeOf is Status.Cause for a failed connection attempt: a causeError's
+// cause, else err's message (errors of starting the command, e.g.
+// `exec: "uvx": executable file not found in $PATH`, are the proxy's and
+// the OS's words).
+func causeOf(err error) string {
+	var ce *causeError
+	if errors.As(err, &ce) {
+		return ce.cause
+	}
+	return err.Error()
+}
+
+// downCause is Status.Cause for a connection of l lost after ready:
+// "connection lost", with the process's exit status when it exited (not
+// its stderr, which Status.Err quotes).
+func downCause(l *live) string {
+	if l.child != nil {
+		select {
+		case <-l.child.exited:
+			return "connection lost: the process " + l.child.exitOwn
+		default:
+		}
+	}
+	return "connection lost"
 }
 
 // clientOptions merges the proxy's hook (or own, for a per-client

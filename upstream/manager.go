@@ -55,6 +55,12 @@ type Status struct {
 	// kept while the state is failed and cleared when the upstream becomes
 	// ready again.
 	Err string
+	// Cause is Err in the proxy's own words, without what the upstream
+	// wrote (its stderr, its non-JSON-RPC output), e.g. `exec: "uvx":
+	// executable file not found in $PATH` or "the process exited with
+	// status 1 during initialize"; for model-facing text (trial r8 F7).
+	// Unbounded: clip before showing.
+	Cause string
 	// Since is when State was entered.
 	Since time.Time
 	// Restarts counts connection attempts after the first one (each

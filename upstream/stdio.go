@@ -34,6 +34,7 @@ type child struct {
 
 	exited  chan struct{} // closed after the process was reaped
 	exitMsg string        // set before exited is closed
+	exitOwn string        // exitMsg without the stderr line (proc.Process.ExitReason); set before exited is closed
 	quiet   atomic.Bool   // stderr logged at debug once ready
 
 	lastMu sync.Mutex
@@ -129,6 +130,7 @@ func (c *child) transport(maxBytes int) mcp.Transport {
 // wait records the exit reason once the child was reaped.
 func (c *child) wait() {
 	msg := c.p.ExitReason()
+	c.exitOwn = msg
 	c.lastMu.Lock()
 	if c.last != "" {
 		msg += ": " + c.last
