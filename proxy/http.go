@@ -28,7 +28,11 @@ import (
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
 	out := &lockedWriter{w: nopWriteCloser{os.Stdout}}
-	ft := &frontStdio{in: &lineReader{r: frontStdin(), max: maxLine}, out: out, max: maxLine} // frontstdio.go
+	in := frontStdin() // stdin_linux.go, stdin_other.go
+	if in != os.Stdin {
+		defer in.Close()
+	}
+	ft := &frontStdio{in: &lineReader{r: in, max: maxLine}, out: out, max: maxLine} // frontstdio.go
 	err := p.runStdio(ctx, ft)
 	if errors.Is(err, context.Canceled) {
 		return nil
