@@ -47,16 +47,15 @@ const maxListPages = 100
 // readPages reads one upstream's paginated list (MCP spec
 // server/utilities/pagination): fetch(cursor) returns a page and the next
 // cursor. It stops on an empty or repeated cursor or after maxListPages;
-// an error ends the listing with what was read so far, logged naming the
-// method and the upstream. nil items are dropped.
-func readPages[T any](pt *passthrough, method, up string, fetch func(cursor string) ([]*T, string, error)) []*T {
+// an error ends the listing and is returned with what was read so far.
+// nil items are dropped.
+func readPages[T any](fetch func(cursor string) ([]*T, string, error)) ([]*T, error) {
 	var out []*T
 	cursor := ""
 	for page := 0; page < maxListPages; page++ {
 		items, next, err := fetch(cursor)
 		if err != nil {
-			pt.p.log.Warn(method+": upstream failed", "upstream", up, "err", err)
-			break
+			return out, err
 		}
 		for _, it := range items {
 			if it != nil {
@@ -68,20 +67,27 @@ func readPages[T any](pt *passthrough, method, up string, fetch func(cursor stri
 		}
 		cursor = next
 	}
-	return out
+	return out, nil
 }
 
-// listEach reads method's list (all pages, readPages) from every upstream
-// of ups at once and returns each one's items in the order of ups (nil for
-// an upstream skipped or failed). Each upstream gets at most its
-// startup_timeout (the budget of its first listing; a listing is no tool
-// call): upstreams are not trusted, and one that never answers must not
-// hold the merged answer of every client (README "A broken upstream never
-// takes the others down"); its items are left out and the log line names
-// it and the timeout. fetch asks cs for the page at cursor.
-func listEach[T any](ctx context.Context, pt *passthrough, s *session, method string, ups []string,
-	fetch func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*T, string, error)) [][]*T {
-	out := make([][]*T, len(ups))
+// upstreamShareTimeout bounds one running upstream's part of a client's
+// resources/list, resources/templates/list or prompts/list (all its pages)
+// and of logging/setLevel, which ask every upstream at once. It is not the
+// upstream's startup_timeout: that one covers a process start and maybe a
+// package download (`init` writes "3m" for npx/uvx/docker servers), while
+// these requests go to an upstream that is already running, and one that
+// does not answer must not hold every client's answer for minutes (review
+// r8 F3). docs/config.md, startup_timeout.
+const upstreamShareTimeout = 10 * time.Second
+
+// eachUpstream runs do for every upstream of ups, all at once, on its
+// session for s, each bounded by upstreamShareTimeout, and returns once all
+// have returned. do gets the upstream's index in ups. Upstreams are not
+// trusted: one without a session is passed over, and one that fails or does
+// not answer in time is logged naming method, the upstream and the reason
+// (README "A broken upstream never takes the others down").
+func (pt *passthrough) eachUpstream(ctx context.Context, s *session, method string, ups []string,
+	do func(ctx context.Context, i int, cs *mcp.ClientSession) error) {
 	var wg sync.WaitGroup
 	for i, up := range ups {
 		cs, err := pt.sessionOf(s, up)
@@ -92,30 +98,33 @@ func listEach[T any](ctx context.Context, pt *passthrough, s *session, method st
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			limit := pt.listTimeout(up)
-			lctx, cancel := context.WithTimeout(ctx, limit)
+			uctx, cancel := context.WithTimeout(ctx, upstreamShareTimeout)
 			defer cancel()
-			out[i] = readPages(pt, method, up, func(cursor string) ([]*T, string, error) {
-				items, next, err := fetch(lctx, cs, cursor)
-				if err != nil && ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
-					err = fmt.Errorf("startup_timeout (%s) exceeded: no answer to %s; its items are left out of this answer", limit, method)
+			if err := do(uctx, i, cs); err != nil {
+				if ctx.Err() == nil && errors.Is(uctx.Err(), context.DeadlineExceeded) {
+					err = fmt.Errorf("no answer to %s within %s; the answer goes on without this upstream", method, upstreamShareTimeout)
 				}
-				return items, next, err
-			})
+				pt.p.log.Warn(method+": upstream failed", "upstream", up, "err", err)
+			}
 		}()
 	}
 	wg.Wait()
-	return out
 }
 
-// listTimeout bounds one listing of upstream up other than tools/list
-// (resources, templates, prompts) and its logging/setLevel: the
-// upstream's startup_timeout, as for its tools/list.
-func (pt *passthrough) listTimeout(up string) time.Duration {
-	if u, ok := pt.p.conf().Upstreams[up]; ok && u.StartupTimeout.Duration > 0 {
-		return u.StartupTimeout.Duration
-	}
-	return config.DefaultStartupTimeout
+// listEach reads method's list (all pages, readPages) from every upstream
+// of ups at once (eachUpstream) and returns each one's items in the order
+// of ups: nil for an upstream passed over, what was read before the error
+// for one that failed or did not answer in time. fetch asks cs for the
+// page at cursor.
+func listEach[T any](ctx context.Context, pt *passthrough, s *session, method string, ups []string,
+	fetch func(ctx context.Context, cs *mcp.ClientSession, cursor string) ([]*T, string, error)) [][]*T {
+	out := make([][]*T, len(ups))
+	pt.eachUpstream(ctx, s, method, ups, func(ctx context.Context, i int, cs *mcp.ClientSession) error {
+		var err error
+		out[i], err = readPages(func(cursor string) ([]*T, string, error) { return fetch(ctx, cs, cursor) })
+		return err
+	})
+	return out
 }
 
 // codeResourceNotFound is the MCP spec's error for an unknown resource
@@ -790,8 +799,8 @@ func (pt *passthrough) complete(ctx context.Context, s *session, params *mcp.Com
 }
 
 // setLevel passes logging/setLevel on to every upstream with logging that
-// serves s, to all at once, each bounded by its startup_timeout
-// (listTimeout: an upstream that never answers must not hold the client's
+// serves s, to all at once, each bounded by upstreamShareTimeout
+// (eachUpstream: an upstream that never answers must not hold the client's
 // request). On a shared upstream session the last level set by any client
 // wins; each client session still only receives messages at or above its
 // own level (the go-sdk server filters per session).
@@ -799,27 +808,9 @@ func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.Set
 	if params == nil {
 		return
 	}
-	var wg sync.WaitGroup
-	for _, up := range pt.visibleUpstreams(s, hasLogging) {
-		cs, err := pt.sessionOf(s, up)
-		if err != nil {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			limit := pt.listTimeout(up)
-			lctx, cancel := context.WithTimeout(ctx, limit)
-			defer cancel()
-			if err := cs.SetLoggingLevel(lctx, params); err != nil {
-				if ctx.Err() == nil && errors.Is(lctx.Err(), context.DeadlineExceeded) {
-					err = fmt.Errorf("startup_timeout (%s) exceeded: no answer to logging/setLevel", limit)
-				}
-				pt.p.log.Warn("logging/setLevel: upstream failed", "upstream", up, "err", err)
-			}
-		}()
-	}
-	wg.Wait()
+	pt.eachUpstream(ctx, s, "logging/setLevel", pt.visibleUpstreams(s, hasLogging), func(ctx context.Context, _ int, cs *mcp.ClientSession) error {
+		return cs.SetLoggingLevel(ctx, params)
+	})
 }
 
 // logMessage relays upstream up's notifications/message to client
