@@ -173,7 +173,7 @@ func TestListUnknownEndpoint(t *testing.T) {
 // The starter config of `init` does not warn about itself at the first
 // `check` (trial round 7 F7: code mode with the default code_timeout_ms
 // (10 s) warned that a run ends before one call of the memory upstream
-// may end, call_timeout 1m by default). The warning (proxy
+// may end, call_timeout 1m by default then, 55 s since trial r8 F4). The warning (proxy
 // codeBudgetWarning) is said when some upstream's call_timeout outlives
 // code_timeout_ms; the sandbox worker does not start inside a test
 // binary, so the condition is checked on the parsed file.
@@ -217,5 +217,35 @@ func TestInitStarterGivesNpxTimeToDownload(t *testing.T) {
 	}
 	if got := u.StartupTimeout.Duration; got < 3*time.Minute {
 		t.Errorf("starter config: memory (npx) startup_timeout %s, want at least 3m", got)
+	}
+}
+
+// TestDeadlinesEndBeforeClientTimeout (trial r8 F4): the shipped
+// config.toml, `init`'s starter and the default call_timeout end a code run
+// and a tools/call before 60 s, the TypeScript SDK's default request
+// timeout (DEFAULT_REQUEST_TIMEOUT_MSEC, Claude Desktop, Inspector), so the
+// client gets the proxy's timeout message instead of giving up first.
+func TestDeadlinesEndBeforeClientTimeout(t *testing.T) {
+	const client = 60 * time.Second
+	starter := filepath.Join(t.TempDir(), "starter.toml")
+	if code, _, errs := run("init", "-o", starter); code != exitOK {
+		t.Fatalf("init: exit %d: %s", code, errs)
+	}
+	for _, path := range []string{starter, filepath.Join("..", "config.toml")} {
+		c, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Duration(c.ToolSearch.CodeTimeoutMS) * time.Millisecond; d >= client {
+			t.Errorf("%s: code_timeout_ms %s, want below the client's %s", path, d, client)
+		}
+		for _, u := range c.EnabledUpstreams() {
+			if d := u.CallTimeout.Duration; d >= client {
+				t.Errorf("%s: upstream %s call_timeout %s, want below the client's %s", path, u.Name, d, client)
+			}
+		}
+	}
+	if config.DefaultCallTimeout >= client {
+		t.Errorf("default call_timeout %s, want below the client's %s", config.DefaultCallTimeout, client)
 	}
 }

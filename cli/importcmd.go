@@ -168,8 +168,9 @@ enabled = true
 # "code" (default), "tools" (tool_search / tool_describe / tool_call) or "directory".
 mode = "code"
 # A tool_search_code run (and every call it makes) ends after this many ms (1000..60000;
-# default 10000). 60000 lets a tool take as long as an upstream's default call_timeout (1m).
-code_timeout_ms = 60000
+# default 10000). 55000 lets a tool take as long as an upstream's default call_timeout (55 s),
+# and both end before the 60 s after which TypeScript SDK clients give up on a request.
+code_timeout_ms = 55000
 
 # One [upstreams.NAME] table per MCP server. NAME prefixes its tools (memory__create_entities).
 [upstreams.memory]

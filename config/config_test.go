@@ -78,7 +78,7 @@ func TestDefaults(t *testing.T) {
 		t.Errorf("names: %q %q", fs.Name, web.Name)
 	}
 	for _, u := range []*Upstream{fs, web} {
-		if u.StartupTimeout.Duration != 30*time.Second || u.CallTimeout.Duration != 60*time.Second || u.Session != "shared" || !u.IsEnabled() || u.PrefixOrName() != u.Name {
+		if u.StartupTimeout.Duration != 30*time.Second || u.CallTimeout.Duration != 55*time.Second || u.Session != "shared" || !u.IsEnabled() || u.PrefixOrName() != u.Name {
 			t.Errorf("upstream %s defaults: %+v", u.Name, u)
 		}
 	}

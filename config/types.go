@@ -118,7 +118,7 @@ type Upstream struct {
 	DirectOnly     []string    `toml:"direct_only"`
 	Enabled        *bool       `toml:"enabled"`         // nil means true
 	StartupTimeout Duration    `toml:"startup_timeout"` // default 30s
-	CallTimeout    Duration    `toml:"call_timeout"`    // default 60s
+	CallTimeout    Duration    `toml:"call_timeout"`    // default 55s
 	PingInterval   Duration    `toml:"ping_interval"`   // default 30s: health ping of a ready upstream; two failed pings in a row reconnect it
 	Session        string      `toml:"session"`         // "shared" (default) | "per-client"
 	Credential     *Credential `toml:"credential"`      // issue 18: per-user credentials (identity.go); nil means static

@@ -44,7 +44,7 @@ const (
 	MinDirectoryMaxChars      = 500
 	MaxDirectoryMaxChars      = 50000
 	DefaultStartupTimeout     = 30 * time.Second
-	DefaultCallTimeout        = 60 * time.Second
+	DefaultCallTimeout        = 55 * time.Second // below the TypeScript SDK's 60 s request timeout (docs/config.md)
 	DefaultPingInterval       = 30 * time.Second
 	DefaultSession            = "shared"
 	DefaultApprovalTimeout    = 60 * time.Second

@@ -225,7 +225,7 @@ trusted = true
 	if msg := errorText(t, doc, 0); !strings.Contains(msg, "timed out after 1000 ms") {
 		t.Errorf("run: %q, want a timeout", msg)
 	}
-	if !strings.Contains(stderr, "a tool_search_code run ends after tool_search.code_timeout_ms (1s), before one call of these upstreams may end (call_timeout): github (1m0s)") {
+	if !strings.Contains(stderr, "a tool_search_code run ends after tool_search.code_timeout_ms (1s), before one call of these upstreams may end (call_timeout): github (55s)") {
 		t.Errorf("no start-up warning about the run budget in the proxy's stderr:\n%s", tail(stderr, 2000))
 	}
 	// The client has exited; the upstream saw the cancel when the run was

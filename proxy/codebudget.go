@@ -16,7 +16,7 @@ import (
 // client sends notifications/cancelled with the upstream's request id) and
 // nothing keeps running for a result nobody reads. A tool that needs
 // longer than code_timeout_ms therefore always fails in code mode, however
-// long its upstream's call_timeout (default 60 s) allows; codeBudgetWarning
+// long its upstream's call_timeout (default 55 s) allows; codeBudgetWarning
 // says so at start instead of letting the first slow call find out.
 
 // codeBudgetWarning returns the start-up warning for code mode when some

@@ -139,8 +139,8 @@ func TestCodeBudgetWarning(t *testing.T) {
 		return cfg
 	}
 	w := codeBudgetWarning(parse("[tool_search]\nmode = \"code\"\n[upstreams.a]\ncommand = \"x\"\n[upstreams.b]\ncommand = \"x\"\ncall_timeout = \"5s\"\n"))
-	if !strings.Contains(w, "tool_search.code_timeout_ms (10s)") || !strings.Contains(w, "a (1m0s)") || strings.Contains(w, "b (") {
-		t.Errorf("warning = %q; want upstream a (default 60 s call_timeout) named, not b (5 s)", w)
+	if !strings.Contains(w, "tool_search.code_timeout_ms (10s)") || !strings.Contains(w, "a (55s)") || strings.Contains(w, "b (") {
+		t.Errorf("warning = %q; want upstream a (default 55 s call_timeout) named, not b (5 s)", w)
 	}
 	if w := codeBudgetWarning(parse("[tool_search]\nmode = \"code\"\ncode_timeout_ms = 60000\n[upstreams.a]\ncommand = \"x\"\n")); w != "" {
 		t.Errorf("run budget = call budget: warning %q", w)

@@ -191,7 +191,7 @@ const (
 	defaultStartupTimeout = 30 * time.Second
 	defaultCallTimeout    = DefaultCallTimeout
 	// DefaultCallTimeout is an upstream's call_timeout when it sets none.
-	DefaultCallTimeout = 60 * time.Second
+	DefaultCallTimeout = 55 * time.Second
 	// CallCeilingFactor bounds how far progress can stretch a call: each
 	// progress notification restarts the call's call_timeout, but the call
 	// never runs longer than CallCeilingFactor * call_timeout in total.
@@ -440,7 +440,7 @@ var (
 )
 
 // CallToolWith forwards tools/call to upstream, bounded by ctx and by the
-// upstream's call_timeout (default 60s; restarted by progress, see
+// upstream's call_timeout (default 55s; restarted by progress, see
 // CallOptions.OnProgress). When ctx is cancelled the go-sdk client sends
 // notifications/cancelled with the upstream's request id and the call
 // returns at once. Errors name the upstream:

@@ -171,7 +171,7 @@ func (m *Manager) SessionFor(upstream string) (*mcp.ClientSession, error) {
 	return l.session, nil
 }
 
-// CallTimeout is upstream's call_timeout (default 60s); 0 for an unknown
+// CallTimeout is upstream's call_timeout (default 55s); 0 for an unknown
 // upstream.
 func (m *Manager) CallTimeout(upstream string) time.Duration {
 	c, ok := m.conns[upstream]
