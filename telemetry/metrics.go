@@ -110,8 +110,13 @@ type Metrics struct {
 	// callSeries caches the two series ObserveCall feeds per (upstream
 	// label, outcome label) pair (issue 16: two label lookups per call,
 	// hashing and validating the values each time); DeleteUpstream drops
-	// an upstream's entries with its series.
+	// an upstream's entries with its series. seriesMu orders the cache's
+	// misses (series created and stored) with DeleteUpstream's two steps:
+	// a miss between them cached series about to be unregistered, and a
+	// re-added upstream's calls then never reached /metrics (review r8
+	// F5). A hit takes no lock.
 	callSeries sync.Map // callKey -> *callPair
+	seriesMu   sync.Mutex
 	catalog    *prometheus.GaugeVec
 	upstreamUp *prometheus.GaugeVec
 	ingest     *prometheus.GaugeVec
@@ -206,10 +211,15 @@ func (m *Metrics) ObserveCall(upstream, outcome string, seconds float64) {
 	key := callKey{upstream: upstreamLabel(upstream), outcome: closedLabel(outcome, knownOutcomes)} // bounded, as the labels
 	v, ok := m.callSeries.Load(key)
 	if !ok {
-		v, _ = m.callSeries.LoadOrStore(key, &callPair{
-			calls:    m.calls.WithLabelValues(key.upstream, key.outcome),
-			duration: m.callDuration.WithLabelValues(key.upstream),
-		})
+		m.seriesMu.Lock()
+		if v, ok = m.callSeries.Load(key); !ok {
+			v = &callPair{
+				calls:    m.calls.WithLabelValues(key.upstream, key.outcome),
+				duration: m.callDuration.WithLabelValues(key.upstream),
+			}
+			m.callSeries.Store(key, v)
+		}
+		m.seriesMu.Unlock()
 	}
 	p := v.(*callPair)
 	p.calls.Inc()
@@ -242,17 +252,30 @@ func (m *Metrics) DeleteUpstream(upstream string) {
 		return
 	}
 	up := upstreamLabel(upstream)
+	m.seriesMu.Lock()
+	m.dropCallCache(up)
+	m.dropCallSeries(up)
+	m.seriesMu.Unlock()
+	m.catalog.DeletePartialMatch(prometheus.Labels{"upstream": up})
+	m.upstreamUp.DeletePartialMatch(prometheus.Labels{"upstream": up})
+	m.ingest.DeletePartialMatch(prometheus.Labels{"upstream": up})
+}
+
+// dropCallCache and dropCallSeries are DeleteUpstream's two steps for the
+// call series of upstream label up (the cache, then the registry's
+// series); the caller holds seriesMu.
+func (m *Metrics) dropCallCache(up string) {
 	m.callSeries.Range(func(k, _ any) bool {
 		if k.(callKey).upstream == up {
 			m.callSeries.Delete(k)
 		}
 		return true
 	})
+}
+
+func (m *Metrics) dropCallSeries(up string) {
 	m.calls.DeletePartialMatch(prometheus.Labels{"upstream": up})
 	m.callDuration.DeletePartialMatch(prometheus.Labels{"upstream": up})
-	m.catalog.DeletePartialMatch(prometheus.Labels{"upstream": up})
-	m.upstreamUp.DeletePartialMatch(prometheus.Labels{"upstream": up})
-	m.ingest.DeletePartialMatch(prometheus.Labels{"upstream": up})
 }
 
 // SetIngest sets mcp_toolsearch_ingest_tools{upstream} to the number of

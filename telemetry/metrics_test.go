@@ -5,7 +5,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prometheus/common/expfmt"
@@ -278,5 +280,74 @@ func TestObserveCallAfterDeleteUpstream(t *testing.T) {
 	m.ObserveCall("gh", OutcomeOK, 0.01)
 	if v, ok, _ := findSample(t, m, "mcp_toolsearch_tool_calls_total", labels); !ok || v != 1 {
 		t.Fatalf("after DeleteUpstream, tool_calls_total{gh,ok} = %v (present %v), want 1", v, ok)
+	}
+}
+
+// A call of an upstream that finishes while DeleteUpstream is between its
+// two steps (cache dropped, registry series not yet) must not cache series
+// that are then unregistered: the upstream, added again under the same
+// name, would count its calls in series /metrics never shows (review r8
+// F5). The interleaving is replayed in order: the call's cache miss waits
+// for seriesMu, which DeleteUpstream holds across both steps.
+func TestObserveCallBetweenDeleteUpstreamSteps(t *testing.T) {
+	m := NewMetrics()
+	m.ObserveCall("gh", OutcomeOK, 0.01)
+	m.seriesMu.Lock() // DeleteUpstream("gh"), step by step
+	m.dropCallCache("gh")
+	done := make(chan struct{})
+	go func() { // an in-flight call of the removed upstream ends now
+		m.ObserveCall("gh", OutcomeOK, 0.01)
+		close(done)
+	}()
+	waitFinishedOrLocked(done, "ObserveCall") // finished here: the interleaving of the review
+	m.dropCallSeries("gh")
+	m.seriesMu.Unlock()
+	<-done
+	for range 5 { // the upstream is back under the same name
+		m.ObserveCall("gh", OutcomeOK, 0.01)
+	}
+	labels := map[string]string{"upstream": "gh", "outcome": OutcomeOK}
+	if v, ok, _ := findSample(t, m, "mcp_toolsearch_tool_calls_total", labels); !ok || v != 6 {
+		t.Fatalf("tool_calls_total{gh,ok} = %v (present %v), want 6: the late call and the 5 of the re-added upstream", v, ok)
+	}
+}
+
+// DeleteUpstream racing calls of the same upstream: afterwards a call is
+// always counted on /metrics.
+func TestObserveCallDeleteUpstreamConcurrent(t *testing.T) {
+	m := NewMetrics()
+	labels := map[string]string{"upstream": "gh", "outcome": OutcomeOK}
+	for round := 0; round < 200; round++ {
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); m.ObserveCall("gh", OutcomeOK, 0.01) }()
+		go func() { defer wg.Done(); m.DeleteUpstream("gh") }()
+		wg.Wait()
+		m.ObserveCall("gh", OutcomeOK, 0.01) // 1, or 2 when the racing call came after the delete
+		if v, ok, _ := findSample(t, m, "mcp_toolsearch_tool_calls_total", labels); !ok || (v != 1 && v != 2) {
+			t.Fatalf("round %d: tool_calls_total{gh,ok} = %v (present %v), want 1 or 2", round, v, ok)
+		}
+		m.DeleteUpstream("gh")
+	}
+}
+
+// waitFinishedOrLocked returns once done is closed or a goroutine running
+// fn waits on a mutex (its stack shows lockSlow): it lets a test replay an
+// interleaving whether or not the code under test serialises it.
+func waitFinishedOrLocked(done <-chan struct{}, fn string) {
+	buf := make([]byte, 1<<20)
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, fn) && strings.Contains(g, "lockSlow") {
+				return
+			}
+		}
+		runtime.Gosched()
 	}
 }
