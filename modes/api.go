@@ -372,6 +372,10 @@ func envelopeResultRaw(raw json.RawMessage) (m map[string]any, ok bool) {
 // string, MCP wants an array), not the Go types the decoder saw. Trust:
 // the upstream is not trusted; only the member path and JSON kinds reach
 // the model, and the path is clipped.
+// maxJSONDepth is encoding/json's nesting limit (maxNestingDepth in
+// encoding/json/scanner.go), which a tool result must stay within.
+const maxJSONDepth = 10000
+
 func invalidResult(up string, err error) error {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
@@ -400,6 +404,11 @@ func invalidResult(up string, err error) error {
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
+		if strings.Contains(se.Error(), "exceeded max depth") {
+			// encoding/json's own limit (maxNestingDepth): the result is
+			// JSON, nested too deep to decode (trial r8 F9).
+			return fmt.Errorf("upstream %q sent an invalid tool result: nested deeper than %d levels (the JSON decoder's limit) at byte %d", clipRef(up), maxJSONDepth, se.Offset)
+		}
 		return fmt.Errorf("upstream %q sent an invalid tool result: not JSON at byte %d", clipRef(up), se.Offset)
 	}
 	return fmt.Errorf("upstream %q sent an invalid tool result: %v", clipRef(up), err)

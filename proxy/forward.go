@@ -125,7 +125,12 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 	res, err := p.callRounds(ctx, s, e, params, opts) // mrtr.go
 	if ie, ok := modes.AsInvalidResult(e.Upstream, err); ok {
 		// A result that does not decode is worded in JSON terms on every
-		// surface (direct tools/call, tool_call, the code bridge).
+		// surface (direct tools/call, tool_call, the code bridge), and
+		// logged for the operator: one line and one summary a minute
+		// per upstream (trial r8 F9).
+		if p.pt.upRelay(e.Upstream).invalid.Allow() {
+			p.log.Warn("upstream sent an invalid tool result", "upstream", e.Upstream, "tool", e.Name, "error", ie.Error())
+		}
 		return nil, ie
 	}
 	return res, err

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ import (
 func TestInvalidResultInJSONTerms(t *testing.T) {
 	sc := &fakeupstream.Scenario{
 		Tools: func() string {
-			return `[{"name":"str","inputSchema":{"type":"object"}},{"name":"content","inputSchema":{"type":"object"}}]`
+			return `[{"name":"str","inputSchema":{"type":"object"}},{"name":"content","inputSchema":{"type":"object"}},{"name":"deep","inputSchema":{"type":"object"}}]`
 		},
 		Raw: func(s *fakeupstream.Session, m *fakeupstream.Msg) bool {
 			if m.Method != "tools/call" {
@@ -29,6 +30,9 @@ func TestInvalidResultInJSONTerms(t *testing.T) {
 			}
 			if strings.Contains(string(m.Params), `"name":"str"`) {
 				s.Result(m.ID, `"notanobject"`)
+			} else if strings.Contains(string(m.Params), `"name":"deep"`) {
+				// trial r8 F9: JSON, nested past encoding/json's limit.
+				s.Result(m.ID, `{"content":[],"structuredContent":{"a":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+`}}`)
 			} else {
 				s.Result(m.ID, `{"content":"notalist"}`)
 			}
@@ -40,16 +44,18 @@ func TestInvalidResultInJSONTerms(t *testing.T) {
 	want := map[string]string{
 		"str":     `upstream "bad" sent an invalid tool result: the result is a string where MCP wants an object`,
 		"content": `upstream "bad" sent an invalid tool result: "content" is a string where MCP wants an array`,
+		"deep":    `upstream "bad" sent an invalid tool result: nested deeper than 10000 levels (the JSON decoder's limit) at byte`,
 	}
 	for _, mode := range []string{"tools", "off"} {
 		conf := fmt.Sprintf("[tool_search]\nmode = \"tools\"\n[upstreams.bad]\nurl = %s\n", tomlQuote(hs.URL))
 		if mode == "off" {
 			conf = fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.bad]\nurl = %s\n", tomlQuote(hs.URL))
 		}
-		p := startProxyIn(t, t.TempDir(), conf, nil, Options{})
+		logs := &syncBuffer{}
+		p := startProxyIn(t, t.TempDir(), conf, nil, Options{Logger: slog.New(slog.NewTextHandler(logs, nil))})
 		cs := connect(t, p, "unit-invalid-result", nil)
 		for tool, w := range want {
-			if mode == "off" && tool == "content" {
+			if mode == "off" && tool != "str" {
 				// A result object whose members look like a
 				// CallToolResult's is passed on as the upstream wrote
 				// it on a direct tools/call (passthrough); the client
@@ -70,6 +76,10 @@ func TestInvalidResultInJSONTerms(t *testing.T) {
 			if !strings.Contains(got, w) || strings.Contains(got, "Go value") || strings.Contains(got, "wireContent") {
 				t.Errorf("mode %s, tool %s:\n got %s\nwant %s, without Go types", mode, tool, got, w)
 			}
+		}
+		// trial r8 F9: the operator sees it too, once a minute per upstream.
+		if n := strings.Count(logs.String(), "upstream sent an invalid tool result"); n != 1 || !strings.Contains(logs.String(), "upstream=bad tool=") {
+			t.Errorf("mode %s: want one WARN naming upstream and tool, got %d:\n%s", mode, n, logs.String())
 		}
 	}
 }

@@ -132,6 +132,7 @@ type upstreamRelay struct {
 	updated     *relayQueue[updatedItem]
 	updateDrops *dropCounter
 	listed      *logwindow.Window // "upstream tools listed" lines (proxy.go)
+	invalid     *logwindow.Window // "upstream sent an invalid tool result" lines (forward.go)
 }
 
 // relays holds the relay state per upstream name.
@@ -171,6 +172,11 @@ func (pt *passthrough) upRelay(up string) *upstreamRelay {
 		u.listed = logwindow.New(time.Minute, func(n int, every time.Duration) {
 			if n > 0 {
 				pt.p.log.Info("upstream tools listed more times", "upstream", up, "times", n, "in_last", every)
+			}
+		})
+		u.invalid = logwindow.New(time.Minute, func(n int, every time.Duration) {
+			if n > 0 {
+				pt.p.log.Warn("more invalid tool results from upstream", "upstream", up, "times", n, "in_last", every)
 			}
 		})
 		return u
