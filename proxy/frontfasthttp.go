@@ -283,7 +283,7 @@ func completeResult(res mcp.Result) bool {
 // Anything else closes the session, as before. At most maxIdlePerTriple
 // sessions per triple and maxIdleSessions in all are kept (each holds the
 // jsonrpc2 connection's reading goroutine); a triple dropped from the cache
-// closes its idle sessions.
+// closes its idle sessions, and Proxy.Close closes them all (closeAll).
 
 const (
 	maxIdlePerTriple = 16
@@ -733,8 +733,9 @@ const (
 )
 
 type tripleCache struct {
-	mu sync.Mutex
-	m  map[string]*knownTriple
+	mu     sync.Mutex
+	m      map[string]*knownTriple
+	closed bool // Proxy.Close ran (closeAll): no triple keeps sessions
 }
 
 // knownTriple is one entry of the triple cache. ci and caps are shared by
@@ -763,6 +764,11 @@ func (t *tripleCache) get(key []byte) *knownTriple {
 // sessions closed (idle counts them).
 func (t *tripleCache) put(key string, k *knownTriple, idle *atomic.Int64) {
 	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		k.pool.drain(idle) // dead: a session given back is closed
+		return
+	}
 	var old map[string]*knownTriple
 	if t.m == nil || len(t.m) >= maxTriples {
 		old, t.m = t.m, map[string]*knownTriple{}
@@ -771,6 +777,19 @@ func (t *tripleCache) put(key string, k *knownTriple, idle *atomic.Int64) {
 		old = map[string]*knownTriple{key: prev}
 	}
 	t.m[key] = k
+	t.mu.Unlock()
+	for _, o := range old {
+		o.pool.drain(idle)
+	}
+}
+
+// closeAll closes every triple's idle sessions and their goroutines, and
+// keeps none from now on (Proxy.Close: a session of a call still running
+// is closed when the call ends).
+func (t *tripleCache) closeAll(idle *atomic.Int64) {
+	t.mu.Lock()
+	old := t.m
+	t.m, t.closed = nil, true
 	t.mu.Unlock()
 	for _, o := range old {
 		o.pool.drain(idle)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -316,6 +317,37 @@ func TestFrontFastHTTPSessionPool(t *testing.T) {
 	if n := p.fastHTTPCalls.Load() - before; n != 6 {
 		t.Errorf("the fast path served %d calls, want 6", n)
 	}
+
+	// Closing the proxy closes the idle session and ends its jsonrpc2
+	// reading goroutine (review r8 F6: they were left running).
+	if n := goroutinesIn("(*fastHTTPConn).Read"); n != 1 {
+		t.Fatalf("%d goroutines read an idle fast-path session's connection, want 1", n)
+	}
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.fastIdle.Load(); n != 0 {
+		t.Errorf("after Close: %d idle sessions, want 0", n)
+	}
+	if n := sessions(); n != 0 {
+		t.Errorf("after Close: the server has %d sessions, want 0", n)
+	}
+	if n := goroutinesIn("(*fastHTTPConn).Read"); n != 0 {
+		t.Errorf("after Close: %d goroutines still read a fast-path session's connection", n)
+	}
+}
+
+// goroutinesIn counts the goroutines whose stack holds fn.
+func goroutinesIn(fn string) int {
+	buf := make([]byte, 4<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	n := 0
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, fn) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestFastHTTPConnStaleContext: a kept session's connection writes a

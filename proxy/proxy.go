@@ -303,6 +303,7 @@ func (p *Proxy) Close(ctx context.Context) error {
 	p.mu.Unlock()
 	p.endLife()
 	p.closeSessions()
+	p.trips.closeAll(&p.fastIdle) // idle fast-path sessions (frontfasthttp.go)
 	if pool := p.surfP.Load().pool; pool != nil {
 		pool.Close()
 	}
