@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -521,7 +523,7 @@ func (c *conn) attemptError(l *live, phase string, err error) error {
 		own := fmt.Sprintf("%s: startup_timeout (%s) exceeded: no answer to %s", phase, c.startupTimeout(), phase)
 		return &causeError{msg: own + skippedNote(l), cause: own, err: err}
 	}
-	return &causeError{msg: fmt.Sprintf("%s: %v%s", phase, err, skippedNote(l)), cause: fmt.Sprintf("%s: %v", phase, err), err: err}
+	return &causeError{msg: fmt.Sprintf("%s: %v%s", phase, err, skippedNote(l)), cause: ownCause(phase, err), err: err} // cause.go
 }
 
 // causeError is a connection failure whose message may quote the upstream
@@ -536,15 +538,24 @@ func (e *causeError) Error() string { return e.msg }
 func (e *causeError) Unwrap() error { return e.err }
 
 // causeOf is Status.Cause for a failed connection attempt: a causeError's
-// cause, else err's message (errors of starting the command, e.g.
-// `exec: "uvx": executable file not found in $PATH`, are the proxy's and
-// the OS's words).
+// cause; the text of an error starting the command (the OS's words on the
+// operator's command, e.g. `exec: "uvx": executable file not found in
+// $PATH`); else the error's kind only (errorKind, cause.go: a transport
+// error may quote the configured URL, whose query may hold a key).
 func causeOf(err error) string {
-	var ce *causeError
-	if errors.As(err, &ce) {
+	var (
+		ce *causeError
+		ee *exec.Error
+		pe *os.PathError
+	)
+	switch {
+	case errors.As(err, &ce):
 		return ce.cause
+	case errors.As(err, &ee), errors.As(err, &pe):
+		return err.Error()
+	default:
+		return "start: " + errorKind(err)
 	}
-	return err.Error()
 }
 
 // downCause is Status.Cause for a connection of l lost after ready:

@@ -58,8 +58,10 @@ type Status struct {
 	// Cause is Err in the proxy's own words, without what the upstream
 	// wrote (its stderr, its non-JSON-RPC output), e.g. `exec: "uvx":
 	// executable file not found in $PATH` or "the process exited with
-	// status 1 during initialize"; for model-facing text (trial r8 F7).
-	// Unbounded: clip before showing.
+	// status 1 during initialize", "initialize: connection refused",
+	// "tools/list: answered with error code -32601"; for model-facing text
+	// (trial r8 F7). It never quotes what the upstream sent nor the
+	// configured URL (cause.go). Unbounded: clip before showing.
 	Cause string
 	// Since is when State was entered.
 	Since time.Time
