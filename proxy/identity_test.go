@@ -311,3 +311,39 @@ func TestStatelessIdentityNotKept(t *testing.T) {
 		t.Errorf("identity records: %d before 50 calls, %d after; want none kept", before, after)
 	}
 }
+
+// TestPooledSessionOwnIdentity (review r8 F6): two users whose clients
+// send the same _meta triple (same client name, version and capabilities)
+// take turns on the HTTP fast path, whose sessions the triple's pool keeps
+// and hands to the next request: each call still runs as the user of its
+// own token (token exchange: the upstream answers with the user's name).
+func TestPooledSessionOwnIdentity(t *testing.T) {
+	env := startIdentityEnv(t, "")
+	alice := env.userClient(t, "same-client", env.AS.Mint("alice", []string{env.MCP}, "", 0), nil)
+	bob := env.userClient(t, "same-client", env.AS.Mint("bob", []string{env.MCP}, "", 0), nil)
+	// The first call of each teaches the triple (the go-sdk's way).
+	for _, u := range []struct {
+		cs   *mcp.ClientSession
+		want string
+	}{{alice, "you are alice"}, {bob, "you are bob"}} {
+		if got := resultText(callTool(t, u.cs, "ex__whoami", map[string]any{})); got != u.want {
+			t.Fatalf("first call: %s, want %s", got, u.want)
+		}
+	}
+	before := env.P.fastHTTPCalls.Load()
+	for i := 0; i < 10; i++ {
+		cs, want := alice, "you are alice"
+		if i%2 == 1 {
+			cs, want = bob, "you are bob"
+		}
+		if got := resultText(callTool(t, cs, "ex__whoami", map[string]any{})); got != want {
+			t.Fatalf("call %d: %s, want %s", i, got, want)
+		}
+		if n := env.P.fastIdle.Load(); n != 1 {
+			t.Fatalf("after call %d: %d idle fast-path sessions, want 1 (one session taken in turn)", i, n)
+		}
+	}
+	if n := env.P.fastHTTPCalls.Load() - before; n != 10 {
+		t.Errorf("the fast path served %d of the 10 calls", n)
+	}
+}
