@@ -61,11 +61,11 @@ package proxy
 // cancels it (as jsonrpc2 cancels its own) and its stream ends without an
 // answer (MCP basic/utilities/cancellation; cancelGate does the same to
 // the go-sdk's answers, frontcancelhttp.go); the session's end (DELETE, idle
-// expiry) cancels it through the session binding (session.bind); and a
-// client that closes the POST stream cancels it: with no event store the
-// answer can no longer reach it. The go-sdk path keeps running such a call
-// at protocol versions before 2026-07-28 (its handler's context is the
-// session's).
+// expiry) cancels it through the session binding (session.bind), with no
+// answer written. A client that closes the POST stream does not cancel it
+// (MCP 2025-11-25 basic/transports: a disconnection is not a
+// cancellation), as on the go-sdk's path, whose handler's context is the
+// session's.
 //
 // Trust: the client is not trusted; what it reaches here is what the
 // go-sdk would have passed to the same chain, and answers to the proxy's
@@ -464,7 +464,13 @@ func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
 // runSessFast runs the call on the session's own ServerSession and writes
 // the answer.
 func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess, s *session, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
-	callCtx, cancel := context.WithCancelCause(r.Context())
+	// Before 2026-07-28 a disconnection is not a cancellation (MCP
+	// 2025-11-25 basic/transports, Streamable HTTP: "The disconnection
+	// SHOULD NOT be interpreted as the client cancelling its request"), so
+	// the call outlives the POST, as on the go-sdk's path; it ends on
+	// notifications/cancelled (e.calls) or the session's end (the
+	// receiving chain's session binding).
+	callCtx, cancel := context.WithCancelCause(context.WithoutCancel(r.Context()))
 	defer cancel(nil)
 	e.mu.Lock()
 	if _, dup := e.calls[id]; dup {
@@ -493,10 +499,11 @@ func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess,
 	ctx := context.WithValue(callCtx, sessCallKey{}, &sessCall{conn: conn, e: e, ss: s.ss})
 	ctx = context.WithValue(ctx, fastHTTPKey{}, r) // fastHTTPConn.Write: notifications of the call
 	res, err := fs.handle(ctx, "tools/call", req)
-	if context.Cause(callCtx) == errClientCancelled {
+	if context.Cause(callCtx) == errClientCancelled || (err != nil && s.life != nil && s.life.Err() != nil) {
 		// MCP basic/utilities/cancellation: no answer for a request the
 		// client cancelled (as cancelGate withholds the go-sdk's); the
-		// stream ends without an event.
+		// stream ends without an event. Nor for one the session's end
+		// (DELETE, idle expiry) cancelled, as on the go-sdk's path.
 		conn.mu.Lock()
 		conn.w, conn.cur = nil, nil
 		conn.mu.Unlock()

@@ -198,8 +198,9 @@ func TestFrontSessionFastNotReady(t *testing.T) {
 // TestFrontSessionFastCancel: a 2025-11-25 session's tools/call on the
 // fast path is cancelled by notifications/cancelled naming it (answered
 // 202; the upstream tool's context ends; the call's stream ends without an
-// answer, as cancelGate makes the go-sdk's), and by the client closing the
-// POST; the session serves later calls on the fast path.
+// answer, as cancelGate makes the go-sdk's), but not by the client closing
+// the POST (before 2026-07-28 a disconnection is not a cancellation); the
+// session serves later calls on the fast path.
 func TestFrontSessionFastCancel(t *testing.T) {
 	url, started, cancelled := slowUpstream(t)
 	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
@@ -236,7 +237,18 @@ func TestFrontSessionFastCancel(t *testing.T) {
 	waitSignal(t, started, "the second call did not start")
 	cancel()
 	<-errc
-	waitSignal(t, cancelled, "closing the POST did not reach the upstream tool")
+	// Before 2026-07-28 closing the POST does not cancel the call (MCP
+	// 2025-11-25 basic/transports): it runs on until notifications/cancelled
+	// names it.
+	select {
+	case <-cancelled:
+		t.Fatal("closing the POST cancelled the call (before 2026-07-28 a disconnection is not a cancellation)")
+	case <-time.After(time.Second):
+	}
+	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"test"}}`, nil); a.status != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled: %s", a)
+	}
+	waitSignal(t, cancelled, "notifications/cancelled after the POST closed did not reach the upstream tool")
 	if a := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slowup__quick","arguments":{}}}`, nil); !strings.Contains(a.body, `"quick"`) {
 		t.Fatalf("quick: %s", a)
 	}
