@@ -99,8 +99,13 @@ func init() {
 		했어 하세요 하십시오 해라 하자 하려면 할래 해요 하고 하면 하기를 해야 된 되는 되다 됩니다 된다 돼 된
 		시켜 시켜줘 중 중인 줘 주세요 줘요 봐 봐줘 라 요 다 기 기를 는 서 어 아 아줘 어줘 아주세요 어주세요`) {
 		koEndings[e] = struct{}{}
+		koMaxEndingBytes = max(koMaxEndingBytes, len(e))
 	}
 }
+
+// koMaxEndingBytes is the longest of koEndings, in bytes: a longer rest of
+// a stretch is no ending, without hashing it.
+var koMaxEndingBytes int
 
 // koSegments finds the words of the Korean table in a CJK run and calls f
 // with the byte span [lo, hi) of each (with its ending, koEndings) and its
@@ -110,28 +115,37 @@ func koSegments(run string, f func(lo, hi int, en string)) {
 	if len(tab.offs) == 0 {
 		return
 	}
+	// Linear in the run: a stretch's end is found once per stretch, each
+	// position looks koMaxRunes syllables ahead, and the rest of the
+	// stretch is hashed only when it is short enough to be an ending (a
+	// tool's description is upstream text, of any length: round 8 review).
+	stretchEnd := 0
 	for base := 0; base < len(run); {
 		r, sz := utf8.DecodeRuneInString(run[base:])
 		if !isHangulSyllable(r) {
 			base += sz
 			continue
 		}
-		// The end of this stretch of Hangul, and the byte ends of the next
-		// koMaxRunes syllables.
+		if base >= stretchEnd { // a new stretch of Hangul: find its end
+			at := base
+			for at < len(run) {
+				r2, sz2 := utf8.DecodeRuneInString(run[at:])
+				if !isHangulSyllable(r2) {
+					break
+				}
+				at += sz2
+			}
+			stretchEnd = at
+		}
+		// The byte ends of the next koMaxRunes syllables.
 		var ends [koMaxRunes]int
 		n, at := 0, base
-		for at < len(run) {
-			r2, sz2 := utf8.DecodeRuneInString(run[at:])
-			if !isHangulSyllable(r2) {
-				break
-			}
+		for at < stretchEnd && n < koMaxRunes {
+			_, sz2 := utf8.DecodeRuneInString(run[at:])
 			at += sz2
-			if n < koMaxRunes {
-				ends[n] = at
-				n++
-			}
+			ends[n] = at
+			n++
 		}
-		stretchEnd := at
 		atStart := base == 0 || !prevHangul(run, base)
 		step := sz
 		for k := n - 1; k >= 0; k-- {
@@ -140,7 +154,10 @@ func koSegments(run string, f func(lo, hi int, en string)) {
 			if !ok {
 				continue
 			}
-			_, isEnding := koEndings[run[hi:stretchEnd]]
+			isEnding := false
+			if stretchEnd-hi <= koMaxEndingBytes {
+				_, isEnding = koEndings[run[hi:stretchEnd]]
+			}
 			if k == 0 && !(atStart && (hi == stretchEnd || isEnding)) {
 				continue // one syllable: only a whole eojeol with its ending
 			}
