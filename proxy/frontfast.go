@@ -368,17 +368,14 @@ func (c *frontConn) endFast() {
 	c.fastWG.Wait()
 }
 
-// fastParams decodes tools/call params the fast path can take: an object
-// with only name (a string without escapes), arguments (kept raw, as the
-// go-sdk keeps it) and _meta (an object without a protocol version, which
-// would make it a 2026-07-28 request for the go-sdk to validate), each at
-// most once. ok is false for anything else, which the go-sdk then decodes
-// (and refuses with its own error where it must).
-func fastParams(raw []byte) (p *mcp.CallToolParamsRaw, ok bool) {
+// callMembers splits tools/call params, an object, into its name,
+// arguments and _meta members (raw JSON; nil when absent). ok is false
+// when raw is not an object or holds any other member or one twice: the
+// fast paths then leave the request to the go-sdk.
+func callMembers(raw []byte) (name, args, meta []byte, ok bool) {
 	if len(raw) == 0 || raw[0] != '{' {
-		return nil, false
+		return nil, nil, nil, false
 	}
-	var name, args, meta []byte
 	bad := false
 	if _, err := jsonscan.Object(raw, func(k, v []byte) bool {
 		var slot *[]byte
@@ -396,7 +393,21 @@ func fastParams(raw []byte) (p *mcp.CallToolParamsRaw, ok bool) {
 		}
 		*slot = v
 		return true
-	}); err != nil || bad || !plainString(name) || !utf8.Valid(name) {
+	}); err != nil || bad {
+		return nil, nil, nil, false
+	}
+	return name, args, meta, true
+}
+
+// fastParams decodes tools/call params the fast path can take: an object
+// with only name (a string without escapes), arguments (kept raw, as the
+// go-sdk keeps it) and _meta (an object without a protocol version, which
+// would make it a 2026-07-28 request for the go-sdk to validate), each at
+// most once. ok is false for anything else, which the go-sdk then decodes
+// (and refuses with its own error where it must).
+func fastParams(raw []byte) (p *mcp.CallToolParamsRaw, ok bool) {
+	name, args, meta, ok := callMembers(raw)
+	if !ok || !plainString(name) || !utf8.Valid(name) {
 		return nil, false
 	}
 	p = &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}

@@ -400,28 +400,8 @@ func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSes
 // legacyCallParams reads tools/call params the fast path may take (see the
 // file comment) as the go-sdk decodes them.
 func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
-	if len(raw) == 0 || raw[0] != '{' {
-		return nil, false
-	}
-	var name, args, meta []byte
-	bad := false
-	if _, err := jsonscan.Object(raw, func(k, v []byte) bool {
-		var slot *[]byte
-		switch string(k) {
-		case "name":
-			slot = &name
-		case "arguments":
-			slot = &args
-		case "_meta":
-			slot = &meta
-		}
-		if slot == nil || *slot != nil {
-			bad = true
-			return false
-		}
-		*slot = v
-		return true
-	}); err != nil || bad || !plainString(name) || len(name) == 2 {
+	name, args, meta, ok := callMembers(raw) // frontfast.go
+	if !ok || !plainString(name) || len(name) == 2 {
 		return nil, false
 	}
 	params := &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}
@@ -435,7 +415,7 @@ func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
 		return nil, false
 	}
 	var seen [fastMaxMetaKs][]byte
-	n := 0
+	n, bad := 0, false
 	if _, err := jsonscan.Object(meta, func(k, _ []byte) bool {
 		if n == len(seen) || strings.IndexByte(string(k), '\\') >= 0 || string(k) == "progressToken" || string(k) == taskMetaKey || strings.HasPrefix(string(k), "io.modelcontextprotocol/") {
 			bad = true
