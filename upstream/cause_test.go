@@ -51,4 +51,10 @@ func TestCauseQuotesNothingOfTheUpstream(t *testing.T) {
 	if got := causeOf(execErr); !strings.Contains(got, "mcpts-no-such-command") {
 		t.Errorf("exec error cause %q does not name the command", got)
 	}
+	// The proxy's own lookup (env.go resolveCommand), as startChild returns it.
+	if _, err := resolveCommand("mcpts-no-such-command", []string{"PATH=/nonexistent"}, true); err == nil {
+		t.Error("resolveCommand found a command that does not exist")
+	} else if got := causeOf(err); !strings.Contains(got, `exec: "mcpts-no-such-command"`) {
+		t.Errorf("a command not found: cause %q does not name it", got)
+	}
 }

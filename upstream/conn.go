@@ -551,7 +551,7 @@ func causeOf(err error) string {
 	switch {
 	case errors.As(err, &ce):
 		return ce.cause
-	case errors.As(err, &ee), errors.As(err, &pe):
+	case errors.Is(err, errNotFound), errors.As(err, &ee), errors.As(err, &pe):
 		return err.Error()
 	default:
 		return "start: " + errorKind(err)
