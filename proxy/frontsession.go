@@ -210,7 +210,17 @@ func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
-			next.ServeHTTP(w, r) // GET, DELETE: the go-sdk looks the session up and checks its owner
+			// GET, DELETE: the go-sdk looks the session up and checks its
+			// owner. A DELETE of the owner on the session's mount first
+			// ends the session's requests in flight (the go-sdk waits for
+			// them before it closes the session); one of anybody else
+			// changes nothing (the go-sdk answers 403 or 404).
+			if r.Method == http.MethodDelete {
+				if e := p.hsess.get(r.Header.Get("Mcp-Session-Id")); e != nil && e.endpoint == endpoint && e.ownedBy(r) {
+					p.endByID(e.id)
+				}
+			}
+			next.ServeHTTP(w, r)
 			return
 		}
 		id := r.Header.Get("Mcp-Session-Id")

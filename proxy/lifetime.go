@@ -159,14 +159,13 @@ func (p *Proxy) endByID(id string) {
 
 // sessionGate wraps the Streamable HTTP handler: a POST that would create a
 // session (no Mcp-Session-Id) while server.max_sessions are open gets HTTP
-// 503 with Retry-After and the JSON-RPC error initialize would get; a
-// DELETE first cancels the session's requests in flight.
+// 503 with Retry-After and the JSON-RPC error initialize would get. (A
+// DELETE's cancelling of the session's requests in flight is
+// sessionsFront's, after the owner check: frontsession.go.)
 func (p *Proxy) sessionGate(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("Mcp-Session-Id")
 		switch {
-		case r.Method == http.MethodDelete && id != "":
-			p.endByID(id)
 		case r.Method == http.MethodPost && id == "" && p.sessionCount() >= p.conf().Server.MaxSessions:
 			p.metrics.Refused(telemetry.LimitMaxSessions)
 			p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.conf().Server.MaxSessions)
