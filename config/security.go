@@ -29,6 +29,13 @@ type Security struct {
 	// resolved against the config file's folder. Approvals made with
 	// `mcp-toolsearch approve` go to PinsFile + ".approved".
 	PinsFile string `toml:"pins_file"`
+	// MaxToolBytes bounds one upstream tool's definition as the proxy
+	// passes it on (its compact JSON after text strings longer than 16,384
+	// characters were cut, the inputSchema as received included when the
+	// proxy normalised it), in bytes; a larger tool is quarantined (trial
+	// round 8 F8; package ingest SizeBound). Default DefaultMaxToolBytes,
+	// clamped to MinMaxToolBytes..MaxMaxToolBytes.
+	MaxToolBytes int `toml:"max_tool_bytes"`
 }
 
 // Values of Security.
@@ -38,6 +45,13 @@ const (
 	ChangeWarn    = "warn"
 	ChangeBlock   = "block"
 	ChangeApprove = "approve"
+
+	// DefaultMaxToolBytes is security.max_tool_bytes' default (128 KiB,
+	// ingest.DefaultMaxToolBytes); MinMaxToolBytes and MaxMaxToolBytes its
+	// clamp.
+	DefaultMaxToolBytes = 128 << 10
+	MinMaxToolBytes     = 16 << 10
+	MaxMaxToolBytes     = 1 << 30
 )
 
 // securityDefaults fills and checks [security]; dir is the config file's
@@ -48,6 +62,7 @@ func (p *parser) securityDefaults(path, dir string) {
 	p.defaultString(&s.OnToolChange, ChangeWarn, "security", "on_tool_change")
 	oneOf(p, s.HiddenCharacters, []string{HiddenStrip, HiddenBlock}, "security", "hidden_characters")
 	oneOf(p, s.OnToolChange, []string{ChangeWarn, ChangeBlock, ChangeApprove}, "security", "on_tool_change")
+	p.clampInt(&s.MaxToolBytes, DefaultMaxToolBytes, MinMaxToolBytes, MaxMaxToolBytes, "security", "max_tool_bytes")
 	switch {
 	case s.PinsFile != "":
 		s.PinsFile = resolveFile(dir, s.PinsFile)

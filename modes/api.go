@@ -57,7 +57,10 @@ type Description struct {
 // MaxDescribeDescription bounds the description describe returns, in runes
 // (a guard against an untrusted upstream's runaway text, DESIGN "Trust";
 // real descriptions are far shorter: the longest in examples/catalogs has
-// 4,237 characters). A longer one is cut and ends with "…".
+// 4,237 characters). A longer one is cut and ends with "…". Upstream tools
+// reach describe already bounded at the ingest point (ingest.SizeBound: every
+// text string at most as long, the whole tool at most
+// security.max_tool_bytes); this guard covers entries made elsewhere.
 const MaxDescribeDescription = 16384
 
 // Envelope is call's answer (SPEC §4): the tool's hit and the upstream's

@@ -28,6 +28,9 @@ func ingestSteps(cfg *config.Config, pins *pinGuard) []ingest.Step {
 		// keeps them in an original that describe shows (issue 14 item 1).
 		ingest.HiddenChars{Block: cfg.Security.HiddenCharacters == config.HiddenBlock},
 		ingest.SchemaShape{}, // root "type":"object" for strict clients (issue 13 item 3)
+		// Last: it also bounds the originals the steps before kept
+		// (trial round 8 F8).
+		ingest.SizeBound{Max: cfg.Security.MaxToolBytes},
 	)
 }
 

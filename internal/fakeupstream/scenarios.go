@@ -34,6 +34,25 @@ func DeepTools() string {
 	return "[" + strings.Join(tools, ",") + "]"
 }
 
+// BigTextTools are the tools of scenario "bigtext" (trial round 8 F8):
+// "big" holds 1 MiB of text in its title, description, annotations.title,
+// an inputSchema property's description, outputSchema's description and
+// an unknown member; "enums" a 50,000-value enum; "meta" a 1 MiB _meta;
+// "ok" is small.
+func BigTextTools() string {
+	mb := `"` + strings.Repeat("B", 1<<20) + `"`
+	enum := make([]string, 50000)
+	for i := range enum {
+		enum[i] = fmt.Sprintf(`"value-%d"`, i)
+	}
+	return `[{"name":"big","title":` + mb + `,"description":` + mb + `,"annotations":{"title":` + mb + `},
+"inputSchema":{"type":"object","properties":{"q":{"type":"string","description":` + mb + `}}},
+"outputSchema":{"type":"object","description":` + mb + `},"x-later":{"note":` + mb + `}},
+{"name":"enums","description":"Pick one.","inputSchema":{"type":"object","properties":{"v":{"enum":[` + strings.Join(enum, ",") + `]}}}},
+{"name":"meta","description":"Bulky _meta.","inputSchema":{"type":"object"},"_meta":{"x":` + mb + `}},
+{"name":"ok","description":"A small tool.","inputSchema":{"type":"object"}}]`
+}
+
 // Named returns a scenario by name; nil for an unknown name.
 //
 //	oddschemas  tools with schemas strict clients refuse, and "healthy"
@@ -49,6 +68,9 @@ func DeepTools() string {
 //	hanglists   announces resources, prompts and logging but never answers
 //	            resources/list, resources/templates/list, prompts/list or
 //	            logging/setLevel (its tools work)
+//	bigtext     tools whose text is 1 MB in every member a client or the
+//	            model reads (BigTextTools), one with a 50,000-value enum,
+//	            one with a 1 MB _meta, and "ok"
 //	listchanges tools "a", "poke" and "drop"; "poke" sends
 //	            notifications/tools/list_changed without changing anything,
 //	            "drop" removes "a" and sends it
@@ -159,6 +181,9 @@ func Named(name string) *Scenario {
 		}}
 	case "oddschemas":
 		return &Scenario{Tools: func() string { return OddSchemaTools }}
+	case "bigtext":
+		tools := BigTextTools()
+		return &Scenario{Tools: func() string { return tools }}
 	case "deep":
 		return &Scenario{Tools: DeepTools}
 	case "listchanges":
