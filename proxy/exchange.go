@@ -77,10 +77,6 @@ type exchange struct {
 	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go): &rawSlot
 	// rawSlot is raw's storage (one allocation with the exchange).
 	rawSlot upstream.RawResult
-	// answered: raw holds an answer handed over by the modes
-	// (session.AnswerRaw), whose spare capacity is the proxy's own.
-	answered bool
-
 	mu      sync.Mutex
 	seq     int
 	round   int                  // input_required results given so far
@@ -248,7 +244,7 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 				return nil, wireError(ex.err)
 			}
 			if ex.raw.JSON != nil {
-				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.answered, answer: ex.answered}, nil
+				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.raw.Answer, answer: ex.raw.Answer}, nil
 			}
 			res := ex.res
 			if res.Content == nil {

@@ -235,16 +235,21 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
 	}
 	conn.answer(r.Context(), id, res, err)
-	if rr, ok := res.(*rawToolResult); ok && rr.answer {
-		// tool_call's answer (session.AnswerRaw), written: nothing
-		// holds it any more (issue 16: ~2 KB per call).
-		modes.ReleaseAnswer(rr.json)
-		rr.json = nil
-	}
+	releaseAnswer(res)
 	if err == nil && completeResult(res) && r.Context().Err() == nil {
 		t.pool.put(fsn, &p.fastIdle)
 	} else {
 		fsn.close()
+	}
+}
+
+// releaseAnswer gives back the buffer of tool_call's answer
+// (session.AnswerRaw) once res was written: nothing holds it any more
+// (issue 16: ~2 KB per call). Anything else is left as it is.
+func releaseAnswer(res mcp.Result) {
+	if rr, ok := res.(*rawToolResult); ok && rr.answer {
+		modes.ReleaseAnswer(rr.json)
+		rr.json = nil
 	}
 }
 

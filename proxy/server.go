@@ -234,7 +234,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				ctx, raw := rawSlotFor(ctx, ss) // rawresult.go: the upstream's bytes passed on
 				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
 				if err == nil && raw != nil && raw.JSON != nil {
-					return &rawToolResult{json: raw.JSON}, nil
+					return &rawToolResult{json: raw.JSON, spare: raw.Answer, answer: raw.Answer}, nil
 				}
 				var ae *ArgumentsError
 				if errors.As(err, &ae) {

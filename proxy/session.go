@@ -115,10 +115,7 @@ func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
 	if slot == nil || innerRawSlot(ctx) != nil || taskCallFrom(ctx) != nil {
 		return false
 	}
-	slot.JSON = result
-	if s.ex != nil && slot == s.ex.raw {
-		s.ex.answered = true // read after the call returned (waitExchange)
-	}
+	slot.JSON, slot.Answer = result, true // read after the call returned
 	return true
 }
 

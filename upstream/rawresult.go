@@ -18,6 +18,12 @@ type RawResult struct {
 	// content, structuredContent, isError, _meta and resultType
 	// "complete": then the usual decoded result is returned).
 	JSON json.RawMessage
+	// Answer: JSON is not an upstream's result but an answer the caller
+	// built itself and put here (the proxy's tool_call answer,
+	// modes.RawAnswerer), so its array, spare capacity included, is the
+	// caller's own and may be reused once written. The transports never
+	// set it.
+	Answer bool
 }
 
 type rawResultKey struct{}
