@@ -113,6 +113,11 @@ type analyzedQuery struct {
 	// a question, or a task-start word): a clause that only gives
 	// context ("I missed another deadline!") is no task of its own.
 	task [maxSegs]bool
+	// overview is set when the query's first sentence is followed by one
+	// that starts "First, …" (isFirstStep): that sentence sums up the
+	// tasks that follow ("I need help planning a fashion event. First,
+	// get the school's schedule, then …") and is no task of its own.
+	overview bool
 	// nunits is the number of query words (queryTerm.unit); unitMap maps
 	// the word numbers of the chunk being read (tokenizeWords) to them.
 	nunits  int
@@ -160,6 +165,7 @@ func (aq *analyzedQuery) analyze(q string) {
 	// word came before its first term).
 	pendingTask := false
 	aq.task = [maxSegs]bool{}
+	aq.overview = false
 	markTask := func() {
 		if newSeg && segTerms > 0 && seg+1 < maxSegs {
 			pendingTask = true
@@ -226,6 +232,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
 		next := nextChunk(q, at) // once per chunk: it is read by four checks
 		verbOK = !nounPosition(prev, core, next, sentenceStart)
+		if sentenceStart && seg == 0 && segTerms > 0 && isFirstStep(chunk, next) {
+			aq.overview = true
+		}
 		if isClauseStart(chunk, next) {
 			newSeg = true
 			markTask()
@@ -339,11 +348,25 @@ func (aq *analyzedQuery) mergeSmallClauses() {
 			}
 		}
 	}
-	// to[j] is the clause j goes to, numbered among the kept clauses.
+	// to[j] is the clause j goes to, numbered among the kept clauses;
+	// an overview (analyzedQuery.overview) goes to none: its words count
+	// for the whole query only.
 	var to [maxSegs]int
 	kept := 0
+	drop0 := aq.overview
+	if drop0 { // an overview of one step is that step's own clause
+		steps := 0
+		for j := 1; j < aq.nseg; j++ {
+			if words[j] >= minClauseWords && aq.task[j] {
+				steps++
+			}
+		}
+		drop0 = steps >= 2
+	}
 	for j := 0; j < aq.nseg; j++ {
-		if words[j] >= minClauseWords && aq.task[j] {
+		if j == 0 && drop0 {
+			to[j] = -1
+		} else if words[j] >= minClauseWords && aq.task[j] {
 			to[j] = kept
 			kept++
 		} else {
@@ -357,7 +380,7 @@ func (aq *analyzedQuery) mergeSmallClauses() {
 		kept = 1
 	}
 	for j := 0; j < aq.nseg; j++ {
-		if to[j] >= 0 {
+		if to[j] >= 0 || j == 0 && drop0 {
 			continue
 		}
 		to[j] = 0
@@ -371,7 +394,7 @@ func (aq *analyzedQuery) mergeSmallClauses() {
 	for i := range aq.terms {
 		var m uint8
 		for j := 0; j < aq.nseg; j++ {
-			if aq.terms[i].segs&(1<<j) != 0 {
+			if aq.terms[i].segs&(1<<j) != 0 && to[j] >= 0 {
 				m |= 1 << to[j]
 			}
 		}
@@ -421,6 +444,26 @@ func isClauseStart(chunk, next string) bool {
 		// pepper", "read and write files" do not split: a clause needs
 		// two words of its own, see mergeSmallClauses).
 		return isTaskVerb(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
+	}
+	return false
+}
+
+// isFirstStep reports whether a query word (as written: chunk, with its
+// punctuation; next is the chunk after it) at a sentence start opens the
+// first of several steps: "First, …", "Firstly …", "First of all, …",
+// "To begin (with), …", "To start, …". The sentence before it then sums
+// up the request (analyzedQuery.overview).
+func isFirstStep(chunk, next string) bool {
+	w := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
+	var buf [16]byte
+	n := strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) })
+	switch string(lowerWord(&buf, w)) {
+	case "first":
+		return strings.HasSuffix(chunk, ",") || strings.EqualFold(n, "of")
+	case "firstly":
+		return true
+	case "to":
+		return strings.EqualFold(n, "begin") || strings.EqualFold(n, "start")
 	}
 	return false
 }

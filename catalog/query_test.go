@@ -251,6 +251,16 @@ func TestQueryClauses(t *testing.T) {
 		// A question asks for something.
 		{"Is the museum open on Monday? Book two tickets.", [][]string{{"museum", "open", "monday"}, {"book", "two", "ticket"}}},
 		{"My flight lands at noon. I need a taxi to the hotel. Also reserve a table.", [][]string{{"flight", "land", "noon", "taxi", "hotel"}, {"reserv", "tabl"}}},
+		// A first sentence followed by "First, …" sums up the steps after
+		// it: its words count for the whole query but in no clause (its
+		// best tool, a fashion-event tool, is no task's own).
+		{"I need help planning a fashion event. First, get the school schedule. Then create the event in Tokyo.", [][]string{{"first", "get", "school", "schedul"}, {"event", "creat", "tokyo"}}},
+		{"I need help planning a fashion event. Firstly get the school schedule, then create the event in Tokyo.", [][]string{{"firstli", "get", "school", "schedul"}, {"event", "creat", "tokyo"}}},
+		{"I need help planning a fashion event. To begin, get the school schedule. Then create the event in Tokyo.", [][]string{{"begin", "get", "school", "schedul"}, {"event", "creat", "tokyo"}}},
+		// "First" inside a sentence, or a first sentence before a single
+		// step (no summary of several), changes nothing.
+		{"Get the first page of the report. Then email it to Ann.", [][]string{{"get", "first", "pag", "report"}, {"email", "ann"}}},
+		{"I need help planning a fashion event. First, get the school schedule.", [][]string{{"help", "plan", "fashion", "event"}, {"first", "get", "school", "schedul"}}},
 		// Seven tasks are seven clauses (up to maxSegs, 8): the last two
 		// are not lumped together.
 		{"Get the weather in Lisbon. Then convert dollars to euros. Also book a hotel room. Then send the invoice. Also list my repositories. Then translate the page. Finally call a taxi.",
