@@ -2,6 +2,7 @@ package upstream
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -52,6 +53,9 @@ type stdioConn struct {
 	once     sync.Once
 }
 
+// utf8BOM is the UTF-8 encoding of U+FEFF, the byte order mark.
+var utf8BOM = []byte("\xEF\xBB\xBF")
+
 // stdioReadBuf is the read buffer of a stdio connection (bytes).
 const stdioReadBuf = 64 << 10
 
@@ -77,8 +81,19 @@ func (c *stdioConn) readLoop() {
 	var sniff idSniffer
 	oversize := false
 	size := 0
+	first := true
 	for {
 		chunk, err := br.ReadSlice('\n')
+		if first {
+			// One UTF-8 byte order mark at the start of the stream is
+			// not part of the first message: some Windows programs
+			// write one (MCP basic/transports "stdio" frames JSON-RPC
+			// messages, which cannot start with U+FEFF; RFC 8259 §8.1
+			// lets a parser ignore it). One later in the stream is not
+			// skipped: the line is then not a JSON-RPC message.
+			first = false
+			chunk = bytes.TrimPrefix(chunk, utf8BOM)
+		}
 		size += len(chunk)
 		var frame []byte // the whole line, when it is complete
 		// The line's end ("\n" or "\r\n") is framing, not message: a

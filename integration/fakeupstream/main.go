@@ -2,7 +2,10 @@
 // server of internal/fakeupstream over stdio (the end-to-end tests of
 // issue 13 use it as an upstream).
 //
-//	fakeupstream -scenario NAME [-init-delay DURATION] [-prefix NAME]
+//	fakeupstream -scenario NAME [-init-delay DURATION] [-prefix NAME] [-bom]
+//
+// -bom writes a UTF-8 byte order mark before its first output (as some
+// Windows programs do).
 package main
 
 import (
@@ -17,6 +20,7 @@ import (
 func main() {
 	scenario := flag.String("scenario", "plain", "scenario name (internal/fakeupstream.Named)")
 	initDelay := flag.Duration("init-delay", 0, "answer initialize only after this long (1h: never, in practice)")
+	bom := flag.Bool("bom", false, "write a UTF-8 byte order mark (EF BB BF) before the first line")
 	flag.Parse()
 	sc := fakeupstream.Named(*scenario)
 	if sc == nil {
@@ -33,6 +37,9 @@ func main() {
 				before(s, m)
 			}
 		}
+	}
+	if *bom {
+		os.Stdout.Write([]byte("\xEF\xBB\xBF"))
 	}
 	fakeupstream.Serve(sc, os.Stdin, os.Stdout)
 }
