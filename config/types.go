@@ -51,6 +51,7 @@ type Server struct {
 
 	// Client sessions (HTTP; issue 11). See docs/config.md.
 	SessionIdleTimeout    Duration `toml:"session_idle_timeout"`     // default 30m; "0s" = never: a Streamable HTTP session with no request for this long is closed
+	DrainTimeout          Duration `toml:"drain_timeout"`            // default 10s; "0s" = none: at shutdown (SIGTERM) the HTTP front stops accepting and waits this long, at most, for client requests in flight
 	MaxSessions           int      `toml:"max_sessions"`             // default 1000, clamped to 1..1000000: client sessions open at once; initialize past it is refused
 	MaxPerClientUpstreams int      `toml:"max_per_client_upstreams"` // default 100, clamped to 0..100000: per-client upstream sessions open at once (all clients)
 	KeepaliveInterval     Duration `toml:"keepalive_interval"`       // default 25s: an SSE comment on every open event stream idle this long

@@ -49,6 +49,7 @@ const (
 	DefaultSession            = "shared"
 	DefaultApprovalTimeout    = 60 * time.Second
 	DefaultSessionIdleTimeout = 30 * time.Minute
+	DefaultDrainTimeout       = 10 * time.Second
 	DefaultMaxSessions        = 1000
 	MaxMaxSessions            = 1000000
 	DefaultMaxPerClientUps    = 100
@@ -139,6 +140,11 @@ func (p *parser) defaults() {
 		c.Server.SessionIdleTimeout.Duration = DefaultSessionIdleTimeout
 	} else if c.Server.SessionIdleTimeout.Duration < 0 {
 		p.errf([]string{"server", "session_idle_timeout"}, "", "must be 0 (never) or greater, got %s", c.Server.SessionIdleTimeout.Duration)
+	}
+	if !p.defined("server", "drain_timeout") {
+		c.Server.DrainTimeout.Duration = DefaultDrainTimeout
+	} else if c.Server.DrainTimeout.Duration < 0 {
+		p.errf([]string{"server", "drain_timeout"}, "", "must be 0 (no drain) or greater, got %s", c.Server.DrainTimeout.Duration)
 	}
 	p.clampInt(&c.Server.MaxSessions, DefaultMaxSessions, 1, MaxMaxSessions, "server", "max_sessions")
 	p.clampInt(&c.Server.MaxPerClientUpstreams, DefaultMaxPerClientUps, 0, MaxMaxPerClientUps, "server", "max_per_client_upstreams")

@@ -216,9 +216,10 @@ func (p *Proxy) MetricsHandler() http.Handler { return p.metrics.Handler() }
 
 // ServeHTTP serves Handler on ln (bound by the caller before the upstreams
 // start, so that a bad or busy server.listen fails at once) until ctx ends.
-// Then it closes every client session, cancels every request (an open SSE
-// stream would otherwise hold the shutdown), and shuts the server down
-// within 2 s.
+// Then it stops accepting connections, waits up to server.drain_timeout
+// for the client requests in flight (drain.go), closes every client
+// session, cancels every request left (an open SSE stream would otherwise
+// hold the shutdown), and shuts the server down within 2 s more.
 func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string]http.Handler) error {
 	// Request contexts derive from base, cancelled at shutdown: long-lived
 	// SSE and Streamable HTTP GET streams then end instead of holding it.
@@ -231,11 +232,22 @@ func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		// Stop accepting at once (a load balancer's next connection goes
+		// to another replica), let the requests in flight finish within
+		// server.drain_timeout (drain.go), then end the sessions and cancel
+		// what is left: open GET and SSE streams would otherwise hold the
+		// shutdown.
+		sctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		shut := make(chan error, 1)
+		go func() { shut <- srv.Shutdown(sctx) }()
+		p.drainHTTP()
 		p.closeSessions()
 		cancelBase()
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		if srv.Shutdown(sctx) != nil {
+		select {
+		case <-shut:
+		case <-time.After(2 * time.Second):
+			cancel()
 			_ = srv.Close()
 		}
 		return nil

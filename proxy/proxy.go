@@ -80,6 +80,7 @@ type Proxy struct {
 	sessFastCalls atomic.Int64 // frontsession.go: calls its fast path served (tests)
 	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
 	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
+	drains        drainCount   // drain.go: client requests in flight, waited for at shutdown
 
 	mu        sync.Mutex
 	servers   map[string]*mcp.Server       // endpoint name ("" = main) -> server

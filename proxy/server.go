@@ -63,6 +63,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 // path runs (frontfast.go).
 func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware {
 	chain := []mcp.Middleware{
+		p.drains.middleware,                                        // drain.go: counted from the first step, answered to the last
 		p.listenMiddleware(transport), p.cacheMiddleware(endpoint), // stateless.go, cache.go
 		p.identityMiddleware(transport), p.redactMiddleware, p.middleware(endpoint, transport), // identity.go: verified user, request span
 		p.stdioDiscover(transport), // innermost: stdio2026.go
