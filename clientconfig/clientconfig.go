@@ -77,10 +77,20 @@ type Server struct {
 const FirstStartTimeout = "3m"
 
 // installsOnFirstStart reports whether command (with args) is a package
-// runner or container engine that downloads the server when it is not
-// cached yet: npx, pnpx, bunx, uvx, pipx run, pnpm/yarn dlx, docker or
-// podman run, also behind Windows' `cmd /c`. The name is compared without
-// folder and without a Windows extension (.cmd, .exe, .bat).
+// runner or container engine that downloads the server (or its
+// dependencies) when it is not cached yet:
+//
+//   - npx, pnpx, bunx, uvx;
+//   - npm exec (npm x), bun x, pnpm dlx, yarn dlx, pipx run;
+//   - uv run and uv tool run (uv run makes the project's environment on
+//     its first start);
+//   - deno run of an npm:, jsr: or http(s) module;
+//   - docker, podman or nerdctl run (and container run);
+//   - any of these behind Windows' `cmd /c`.
+//
+// Options may come before the subcommand (`uv --directory D run`,
+// `docker --context C run`, `npm --yes exec`). The name is compared
+// without folder and without a Windows extension (.cmd, .exe, .bat).
 func installsOnFirstStart(command string, args []string) bool {
 	base := strings.ToLower(command)
 	if i := strings.LastIndexAny(base, `/\`); i >= 0 {
@@ -89,21 +99,68 @@ func installsOnFirstStart(command string, args []string) bool {
 	for _, ext := range []string{".cmd", ".exe", ".bat"} {
 		base = strings.TrimSuffix(base, ext)
 	}
-	first := ""
-	if len(args) > 0 {
-		first = strings.ToLower(args[0])
-	}
 	switch base {
 	case "npx", "pnpx", "bunx", "uvx":
 		return true
-	case "pipx", "docker", "podman":
-		return first == "run"
+	case "npm":
+		return hasSubcommand(args, "exec") || hasSubcommand(args, "x")
+	case "bun":
+		return hasSubcommand(args, "x")
 	case "pnpm", "yarn":
-		return first == "dlx"
+		return hasSubcommand(args, "dlx")
+	case "pipx":
+		return hasSubcommand(args, "run")
+	case "uv":
+		return hasSubcommand(args, "run") || hasSubcommand(args, "tool", "run")
+	case "docker", "podman", "nerdctl":
+		return hasSubcommand(args, "run") || hasSubcommand(args, "container", "run")
+	case "deno":
+		if !hasSubcommand(args, "run") {
+			return false
+		}
+		for _, a := range args {
+			a = strings.ToLower(a)
+			if strings.HasPrefix(a, "npm:") || strings.HasPrefix(a, "jsr:") || strings.HasPrefix(a, "https://") || strings.HasPrefix(a, "http://") {
+				return true
+			}
+		}
 	case "cmd":
 		if len(args) >= 2 && strings.EqualFold(args[0], "/c") {
 			return installsOnFirstStart(args[1], args[2:])
 		}
+	}
+	return false
+}
+
+// hasSubcommand reports whether args start with the subcommand path (e.g.
+// "tool", "run"), options skipped: an argument starting with "-" is an
+// option, and a word right after an option without "=" may be that
+// option's value (`--directory D`), so it is passed over; any other word
+// that is not the path's next one means another subcommand. Options stop
+// at "--".
+func hasSubcommand(args []string, path ...string) bool {
+	k := 0
+	afterOption := false
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if strings.HasPrefix(a, "-") {
+			afterOption = !strings.Contains(a, "=")
+			continue
+		}
+		if strings.EqualFold(a, path[k]) {
+			k++
+			if k == len(path) {
+				return true
+			}
+			afterOption = false
+			continue
+		}
+		if !afterOption || k > 0 {
+			return false
+		}
+		afterOption = false
 	}
 	return false
 }

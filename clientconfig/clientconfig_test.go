@@ -103,6 +103,27 @@ func TestClaudeDesktop(t *testing.T) {
 	eq(t, "price-tracker startup_timeout", up(t, cfg, "price-tracker").StartupTimeout.Duration.String(), "30s")
 }
 
+// TestRunnersImported: a Claude Desktop file with the runners round 8's
+// detection missed (npm exec, bun x, uv tool run, uv --directory D run,
+// yarn dlx, deno run npm:, docker with an option before run) gets
+// startup_timeout = "3m" for each; a local deno script and a node server
+// keep the default.
+func TestRunnersImported(t *testing.T) {
+	r, out, cfg := importFile(t, "runners/claude_desktop_config.json")
+	if len(r.Skipped) > 0 {
+		t.Fatalf("skipped: %+v", r.Skipped)
+	}
+	for _, n := range []string{"memory-npm-exec", "memory-bun", "fetch-uv-tool", "weather", "everything-pnpm", "everything-yarn", "memory-deno", "github-docker"} {
+		eq(t, n+" startup_timeout", up(t, cfg, n).StartupTimeout.Duration.String(), "3m0s")
+	}
+	for _, n := range []string{"local-deno", "local-node"} {
+		eq(t, n+" startup_timeout", up(t, cfg, n).StartupTimeout.Duration.String(), "30s")
+	}
+	if c := strings.Count(out, `startup_timeout = "3m"`); c != 8 {
+		t.Errorf("the TOML sets startup_timeout = \"3m\" %d times, want 8:\n%s", c, out)
+	}
+}
+
 func TestInstallsOnFirstStart(t *testing.T) {
 	for _, c := range []struct {
 		cmd  string
@@ -118,6 +139,29 @@ func TestInstallsOnFirstStart(t *testing.T) {
 		{"cmd", []string{"/c", "npx", "-y", "x"}, true},
 		{"cmd", []string{"/c", "node", "server.js"}, false},
 		{"node", []string{"server.js"}, false},
+		// Round 8 left these out (trial r8 F3's detection).
+		{"npm", []string{"exec", "-y", "--", "@modelcontextprotocol/server-memory"}, true},
+		{"npm", []string{"--yes", "x", "pkg"}, true},
+		{"npm", []string{"run", "start"}, false},
+		{"npm", []string{"--prefix", "/srv/app", "start"}, false},
+		{"bun", []string{"x", "pkg"}, true},
+		{"bun", []string{"server.ts"}, false},
+		{"uv", []string{"tool", "run", "mcp-server-fetch"}, true},
+		{"uv", []string{"tool", "install", "mcp-server-fetch"}, false},
+		{"uv", []string{"--directory", "/home/sam/weather", "run", "weather.py"}, true},
+		{"uv", []string{"pip", "list"}, false},
+		{"yarn", []string{"dlx", "pkg"}, true},
+		{"yarn", []string{"start"}, false},
+		{"deno", []string{"run", "-A", "npm:@modelcontextprotocol/server-memory"}, true},
+		{"deno", []string{"run", "--allow-net", "jsr:@std/http/file-server"}, true},
+		{"deno", []string{"run", "--allow-net", "https://deno.land/x/mcp/server.ts"}, true},
+		{"deno", []string{"run", "--allow-read", "server.ts"}, false},
+		{"docker", []string{"--context", "remote", "run", "-i", "--rm", "img"}, true},
+		{"docker", []string{"container", "run", "-i", "img"}, true},
+		{"docker", []string{"-H", "unix:///var/run/docker.sock", "exec", "-i", "c"}, false},
+		{"podman", []string{"run", "--rm", "-i", "-e", "X", "ghcr.io/x/y"}, true},
+		{`C:\Program Files\Docker\docker.exe`, []string{"run", "-i", "img"}, true},
+		{"cmd", []string{"/c", "npm", "exec", "pkg"}, true},
 		{"/usr/local/bin/tracker", nil, false},
 	} {
 		if got := installsOnFirstStart(c.cmd, c.args); got != c.want {
