@@ -40,6 +40,9 @@ type Schema struct {
 	doc any
 	// ids maps the $id of each schema in doc to its JSON Pointer.
 	ids map[string]string
+	// fast accepts plainly valid JSON text without decoding it (fast.go);
+	// nil when the schema has a keyword it does not decide.
+	fast *fastNode
 }
 
 type cached struct {
@@ -103,7 +106,7 @@ func compile(raw json.RawMessage) (*Schema, error) {
 	_ = json.Unmarshal(norm, &doc)
 	ids := map[string]string{}
 	collectIDs(doc, "", ids)
-	return &Schema{rs: rs, Dialect: dialect, doc: doc, ids: ids}, nil
+	return &Schema{rs: rs, Dialect: dialect, doc: doc, ids: ids, fast: buildFast(rs)}, nil
 }
 
 // ValidationError is a value that does not match its schema.
@@ -240,8 +243,13 @@ func covered(lib *ValidationError, all []*ValidationError, folded []string) bool
 }
 
 // ValidateJSON decodes raw and validates it; raw that is not JSON is a
-// *ValidationError at "/".
+// *ValidationError at "/". Text that plainly satisfies a plain schema is
+// accepted without being decoded (fast.go: the same answer, without the
+// allocations).
 func (s *Schema) ValidateJSON(raw json.RawMessage) error {
+	if s.fast != nil && s.fast.accepts(raw) {
+		return nil
+	}
 	var v any
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return &ValidationError{Field: "/", Reason: "not JSON: " + err.Error()}

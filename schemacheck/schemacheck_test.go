@@ -206,7 +206,7 @@ func reportCPU(b *testing.B) func() {
 	}
 }
 
-func listIssuesSchema(b *testing.B) []byte {
+func listIssuesSchema(b testing.TB) []byte {
 	f, err := os.ReadFile("../examples/catalogs/github-like.jsonl")
 	if err != nil {
 		b.Fatal(err)
