@@ -142,7 +142,7 @@ func DefaultRankParams() RankParams {
 		ClauseMix:         1,
 		VerbMismatch:      0.9,
 		ReadWriteMismatch: 0.5,
-		Coverage:          0.5,
+		Coverage:          0.7,
 		Pairs:             0.1,
 		Bag:               0.3,
 	}
