@@ -664,13 +664,19 @@ func (sc *sessCall) ask(ctx context.Context, method string, params mcp.Params, r
 }
 
 // send writes data as an event of the call's POST stream while the call is
-// not answered.
+// not answered and the client has not closed the POST: a request written
+// then would wait for an answer to a question the client never saw (the
+// call outlives its POST, runSessFast), so it fails at once, as go-sdk
+// v1.8.0's Write to a stream no longer connected does.
 func (sc *sessCall) send(data []byte) error {
 	c := sc.conn
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur == nil {
 		return fmt.Errorf("%w: write to closed stream", errRejected)
+	}
+	if c.cur.Context().Err() != nil {
+		return fmt.Errorf("%w: undelivered message: stream not connected or already closed", errRejected)
 	}
 	if err := writeSSE(c.w, data); err != nil {
 		return fmt.Errorf("%w: undelivered message: %v", errRejected, err)

@@ -1,9 +1,17 @@
 package proxy
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestFrontSessionDeleteOwner: a DELETE of a session by a user who does
@@ -43,5 +51,90 @@ func TestFrontSessionDeleteOwner(t *testing.T) {
 	slow := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"ex__whoami","arguments":{},"_meta":{"progressToken":"p"}}}`
 	if a := c.post(slow, alice); a.status != http.StatusOK || !strings.Contains(a.body, "alice") {
 		t.Fatalf("alice's go-sdk path call after bob's DELETE: %s", a)
+	}
+}
+
+// TestFrontSessionAskAfterPOSTClosed: a request the proxy relays to the
+// client (an upstream's elicitation) during a fast-path call whose POST
+// the client has closed fails at once, as on the go-sdk's path (its
+// stream is no longer connected: "rejected by transport"), instead of
+// being written to the closed stream and waiting for an answer the client
+// never saw until call_timeout (review r9).
+func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	asked := make(chan error, 1)
+	us := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	us.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		<-release
+		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
+		asked <- err
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return us }, nil))
+	t.Cleanup(hs.Close)
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n", tomlQuote(hs.URL)))
+	// The front, noting when the call's POST has gone (its context ends
+	// when the server sees the client close the connection).
+	postGone := make(chan struct{}, 1)
+	h := p.Handler(nil)
+	fs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test-Call") != "" {
+			go func() { <-r.Context().Done(); postGone <- struct{}{} }()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(fs.Close)
+	c := &sessClient{t: t, url: fs.URL + "/mcp"}
+	a, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"closer","version":"1"}}}`, nil)
+	if a.status != http.StatusOK {
+		t.Fatalf("initialize: %s", a)
+	}
+	c.sid = resp.Header.Get("Mcp-Session-Id")
+	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); a.status != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %s", a)
+	}
+	waitFor(t, "the session ready for the fast path", func() bool {
+		e := p.hsess.get(c.sid)
+		return e != nil && sessReady(e) != nil
+	})
+	before := p.sessFastCalls.Load()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__ask","arguments":{}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.sid)
+	req.Header.Set("X-Test-Call", "1")
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	waitSignal(t, started, "the upstream tool did not start")
+	cancel()
+	<-errc
+	waitSignal(t, postGone, "the front did not see the POST close")
+	close(release)
+	select {
+	case err := <-asked:
+		if err == nil {
+			t.Fatal("the elicitation after the POST closed was answered")
+		}
+	case <-time.After(20 * time.Second):
+		t.Error("the elicitation written to the closed POST stream waits for an answer the client never saw")
+		del, _ := http.NewRequest(http.MethodDelete, c.url, nil) // ends the call, so that the servers close
+		del.Header.Set("Mcp-Session-Id", c.sid)
+		if resp, err := http.DefaultClient.Do(del); err == nil {
+			resp.Body.Close()
+		}
+		<-asked
+		return
+	}
+	if n := p.sessFastCalls.Load() - before; n != 1 {
+		t.Fatalf("the fast path served %d calls, want 1", n)
 	}
 }
