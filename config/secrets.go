@@ -26,8 +26,11 @@ const MinLiteralSecret = 4
 //     ("Bearer abc" also hides "abc");
 //   - in the url, and in any env, header or args value that holds a URL:
 //     the userinfo password (or a user name of 16+ bytes with no password,
-//     as in https://TOKEN@host) and the values of secret query parameters
-//     (?api_key=…, &token=…);
+//     as in https://TOKEN@host), the values of secret query parameters
+//     (?api_key=…, &token=…), path segments shaped like a key
+//     (redact.LooksLikeToken: …/sse/sk-ak-…, …/<uuid>/…) or following a
+//     segment named like a secret (…/token/VALUE), and the fragment
+//     (#access_token=…; never sent to a server);
 //   - args of the forms "--token=VALUE", "--token VALUE", "TOKEN=VALUE" and
 //     "Authorization: Bearer VALUE" (a header passed on a command line).
 //
@@ -156,6 +159,27 @@ func urlSecrets(raw string) []string {
 	for k, vs := range u.Query() {
 		if redact.IsSecretKey(k) {
 			out = append(out, vs...)
+		}
+	}
+	// Path segments shaped like a key (…/sse/sk-ak-3f9a…, …/<uuid>/gmail)
+	// and any segment after one named like a secret (…/token/abc1).
+	segs := strings.Split(u.Path, "/")
+	for i, seg := range segs {
+		if redact.LooksLikeToken(seg) || i > 0 && redact.IsSecretKey(segs[i-1]) && len(seg) >= MinLiteralSecret {
+			out = append(out, seg)
+		}
+	}
+	// A fragment is never sent to the server: in an upstream's url it can
+	// only be a credential a client keeps there (#access_token=…). All of
+	// it, as written and decoded, and each secret-named value in it.
+	if u.Fragment != "" {
+		out = append(out, u.EscapedFragment(), u.Fragment)
+		if q, err := url.ParseQuery(u.Fragment); err == nil {
+			for k, vs := range q {
+				if redact.IsSecretKey(k) {
+					out = append(out, vs...)
+				}
+			}
 		}
 	}
 	return out

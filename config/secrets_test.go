@@ -90,3 +90,26 @@ func jsonInnerForTest(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b[1 : len(b)-1])
 }
+
+// TestURLPathAndFragmentSecrets: a url's path segments shaped like a key
+// (or after a segment named like a secret) and its fragment are secrets;
+// ordinary path words, dates and hosts are not.
+func TestURLPathAndFragmentSecrets(t *testing.T) {
+	got := strings.Join(urlSecrets("https://mcp.example.com/api/mcp/s/sk-ak-3f9aB7c2D4e6F8g0H1i3/sse?x=1#access_token=fragTok3nValue99"), " ")
+	for _, want := range []string{"sk-ak-3f9aB7c2D4e6F8g0H1i3", "access_token=fragTok3nValue99", "fragTok3nValue99"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("urlSecrets lacks %q: %s", want, got)
+		}
+	}
+	if got := urlSecrets("https://mcp.pipedream.net/7f3c2a9e-1b4d-4e8f-9a6b-2c5d8e1f0a3b/gmail"); len(got) != 1 || got[0] != "7f3c2a9e-1b4d-4e8f-9a6b-2c5d8e1f0a3b" {
+		t.Errorf("a UUID path key: %q", got)
+	}
+	if got := urlSecrets("https://example.com/v1/token/abcd/mcp"); len(got) != 1 || got[0] != "abcd" {
+		t.Errorf("a segment after /token/: %q", got)
+	}
+	for _, plain := range []string{"https://api.githubcopilot.com/mcp/", "https://server.smithery.ai/@modelcontextprotocol/server-everything/mcp", "https://example.com/2025-11-25/mcp/sse"} {
+		if got := urlSecrets(plain); len(got) > 0 {
+			t.Errorf("urlSecrets(%q) = %q, want none", plain, got)
+		}
+	}
+}

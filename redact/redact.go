@@ -51,6 +51,31 @@ func IsSecretKey(k string) bool {
 	return secretExact[n] || strings.HasSuffix(n, "key")
 }
 
+// LooksLikeToken reports whether s, a part of a URL path, has the shape of
+// a generated key or id rather than a word: at least 16 bytes of letters,
+// digits, '-', '_' and '~' only, with at least one letter and one digit
+// (sk-ak-3f9aB…, a UUID, a hex or base64url token; not "modelcontextprotocol"
+// or "2025-11-25"). URLs of hosted MCP servers often carry their key as a
+// path segment (…/mcp/sk-…/sse, …/<uuid>/gmail).
+func LooksLikeToken(s string) bool {
+	if len(s) < 16 {
+		return false
+	}
+	letter, digit := false, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		case c == '-' || c == '_' || c == '~':
+		default:
+			return false
+		}
+	}
+	return letter && digit
+}
+
 // Forms returns the ways a secret s can appear in printed text, s itself
 // first: JSON-escaped (with and without HTML escaping, and escaped twice,
 // as in a JSON string that carries a JSON document), Go-quoted (%q, also

@@ -60,3 +60,21 @@ func TestJSON(t *testing.T) {
 		t.Errorf("invalid JSON: %q", got)
 	}
 }
+
+func TestLooksLikeToken(t *testing.T) {
+	for s, want := range map[string]bool{
+		"sk-ak-3f9aB7c2D4e6F8g0H1i3":           true,
+		"7f3c2a9e-1b4d-4e8f-9a6b-2c5d8e1f0a3b": true,
+		"a1b2c3d4e5f6a7b8":                     true,
+		"modelcontextprotocol":                 false, // no digit
+		"server-everything":                    false,
+		"2025-11-25-2025-11-25":                false, // no letter
+		"short1a":                              false,
+		"@modelcontextprotocol1":               false, // '@'
+		"file.name.v1234567.js":                false, // '.'
+	} {
+		if got := LooksLikeToken(s); got != want {
+			t.Errorf("LooksLikeToken(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
