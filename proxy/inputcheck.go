@@ -21,7 +21,8 @@ import (
 // mode; `validate_input` per upstream switches it either way.
 //
 // A schema that does not compile (package schemacheck: draft-03 or a
-// custom $schema, an unresolvable or remote $ref, over 512 KiB) means no
+// custom $schema, an unresolvable or remote $ref, a $ref loop that never
+// reaches into the value, over 512 KiB) means no
 // validation for that tool, never a refused call; a warning is logged once.
 
 // ArgumentsError is a call refused because its arguments do not match the

@@ -25,7 +25,7 @@ import (
 //     github.com/google/jsonschema-go, with draft-04, draft-06 and 2019-09
 //     schemas rewritten into draft-07 or 2020-12; no remote $ref loading).
 //     A schema that does not compile (a draft-03 or custom $schema, an
-//     unresolvable $ref, over schemacheck.MaxSchemaBytes) means the output
+//     unresolvable $ref, a $ref loop, over schemacheck.MaxSchemaBytes) means the output
 //     is not validated: the call is made, and a warning is logged once per
 //     tool and schema (issue 13 item 8: never a refused call).
 //   - After the call, for a result that is not isError: structuredContent

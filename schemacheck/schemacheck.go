@@ -96,17 +96,22 @@ func compile(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	var doc any
+	_ = json.Unmarshal(norm, &doc)
+	ids := map[string]string{}
+	collectIDs(doc, "", ids)
+	sc := &Schema{rs: rs, Dialect: dialect, doc: doc, ids: ids}
+	if loop := refLoopOf(&s); loop != "" { // refloop.go: the validator would never return
+		return nil, fmt.Errorf("it is not validated: %s", loop)
+	}
 	// Resolve accepts any $schema; Validate refuses the versions it cannot
 	// validate. Find out now (normalize leaves none of those, so this is a
 	// guard against a change of the library).
 	if err := rs.Validate(map[string]any{}); err != nil && strings.HasPrefix(err.Error(), "cannot validate version") {
 		return nil, err
 	}
-	var doc any
-	_ = json.Unmarshal(norm, &doc)
-	ids := map[string]string{}
-	collectIDs(doc, "", ids)
-	return &Schema{rs: rs, Dialect: dialect, doc: doc, ids: ids, fast: buildFast(rs)}, nil
+	sc.fast = buildFast(rs)
+	return sc, nil
 }
 
 // ValidationError is a value that does not match its schema.

@@ -22,6 +22,8 @@ config FuzzParse
 ingest FuzzStripHidden
 proxy FuzzFrontJSONRPC
 sandbox FuzzWorkerProtocol
+schemacheck FuzzFastAccept
+schemacheck FuzzCompileTerminates
 "
 start=$(date +%s)
 echo "$TARGETS" | while read -r pkg target; do
