@@ -133,6 +133,10 @@ type common struct {
 	// redact hides the secrets of the config in force in every log line
 	// (a reload replaces it, reload.go).
 	redact atomic.Pointer[func(string) string]
+	// serverOverrides applies serve's --transport, --listen and startup
+	// wait to a config (nil for other commands); reload.go applies it to
+	// the config a reload reads.
+	serverOverrides func(*config.Config)
 }
 
 // configArg takes a positional config file (issue 12 item 9): `check
@@ -310,29 +314,38 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		return exitUsage
 	}
 	switch *transport {
-	case "":
-	case "stdio", "http":
-		cfg.Server.Transport = *transport
+	case "", "stdio", "http":
 	default:
 		fmt.Fprintf(stderr, "mcp-toolsearch: --transport %q: want stdio or http\n", *transport)
 		return exitUsage
 	}
-	if *listen != "" {
-		cfg.Server.Listen = *listen
-	}
 	// server.startup_wait: the flag, else MCP_TOOLSEARCH_STARTUP_WAIT, else
 	// the config (test harnesses on loaded machines set the variable).
+	wait, waitSet := startupWait.d, startupWait.set
 	if v := os.Getenv("MCP_TOOLSEARCH_STARTUP_WAIT"); v != "" && !startupWait.set {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 {
 			fmt.Fprintf(stderr, "mcp-toolsearch: MCP_TOOLSEARCH_STARTUP_WAIT=%q: want a duration such as 0s or 2m\n", v)
 			return exitUsage
 		}
-		cfg.Server.StartupWait.Duration = d
+		wait, waitSet = d, true
 	}
-	if startupWait.set {
-		cfg.Server.StartupWait.Duration = startupWait.d
+	// The command line's [server] overrides, applied to every config a
+	// reload reads too: without them a reload of a proxy started with
+	// --listen or --transport saw [server] "changed" and logged that it
+	// needs a restart, every time (trial r9).
+	c.serverOverrides = func(cfg *config.Config) {
+		if *transport != "" {
+			cfg.Server.Transport = *transport
+		}
+		if *listen != "" {
+			cfg.Server.Listen = *listen
+		}
+		if waitSet {
+			cfg.Server.StartupWait.Duration = wait
+		}
 	}
+	c.serverOverrides(cfg)
 	tuneGC()
 	defer startProfiles(log)()
 	var ln net.Listener

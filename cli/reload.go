@@ -122,6 +122,9 @@ func (c *common) reload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, w
 		p.AuditReload(false, "("+why+"): "+err.Error())
 		return
 	}
+	if c.serverOverrides != nil {
+		c.serverOverrides(next)
+	}
 	for _, w := range next.Warnings {
 		log.Warn(w)
 	}

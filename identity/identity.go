@@ -124,7 +124,7 @@ func (s Static) Authenticate(r *http.Request) (*Identity, error) {
 // A request that fails both gets the OAuth challenge (it tells a client
 // where to get a token).
 type Either struct {
-	Static Static
+	Static Authenticator // a Static, or one reading the running config's token
 	OAuth  Authenticator
 }
 

@@ -18,11 +18,12 @@ import (
 // The HTTP front's client identity (issue 18). Every MCP route is guarded
 // by one identity.Authenticator:
 //
-//   - an endpoint with its own token: identity.Static;
+//   - an endpoint with its own token: liveToken (identity.Static with the
+//     running config's token);
 //   - otherwise, with [auth] issuer set: identity.JWT (OAuth 2.1
 //     resource-server mode), or identity.Either when server.bearer_token
 //     is set too (service clients keep their static token);
-//   - otherwise server.bearer_token (identity.Static) or, without one, no
+//   - otherwise server.bearer_token (liveToken) or, without one, no
 //     check at all.
 //
 // A verified identity travels to the MCP handlers as the go-sdk's
@@ -34,20 +35,44 @@ import (
 const identityExtraKey = "io.github.mcp-toolsearch/identity"
 
 // authenticatorFor returns the authenticator of an MCP route at path for
-// endpoint ("" main) whose own token is token ("" none).
-func (p *Proxy) authenticatorFor(path, token string) identity.Authenticator {
+// endpoint ("" main) whose token is token at start ("" none). A static
+// token is read from the running config at each request (liveToken), so
+// that a reload rotates it; whether a route has one, and of which kind,
+// is fixed at start.
+func (p *Proxy) authenticatorFor(path, endpoint, token string) identity.Authenticator {
 	ownToken := token != "" && token != p.conf().Server.BearerToken
 	if ownToken || !p.conf().Auth.Enabled() {
 		if token == "" {
 			return nil
 		}
-		return identity.Static{Token: token}
+		return liveToken{p: p, endpoint: endpoint}
 	}
 	j := p.idn.jwt.ForResource(p.resourceURL(path), p.metadataURL(path))
 	if p.conf().Server.BearerToken != "" {
-		return identity.Either{Static: identity.Static{Token: p.conf().Server.BearerToken}, OAuth: j}
+		return identity.Either{Static: liveToken{p: p}, OAuth: j}
 	}
 	return j
+}
+
+// liveToken is the static bearer token of endpoint ("" main:
+// server.bearer_token; an endpoint without its own token has the main
+// one), read from the running config at each request (endpointToken). A
+// reload that changes server.bearer_token or endpoints.NAME.token rotates
+// it at once: the old token is refused from the next request on, in open
+// sessions too (trial r9: revoking a leaked token needed a restart, which
+// ended every client session and restarted every upstream).
+type liveToken struct {
+	p        *Proxy
+	endpoint string
+}
+
+// Authenticate implements identity.Authenticator.
+func (l liveToken) Authenticate(r *http.Request) (*identity.Identity, error) {
+	tok := l.p.endpointToken(l.endpoint)
+	if tok == "" { // never: a reload may change a token, not remove it (reload.go)
+		return nil, &identity.Failure{Status: http.StatusUnauthorized, Challenge: `Bearer realm="mcp-toolsearch"`, Msg: "unauthorized: this route has no token configured"}
+	}
+	return identity.Static{Token: tok}.Authenticate(r)
 }
 
 // resourceURL is the resource identifier (RFC 8707, RFC 9728) of the MCP

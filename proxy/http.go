@@ -63,7 +63,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	var paths []string
 	mount := func(path, endpoint, token string) {
-		a := p.authenticatorFor(path, token) // front_auth.go: static token or OAuth
+		a := p.authenticatorFor(path, endpoint, token) // front_auth.go: static token or OAuth
 		paths = append(paths, path)
 		// Issue 11: idle sessions end (session_idle_timeout), sessions are
 		// capped (max_sessions) and event streams get keepalives
@@ -80,7 +80,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
 		}
 		sse := keepalive(ka, idGuard(p.sseHandler(endpoint, path), maxBody))
-		if _, static := a.(identity.Static); a != nil && !static {
+		if _, static := a.(liveToken); a != nil && !static {
 			sse = p.sseRefused(path) // front_auth.go
 		}
 		mux.Handle(ssePath, p.guard(a, sse))
@@ -101,7 +101,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	// bearer token as /mcp. /healthz gets the Host/Origin check only, so
 	// that probes need no token.
 	if _, ok := extra["/metrics"]; !ok {
-		mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", p.conf().Server.BearerToken), p.metrics.Handler()))
+		mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", "", p.conf().Server.BearerToken), p.metrics.Handler()))
 	}
 	if _, ok := extra["/healthz"]; !ok {
 		mux.Handle("/healthz", p.guard(nil, p.HealthHandler()))

@@ -80,10 +80,21 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	keep := *next
 	next = &keep
 	next.Upstreams = maps.Clone(next.Upstreams) // keepIdentity may edit it
-	if !reflect.DeepEqual(prev.Server, next.Server) {
+	// server.bearer_token rotates without a restart (front_auth.go
+	// liveToken) when it stays set; setting or removing one changes what
+	// the routes check, which is fixed at start.
+	ps, ns := prev.Server, next.Server
+	ps.BearerToken, ns.BearerToken = "", ""
+	if !reflect.DeepEqual(ps, ns) {
 		rep.NeedsRestart = append(rep.NeedsRestart, "server")
 	}
+	tok := next.Server.BearerToken
 	next.Server = prev.Server
+	if (tok == "") == (prev.Server.BearerToken == "") {
+		next.Server.BearerToken = tok
+	} else {
+		rep.NeedsRestart = append(rep.NeedsRestart, "server.bearer_token (set or removed)")
+	}
 	if !reflect.DeepEqual(prev.Telemetry, next.Telemetry) {
 		rep.NeedsRestart = append(rep.NeedsRestart, "telemetry")
 	}
@@ -97,8 +108,10 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 			continue
 		}
 		ne := *e
-		if ne.Path != old.Path || ne.Token != old.Token {
-			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (path or token)")
+		// A token that stays set rotates at once (liveToken); a path, or a
+		// token set or removed, needs a restart (the routes are fixed).
+		if ne.Path != old.Path || (ne.Token == "") != (old.Token == "") {
+			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (path, or token set or removed)")
 			ne.Path, ne.Token = old.Path, old.Token
 		}
 		eps[name] = &ne
