@@ -460,3 +460,37 @@ func TestReadVerbGroups(t *testing.T) {
 		}
 	}
 }
+
+// A first sentence that sums up the steps after it ("… First, …") is no
+// task of its own (analyzedQuery.overview): as a clause, its best tool (a
+// fashion-event tool, which no step asks for) was lifted like a step's own
+// tool, above the tools of the steps. The same request without "First"
+// keeps the old order.
+func TestOverviewIsNoTask(t *testing.T) {
+	tools := append([][3]string{
+		{"events:create_fashion_event", "Plan a fashion event: a fashion show or fashion week with designers.", ""},
+		{"school:get_school_schedule", "Get the schedule of a school.", ""},
+		{"school:get_school_info", "Get the address and the head of a school.", ""},
+		{"team:get_team_members", "Get the members of a team.", ""},
+		{"team:get_team_info", "Get the name and the projects of a team.", ""},
+	}, filler...)
+	var es []*Entry
+	for _, d := range testIndex(t, tools).docs {
+		es = append(es, d.e)
+	}
+	p := DefaultRankParams()
+	p.Semantic = 0
+	ix := NewIndexWithParams(es, p)
+	const steps = " get the schedule of Maplewood school. Then get the members of team 7."
+	// With "First," the summary's tool ranks by the whole-query score
+	// alone, under the steps' tools and their siblings (5th); without it,
+	// the summary is a clause and its tool is lifted to 3rd.
+	q := "I need your help planning our fashion week. First," + steps
+	if got := top(ix, q, 3); slices.Contains(got, "mcp:events:create_fashion_event") || !slices.Contains(got[:2], "mcp:school:get_school_schedule") || !slices.Contains(got[:2], "mcp:team:get_team_members") {
+		t.Errorf("%q: top 3 %v, want the two steps' tools first and no fashion tool", q, got)
+	}
+	q = "I need your help planning our fashion week. Please" + steps
+	if got := top(ix, q, 3); !slices.Contains(got, "mcp:events:create_fashion_event") {
+		t.Errorf("%q: top 3 %v: the test no longer shows what the overview rule changes", q, got)
+	}
+}
