@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -136,5 +137,70 @@ func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 	}
 	if n := p.sessFastCalls.Load() - before; n != 1 {
 		t.Fatalf("the fast path served %d calls, want 1", n)
+	}
+}
+
+// TestRelayedRequestEndsWithTheCall: an upstream's elicitation relayed to
+// the client on its call's stream ends when that call ends (here: the
+// client cancels the call without answering the question), on the fast
+// path and the go-sdk's. The upstream's own cancellation of its request
+// cannot arrive: it would go on the stream of the tools/call the proxy
+// has just cancelled. Before, the relayed request waited for ever, holding
+// a relay slot (maxRelayedPerClient), a goroutine and the upstream
+// connection's shutdown (review r9).
+func TestRelayedRequestEndsWithTheCall(t *testing.T) {
+	for _, c := range []struct{ name, meta string }{{"fast", ""}, {"go-sdk", `,"_meta":{"progressToken":"p"}`}} {
+		t.Run(c.name, func(t *testing.T) {
+			started, asked := make(chan struct{}, 1), make(chan error, 1)
+			us := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+			us.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				started <- struct{}{}
+				_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
+				asked <- err
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			})
+			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return us }, nil))
+			t.Cleanup(hs.Close)
+			t.Cleanup(hs.CloseClientConnections) // first: a relayed request left waiting holds one
+			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n", tomlQuote(hs.URL)))
+			cl := &sessClient{t: t, url: frontURL(t, p)}
+			a, resp := cl.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"nonanswerer","version":"1"}}}`, nil)
+			if a.status != http.StatusOK {
+				t.Fatalf("initialize: %s", a)
+			}
+			cl.sid = resp.Header.Get("Mcp-Session-Id")
+			if a := cl.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); a.status != http.StatusAccepted {
+				t.Fatalf("notifications/initialized: %s", a)
+			}
+			waitFor(t, "the session ready for the fast path", func() bool {
+				e := p.hsess.get(cl.sid)
+				return e != nil && sessReady(e) != nil
+			})
+			req, _ := http.NewRequest(http.MethodPost, cl.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__ask","arguments":{}`+c.meta+`}}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", cl.sid)
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			call, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer call.Body.Close()
+			waitSignal(t, started, "the upstream tool did not start")
+			sc := bufio.NewScanner(call.Body)
+			for sc.Scan() && !strings.Contains(sc.Text(), `"elicitation/create"`) {
+			}
+			if a := cl.post(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"test"}}`, nil); a.status != http.StatusAccepted {
+				t.Fatalf("notifications/cancelled: %s", a)
+			}
+			if err := <-asked; err == nil {
+				t.Fatal("the upstream's question was answered")
+			}
+			waitFor(t, "the relayed question ended with the call", func() bool {
+				p.pt.mu.Lock()
+				defer p.pt.mu.Unlock()
+				return len(p.pt.relaying) == 0
+			})
+		})
 	}
 }

@@ -303,10 +303,16 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			defer release()
 			if callCtx != nil {
 				// Sent in the context of the client's call, so that it goes on
-				// that call's stream; cancelled with the upstream's request.
+				// that call's stream; cancelled with the upstream's request,
+				// and when the call ends (answered, cancelled, its session
+				// gone): the upstream's own cancellation would come on the
+				// stream of the tools/call the proxy has just ended, so it
+				// never arrives, and the request would wait for ever (review
+				// r9).
 				relCtx, cancel := context.WithCancel(context.WithoutCancel(callCtx))
 				stop := context.AfterFunc(ctx, cancel)
-				defer func() { stop(); cancel() }()
+				stopCall := context.AfterFunc(callCtx, cancel)
+				defer func() { stop(); stopCall(); cancel() }()
 				ctx = relCtx
 			}
 			var res mcp.Result
