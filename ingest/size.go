@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -74,8 +75,13 @@ func (s SizeBound) Apply(t *Tool) error {
 		if len(raw) <= MaxTextRunes {
 			return raw, nil
 		}
+		// Numbers stay as written (json.Number): a schema's enum, const or
+		// bound past float64's exact integers must not change when a text
+		// string beside it is cut (review r9).
 		var doc any
-		if json.Unmarshal(raw, &doc) != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if dec.Decode(&doc) != nil || dec.InputOffset() != int64(len(bytes.TrimRight(raw, " \t\r\n"))) {
 			return raw, nil // the schema step reports it
 		}
 		n := walk(doc)
