@@ -43,11 +43,7 @@ args = ["-scenario", "hanglists"]
 startup_timeout = "3m"
 `)
 	cmd := proxyCmd(t, cfg)
-	c := exec.Command(cmd[0], cmd[1:]...)
-	c.Env = os.Environ()
-	var stderr lockedBuffer
-	c.Stderr = &stderr
-	cs := gosdkConnect(t, &gosdk.CommandTransport{Command: c})
+	cs, stderr := gosdkClientStdioLog(t, cmd)
 	if caps := cs.InitializeResult().Capabilities; caps.Resources == nil || caps.Prompts == nil {
 		t.Fatalf("the proxy should announce resources and prompts (both upstreams do): %+v", caps)
 	}
@@ -137,11 +133,7 @@ args = ["-scenario", "stderrflood"]
 startup_timeout = "3s"
 `)
 	cmd := []string{buildProxy(t), "serve", "--config", cfg} // default log level: info
-	c := exec.Command(cmd[0], cmd[1:]...)
-	c.Env = os.Environ()
-	var stderr lockedBuffer
-	c.Stderr = &stderr
-	cs := gosdkConnect(t, &gosdk.CommandTransport{Command: c})
+	cs, stderr := gosdkClientStdioLog(t, cmd)
 	// Let it flood until the first summary (10 s after the first dropped
 	// line), through several start attempts.
 	deadline := time.Now().Add(90 * time.Second)
