@@ -189,6 +189,10 @@ type BenchReport struct {
 	BenchMetrics
 	// Lexical is the engine with the semantic signal off.
 	Lexical BenchMetrics
+	// Dense tells whether the engine ran with the dense signal; NoDense
+	// is the engine with it off (the semantic signal as the engine ran).
+	Dense   bool
+	NoDense BenchMetrics
 	// Plain is a plain BM25 (k1 1.2, b 0.75) over name, server,
 	// description and top-level property names with case/snake splitting
 	// and nothing else, run on the same tools and queries (the baseline
@@ -387,6 +391,15 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 			lexical[i] = scoredIDs(ix.search(q.Query, limit, nil, false))
 		}
 	}
+	noDense := engine
+	if p.Dense > 0 {
+		rep.Dense = true
+		nd := ix.withDense(0)
+		noDense = make([][]string, len(queries))
+		for i, q := range queries {
+			noDense[i] = scoredIDs(nd.search(q.Query, limit, nil, p.Semantic > 0))
+		}
+	}
 	plainIx := newPlainBM25(entries)
 	plain := make([][]string, len(queries))
 	for i, q := range queries {
@@ -416,6 +429,7 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 	}
 	rep.BenchMetrics = scoreRuns(queries, engine, k)
 	rep.Lexical = scoreRuns(queries, lexical, k)
+	rep.NoDense = scoreRuns(queries, noDense, k)
 	rep.Plain = scoreRuns(queries, plain, k)
 	keys := make([]bucketKey, 0, len(buckets))
 	for b := range buckets {
@@ -630,7 +644,11 @@ func (r *BenchReport) Print(w io.Writer) {
 	if r.Semantic {
 		sem = "on"
 	}
-	fmt.Fprintf(w, ", all splits; semantic signal %s)\n", sem)
+	dense := "off"
+	if r.Dense {
+		dense = "on"
+	}
+	fmt.Fprintf(w, ", all splits; semantic signal %s, dense signal %s)\n", sem, dense)
 	fmt.Fprintf(w, "index build  %.1f ms\n", r.BuildMs)
 	row := func(name string, v, b float64) {
 		fmt.Fprintf(w, "%-12s %.3f   (plain BM25 %.3f, %+.3f)\n", name, v, b, v-b)
@@ -645,6 +663,9 @@ func (r *BenchReport) Print(w io.Writer) {
 	row("MRR", r.MRR, r.Plain.MRR)
 	if r.Semantic {
 		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f\n", "no semantic", r.K, r.Lexical.NDCG, r.Lexical.Recall5)
+	}
+	if r.Dense {
+		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f\n", "no dense", r.K, r.NoDense.NDCG, r.NoDense.Recall5)
 	}
 	fmt.Fprintf(w, "latency      p50 %.3f ms, p99 %.3f ms per query\n", r.P50ms, r.P99ms)
 	if len(r.Breakdown) > 0 {
@@ -684,13 +705,14 @@ func fileExists(p string) bool {
 }
 
 // PrintBenchSummary writes one line per report: plain BM25, the engine
-// without and with the semantic signal, and the engine's lead over plain
-// BM25 in nDCG@K.
+// without the semantic signal ("lexical"), without the dense signal, and
+// with both as configured, and the engine's lead over plain BM25 in
+// nDCG@K.
 func PrintBenchSummary(w io.Writer, reps []*BenchReport) {
-	fmt.Fprintf(w, "%-18s %11s %7s %7s  %-13s %-13s %-13s %s\n", "set", "distractors", "queries", "skipped", "BM25 nDCG R@5", "lexical", "engine", "engine-BM25 nDCG")
+	fmt.Fprintf(w, "%-18s %11s %7s %7s  %-13s %-13s %-13s %-13s %s\n", "set", "distractors", "queries", "skipped", "BM25 nDCG R@5", "lexical", "no dense", "engine", "engine-BM25 nDCG")
 	for _, r := range reps {
-		fmt.Fprintf(w, "%-18s %11d %7d %7d  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %+.3f\n", r.Dataset, r.Distractors, r.Queries, r.Skipped,
-			r.Plain.NDCG, r.Plain.Recall5, r.Lexical.NDCG, r.Lexical.Recall5, r.NDCG, r.Recall5, r.NDCG-r.Plain.NDCG)
+		fmt.Fprintf(w, "%-18s %11d %7d %7d  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %+.3f\n", r.Dataset, r.Distractors, r.Queries, r.Skipped,
+			r.Plain.NDCG, r.Plain.Recall5, r.Lexical.NDCG, r.Lexical.Recall5, r.NoDense.NDCG, r.NoDense.Recall5, r.NDCG, r.Recall5, r.NDCG-r.Plain.NDCG)
 	}
 }
 

@@ -123,6 +123,11 @@ type RankParams struct {
 	// get_air_quality_index). Near-identical tools share the words; the
 	// one whose wording the request follows shares their order too.
 	Pairs float64
+	// Dense is the weight of the dense signal (0 = off; dense.go): the
+	// tools nearest the query by the cosine of static-embedding vectors
+	// gain up to Dense × (the best lexical score) before the top-k
+	// selection.
+	Dense float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -145,6 +150,7 @@ func DefaultRankParams() RankParams {
 		Coverage:          0.7,
 		Pairs:             0.1,
 		Bag:               0.3,
+		Dense:             0, // DefaultDenseWeight when switched on
 	}
 }
 
@@ -200,6 +206,9 @@ type idxDoc struct {
 	// the name and of the description, sorted, without repeats
 	// (RankParams.Pairs).
 	pairs []uint32
+	// dense is the entry's static-embedding vector (dense.go; nil when
+	// none of its terms is in the table).
+	dense *denseVec
 }
 
 // Index is a BM25F search index over catalog entries. It is safe for
@@ -222,6 +231,10 @@ type Index struct {
 	dead   []bool
 	norm   [][numFields]float32 // per doc: w_f/(1 - b_f + b_f·len_f/avglen_f)
 	verb   []uint8              // per doc: its idxDoc.verb
+	// Per doc, while the dense signal is on (params.Dense > 0; else
+	// nil): its idxDoc.dense (zero: none; dense.go) and its signs.
+	dvec []denseVec
+	dsig [][denseSigWords]uint64
 	// normAvg holds the average field lengths norm was computed with.
 	normAvg [numFields]float64
 	terms   map[string]*termInfo
@@ -297,6 +310,12 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	ix.dead = make([]bool, 0, n)
 	ix.norm = make([][numFields]float32, 0, n)
 	ix.verb = make([]uint8, 0, n)
+	ix.dvec, ix.dsig = nil, nil
+	if ix.params.Dense > 0 {
+		fillDense(docs, skip)
+		ix.dvec = make([]denseVec, 0, n)
+		ix.dsig = make([][denseSigWords]uint64, 0, n)
+	}
 	total := 0
 	for i := range docs {
 		if skip == nil || !skip[i] {
@@ -691,6 +710,12 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 // addLocked) and returns its number; addKeysLocked adds its keys.
 func (ix *Index) addTermsLocked(d idxDoc, tis []*termInfo) int32 {
 	id := int32(len(ix.docs))
+	if ix.params.Dense > 0 {
+		if d.dense == nil {
+			d.dense = denseDoc(d.terms)
+		}
+		ix.appendDense(d.dense)
+	}
 	ix.docs = append(ix.docs, d)
 	ix.dead = append(ix.dead, false)
 	ix.norm = append(ix.norm, [numFields]float32{})
@@ -793,6 +818,8 @@ func (ix *Index) cloneLocked() *Index {
 		dead:    slices.Clone(ix.dead),
 		norm:    slices.Clone(ix.norm),
 		verb:    slices.Clip(ix.verb),
+		dvec:    slices.Clip(ix.dvec),
+		dsig:    slices.Clip(ix.dsig),
 		normAvg: ix.normAvg,
 		terms:   maps.Clone(ix.terms),
 		byID:    maps.Clone(ix.byID),
@@ -976,6 +1003,7 @@ type scratch struct {
 	// per hit, and one hit's Related words while they are gathered.
 	words, rel []string
 	spans      []int32
+	dense      denseScratch
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -1095,6 +1123,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 	}
 	weighUnits(sc)
+	ix.denseMix(sc, acc, mark, stride)
 	// The per-clause signal (RankParams.ClauseMix): entry d gains
 	// mixTop × max over clauses j of seg_j(d)/segMax[j], added during the
 	// top-k selection, where an entry that cannot enter the heap even
@@ -1234,6 +1263,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if cover {
 		for i := range out {
 			c, _ := ix.coverage(i, sc)
+			c = sc.dense.coverage(out[i].doc, c)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
 		}
 	}

@@ -64,7 +64,7 @@ Usage:
                                                 write a commented starter config
   mcp-toolsearch healthcheck [--url URL]        GET a running proxy's /healthz (container HEALTHCHECK)
   mcp-toolsearch audit verify FILE              check the hash chain of an audit log
-  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false]
+  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false] [--dense=false]
   mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
   mcp-toolsearch bench surface [--config FILE]
   mcp-toolsearch version | --version

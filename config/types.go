@@ -95,6 +95,11 @@ type ToolSearch struct {
 	// table shipped in the binary, fused with BM25F); nil means the
 	// default, catalog.DefaultRankParams().Semantic > 0.
 	Semantic *bool `toml:"semantic"`
+	// Dense switches the search's dense signal (a static word-embedding
+	// table distilled from the Universal Sentence Encoder lite, shipped in
+	// the binary, fused with BM25F); nil means the default,
+	// catalog.DefaultRankParams().Dense > 0.
+	Dense *bool `toml:"dense"`
 }
 
 // Upstream is one [upstreams.NAME] table: a stdio child (Command set) or an

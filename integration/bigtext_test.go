@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -36,13 +37,11 @@ command = %s
 args = ["-scenario", "bigtext"]
 `, enabled, tomlString(fakeUpstreamBin(t))))
 	}
-	// Both binaries are built before any deadline starts.
-	toolsCmd, directCmd := proxyCmd(t, cfgFor(true), "--startup-wait", "60s"), proxyCmd(t, cfgFor(false), "--startup-wait", "60s")
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
 
 	t.Run("tools", func(t *testing.T) {
-		cs := gosdkClientStdio(t, toolsCmd)
-		ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
-		defer cancel()
+		cs := gosdkClientStdio(t, proxyCmd(t, cfgFor(true), "--startup-wait", "60s"))
 		res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_describe", Arguments: map[string]any{"id": "mcp:bulk:big"}})
 		if err != nil || res.IsError {
 			t.Fatalf("tool_describe: %v %+v", err, res)
@@ -78,15 +77,14 @@ args = ["-scenario", "bigtext"]
 	})
 
 	t.Run("direct", func(t *testing.T) {
-		cs := gosdkClientStdio(t, directCmd)
-		ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
-		defer cancel()
+		cs := gosdkClientStdio(t, proxyCmd(t, cfgFor(false), "--startup-wait", "60s"))
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		names := toolNamesGo(tools.Tools)
+		var names []string
 		for _, tl := range tools.Tools {
+			names = append(names, tl.Name)
 			b, _ := json.Marshal(tl)
 			if len(b) > maxTool {
 				t.Errorf("tools/list carries %s as %d bytes, over the %d-byte bound", tl.Name, len(b), maxTool)
@@ -97,13 +95,13 @@ args = ["-scenario", "bigtext"]
 		}
 	})
 
-	out := runCLI(t, "list", "--config", cfgFor(false))
+	out, _ := exec.CommandContext(ctx, buildProxy(t), "list", "--config", cfgFor(false)).CombinedOutput()
 	for _, want := range []string{
 		"big normalised (size): description cut from 1048576 to 16384 characters",
 		"enums quarantined (size): the definition is", "its largest member is inputSchema",
 		"meta quarantined (size)", "its largest member is _meta",
 	} {
-		if !strings.Contains(out, want) {
+		if !strings.Contains(string(out), want) {
 			t.Errorf("list lacks %q:\n%.2000s", want, out)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,7 +79,12 @@ env = { GITHUB_TOKEN = %q }
 		}
 		return found
 	}
-	run := func(args ...string) string { return runCLI(t, args...) }
+	run := func(args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), nodeClientTimeout)
+		defer cancel()
+		out, _ := exec.CommandContext(ctx, buildProxy(t), args...).CombinedOutput()
+		return string(out)
+	}
 
 	check := run("check", "--config", cfg)
 	if l := leaks(check); len(l) > 0 || !strings.Contains(check, "header Authorization: ***") || !strings.Contains(check, "env GITHUB_TOKEN=***") || !strings.Contains(check, notSecret) {

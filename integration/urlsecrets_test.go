@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -52,7 +54,12 @@ startup_timeout = "3s"
 			}
 		}
 	}
-	run := func(args ...string) string { return runCLI(t, args...) }
+	run := func(args ...string) string {
+		ctx, cancel := context.WithTimeout(context.Background(), nodeClientTimeout)
+		defer cancel()
+		out, _ := exec.CommandContext(ctx, buildProxy(t), args...).CombinedOutput()
+		return string(out)
+	}
 	check := run("check", "--config", cfg)
 	leaks("check", check)
 	if !strings.Contains(check, "/api/mcp/s/***/sse") || !strings.Contains(check, "upstream zap") {
@@ -61,7 +68,11 @@ startup_timeout = "3s"
 	leaks("list", run("list", "--config", cfg))
 
 	cmd := proxyCmd(t, cfg, "--startup-wait", "20s", "--log-level", "debug")
-	cs, stderr := gosdkClientStdioLog(t, cmd)
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = os.Environ()
+	var stderr lockedBuffer
+	c.Stderr = &stderr
+	cs := gosdkConnect(t, &gosdk.CommandTransport{Command: c})
 	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
 	defer cancel()
 	seen := cs.InitializeResult().Instructions
