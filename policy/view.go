@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -185,16 +186,19 @@ func (p *Policy) View(s Subject) *View {
 		}
 	}
 	name := strings.ToLower(s.ClientName)
-	var key strings.Builder
-	key.WriteString(s.Endpoint)
+	// The key: the endpoint, then "\x00<index>" per matching pattern, built
+	// on the stack (a strings.Builder passed to fmt escaped: one allocation
+	// per call, issue 16).
+	var kb [64]byte
+	key := append(kb[:0], s.Endpoint...)
 	var matched []*clientLayer
 	for i, cl := range p.byClient {
 		if cl.matches(s, name) {
-			fmt.Fprintf(&key, "\x00%d", i)
+			key = strconv.AppendInt(append(key, 0), int64(i), 10)
 			matched = append(matched, cl)
 		}
 	}
-	if v, ok := p.views.m.Load(key.String()); ok {
+	if v, ok := p.views.m.Load(string(key)); ok {
 		return v.(*View)
 	}
 	v := &View{p: p, subject: s, cache: map[toolKey]Decision{}}
@@ -219,7 +223,7 @@ func (p *Policy) View(s Subject) *View {
 	if clientNamed {
 		v.grant = p.grantView(s.Endpoint, verified)
 	}
-	actual, _ := p.views.m.LoadOrStore(key.String(), v)
+	actual, _ := p.views.m.LoadOrStore(string(key), v)
 	return actual.(*View)
 }
 

@@ -194,6 +194,9 @@ func (s *session) ident() *identity.Identity {
 // view is the policy view of the session's subject: client name and
 // endpoint, plus the verified user, groups and scopes (policy/identity.go).
 func (s *session) view() *policy.View {
+	if s.memo != nil {
+		return s.memo.memoView(s) // viewmemo.go
+	}
 	return s.p.subjectView(s.client, s.endpoint, s.ident())
 }
 
@@ -201,11 +204,17 @@ func (s *session) view() *policy.View {
 // self-declared clientInfo.name) on endpoint ("" main) with verified
 // identity id (nil when none).
 func (p *Proxy) subjectView(client, endpoint string, id *identity.Identity) *policy.View {
+	return p.pol().View(subjectOf(client, endpoint, id))
+}
+
+// subjectOf is the policy subject of a client named client on endpoint
+// with verified identity id (nil when none).
+func subjectOf(client, endpoint string, id *identity.Identity) policy.Subject {
 	sub := policy.Subject{ClientName: client, Endpoint: endpoint}
 	if id != nil {
 		sub.User, sub.Groups, sub.Scopes = id.Subject, id.Groups, id.Scopes
 	}
-	return p.pol().View(sub)
+	return sub
 }
 
 // subjectKey names who calls, for rate limits and the audit log: the

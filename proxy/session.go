@@ -48,6 +48,11 @@ type session struct {
 	// flags: what the stateful HTTP fast path asks of the session
 	// (frontsession.go); shared by copies, nil on stateless sessions.
 	flags *sessFlags
+
+	// memo keeps the policy view and the last decision between calls
+	// (viewmemo.go); shared by copies, nil where a session lives for one
+	// request or command (stateless, CLI).
+	memo *viewMemo
 }
 
 // sessFlags: initialized, the go-sdk handled the client's
@@ -76,11 +81,22 @@ func (s *session) SearchIndex(snap *catalog.Snapshot) *catalog.Index {
 // Allowed implements modes.Env: this session's policy (SPEC §6).
 func (s *session) Allowed(e *catalog.Entry) bool { return s.allowed(e) }
 
+// allowed reads the session's last decision (viewmemo.go) but does not
+// replace it: it runs for every entry of a listing.
 func (s *session) allowed(e *catalog.Entry) bool {
+	if s.memo != nil {
+		return s.memo.memoDecide(s.view(), e, false).Allowed
+	}
 	return s.view().Allowed(toolOf(e))
 }
 
+// decide is the decision for a call (callpath_identity.go decideTraced):
+// kept as the session's last, which the next call's resolveCallable
+// (allowed) and decide read when they name the same tool.
 func (s *session) decide(e *catalog.Entry) policy.Decision {
+	if s.memo != nil {
+		return s.memo.memoDecide(s.view(), e, true)
+	}
 	return s.view().Decide(toolOf(e))
 }
 
@@ -168,7 +184,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		p.mu.Unlock()
 		return s
 	}
-	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}, flags: &sessFlags{}}
+	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}, flags: &sessFlags{}, memo: &viewMemo{}}
 	s.life, s.end = context.WithCancel(context.Background())
 	delete(p.reserved, ss)
 	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surf().Mode()}
