@@ -426,10 +426,13 @@ func invalidResult(up string, err error) error {
 // unmarshal "\"notanobject\"" into Go value of type struct { mcp.res; …
 // mcp.wireContent … }`). The returned error unwraps to err.
 func AsInvalidResult(up string, err error) (error, bool) {
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	if err == nil || (!errors.As(err, &te) && !errors.As(err, &se)) {
-		return nil, false
+	if err == nil {
+		return nil, false // every call: errors.As's targets escaped (two allocations)
+	}
+	if _, te := errors.AsType[*json.UnmarshalTypeError](err); !te {
+		if _, se := errors.AsType[*json.SyntaxError](err); !se {
+			return nil, false
+		}
 	}
 	return wrappedError{msg: invalidResult(up, err).Error(), err: err}, true
 }

@@ -616,13 +616,15 @@ func (b *blockedError) Unwrap() error { return b.err }
 
 // outcomeOf classifies a call's result for telemetry.
 func outcomeOf(res *mcp.CallToolResult, err error) string {
-	var be *blockedError
-	var ae *ArgumentsError
+	if err != nil { // errors.As targets escape: two allocations per call even without an error
+		if be, ok := errors.AsType[*blockedError](err); ok {
+			return be.outcome
+		}
+		if _, ok := errors.AsType[*ArgumentsError](err); ok {
+			return telemetry.OutcomeInvalidArguments
+		}
+	}
 	switch {
-	case errors.As(err, &be):
-		return be.outcome
-	case errors.As(err, &ae):
-		return telemetry.OutcomeInvalidArguments
 	case err != nil && errors.Is(err, upstream.ErrUnavailable):
 		return telemetry.OutcomeUnavailable
 	case err != nil && errors.Is(err, context.DeadlineExceeded):
