@@ -494,11 +494,19 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	}
 	var cctx context.Context
 	var timer *time.Timer // restarted by progress
+	// due: the deadline of a call the own wire times itself (wiredue.go);
+	// a call that goes the go-sdk's way after all gets a context with it.
+	var due time.Time
 	if o.OnProgress == nil {
-		// No progress restarts the deadline: one timer.
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeoutCause(ctx, timeout, errCallTimeout)
-		defer cancel()
+		// No progress restarts the deadline: one timer, or none where the
+		// wire keeps the deadline.
+		if w := cur.ownToolWire(); w != nil && w.timesCalls {
+			cctx, due = ctx, time.Now().Add(timeout)
+		} else {
+			var cancel context.CancelFunc
+			cctx, cancel = context.WithTimeoutCause(ctx, timeout, errCallTimeout)
+			defer cancel()
+		}
 	} else {
 		pctx, cancel := context.WithCancelCause(ctx)
 		defer cancel(nil)
@@ -565,15 +573,26 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if bs := c.paramBindings(name); bs != nil {
 		cctx = context.WithValue(cctx, paramBindingsKey{}, bs) // headers2026.go
 	}
+	var sdkDue context.Context // the go-sdk path's context when due was set
 	send := func(l *live) (*mcp.CallToolResult, error) {
 		if w := l.ownToolWire(); w != nil {
-			res, err, sent := l.callOwn(cctx, w, params, extra, o.Raw, token, onProgress) // owntoolcall.go
+			d := due
+			if !w.timesCalls {
+				d = time.Time{}
+			}
+			res, err, sent := l.callOwn(cctx, w, params, extra, o.Raw, token, onProgress, d) // owntoolcall.go
 			if sent {
 				ownSent = true
 				return res, err
 			}
 		}
 		ctx := cctx
+		if !due.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadlineCause(ctx, due, errCallTimeout)
+			defer cancel()
+			sdkDue = ctx
+		}
 		if o.Raw != nil {
 			ctx = context.WithValue(ctx, rawResultKey{}, o.Raw)
 		}
@@ -601,7 +620,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	switch {
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: %w", upstream, name, err)
-	case cctx.Err() != nil:
+	case cctx.Err() != nil || isWireDeadline(err) || sdkDue != nil && context.Cause(sdkDue) == errCallTimeout:
 		what := fmt.Sprintf("call_timeout %s exceeded", timeout)
 		if errors.Is(context.Cause(cctx), errCallCeiling) {
 			what = fmt.Sprintf("ceiling of %d x call_timeout (%s) exceeded despite progress", CallCeilingFactor, CallCeilingFactor*timeout)

@@ -59,6 +59,9 @@ func (w *wire) ownDone(id int64, a ownAnswer) {
 	w.mu.Lock()
 	ch := w.own[id]
 	delete(w.own, id)
+	if w.due != nil {
+		delete(w.due, id) // wiredue.go
+	}
 	w.mu.Unlock()
 	if ch != nil {
 		ch <- a // buffered (1)
@@ -73,6 +76,7 @@ func (w *wire) closeOwn(cause error) {
 	w.own = map[int64]chan ownAnswer{}
 	for id := range own {
 		delete(w.pending, id)
+		delete(w.due, id)
 	}
 	w.mu.Unlock()
 	for _, ch := range own {
@@ -103,7 +107,7 @@ func (w *wire) ownWire() *wire { return w }
 // first, the upstream gets notifications/cancelled for it). A JSON-RPC
 // error answer is returned as a *jsonrpc.Error.
 func (w *wire) ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error) {
-	res, err := w.call(ctx, conn, method, params, "", nil)
+	res, err := w.call(ctx, conn, method, params, "", nil, time.Time{})
 	var we *writeFailed
 	switch {
 	case err == nil:
@@ -138,7 +142,12 @@ const cancelNotifyTimeout = 5 * time.Second
 // goes to sink (the reader never waits for it) and is handed to the
 // sink's function here, on the caller's goroutine, in arrival order and
 // before the answer is returned.
-func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink) (json.RawMessage, error) {
+//
+// A non-zero due (only on a wire that timesCalls) is the call's deadline,
+// kept by the wire's clock (wiredue.go): when it passes first, the call
+// ends as at the end of ctx (notifications/cancelled with the reason
+// "context deadline exceeded") and returns errWireDeadline.
+func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
 	ch := ownChans.Get().(chan ownAnswer)
 	w.mu.Lock()
@@ -146,11 +155,17 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 	if sink != nil {
 		w.progress[token] = sink
 	}
+	if !due.IsZero() {
+		w.addDue(id, due)
+	}
 	w.mu.Unlock()
 	forget := func() {
 		w.mu.Lock()
 		delete(w.own, id)
 		delete(w.pending, id)
+		if w.due != nil {
+			delete(w.due, id)
+		}
 		if sink != nil {
 			delete(w.progress, token)
 		}
@@ -161,7 +176,7 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 		if ctx.Err() != nil {
 			// The request may have reached the upstream (an HTTP POST
 			// whose answer had not begun): cancel it, as the go-sdk does.
-			w.sendCancel(ctx, conn, id)
+			w.sendCancel(ctx, conn, id, ctx.Err().Error())
 			return nil, ctx.Err()
 		}
 		return nil, &writeFailed{err: err}
@@ -173,12 +188,17 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 	for {
 		select {
 		case a := <-ch:
-			// Its one answer taken (ownDone and closeOwn send once, to
-			// the waiter they took out of w.own), the channel is empty
-			// and no one else holds it. A call that ended otherwise
+			// Its one answer taken (ownDone, closeOwn and expire send
+			// once, to the waiter they took out of w.own), the channel is
+			// empty and no one else holds it. A call that ended otherwise
 			// (ctx, a write error) leaves its channel to the collector:
 			// an answer may still be on its way into it.
 			ownChans.Put(ch)
+			if a.err == errWireDeadline {
+				forget()
+				w.sendCancel(ctx, conn, id, context.DeadlineExceeded.Error())
+				return nil, a.err
+			}
 			if sink != nil {
 				w.mu.Lock()
 				delete(w.progress, token)
@@ -190,7 +210,7 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 			sink.flush()
 		case <-ctx.Done():
 			forget()
-			w.sendCancel(ctx, conn, id)
+			w.sendCancel(ctx, conn, id, ctx.Err().Error())
 			return nil, ctx.Err()
 		}
 	}
@@ -198,9 +218,10 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 
 // sendCancel writes notifications/cancelled for our request id in the
 // background, bounded by cancelNotifyTimeout; the params are the go-sdk
-// client's (reason, then requestId).
-func (w *wire) sendCancel(ctx context.Context, conn mcp.Connection, id int64) {
-	p := appendString([]byte(`{"reason":`), ctx.Err().Error())
+// client's (reason, then requestId): reason is the text of the error that
+// ended the call (the context's).
+func (w *wire) sendCancel(ctx context.Context, conn mcp.Connection, id int64, reason string) {
+	p := appendString([]byte(`{"reason":`), reason)
 	p = strconv.AppendInt(append(p, `,"requestId":`...), id, 10)
 	p = append(p, '}')
 	nctx, stop := context.WithTimeout(context.WithoutCancel(ctx), cancelNotifyTimeout)

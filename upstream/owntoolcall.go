@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -254,7 +255,7 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 // \"tools/call\": …"; ctx.Err() when ctx ended first (the upstream got
 // notifications/cancelled). ok is false when p cannot be written here:
 // nothing was sent, and the caller takes the go-sdk path.
-func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extra []metaMember, raw *RawResult, token string, onProgress func(*mcp.ProgressNotificationParams)) (res *mcp.CallToolResult, err error, ok bool) {
+func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extra []metaMember, raw *RawResult, token string, onProgress func(*mcp.ProgressNotificationParams), due time.Time) (res *mcp.CallToolResult, err error, ok bool) {
 	if p == nil {
 		p = &mcp.CallToolParams{}
 	}
@@ -274,7 +275,7 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 	if onProgress != nil && token != "" {
 		sink = newProgressSink(onProgress)
 	}
-	answer, err := w.call(ctx, l.conn, "tools/call", buf, token, sink)
+	answer, err := w.call(ctx, l.conn, "tools/call", buf, token, sink, due)
 	if err != nil {
 		return nil, sdkCallError(ctx, err), true
 	}
@@ -294,6 +295,9 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 // sdkCallError words an error of wire.call as the go-sdk's call (go-sdk
 // mcp/transport.go) words the same failure.
 func sdkCallError(ctx context.Context, err error) error {
+	if err == errWireDeadline {
+		return err // the call's deadline (wiredue.go): CallToolWith words it
+	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return ctx.Err()
 	}

@@ -28,8 +28,10 @@ type stdioTransport struct {
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	w := newWire(t.log, t.maxBytes)
+	w.timesCalls = true // wiredue.go: a write does not need the call's context to end
 	c := &stdioConn{
-		wire:     newWire(t.log, t.maxBytes),
+		wire:     w,
 		r:        t.r,
 		w:        t.w,
 		incoming: make(chan jsonrpc.Message, 8),

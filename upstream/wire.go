@@ -63,6 +63,13 @@ type wire struct {
 	initResult json.RawMessage
 	// progress are the own calls' upstream progress tokens (owncall.go).
 	progress map[string]*progressSink
+	// timesCalls: the wire ends its own calls at their deadline itself
+	// (wiredue.go; the stdio transport, whose writes do not need the
+	// call's context to end). due, dueTimer and dueAt are that clock.
+	timesCalls bool
+	due        map[int64]time.Time
+	dueTimer   *time.Timer
+	dueAt      time.Time
 	// lostSession, when set, turns a JSON-RPC error answer that says the
 	// session is lost into an error wrapping mcp.ErrSessionMissing (the
 	// HTTP transport, for own requests; the go-sdk's answers get the same
