@@ -108,14 +108,14 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		if s.ex != nil {
 			// A 2026-07-28 client's call: questions of its per-client
 			// session go to this call's exchange (relayMiddleware).
-			var done func()
-			ctx, done = p.pt.startCall(ctx, e.Upstream, s)
-			defer done()
+			var f *inflight
+			ctx, f = p.pt.beginCall(ctx, e.Upstream, s, "")
+			defer p.pt.endCall(f)
 		}
 	} else {
-		var done func()
-		ctx, done = p.pt.startCall(ctx, e.Upstream, s)
-		defer done()
+		var f *inflight
+		ctx, f = p.pt.beginCall(ctx, e.Upstream, s, "")
+		defer p.pt.endCall(f)
 	}
 	if tc := taskCallFrom(ctx); tc != nil && tc.asTask && callRequest(ctx, e.Exposed) != nil && opts.Raw != nil {
 		// Issue 17: the client called this very tool as a task (tasks.go).

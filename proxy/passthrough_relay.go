@@ -159,6 +159,13 @@ func (pt *passthrough) startCall(ctx context.Context, up string, s *session) (co
 // startTaskCall is startCall for a tasks/result of task id (serveTasks):
 // requests tied to that task (relatedTaskID) reach s while it waits.
 func (pt *passthrough) startTaskCall(ctx context.Context, up string, s *session, task string) (context.Context, func()) {
+	ctx, f := pt.beginCall(ctx, up, s, task)
+	return ctx, func() { pt.endCall(f) }
+}
+
+// beginCall is startTaskCall without the closure (forward: one allocation
+// fewer per call, issue 16); pt.endCall(f) removes the record.
+func (pt *passthrough) beginCall(ctx context.Context, up string, s *session, task string) (context.Context, *inflight) {
 	f := &inflight{up: up, s: s, ctx: ctx, task: task}
 	if u, ok := pt.p.conf().Upstreams[up]; ok && u.IsHTTP() {
 		f.token = newCallerToken()
@@ -167,12 +174,15 @@ func (pt *passthrough) startTaskCall(ctx context.Context, up string, s *session,
 	pt.mu.Lock()
 	pt.inflight = append(pt.inflight, f)
 	pt.mu.Unlock()
-	return ctx, func() {
-		pt.mu.Lock()
-		defer pt.mu.Unlock()
-		if i := slices.Index(pt.inflight, f); i >= 0 {
-			pt.inflight = slices.Delete(pt.inflight, i, i+1)
-		}
+	return ctx, f
+}
+
+// endCall removes the record beginCall made.
+func (pt *passthrough) endCall(f *inflight) {
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if i := slices.Index(pt.inflight, f); i >= 0 {
+		pt.inflight = slices.Delete(pt.inflight, i, i+1)
 	}
 }
 

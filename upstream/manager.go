@@ -462,11 +462,10 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	if !ok {
 		return nil, fmt.Errorf("upstream %q: %w", upstream, ErrUnknownUpstream)
 	}
-	end, err := m.beginCall(upstream, o.Conn != nil) // retire.go
-	if err != nil {
+	if err := m.beginCall(upstream, o.Conn != nil); err != nil { // retire.go
 		return nil, err
 	}
-	defer end()
+	defer m.endCall()
 	var cur *live
 	if o.Conn != nil {
 		cur = o.Conn.l
@@ -477,6 +476,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 			return nil, o.Conn.c.m.perClientClosed(upstream)
 		}
 	} else {
+		var err error
 		if cur, err = c.ready(); err != nil {
 			return nil, err
 		}

@@ -16,27 +16,31 @@ import (
 // to the upstream's current manager, if there is one.
 var ErrRetired = errors.New("upstream manager retired by a config reload")
 
-// beginCall counts a CallToolWith call in flight; end must be called when
-// it returns. A retired manager takes no new call on its shared session:
+// beginCall counts a CallToolWith call in flight; endCall must be called
+// when it returns. A retired manager takes no new call on its shared session:
 // the error wraps ErrRetired and ErrUnavailable. A call on one of its
 // per-client sessions (perClient) is taken until the close: that session
 // belongs to a client session that has no other.
-func (m *Manager) beginCall(upstream string, perClient bool) (end func(), err error) {
+func (m *Manager) beginCall(upstream string, perClient bool) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.retired != "" && !perClient {
-		return nil, &unavailableError{msg: fmt.Sprintf("upstream %q was %s", upstream, m.retired), cause: ErrRetired}
+		return &unavailableError{msg: fmt.Sprintf("upstream %q was %s", upstream, m.retired), cause: ErrRetired}
 	}
 	m.inflight++
-	return func() {
-		m.mu.Lock()
-		m.inflight--
-		if m.inflight == 0 && m.idle != nil {
-			close(m.idle)
-			m.idle = nil
-		}
-		m.mu.Unlock()
-	}, nil
+	return nil
+}
+
+// endCall ends what beginCall began (a method, not a returned closure:
+// one allocation fewer per call, issue 16).
+func (m *Manager) endCall() {
+	m.mu.Lock()
+	m.inflight--
+	if m.inflight == 0 && m.idle != nil {
+		close(m.idle)
+		m.idle = nil
+	}
+	m.mu.Unlock()
 }
 
 // Retire closes m once the tools/call requests running on it have
