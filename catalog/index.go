@@ -1047,6 +1047,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	ix.expandVariants(aq)
 	if semantic {
 		ix.expandRelated(aq)
+		ix.expandQuestions(aq)
 	}
 	nseg := 0
 	if p := ix.params.ClauseMix; p > 0 && aq.nseg > 1 {

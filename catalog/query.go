@@ -118,6 +118,10 @@ type analyzedQuery struct {
 	// tasks that follow ("I need help planning a fashion event. First,
 	// get the school's schedule, then …") and is no task of its own.
 	overview bool
+	// asks holds the question words of the query that name what the
+	// answer is (when, where, who; questionTerms), each with the index of
+	// the first term written after it (its clause), for expandQuestions.
+	asks []questionWord
 	// nunits is the number of query words (queryTerm.unit); unitMap maps
 	// the word numbers of the chunk being read (tokenizeWords) to them.
 	nunits  int
@@ -166,6 +170,7 @@ func (aq *analyzedQuery) analyze(q string) {
 	pendingTask := false
 	aq.task = [maxSegs]bool{}
 	aq.overview = false
+	aq.asks = aq.asks[:0]
 	markTask := func() {
 		if newSeg && segTerms > 0 && seg+1 < maxSegs {
 			pendingTask = true
@@ -234,6 +239,9 @@ func (aq *analyzedQuery) analyze(q string) {
 		verbOK = !nounPosition(prev, core, next, sentenceStart)
 		if sentenceStart && seg == 0 && segTerms > 0 && isFirstStep(chunk, next) {
 			aq.overview = true
+		}
+		if q := questionKind(core); q >= 0 {
+			aq.asks = append(aq.asks, questionWord{kind: q, next: len(aq.terms)})
 		}
 		if isClauseStart(chunk, next) {
 			newSeg = true

@@ -494,3 +494,31 @@ func TestOverviewIsNoTask(t *testing.T) {
 		t.Errorf("%q: top 3 %v: the test no longer shows what the overview rule changes", q, got)
 	}
 }
+
+// A question word names what the answer is (expandQuestions): "When …"
+// asks for a date, "Where …" for a place, "Who …" for a person. They are
+// stopwords, so the four history tools below, alike but for what they
+// return, tied and the first by name (event_about) won every question.
+func TestQuestionWordsAskForKind(t *testing.T) {
+	tools := append([][3]string{
+		{"history:event_about", "Get the summary of a treaty or event signed in history.", ""},
+		{"history:event_date", "Get the date of a treaty or event signed in history.", ""},
+		{"history:event_place", "Get the location of a treaty or event signed in history.", ""},
+		{"history:event_people", "Get the person of a treaty or event signed in history.", ""},
+	}, filler...)
+	// A catalog of some size: a related term in more than 5% of the
+	// tools is left out (maxRelatedDFShare), and the filler has a date.
+	for _, w := range strings.Fields("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega") {
+		tools = append(tools, [3]string{"greek:" + w, "Print the letter " + w + ".", ""}, [3]string{"upper:" + w, "Print the capital " + w + ".", ""})
+	}
+	ix := testIndex(t, tools)
+	for q, want := range map[string]string{
+		"When was the Treaty of Lisbon signed?":  "mcp:history:event_date",
+		"Where was the Treaty of Lisbon signed?": "mcp:history:event_place",
+		"Who signed the Treaty of Lisbon?":       "mcp:history:event_people",
+	} {
+		if got := top(ix, q, 1); len(got) == 0 || got[0] != want {
+			t.Errorf("%q: first %v, want %s", q, got, want)
+		}
+	}
+}

@@ -349,3 +349,65 @@ func (ix *Index) expandRelated(aq *analyzedQuery) {
 		}
 	}
 }
+
+// questionWord is a question word of a query (analyzedQuery.asks): its
+// questionTerms row and the index of the first query term written after
+// it.
+type questionWord struct {
+	kind int
+	next int
+}
+
+// questionTerms are what a question word asks for, as tool text names it:
+// "When was the Treaty of Lisbon signed?" wants a date tool, "Where is
+// …" a location, "Who was …" a person. The words are stopwords, so without
+// this the question's own kind was lost.
+var questionTerms = [...][]string{
+	{"date", "time", "year"},
+	{"location", "place", "address"},
+	{"person", "people", "name"},
+}
+
+// questionKind returns the questionTerms row of a query word (as written,
+// trimmed), -1 for none.
+func questionKind(w string) int {
+	if len(w) < 3 || len(w) > 5 {
+		return -1
+	}
+	var buf [16]byte
+	switch string(lowerWord(&buf, w)) {
+	case "when":
+		return 0
+	case "where":
+		return 1
+	case "who", "whom":
+		return 2
+	}
+	return -1
+}
+
+// expandQuestions adds, for each question word of the query, the terms
+// of its questionTerms row that the index knows, as related terms (scored
+// at the semantic weight) in the clause of the words after it. They
+// stand for no query word: each is its own source, so a hit's match
+// strength does not count them.
+func (ix *Index) expandQuestions(aq *analyzedQuery) {
+	for _, a := range aq.asks {
+		if a.next >= len(aq.terms) || aq.terms[a.next].kind != termWord {
+			continue
+		}
+		segs := aq.terms[a.next].segs
+		for _, w := range questionTerms[a.kind] {
+			t := stem(w)
+			if _, ok := aq.seen[t]; ok {
+				continue
+			}
+			ti := ix.live1(t)
+			if ti == nil || ti.df > int32(max(1, float64(ix.live)*maxRelatedDFShare)) {
+				continue
+			}
+			aq.seen[t] = len(aq.terms)
+			aq.terms = append(aq.terms, queryTerm{term: t, qw: 1, kind: termRelated, src: len(aq.terms), ti: ti, segs: segs, unit: -1})
+		}
+	}
+}
