@@ -177,38 +177,56 @@ func (p *Proxy) originAllowed(origin string) bool {
 // one upstream is ready (or none is configured), else 503 (a readiness
 // probe). /healthz?live is 200 whenever the process serves HTTP (a
 // liveness probe: an upstream that is down is no reason to restart the
-// proxy).
+// proxy). /healthz?started is /healthz that is also 503 until every
+// upstream of the start has settled its first attempt (ready or failed):
+// the readiness probe of a replica behind a load balancer, so that a
+// restarted replica gets no request its peers could answer while some of
+// its upstreams are still starting (trial r9: in a rolling restart,
+// clients sent to the new replica got "unknown tool … still starting").
+// Upstreams a reload adds do not count: a config change rolled out to
+// every replica at once would take them all out together.
 func (p *Proxy) HealthHandler() http.Handler {
 	live := telemetry.HealthHandler(nil)
-	ready := p.readiness()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Query().Has("live") {
-			live.ServeHTTP(w, r)
-			return
+	ready := telemetry.HealthHandler(func() (bool, any) { return p.readiness() })
+	started := telemetry.HealthHandler(func() (bool, any) {
+		ok, out := p.readiness()
+		if !p.startSettled.Load() {
+			ok = false
+			out["started"] = false
 		}
-		ready.ServeHTTP(w, r)
+		return ok, out
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch q := r.URL.Query(); {
+		case q.Has("live"):
+			live.ServeHTTP(w, r)
+		case q.Has("started"):
+			started.ServeHTTP(w, r)
+		default:
+			ready.ServeHTTP(w, r)
+		}
 	})
 }
 
-func (p *Proxy) readiness() http.Handler {
-	return telemetry.HealthHandler(func() (bool, any) {
-		sts := p.ups.Statuses()
-		detail := map[string]string{}
-		ready := len(sts) == 0
-		for _, st := range sts {
-			detail[st.Name] = string(st.State)
-			if st.State == "ready" {
-				ready = true
-			}
+// readiness is /healthz's answer: ready when at least one upstream is (or
+// none is configured), with each upstream's state.
+func (p *Proxy) readiness() (bool, map[string]any) {
+	sts := p.ups.Statuses()
+	detail := map[string]string{}
+	ready := len(sts) == 0
+	for _, st := range sts {
+		detail[st.Name] = string(st.State)
+		if st.State == "ready" {
+			ready = true
 		}
-		out := map[string]any{"upstreams": detail, "mode": p.surf().Mode()}
-		if na := p.ups.NotApplied(); na != nil {
-			// reloadkeep.go: names only (the reason, which may name paths,
-			// is in the log; /healthz has no token).
-			out["reload_not_applied"] = slices.Sorted(maps.Keys(na))
-		}
-		return ready, out
-	})
+	}
+	out := map[string]any{"upstreams": detail, "mode": p.surf().Mode()}
+	if na := p.ups.NotApplied(); na != nil {
+		// reloadkeep.go: names only (the reason, which may name paths,
+		// is in the log; /healthz has no token).
+		out["reload_not_applied"] = slices.Sorted(maps.Keys(na))
+	}
+	return ready, out
 }
 
 // MetricsHandler is /metrics (Prometheus text format).

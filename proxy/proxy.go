@@ -93,6 +93,9 @@ type Proxy struct {
 	life    context.Context // ends at Close
 	endLife context.CancelFunc
 	fatal   chan error // see Fatal
+	// startSettled is set once every upstream of the start has settled its
+	// first attempt (/healthz?started, http.go).
+	startSettled atomic.Bool
 
 	shortened    sync.Map       // catalog id -> exposed name already logged as shortened (ingest.go)
 	schemaWarned schemaWarnings // validate.go: schemas already warned about as not compiling
@@ -270,6 +273,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 		go p.checkPolicyWhenSettled()
 		return nil
 	}
+	p.startSettled.Store(true)
 	// Fail closed (SPEC §6): an explicit allow list resolving to no
 	// callable tool stops the run.
 	return p.CheckPolicy()
@@ -286,6 +290,7 @@ func (p *Proxy) checkPolicyWhenSettled() {
 	if !p.ups.WaitSettled(p.life) {
 		return // closed first
 	}
+	p.startSettled.Store(true)
 	if err := p.CheckPolicy(); err != nil {
 		p.log.Error("stopping: " + p.conf().Redact(err.Error()))
 		select {
