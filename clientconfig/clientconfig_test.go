@@ -268,14 +268,16 @@ func TestURLSecrets(t *testing.T) {
 		data := []byte(`{"mcpServers": {
 			"remote": {"url": "https://mcp.example.com/mcp?region=eu&api_key=SECRET123&access_token=T%2BOK#frag"},
 			"basic": {"url": "https://alice:PA55word@mcp.example.com/sse"},
-			"tok": {"url": "https://ghp_R2d2C3poXwingT1eF1ghterL0ngT0ken99@mcp.example.com/mcp?token=LITERAL77&region=${env:REGION}"}` + own(path) + `
+			"tok": {"url": "https://ghp_R2d2C3poXwingT1eF1ghterL0ngT0ken99@mcp.example.com/mcp?token=LITERAL77&region=${env:REGION}"},
+			"zap": {"url": "https://actions.example.com/mcp/sk-ak-3f9aB7c2D4e6F8g0H1i3/sse"},
+			"pd": {"url": "https://mcp.example.net/7f3c2a9e-1b4d-4e8f-9a6b-2c5d8e1f0a3b/gmail"}` + own(path) + `
 		}}`)
 		r, err := Parse(path, data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := string(r.TOML())
-		for _, s := range []string{"SECRET123", "T%2BOK", "T+OK", "PA55word", "ghp_R2d2", "LITERAL77"} {
+		for _, s := range []string{"SECRET123", "T%2BOK", "T+OK", "PA55word", "ghp_R2d2", "LITERAL77", "sk-ak-3f9a", "7f3c2a9e"} {
 			if strings.Contains(out, s) || strings.Contains(r.Summary(), s) {
 				t.Fatalf("%s: literal secret %q in the output:\n%s", path, s, out)
 			}
@@ -290,6 +292,8 @@ func TestURLSecrets(t *testing.T) {
 		}
 		eq(t, path+" remote url", up(t, cfg, "remote").URL, "https://mcp.example.com/mcp?region=eu&api_key=s3cr3t&access_token=s3cr3t#frag")
 		eq(t, path+" basic url", up(t, cfg, "basic").URL, "https://alice:s3cr3t@mcp.example.com/sse")
+		eq(t, path+" path key url", up(t, cfg, "zap").URL, "https://actions.example.com/mcp/s3cr3t/sse")
+		eq(t, path+" uuid url", up(t, cfg, "pd").URL, "https://mcp.example.net/s3cr3t/gmail")
 		tok := "https://s3cr3t@mcp.example.com/mcp?token=s3cr3t&region=s3cr3t" // Cursor: ${env:REGION} → ${REGION}
 		if path == "claude_desktop_config.json" {
 			tok = "https://s3cr3t@mcp.example.com/mcp?token=s3cr3t&region=${env:REGION}" // Claude Desktop expands nothing

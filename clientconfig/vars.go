@@ -135,8 +135,9 @@ func (im *importer) secretValue(out *Server, table, key, v string) string {
 }
 
 // urlValue maps an HTTP upstream's url: the literal value of a secret
-// query parameter (redact.IsSecretKey: ?api_key=…, ?token=…) and a
-// userinfo password (https://user:PASS@host) become ${VAR} references, as
+// query parameter (redact.IsSecretKey: ?api_key=…, ?token=…), a
+// userinfo password (https://user:PASS@host) and a path segment shaped like
+// a key (redact.LooksLikeToken) become ${VAR} references, as
 // env and header secrets do (trial round 6: they were written literally);
 // the rest of the url, its parameter order and escaping are kept. The
 // variable stands for the text as written in the url (still URL-escaped),
@@ -150,6 +151,29 @@ func (im *importer) urlValue(out *Server, raw string) string {
 		name := im.varFor(prefix, value)
 		im.need(name, out, "url", "literal secret moved out of the file")
 		b.WriteString("${" + name + "}")
+	}
+	// hostPath writes "[@]host/path…": a path segment shaped like a key
+	// (redact.LooksLikeToken: …/mcp/s/sk-…/sse, …/<uuid>/…, where hosted
+	// servers put theirs) becomes a reference, the rule config's redaction
+	// uses (config/secrets.go urlSecrets).
+	hostPath := func(s string) {
+		if clientRef.MatchString(s) {
+			lit(s) // a client reference may span "/" (${BASE:-https://h}/mcp)
+			return
+		}
+		host, path, ok := strings.Cut(s, "/")
+		lit(host)
+		if !ok {
+			return
+		}
+		for _, seg := range strings.Split(path, "/") {
+			b.WriteString("/")
+			if redact.LooksLikeToken(seg) {
+				secret(upperVar(out.Name)+"_URL_KEY", seg)
+			} else {
+				lit(seg)
+			}
+		}
 	}
 	base, frag, hasFrag := strings.Cut(raw, "#")
 	head, query, hasQuery := strings.Cut(base, "?")
@@ -166,16 +190,21 @@ func (im *importer) urlValue(out *Server, raw string) string {
 			if user, pass, ok := strings.Cut(rest[:at], ":"); ok && pass != "" {
 				lit(head[:i+3] + user + ":")
 				secret(upperVar(out.Name)+"_PASSWORD", pass)
-				lit(rest[at:])
+				hostPath(rest[at:])
 				done = true
 			} else if !ok && (len(user) >= 16 || looksSecret(user)) {
 				// A token standing alone (https://TOKEN@host), the rule
 				// config's redaction uses (config/secrets.go urlSecrets).
 				lit(head[:i+3])
 				secret(upperVar(out.Name)+"_TOKEN", user)
-				lit(rest[at:])
+				hostPath(rest[at:])
 				done = true
 			}
+		}
+		if !done && !clientRef.MatchString(head) {
+			lit(head[:i+3])
+			hostPath(rest)
+			done = true
 		}
 	}
 	if !done {

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"unicode/utf8"
@@ -74,8 +75,13 @@ func (s SizeBound) Apply(t *Tool) error {
 		if len(raw) <= MaxTextRunes {
 			return raw, nil
 		}
+		// Numbers stay as written (json.Number): a schema's enum, const or
+		// bound past float64's exact integers must not change when a text
+		// string beside it is cut (review r9).
 		var doc any
-		if json.Unmarshal(raw, &doc) != nil {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber()
+		if dec.Decode(&doc) != nil || dec.InputOffset() != int64(len(bytes.TrimRight(raw, " \t\r\n"))) {
 			return raw, nil // the schema step reports it
 		}
 		n := walk(doc)
@@ -173,6 +179,17 @@ func cutRunes(s string) (string, bool) {
 	return s, false
 }
 
+// cutStr is cutRunes for a decoded JSON value: the cut string and 1 when
+// v is a string longer than MaxTextRunes runes, else v and 0.
+func cutStr(v any) (any, int) {
+	if s, ok := v.(string); ok {
+		if out, cut := cutRunes(s); cut {
+			return out, 1
+		}
+	}
+	return v, 0
+}
+
 // cutSchema cuts the text strings of a decoded schema in place (the keys
 // HiddenChars strips: "description", "title", "$comment", "examples"
 // strings) and returns how many it cut. Values ("enum", "const",
@@ -189,22 +206,18 @@ func cutSchema(v any) int {
 		for k, val := range x {
 			switch k {
 			case "description", "title", "$comment":
-				if s, ok := val.(string); ok {
-					if out, cut := cutRunes(s); cut {
-						x[k] = out
-						n++
-					}
+				if _, ok := val.(string); ok {
+					var c int
+					x[k], c = cutStr(val)
+					n += c
 					continue
 				}
 			case "examples":
 				if arr, ok := val.([]any); ok {
 					for i, e := range arr {
-						if s, ok := e.(string); ok {
-							if out, cut := cutRunes(s); cut {
-								arr[i] = out
-								n++
-							}
-						}
+						var c int
+						arr[i], c = cutStr(e)
+						n += c
 					}
 					continue
 				}
@@ -231,25 +244,15 @@ func cutValue(v any) int {
 	switch x := v.(type) {
 	case []any:
 		for i, e := range x {
-			if s, ok := e.(string); ok {
-				if out, cut := cutRunes(s); cut {
-					x[i] = out
-					n++
-				}
-				continue
-			}
-			n += cutValue(e)
+			var c int
+			x[i], c = cutStr(e)
+			n += c + cutValue(e)
 		}
 	case map[string]any:
 		for k, e := range x {
-			if s, ok := e.(string); ok {
-				if out, cut := cutRunes(s); cut {
-					x[k] = out
-					n++
-				}
-				continue
-			}
-			n += cutValue(e)
+			var c int
+			x[k], c = cutStr(e)
+			n += c + cutValue(e)
 		}
 	}
 	return n

@@ -108,3 +108,25 @@ func TestSizeBoundQuarantinesBulk(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeBoundKeepsNumbers: a schema rewritten because a text string of
+// it was cut keeps its numbers as written: an integer past 2^53 (an enum,
+// const or bound the upstream validates against) is not rounded to the
+// nearest float64 (review r9: 9007199254740993 became 9007199254740992).
+func TestSizeBoundKeepsNumbers(t *testing.T) {
+	js := jsonStr(strings.Repeat("x", MaxTextRunes+10))
+	p := New(SchemaShape{}, SizeBound{Max: 1 << 20})
+	r := p.Run("up", raws(`{"name":"n","inputSchema":{"type":"object","properties":{"id":{"type":"integer","description":`+js+`,"enum":[9007199254740993],"maximum":12345678901234567891,"minimum":0.1000000000000000055511151231257827}}}}`))
+	if len(r.Tools) != 1 {
+		t.Fatalf("tools %d, diagnostics %v", len(r.Tools), r.Diagnostics)
+	}
+	in := string(r.Tools[0].InputSchema.(json.RawMessage))
+	if strings.Contains(in, strings.Repeat("x", MaxTextRunes+10)) {
+		t.Fatal("the description was not cut")
+	}
+	for _, num := range []string{"9007199254740993", "12345678901234567891", "0.1000000000000000055511151231257827"} {
+		if !strings.Contains(in, num) {
+			t.Errorf("%s changed: %.300s…", num, in[len(in)-300:])
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -37,11 +36,13 @@ command = %s
 args = ["-scenario", "bigtext"]
 `, enabled, tomlString(fakeUpstreamBin(t))))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
-	defer cancel()
+	// Both binaries are built before any deadline starts.
+	toolsCmd, directCmd := proxyCmd(t, cfgFor(true), "--startup-wait", "60s"), proxyCmd(t, cfgFor(false), "--startup-wait", "60s")
 
 	t.Run("tools", func(t *testing.T) {
-		cs := gosdkClientStdio(t, proxyCmd(t, cfgFor(true), "--startup-wait", "60s"))
+		cs := gosdkClientStdio(t, toolsCmd)
+		ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+		defer cancel()
 		res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_describe", Arguments: map[string]any{"id": "mcp:bulk:big"}})
 		if err != nil || res.IsError {
 			t.Fatalf("tool_describe: %v %+v", err, res)
@@ -77,14 +78,15 @@ args = ["-scenario", "bigtext"]
 	})
 
 	t.Run("direct", func(t *testing.T) {
-		cs := gosdkClientStdio(t, proxyCmd(t, cfgFor(false), "--startup-wait", "60s"))
+		cs := gosdkClientStdio(t, directCmd)
+		ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+		defer cancel()
 		tools, err := cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var names []string
+		names := toolNamesGo(tools.Tools)
 		for _, tl := range tools.Tools {
-			names = append(names, tl.Name)
 			b, _ := json.Marshal(tl)
 			if len(b) > maxTool {
 				t.Errorf("tools/list carries %s as %d bytes, over the %d-byte bound", tl.Name, len(b), maxTool)
@@ -95,13 +97,13 @@ args = ["-scenario", "bigtext"]
 		}
 	})
 
-	out, _ := exec.CommandContext(ctx, buildProxy(t), "list", "--config", cfgFor(false)).CombinedOutput()
+	out := runCLI(t, "list", "--config", cfgFor(false))
 	for _, want := range []string{
 		"big normalised (size): description cut from 1048576 to 16384 characters",
 		"enums quarantined (size): the definition is", "its largest member is inputSchema",
 		"meta quarantined (size)", "its largest member is _meta",
 	} {
-		if !strings.Contains(string(out), want) {
+		if !strings.Contains(out, want) {
 			t.Errorf("list lacks %q:\n%.2000s", want, out)
 		}
 	}

@@ -48,11 +48,7 @@ startup_timeout = "20s"
 	if err != nil {
 		t.Fatal(err)
 	}
-	var names []string
-	for _, tl := range tools.Tools {
-		names = append(names, tl.Name)
-	}
-	if strings.Join(names, ",") != "bom__free-tier-usage,bom__get-cost-forecast" {
+	if names := toolNamesGo(tools.Tools); strings.Join(names, ",") != "bom__free-tier-usage,bom__get-cost-forecast" {
 		t.Fatalf("tools/list = %v: the upstream whose stdout starts with a BOM should be up", names)
 	}
 	res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "bom__free-tier-usage", Arguments: map[string]any{}})

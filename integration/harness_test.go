@@ -516,6 +516,17 @@ func gosdkClientStdio(t testing.TB, cmd []string, env ...string) *gosdk.ClientSe
 	return gosdkConnect(t, &gosdk.CommandTransport{Command: c})
 }
 
+// gosdkClientStdioLog is gosdkClientStdio keeping the proxy's stderr (its
+// log), for tests that read what it logged.
+func gosdkClientStdioLog(t testing.TB, cmd []string) (*gosdk.ClientSession, *lockedBuffer) {
+	t.Helper()
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Env = os.Environ()
+	stderr := &lockedBuffer{}
+	c.Stderr = stderr
+	return gosdkConnect(t, &gosdk.CommandTransport{Command: c}), stderr
+}
+
 // gosdkClientHTTP connects the official go-sdk client over Streamable HTTP
 // to url; headers (may be nil) are added to every request.
 func gosdkClientHTTP(t testing.TB, url string, headers map[string]string) *gosdk.ClientSession {
@@ -587,4 +598,15 @@ func jpath(t testing.TB, v any, path ...any) any {
 		}
 	}
 	return cur
+}
+
+// runCLI runs the proxy binary with args (a one-shot command: check, list,
+// describe…) and returns what it printed, stdout and stderr together,
+// whatever its exit status; bounded by nodeClientTimeout.
+func runCLI(t testing.TB, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), nodeClientTimeout)
+	defer cancel()
+	out, _ := exec.CommandContext(ctx, buildProxy(t), args...).CombinedOutput()
+	return string(out)
 }

@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -169,12 +168,7 @@ trusted = true
 		})
 	}
 
-	run := func(args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), nodeClientTimeout)
-		defer cancel()
-		out, _ := exec.CommandContext(ctx, buildProxy(t), args...).CombinedOutput()
-		return string(out)
-	}
+	run := func(args ...string) string { return runCLI(t, args...) }
 	list := run("list", "--config", cfgFor("direct", "strip"))
 	for _, want := range []string{"read_notes normalised (hidden-characters): removed 77 hidden characters (76 TAG, 1 bidi", "bad_arg quarantined (hidden-characters)", "quarantined (hidden-characters): the name holds 1 hidden character"} {
 		if !strings.Contains(list, want) {

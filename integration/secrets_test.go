@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -79,12 +78,7 @@ env = { GITHUB_TOKEN = %q }
 		}
 		return found
 	}
-	run := func(args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), nodeClientTimeout)
-		defer cancel()
-		out, _ := exec.CommandContext(ctx, buildProxy(t), args...).CombinedOutput()
-		return string(out)
-	}
+	run := func(args ...string) string { return runCLI(t, args...) }
 
 	check := run("check", "--config", cfg)
 	if l := leaks(check); len(l) > 0 || !strings.Contains(check, "header Authorization: ***") || !strings.Contains(check, "env GITHUB_TOKEN=***") || !strings.Contains(check, notSecret) {

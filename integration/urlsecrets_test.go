@@ -6,8 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -54,12 +52,7 @@ startup_timeout = "3s"
 			}
 		}
 	}
-	run := func(args ...string) string {
-		ctx, cancel := context.WithTimeout(context.Background(), nodeClientTimeout)
-		defer cancel()
-		out, _ := exec.CommandContext(ctx, buildProxy(t), args...).CombinedOutput()
-		return string(out)
-	}
+	run := func(args ...string) string { return runCLI(t, args...) }
 	check := run("check", "--config", cfg)
 	leaks("check", check)
 	if !strings.Contains(check, "/api/mcp/s/***/sse") || !strings.Contains(check, "upstream zap") {
@@ -68,11 +61,7 @@ startup_timeout = "3s"
 	leaks("list", run("list", "--config", cfg))
 
 	cmd := proxyCmd(t, cfg, "--startup-wait", "20s", "--log-level", "debug")
-	c := exec.Command(cmd[0], cmd[1:]...)
-	c.Env = os.Environ()
-	var stderr lockedBuffer
-	c.Stderr = &stderr
-	cs := gosdkConnect(t, &gosdk.CommandTransport{Command: c})
+	cs, stderr := gosdkClientStdioLog(t, cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
 	defer cancel()
 	seen := cs.InitializeResult().Instructions
