@@ -76,8 +76,8 @@ func (h HiddenChars) Apply(t *Tool) error {
 		if len(raw) == 0 {
 			continue
 		}
-		var doc any
-		if json.Unmarshal(raw, &doc) != nil {
+		doc, err := decodeKeepNumbers(raw) // numbers as written
+		if err != nil {
 			continue // the schema step reports it
 		}
 		var rs []rune
@@ -95,8 +95,8 @@ func (h HiddenChars) Apply(t *Tool) error {
 	}
 	var extra json.RawMessage
 	if len(t.Extra) > 0 {
-		var doc any
-		if err := json.Unmarshal(t.Extra, &doc); err != nil {
+		doc, err := decodeKeepNumbers(t.Extra)
+		if err != nil {
 			return fmt.Errorf("a member the MCP Tool type does not know is not valid JSON: %v", err)
 		}
 		var rs []rune

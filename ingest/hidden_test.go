@@ -163,3 +163,25 @@ func FuzzStripHidden(f *testing.F) {
 		}
 	})
 }
+
+// TestHiddenCharactersKeepNumbers: stripping a hidden character from a
+// schema's description encodes the schema again; its numbers stay as
+// written (an enum value past float64's exact integers changed before:
+// 9007199254740993 → 9007199254740992), and so do an unknown member's.
+func TestHiddenCharactersKeepNumbers(t *testing.T) {
+	r := New(HiddenChars{}, SchemaShape{}).Run("up", raws(
+		`{"name":"n","inputSchema":{"type":"object","properties":{"id":{"description":"Id\u200b","enum":[9007199254740993,12345678901234567891],"maximum":1e400}}},"x-later":{"note":"a\u200b","big":9007199254740993}}`,
+	))
+	if len(r.Tools) != 1 {
+		t.Fatalf("tools %d: %v", len(r.Tools), r.Diagnostics)
+	}
+	in := string(r.Tools[0].InputSchema.(json.RawMessage))
+	for _, want := range []string{"9007199254740993", "12345678901234567891", "1e400", `"Id"`} {
+		if !strings.Contains(in, want) {
+			t.Errorf("inputSchema lacks %s: %s", want, in)
+		}
+	}
+	if x := string(r.Extra["n"]); !strings.Contains(x, "9007199254740993") || strings.Contains(x, "\u200b") {
+		t.Errorf("unknown member: %s", x)
+	}
+}

@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -75,13 +76,8 @@ func (s SizeBound) Apply(t *Tool) error {
 		if len(raw) <= MaxTextRunes {
 			return raw, nil
 		}
-		// Numbers stay as written (json.Number): a schema's enum, const or
-		// bound past float64's exact integers must not change when a text
-		// string beside it is cut (review r9).
-		var doc any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if dec.Decode(&doc) != nil || dec.InputOffset() != int64(len(bytes.TrimRight(raw, " \t\r\n"))) {
+		doc, err := decodeKeepNumbers(raw)
+		if err != nil {
 			return raw, nil // the schema step reports it
 		}
 		n := walk(doc)
@@ -150,6 +146,24 @@ func (s SizeBound) Apply(t *Tool) error {
 		return nil
 	}
 	return fmt.Errorf("the definition is %d bytes after its text was cut, over the bound of %d bytes on one tool (security.max_tool_bytes); its largest member is %s (%d bytes)", size, max, largest, largestSize)
+}
+
+// decodeKeepNumbers decodes one JSON value with its numbers as written
+// (json.Number), for a step that changes strings of a schema and encodes it
+// again: an enum, const or bound past float64's exact integers
+// (9007199254740993) must not change when a text string beside it does
+// (review r9). Trailing bytes other than blanks are an error.
+func decodeKeepNumbers(raw []byte) (any, error) {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	if dec.InputOffset() != int64(len(bytes.TrimRight(raw, " \t\r\n"))) {
+		return nil, errors.New("invalid character after the top-level value")
+	}
+	return doc, nil
 }
 
 // keptOriginal reports whether an earlier step kept the inputSchema as
