@@ -86,7 +86,8 @@ const FirstStartTimeout = "3m"
 //     its first start);
 //   - deno run of an npm:, jsr: or http(s) module;
 //   - docker, podman or nerdctl run (and container run);
-//   - any of these behind Windows' `cmd /c`.
+//   - any of these behind Windows' `cmd /c`, also as one string
+//     (`cmd /c "npx -y pkg"`).
 //
 // Options may come before the subcommand (`uv --directory D run`,
 // `docker --context C run`, `npm --yes exec`). The name is compared
@@ -126,7 +127,15 @@ func installsOnFirstStart(command string, args []string) bool {
 		}
 	case "cmd":
 		if len(args) >= 2 && strings.EqualFold(args[0], "/c") {
-			return installsOnFirstStart(args[1], args[2:])
+			rest := args[1:]
+			if len(rest) == 1 {
+				// The one-string form: `cmd /c "npx -y pkg"` (trial r9).
+				rest = strings.Fields(rest[0])
+				if len(rest) == 0 {
+					return false
+				}
+			}
+			return installsOnFirstStart(rest[0], rest[1:])
 		}
 	}
 	return false

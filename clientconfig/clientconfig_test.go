@@ -138,6 +138,9 @@ func TestInstallsOnFirstStart(t *testing.T) {
 		{"pnpm", []string{"dlx", "x"}, true},
 		{"cmd", []string{"/c", "npx", "-y", "x"}, true},
 		{"cmd", []string{"/c", "node", "server.js"}, false},
+		{"cmd.exe", []string{"/C", "npx -y @modelcontextprotocol/server-github"}, true}, // one string (trial r9)
+		{"cmd", []string{"/c", "node server.js"}, false},
+		{"cmd", []string{"/c", "  "}, false},
 		{"node", []string{"server.js"}, false},
 		// Round 8 left these out (trial r8 F3's detection).
 		{"npm", []string{"exec", "-y", "--", "@modelcontextprotocol/server-memory"}, true},
