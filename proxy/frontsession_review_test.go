@@ -55,6 +55,44 @@ func TestFrontSessionDeleteOwner(t *testing.T) {
 	}
 }
 
+// askerUpstream is an HTTP upstream with one tool, "ask": it signals
+// started, waits for release (nil: no wait), asks the client a question
+// (elicitation/create) and sends the question's error to asked.
+func askerUpstream(t *testing.T, release chan struct{}) (url string, started chan struct{}, asked chan error) {
+	started, asked = make(chan struct{}, 1), make(chan error, 1)
+	us := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	us.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		started <- struct{}{}
+		if release != nil {
+			<-release
+		}
+		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
+		asked <- err
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return us }, nil))
+	t.Cleanup(hs.Close)
+	t.Cleanup(hs.CloseClientConnections) // first: a relayed question left waiting holds one
+	return hs.URL, started, asked
+}
+
+// open POSTs body on the session with ctx and returns the response with
+// its stream unread.
+func (c *sessClient) open(ctx context.Context, body string, hdr map[string]string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", c.sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	return http.DefaultClient.Do(req)
+}
+
 // TestFrontSessionAskAfterPOSTClosed: a request the proxy relays to the
 // client (an upstream's elicitation) during a fast-path call whose POST
 // the client has closed fails at once, as on the go-sdk's path (its
@@ -62,19 +100,9 @@ func TestFrontSessionDeleteOwner(t *testing.T) {
 // being written to the closed stream and waiting for an answer the client
 // never saw until call_timeout (review r9).
 func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
-	started, release := make(chan struct{}, 1), make(chan struct{})
-	asked := make(chan error, 1)
-	us := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
-	us.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		started <- struct{}{}
-		<-release
-		_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
-		asked <- err
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-	})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return us }, nil))
-	t.Cleanup(hs.Close)
-	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n", tomlQuote(hs.URL)))
+	release := make(chan struct{})
+	upURL, started, asked := askerUpstream(t, release)
+	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n", tomlQuote(upURL)))
 	// The front, noting when the call's POST has gone (its context ends
 	// when the server sees the client close the connection).
 	postGone := make(chan struct{}, 1)
@@ -86,29 +114,12 @@ func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(fs.Close)
-	c := &sessClient{t: t, url: fs.URL + "/mcp"}
-	a, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"closer","version":"1"}}}`, nil)
-	if a.status != http.StatusOK {
-		t.Fatalf("initialize: %s", a)
-	}
-	c.sid = resp.Header.Get("Mcp-Session-Id")
-	if a := c.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); a.status != http.StatusAccepted {
-		t.Fatalf("notifications/initialized: %s", a)
-	}
-	waitFor(t, "the session ready for the fast path", func() bool {
-		e := p.hsess.get(c.sid)
-		return e != nil && sessReady(e) != nil
-	})
+	c := openSessionCaps(t, p, fs.URL+"/mcp", "askable", `{"elicitation":{}}`, nil)
 	before := p.sessFastCalls.Load()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__ask","arguments":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.sid)
-	req.Header.Set("X-Test-Call", "1")
 	errc := make(chan error, 1)
 	go func() {
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := c.open(ctx, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__ask","arguments":{}}}`, map[string]string{"X-Test-Call": "1"})
 		if err == nil {
 			_, err = io.ReadAll(resp.Body)
 			resp.Body.Close()
@@ -151,37 +162,10 @@ func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 func TestRelayedRequestEndsWithTheCall(t *testing.T) {
 	for _, c := range []struct{ name, meta string }{{"fast", ""}, {"go-sdk", `,"_meta":{"progressToken":"p"}`}} {
 		t.Run(c.name, func(t *testing.T) {
-			started, asked := make(chan struct{}, 1), make(chan error, 1)
-			us := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
-			us.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				started <- struct{}{}
-				_, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "go on?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}}}`)})
-				asked <- err
-				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
-			})
-			hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return us }, nil))
-			t.Cleanup(hs.Close)
-			t.Cleanup(hs.CloseClientConnections) // first: a relayed request left waiting holds one
-			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n", tomlQuote(hs.URL)))
-			cl := &sessClient{t: t, url: frontURL(t, p)}
-			a, resp := cl.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"nonanswerer","version":"1"}}}`, nil)
-			if a.status != http.StatusOK {
-				t.Fatalf("initialize: %s", a)
-			}
-			cl.sid = resp.Header.Get("Mcp-Session-Id")
-			if a := cl.post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil); a.status != http.StatusAccepted {
-				t.Fatalf("notifications/initialized: %s", a)
-			}
-			waitFor(t, "the session ready for the fast path", func() bool {
-				e := p.hsess.get(cl.sid)
-				return e != nil && sessReady(e) != nil
-			})
-			req, _ := http.NewRequest(http.MethodPost, cl.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__ask","arguments":{}`+c.meta+`}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Session-Id", cl.sid)
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			call, err := http.DefaultClient.Do(req)
+			upURL, started, asked := askerUpstream(t, nil)
+			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n", tomlQuote(upURL)))
+			cl := openSessionCaps(t, p, frontURL(t, p), "askable", `{"elicitation":{}}`, nil)
+			call, err := cl.open(context.Background(), `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a__ask","arguments":{}`+c.meta+`}}`, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

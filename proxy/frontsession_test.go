@@ -27,8 +27,15 @@ type sessClient struct {
 // has handled its notifications/initialized (the fast path's condition).
 func openSession(t *testing.T, p *Proxy, url, name string, hdr map[string]string) *sessClient {
 	t.Helper()
+	return openSessionCaps(t, p, url, name, `{}`, hdr)
+}
+
+// openSessionCaps is openSession for a client with capabilities caps (a
+// JSON object).
+func openSessionCaps(t *testing.T, p *Proxy, url, name, caps string, hdr map[string]string) *sessClient {
+	t.Helper()
 	c := &sessClient{t: t, url: url}
-	a, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+name+`","version":"1"}}}`, hdr)
+	a, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"`+name+`","version":"1"}}}`, hdr)
 	if a.status != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
 		t.Fatalf("initialize: %s", a)
 	}
@@ -221,13 +228,9 @@ func TestFrontSessionFastCancel(t *testing.T) {
 
 	// Closing the POST.
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slowup__slow","arguments":{}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", c.sid)
 	errc := make(chan error, 1)
 	go func() {
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := c.open(ctx, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slowup__slow","arguments":{}}}`, nil) // frontsession_review_test.go
 		if err == nil {
 			_, err = io.ReadAll(resp.Body)
 			resp.Body.Close()
