@@ -24,16 +24,7 @@ func TestRemovedUpstreamReason(t *testing.T) {
 	up := startTestUpstream(t)
 	base := fmt.Sprintf("[upstreams.keep]\nurl = %[1]s\n[upstreams.gone]\nurl = %[1]s\n", tomlQuote(up.URL))
 	const removed = `MCP server "gone", which provided this tool, was removed from the proxy's configuration (config reload)`
-	reload := func(t *testing.T, p *Proxy, text string) {
-		t.Helper()
-		next, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Reload(context.Background(), next); err != nil {
-			t.Fatal(err)
-		}
-	}
+	reload := reloadText
 	keepOnly := func(mode string) string {
 		return mode + fmt.Sprintf("[upstreams.keep]\nurl = %s\n[tools]\ndeny = [\"gone__paid\"]\n", tomlQuote(up.URL))
 	}
@@ -89,4 +80,16 @@ func TestRemovedUpstreamReason(t *testing.T) {
 			t.Errorf("tools/list still lists the removed upstream's tools: %s", b)
 		}
 	})
+}
+
+// reloadText reloads p with the config text (no environment variables).
+func reloadText(t *testing.T, p *Proxy, text string) {
+	t.Helper()
+	next, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -3,12 +3,10 @@ package proxy
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 )
 
@@ -56,19 +54,9 @@ func TestViewMemoFollowsReloadAndIdentity(t *testing.T) {
 	p.idn.idents.Delete(ss)
 	call(true, "without an identity")
 
-	reload := func(text string) {
-		t.Helper()
-		next, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "config.toml"), func(string) (string, bool) { return "", false })
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Reload(context.Background(), next); err != nil {
-			t.Fatal(err)
-		}
-	}
-	reload(base + "[tools]\ndeny = [\"t__echo\"]\n")
+	reloadText(t, p, base+"[tools]\ndeny = [\"t__echo\"]\n")
 	call(false, "after a reload that denies t__echo")
 	call(false, "again after that reload")
-	reload(base)
+	reloadText(t, p, base)
 	call(true, "after a reload that allows it again")
 }

@@ -134,8 +134,19 @@ func proxyLikeOptions() Options {
 // calls past it.
 func startPaths(t *testing.T, transport, mode string) (sdk, own *Manager, sdkLog, ownLog *frameLog) {
 	t.Helper()
+	return startPathsWith(t, transport, mode, nil)
+}
+
+// startPathsWith is startPaths with set applied to both upstreams' configs
+// (nil: none).
+func startPathsWith(t *testing.T, transport, mode string, set func(*config.Upstream)) (sdk, own *Manager, sdkLog, ownLog *frameLog) {
+	t.Helper()
 	us, sdkLog := recordingUpstream(t, "u", transport, mode)
 	uo, ownLog := recordingUpstream(t, "u", transport, mode)
+	if set != nil {
+		set(us)
+		set(uo)
+	}
 	sdk = NewManager([]*config.Upstream{us}, proxyLikeOptions())
 	sdk.sdkCalls = true
 	own = NewManager([]*config.Upstream{uo}, proxyLikeOptions())

@@ -23,23 +23,7 @@ import (
 // connection keeps working with nothing left on the clock.
 func TestWireDeadlineAsContext(t *testing.T) {
 	const timeout = 300 * time.Millisecond
-	us, _ := recordingUpstream(t, "u", "stdio", "plain")
-	uo, ownLog := recordingUpstream(t, "u", "stdio", "plain")
-	us.CallTimeout.Duration, uo.CallTimeout.Duration = timeout, timeout
-	sdk := NewManager([]*config.Upstream{us}, proxyLikeOptions())
-	sdk.sdkCalls = true
-	own := NewManager([]*config.Upstream{uo}, proxyLikeOptions())
-	for _, m := range []*Manager{sdk, own} {
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			_ = m.Close(ctx)
-		})
-		m.Start(context.Background())
-		if st, _ := m.Status("u"); st.State != StateReady {
-			t.Fatalf("upstream not ready: %+v", st)
-		}
-	}
+	sdk, own, _, ownLog := startPathsWith(t, "stdio", "plain", func(u *config.Upstream) { u.CallTimeout.Duration = timeout })
 	sleep := func(m *Manager) (time.Duration, error) {
 		start := time.Now()
 		_, err := m.CallToolWith(context.Background(), "u", &mcp.CallToolParams{Name: "sleep", Arguments: json.RawMessage(`{"ms":60000}`)}, CallOptions{Raw: &RawResult{}})
