@@ -4,6 +4,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -365,17 +366,8 @@ func (n *fastNode) value(data []byte, i, depth int) (int, bool) {
 // pattern.
 func (n *fastNode) stringOK(s []byte) bool {
 	str := unsafe.String(unsafe.SliceData(s), len(s))
-	if n.hasEnum {
-		found := false
-		for _, e := range n.enumStr {
-			if e == str {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
+	if n.hasEnum && !slices.Contains(n.enumStr, str) {
+		return false
 	}
 	if n.minLen >= 0 || n.maxLen >= 0 {
 		l := utf8.RuneCount(s)
@@ -389,17 +381,8 @@ func (n *fastNode) stringOK(s []byte) bool {
 // numberOK checks a number against enum and bounds (compared as float64
 // values: exactly the library's comparison of their rationals).
 func (n *fastNode) numberOK(f float64) bool {
-	if n.hasEnum {
-		found := false
-		for _, e := range n.enumNum {
-			if e == f {
-				found = true
-				break
-			}
-		}
-		if !found {
-			return false
-		}
+	if n.hasEnum && !slices.Contains(n.enumNum, f) {
+		return false
 	}
 	return !(n.hasMin && f < n.min || n.hasMax && f > n.max || n.hasXMin && f <= n.xmin || n.hasXMax && f >= n.xmax)
 }
