@@ -10,8 +10,12 @@ package integration
 // another client:
 //   - two sessions (protocol 2025-11-25) of clients with the same name from
 //     the same address: slots are shared per session;
-//   - two 2026-07-28 clients (no session) with different names: their owner
-//     is address + endpoint + client name (proxy/sandboxowner.go).
+//   - two 2026-07-28 clients (no session) from the same address on two
+//     per-user endpoints (each with its own token): the owner of a run
+//     without a session is the verified identity (proxy/sandboxowner.go,
+//     trial r9 F5: behind a load balancer every user has its address).
+// And the other way round: an anonymous 2026-07-28 client that sends its
+// runs under many invented client names is still one owner (its address).
 //
 // Figures logged; run with -v:
 //
@@ -20,6 +24,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,11 +37,21 @@ import (
 // gosdkClientNamed connects a go-sdk client named name over Streamable HTTP
 // at protocol version ("" = the client's newest).
 func gosdkClientNamed(t testing.TB, url, name, version string) *gosdk.ClientSession {
+	return gosdkClientNamedToken(t, url, name, version, "")
+}
+
+// gosdkClientNamedToken is gosdkClientNamed sending token ("" none) as
+// its bearer token.
+func gosdkClientNamedToken(t testing.TB, url, name, version, token string) *gosdk.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
 	defer cancel()
 	c := gosdk.NewClient(&gosdk.Implementation{Name: name, Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &gosdk.StreamableClientTransport{Endpoint: url}, &gosdk.ClientSessionOptions{ProtocolVersion: version})
+	tr := &gosdk.StreamableClientTransport{Endpoint: url}
+	if token != "" {
+		tr.HTTPClient = &http.Client{Transport: headerRoundTripper{map[string]string{"Authorization": "Bearer " + token}}}
+	}
+	cs, err := c.Connect(ctx, tr, &gosdk.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatalf("go-sdk connect: %v", err)
 	}
@@ -48,6 +63,12 @@ func gosdkClientNamed(t testing.TB, url, name, version string) *gosdk.ClientSess
 // github-like catalog, with toolSearch (lines of [tool_search] keys) added,
 // and returns its URL and process.
 func startCodeProxy(t *testing.T, toolSearch string) (string, *Proc) {
+	return startCodeProxyWith(t, toolSearch, "")
+}
+
+// startCodeProxyWith is startCodeProxy with extra (more config sections)
+// appended to the config.
+func startCodeProxyWith(t *testing.T, toolSearch, extra string) (string, *Proc) {
 	t.Helper()
 	cfg := writeConfig(t, fmt.Sprintf(`
 [tool_search]
@@ -58,23 +79,69 @@ mode = "code"
 [upstreams.gh]
 command = %s
 args = ["-tools", %s]
-`, toolSearch, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+%s
+`, toolSearch, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl")), extra))
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	url := "http://" + addr + "/mcp"
 	return url, startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, url)
 }
 
 func TestSandboxFairBetweenSessions(t *testing.T) {
-	url, _ := startCodeProxy(t, "code_timeout_ms = 2000\ncode_max_runs = 6\ncode_max_runs_per_session = 3")
-	for _, tc := range []struct{ name, version, hog, victim string }{
-		{"two sessions, same client name", "2025-11-25", "gosdk-test-client", "gosdk-test-client"},
-		{"two 2026-07-28 clients", "", "looping-agent", "other-agent"},
+	url, _ := startCodeProxyWith(t, "code_timeout_ms = 2000\ncode_max_runs = 6\ncode_max_runs_per_session = 3", `
+[endpoints.alice]
+path = "/u/alice/mcp"
+token = "alice-token"
+
+[endpoints.bob]
+path = "/u/bob/mcp"
+token = "bob-token"
+`)
+	base := strings.TrimSuffix(url, "/mcp")
+	for _, tc := range []struct{ name, version, hog, victim, hogPath, victimPath, hogToken, victimToken string }{
+		{"two sessions, same client name", "2025-11-25", "gosdk-test-client", "gosdk-test-client", "/mcp", "/mcp", "", ""},
+		{"two 2026-07-28 users, same address and client name", "", "claude-code", "claude-code", "/u/alice/mcp", "/u/bob/mcp", "alice-token", "bob-token"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			hog := gosdkClientNamed(t, url, tc.hog, tc.version)
-			victim := gosdkClientNamed(t, url, tc.victim, tc.version)
+			hog := gosdkClientNamedToken(t, base+tc.hogPath, tc.hog, tc.version, tc.hogToken)
+			victim := gosdkClientNamedToken(t, base+tc.victimPath, tc.victim, tc.version, tc.victimToken)
 			fairRuns(t, hog, victim)
 		})
+	}
+}
+
+// TestSandboxOwnerNotByClientName (trial r9 F5): an anonymous 2026-07-28
+// caller that gives each request another client name does not get more
+// than its address's allowance: with 6 slots, at most 3 an owner, 6
+// looping runs under 6 names get 3 slots and 3 "sandbox busy" answers.
+func TestSandboxOwnerNotByClientName(t *testing.T) {
+	url, _ := startCodeProxy(t, "code_timeout_ms = 4000\ncode_max_runs = 6\ncode_max_runs_per_session = 3")
+	var wg sync.WaitGroup
+	var busy, timedOut atomic.Int32
+	for i := 0; i < 6; i++ {
+		cs := gosdkClientNamed(t, url, fmt.Sprintf("invented-%d", i), "")
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+			defer cancel()
+			res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_search_code", Arguments: map[string]any{"code": "while(true){}"}})
+			if err != nil {
+				t.Errorf("tools/call: %v", err)
+				return
+			}
+			switch text := contentText(res); {
+			case strings.Contains(text, "sandbox busy, retry"):
+				busy.Add(1)
+			case strings.Contains(text, "timed out"):
+				timedOut.Add(1)
+			default:
+				t.Errorf("unexpected answer: %s", text)
+			}
+		}()
+	}
+	wg.Wait()
+	if busy.Load() != 3 || timedOut.Load() != 3 {
+		t.Errorf("6 looping runs under 6 client names from one address: %d ran (timed out), %d sandbox busy; want 3 and 3 (one owner, 3 slots)", timedOut.Load(), busy.Load())
 	}
 }
 

@@ -9,18 +9,51 @@ import (
 
 // SandboxOwner implements modes.SandboxOwner: the sandbox shares its slots
 // between owners (issue 14 item 6), so that one client's runs cannot hold
-// them all. The owner of a run made in a client session is that session. A
-// stateless request (2026-07-28 on the HTTP front) has no session: its
-// owner is the remote address it came from (an IPv4 address, an IPv6 /64)
-// with its endpoint and client name; the CLI's is its client name.
+// them all. The owner of a run made in a client session is that session.
+// A run without one (a stateless request, the CLI) is owned by who the
+// caller verifiably is, never by what it declares (trial r9 F5):
+//
+//   - the verified user of an OAuth access token ("user:alice"), on every
+//     endpoint;
+//   - else an endpoint with its own token ("endpoint:alice"): whoever holds
+//     that token (docs/identity.md, per-user endpoints);
+//   - else the remote address (an IPv4 address, an IPv6 /64), alone: the
+//     self-declared clientInfo.name and an endpoint without its own token
+//     are the caller's choice, so keying on them would let an anonymous
+//     caller take more slots by inventing names;
+//   - else (no network peer: the CLI, in-process) the endpoint.
+//
+// Behind a load balancer every anonymous caller has the balancer's address
+// and shares one allowance (docs/security.md, "Code-run allowance").
 func (s *session) SandboxOwner(ctx context.Context) string {
 	if s.ss != nil && !s.ephemeral() {
 		return fmt.Sprintf("session:%p", s.ss)
 	}
-	if addr, ok := connlimit.AddressOf(ctx); ok {
-		return "addr:" + addr + ":" + s.endpoint + ":" + s.client
+	if k := s.ident().Key(); k != "" {
+		return k
 	}
-	return "client:" + s.endpoint + ":" + s.client
+	if s.ownEndpointToken() {
+		return "endpoint:" + s.endpoint
+	}
+	if addr, ok := connlimit.AddressOf(ctx); ok {
+		return "addr:" + addr
+	}
+	return "local:" + s.endpoint
+}
+
+// ownEndpointToken reports whether s came in on an endpoint guarded by a
+// token of its own (endpoints.NAME.token, not the main bearer token): the
+// caller proved it holds that endpoint's token.
+func (s *session) ownEndpointToken() bool {
+	if s.endpoint == "" {
+		return false
+	}
+	c := s.p.conf()
+	if c == nil {
+		return false
+	}
+	ep, ok := c.Endpoints[s.endpoint]
+	return ok && ep != nil && ep.Token != "" && ep.Token != c.Server.BearerToken
 }
 
 // ephemeral reports whether s lives for one stateless request.
