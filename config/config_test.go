@@ -823,6 +823,28 @@ func TestConfigDirBuiltin(t *testing.T) {
 	}
 }
 
+// TestListenExpanded (trial r9 F8): ${VAR} in server.listen and
+// telemetry.metrics_listen is expanded, so one file serves several replicas
+// on one host; the values are not secrets (a port is not redacted in logs);
+// an unset variable is an error naming the key.
+func TestListenExpanded(t *testing.T) {
+	data := []byte("[server]\ntransport = \"http\"\nlisten = \"127.0.0.1:${PORT}\"\n[telemetry]\nmetrics_listen = \"127.0.0.1:${METRICS_PORT}\"\n[upstreams.m]\ncommand = \"node\"\n")
+	cfg, err := Parse(data, "c.toml", env(map[string]string{"PORT": "18081", "METRICS_PORT": "19091"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Server.Listen != "127.0.0.1:18081" || cfg.Telemetry.MetricsListen != "127.0.0.1:19091" {
+		t.Fatalf("listen = %q, metrics_listen = %q; want 127.0.0.1:18081 and 127.0.0.1:19091", cfg.Server.Listen, cfg.Telemetry.MetricsListen)
+	}
+	if red := cfg.Redact("listening on 127.0.0.1:18081"); red != "listening on 127.0.0.1:18081" {
+		t.Errorf("a listen port is not a secret, but Redact gave %q", red)
+	}
+	_, err = Parse(data, "c.toml", env(map[string]string{"METRICS_PORT": "19091"}))
+	if err == nil || !strings.Contains(err.Error(), "server.listen") || !strings.Contains(err.Error(), `"PORT" is not set`) {
+		t.Fatalf("want an error naming server.listen and PORT, got %v", err)
+	}
+}
+
 // TestBadURLFromSecretNotEchoed: a url made invalid by a substituted
 // secret is reported without quoting any part of it.
 func TestBadURLFromSecretNotEchoed(t *testing.T) {

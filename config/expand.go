@@ -112,12 +112,30 @@ func withBuiltins(getenv func(string) (string, bool), dir string) func(string) (
 // publicPrefix marks a looked-up value as not secret; expandVars strips it.
 const publicPrefix = "\x00public\x00"
 
+// publicLookup is getenv whose values are all marked public (publicPrefix):
+// for keys whose values are not secrets, such as listen addresses.
+func publicLookup(getenv func(string) (string, bool)) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v, ok := getenv(name)
+		if ok && !strings.HasPrefix(v, publicPrefix) {
+			v = publicPrefix + v
+		}
+		return v, ok
+	}
+}
+
 // expandAll expands ${VAR} in the keys that allow it: server.bearer_token,
-// endpoints.*.token, and per upstream command, cwd, url, args, env values,
+// server.listen and telemetry.metrics_listen (not secrets), endpoints.*.token,
+// and per upstream command, cwd, url, args, env values,
 // header values.
 func (p *parser) expandAll(getenv func(string) (string, bool)) {
 	c := p.cfg
 	p.expand(&c.Server.BearerToken, getenv, []string{"server", "bearer_token"}, "")
+	// Listen addresses are not secrets (a port redacted as *** would hide
+	// that number in every log line): expanded as public values, so one
+	// file serves several replicas on one host (trial r9 F8).
+	p.expand(&c.Server.Listen, publicLookup(getenv), []string{"server", "listen"}, "")
+	p.expand(&c.Telemetry.MetricsListen, publicLookup(getenv), []string{"telemetry", "metrics_listen"}, "")
 	for _, name := range sortedKeys(c.Endpoints) {
 		p.expand(&c.Endpoints[name].Token, getenv, []string{"endpoints", name, "token"}, "")
 	}
