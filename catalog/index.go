@@ -551,18 +551,42 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 		d.terms = append(d.terms, termTF{term: toks[i].t, tf: tf})
 		i = j
 	}
-	for _, k := range []string{e.ID, e.Exposed, e.Name} {
+	// The up to 3 + 3 keys share one backing array (one allocation, not
+	// up to six), and a name key is folded on the stack and copied out
+	// only when it is kept (name, exposed name and title mostly fold
+	// alike).
+	kb := make([]string, 0, 6)
+	d.keys, d.nkeys = kb[0:0:3], kb[3:3:6]
+	for _, k := range [...]string{e.ID, e.Exposed, e.Name} {
 		k = strings.ToLower(strings.TrimSpace(k))
 		if k != "" && !slices.Contains(d.keys, k) {
 			d.keys = append(d.keys, k)
 		}
 	}
-	for _, k := range []string{e.Name, e.Exposed, e.Title} {
-		if k = nameKey(k); k != "" && !slices.Contains(d.nkeys, k) {
-			d.nkeys = append(d.nkeys, k)
+	var nb [64]byte
+	for _, k := range [...]string{e.Name, e.Exposed, e.Title} {
+		if b := appendNameKey(nb[:0], k); b != nil && !containsBytes(d.nkeys, b) {
+			d.nkeys = append(d.nkeys, string(b))
 		}
 	}
+	if len(d.keys) == 0 {
+		d.keys = nil
+	}
+	if len(d.nkeys) == 0 {
+		d.nkeys = nil
+	}
 	return d
+}
+
+// containsBytes reports whether ss holds the string b (no conversion
+// allocated).
+func containsBytes(ss []string, b []byte) bool {
+	for _, s := range ss {
+		if s == string(b) {
+			return true
+		}
+	}
+	return false
 }
 
 // The parameter walk decodes a schema once into these typed levels

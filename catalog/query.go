@@ -685,17 +685,23 @@ func looksLikeIdentifierRunes(w string) bool {
 // digits, lower-cased: "get_ip", "getIP", "Get IP" all give "getip".
 // Names that fold to fewer than 4 characters give "".
 func nameKey(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
+	var buf [64]byte
+	return string(appendNameKey(buf[:0], s))
+}
+
+// appendNameKey appends nameKey(s) to b and returns it, or returns nil
+// when the key is "" (under 4 characters).
+func appendNameKey(b []byte, s string) []byte {
+	n := len(b)
 	for _, r := range s {
 		if isWordRune(r) {
-			b.WriteRune(unicode.ToLower(r))
+			b = utf8.AppendRune(b, unicode.ToLower(r))
 		}
 	}
-	if utf8.RuneCountInString(b.String()) < 4 {
-		return ""
+	if utf8.RuneCount(b[n:]) < 4 {
+		return nil
 	}
-	return b.String()
+	return b
 }
 
 // resolve looks up every term of aq in ix (read lock held) once, so the
