@@ -578,6 +578,7 @@ func init() {
 		whom how when where there here some any all also into about than then so if but not
 		no such via using use based given want need like just am has have had let`) {
 		stopwords[w] = struct{}{}
+		maxStopwordLen = max(maxStopwordLen, len(w))
 	}
 	for i := range cjkGlossary {
 		for j, en := range cjkGlossary[i].en {
@@ -587,9 +588,16 @@ func init() {
 }
 
 func isStopword(w string) bool {
+	if len(w) > maxStopwordLen {
+		return false // most index terms: no map look-up (hash) needed
+	}
 	_, ok := stopwords[w]
 	return ok
 }
+
+// maxStopwordLen is the length in bytes of the longest stopword (set by
+// init with the list).
+var maxStopwordLen int
 
 // stem applies a light English stemmer to an ASCII lower-case word: plural
 // s/es/ies, -ing, -ed, -ied, a final silent "e" and a final consonant+"y"
