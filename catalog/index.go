@@ -497,7 +497,20 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 		toks = append(toks, tokF{t, sortKey(t), field})
 	}
 	field = fieldName
-	nameTokens(e.Name, sink)
+	// nameTokens, keeping the first term of the name's text (its verb:
+	// nameVerb without tokenizing the name again).
+	if whole, ok := nameWhole(e.Name); ok {
+		sink(whole)
+	}
+	var verb0 uint8
+	first := true
+	tokenizeText(e.Name, func(t string) {
+		if first {
+			verb0 = toolVerbGroup[t]
+			first = false
+		}
+		sink(t)
+	})
 	if e.Exposed != "" && !strings.EqualFold(e.Exposed, e.Name) {
 		// Only the whole exposed name: its parts (prefix, tool name) are
 		// already indexed from Upstream and Name.
@@ -537,7 +550,7 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 			distinct++
 		}
 	}
-	d.verb = nameVerb(e.Name)
+	d.verb = nameVerbFirst(e.Name, verb0)
 	d.terms = make([]termTF, 0, distinct)
 	for i := 0; i < len(toks); {
 		j := i

@@ -182,7 +182,13 @@ var toolVerbGroup = func() map[string]uint8 {
 // that is none, of the first part after its last dot ("hotel.book":
 // book…), or 0.
 func nameVerb(name string) uint8 {
-	if v := firstVerb(name); v != 0 {
+	return nameVerbFirst(name, firstVerb(name))
+}
+
+// nameVerbFirst is nameVerb given v, firstVerb(name) (the index build
+// takes it from the name's first term, already tokenized).
+func nameVerbFirst(name string, v uint8) uint8 {
+	if v != 0 {
 		return v
 	}
 	if i := strings.LastIndexByte(name, '.'); i >= 0 {

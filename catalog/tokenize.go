@@ -557,14 +557,23 @@ func emitClusters(run string, sink tokenSink) {
 // lowercased identifier when it has separators or case changes, then its
 // parts as tokenizeText would.
 func nameTokens(name string, sink tokenSink) {
+	if whole, ok := nameWhole(name); ok {
+		sink(whole)
+	}
+	tokenizeText(name, sink)
+}
+
+// nameWhole returns the whole-identifier term nameTokens emits first for
+// name, and false when it emits none.
+func nameWhole(name string) (string, bool) {
 	whole := strings.ToLower(strings.TrimSpace(name))
 	if whole != "" && utf8.RuneCountInString(whole) <= 128 {
 		// Keep the whole identifier only when it differs from its parts.
 		if strings.IndexFunc(whole, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) >= 0 || whole != name {
-			sink(whole)
+			return whole, true
 		}
 	}
-	tokenizeText(name, sink)
+	return "", false
 }
 
 // stopwords is a deliberately small English list: words that carry no tool
