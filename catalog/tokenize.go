@@ -76,6 +76,15 @@ func isNoSpaceScript(r rune) bool {
 // before it).
 func isMark(r rune) bool { return unicode.In(r, unicode.Mn, unicode.Mc) }
 
+// asciiWord[c] is isWordRune(rune(c)) for an ASCII byte c (the
+// tokenizer's loops read ASCII text a byte at a time with no call).
+var asciiWord = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = isWordRune(rune(c))
+	}
+	return t
+}()
+
 // isWordRune reports whether r is part of a (non-CJK) word.
 func isWordRune(r rune) bool {
 	if r < utf8.RuneSelf { // ASCII: what unicode.IsLetter/IsDigit say, without the calls
@@ -124,6 +133,10 @@ const unitOptional = -2
 func tokenizeTextUnits(s string, sink tokenSink, uf unitSink, unit int) int {
 	i := 0
 	for i < len(s) {
+		if c := s[i]; c < utf8.RuneSelf && !asciiWord[c] {
+			i++ // ASCII space or punctuation: what the default case does
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case isCJK(r):
@@ -144,6 +157,13 @@ func tokenizeTextUnits(s string, sink tokenSink, uf unitSink, unit int) int {
 		case isWordRune(r):
 			j := i + size
 			for j < len(s) {
+				if c := s[j]; c < utf8.RuneSelf { // ASCII: isWordRune and never isCJK
+					if !asciiWord[c] {
+						break
+					}
+					j++
+					continue
+				}
 				r2, sz := utf8.DecodeRuneInString(s[j:])
 				if !isWordRune(r2) || isCJK(r2) {
 					break
