@@ -471,6 +471,11 @@ type tokF struct {
 // the order of those bytes, so most comparisons of the per-entry term
 // sort are one integer comparison (equal terms still get equal keys).
 func sortKey(t string) uint64 {
+	if len(t) >= 8 {
+		_ = t[7]
+		return uint64(t[0])<<56 | uint64(t[1])<<48 | uint64(t[2])<<40 | uint64(t[3])<<32 |
+			uint64(t[4])<<24 | uint64(t[5])<<16 | uint64(t[6])<<8 | uint64(t[7])
+	}
 	var k uint64
 	for i := 0; i < 8; i++ {
 		k <<= 8

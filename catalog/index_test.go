@@ -350,3 +350,20 @@ func TestAnalyzeVerbIsNameVerb(t *testing.T) {
 		}
 	}
 }
+
+// TestSortKey: the first 8 bytes, big-endian, zero-padded, for every
+// length (the 8-byte fast path and the padded loop agree).
+func TestSortKey(t *testing.T) {
+	for _, s := range []string{"", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "zzzzzzzzzzzz", "é文", "\xff\x00\x01"} {
+		var want uint64
+		for i := 0; i < 8; i++ {
+			want <<= 8
+			if i < len(s) {
+				want |= uint64(s[i])
+			}
+		}
+		if got := sortKey(s); got != want {
+			t.Errorf("sortKey(%q) = %#x, want %#x", s, got, want)
+		}
+	}
+}
