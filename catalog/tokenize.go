@@ -399,8 +399,14 @@ func emitCJK(run string, sink tokenSink) {
 		}
 	}
 	cjkSegments(run, func(_, _ int, en string) { forFields(en, sink) })
-	for _, g := range cjkGlossary {
-		if strings.Contains(run, g.cjk) {
+	// A glossary word can be in run only if its first rune is: one bit
+	// test instead of a substring search for most of the words.
+	var has uint64
+	for _, r := range run {
+		has |= runeBit(r)
+	}
+	for i, g := range cjkGlossary {
+		if has&cjkGlossaryFirst[i] != 0 && strings.Contains(run, g.cjk) {
 			for _, en := range g.en {
 				sink(en)
 			}
@@ -763,6 +769,20 @@ var cjkGlossary = []struct {
 	{"更新", nil}, {"分析", nil}, {"计算", []string{"calculate"}}, {"地图", nil}, {"地址", []string{"address"}},
 	{"价格", []string{"price"}}, {"音乐", []string{"music"}}, {"通知", nil},
 }
+
+// cjkGlossaryFirst[i] is runeBit of the first rune of cjkGlossary[i].cjk.
+var cjkGlossaryFirst = func() []uint64 {
+	bs := make([]uint64, len(cjkGlossary))
+	for i, g := range cjkGlossary {
+		r, _ := utf8.DecodeRuneInString(g.cjk)
+		bs[i] = runeBit(r)
+	}
+	return bs
+}()
+
+// runeBit is one bit of 64 chosen by r (a one-word set of runes: a clear
+// bit means absent).
+func runeBit(r rune) uint64 { return 1 << (uint32(r) * 2654435761 >> 26) }
 
 // StemWord is the index's stemmer for one lower-case word (used by the
 // generator of the semantic table, scripts/semantic/gen.go, so the table
