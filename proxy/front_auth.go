@@ -35,21 +35,35 @@ import (
 const identityExtraKey = "io.github.mcp-toolsearch/identity"
 
 // authenticatorFor returns the authenticator of an MCP route at path for
-// endpoint ("" main) whose token is token at start ("" none). A static
-// token is read from the running config at each request (liveToken), so
-// that a reload rotates it; whether a route has one, and of which kind,
-// is fixed at start.
-func (p *Proxy) authenticatorFor(path, endpoint, token string) identity.Authenticator {
-	ownToken := token != "" && token != p.conf().Server.BearerToken
+// endpoint ("" main). A static token is read from the running config at
+// each request (liveToken), so that a reload rotates it; whether a route
+// has one, and of which kind, is fixed at start (a reload that sets or
+// removes a token needs a restart: reload.go).
+//
+// An endpoint has its own token when endpoints.NAME.token is set, whatever
+// its value (docs/config.md [auth]: "every MCP route without its own
+// endpoint token then wants a JWT"; docs/identity.md: "an endpoint with
+// its own token keeps its static token"). Review r9 U3: deciding it by
+// comparing the value with server.bearer_token gave an endpoint whose
+// token equalled the main one, with [auth] on, the main token's check, so
+// a reload rotating only the endpoint's token kept the old value accepted
+// there and refused the new one.
+func (p *Proxy) authenticatorFor(path, endpoint string) identity.Authenticator {
+	ownToken := false
+	if ep, ok := p.conf().Endpoints[endpoint]; ok && endpoint != "" {
+		ownToken = ep.Token != ""
+	}
 	if ownToken || !p.conf().Auth.Enabled() {
-		if token == "" {
+		if p.endpointToken(endpoint) == "" {
 			return nil
 		}
 		return liveToken{p: p, endpoint: endpoint}
 	}
 	j := p.idn.jwt.ForResource(p.resourceURL(path), p.metadataURL(path))
 	if p.conf().Server.BearerToken != "" {
-		return identity.Either{Static: liveToken{p: p}, OAuth: j}
+		// The endpoint has no token of its own: endpointToken gives the
+		// main one.
+		return identity.Either{Static: liveToken{p: p, endpoint: endpoint}, OAuth: j}
 	}
 	return j
 }

@@ -62,8 +62,8 @@ func (nopWriteCloser) Close() error { return nil }
 func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	var paths []string
-	mount := func(path, endpoint, token string) {
-		a := p.authenticatorFor(path, endpoint, token) // front_auth.go: static token or OAuth
+	mount := func(path, endpoint string) {
+		a := p.authenticatorFor(path, endpoint) // front_auth.go: static token or OAuth
 		paths = append(paths, path)
 		// Issue 11: idle sessions end (session_idle_timeout), sessions are
 		// capped (max_sessions) and event streams get keepalives
@@ -85,13 +85,9 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		}
 		mux.Handle(ssePath, p.guard(a, sse))
 	}
-	mount("/mcp", "", p.conf().Server.BearerToken)
+	mount("/mcp", "")
 	for name, ep := range p.conf().Endpoints {
-		tok := ep.Token
-		if tok == "" {
-			tok = p.conf().Server.BearerToken
-		}
-		mount(ep.Path, name, tok)
+		mount(ep.Path, name)
 	}
 	p.mountIdentityRoutes(mux, paths) // front_auth.go: protected-resource metadata, OAuth callback
 	for path, h := range extra {
@@ -101,7 +97,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	// bearer token as /mcp. /healthz gets the Host/Origin check only, so
 	// that probes need no token.
 	if _, ok := extra["/metrics"]; !ok {
-		mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", "", p.conf().Server.BearerToken), p.metrics.Handler()))
+		mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", ""), p.metrics.Handler()))
 	}
 	if _, ok := extra["/healthz"]; !ok {
 		mux.Handle("/healthz", p.guard(nil, p.HealthHandler()))

@@ -34,7 +34,7 @@ func (p *Proxy) StartMetrics(addr string) (*MetricsServer, error) {
 		return nil, fmt.Errorf("telemetry.metrics_listen %q: %w", addr, err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", "", p.conf().Server.BearerToken), p.metrics.Handler())) // as on the HTTP front
+	mux.Handle("/metrics", p.guard(p.authenticatorFor("/mcp", ""), p.metrics.Handler())) // as on the HTTP front
 	mux.Handle("/healthz", p.guard(nil, p.HealthHandler()))
 	m := &MetricsServer{
 		srv:  &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second},
