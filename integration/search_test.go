@@ -613,7 +613,9 @@ func hostileCatalog(t testing.TB) (string, map[string]any, map[string]any) {
 }
 
 // TestTrustedHostileSchemas: a TRUSTED upstream serving a 1 MB schema and a
-// depth-200 schema: the proxy starts, search and describe answer (each
+// depth-200 schema, with security.max_tool_bytes raised past the 1 MB tool
+// (the default, 128 KiB, quarantines it: TestBulkyToolTextIsBounded; an
+// operator who trusts such a server raises the bound): the proxy starts, search and describe answer (each
 // request is bounded by the client's per-request timeout, 60 s, a generous
 // fail-safe; the speed figure is BenchmarkHostileSchemas in modes), the hits'
 // signatures stay within bounds, and describe returns the exact schemas.
@@ -623,6 +625,9 @@ func TestTrustedHostileSchemas(t *testing.T) {
 [tool_search]
 enabled = true
 mode = "tools"
+
+[security]
+max_tool_bytes = 4194304
 
 [upstreams.hostile]
 command = %s
