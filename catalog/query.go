@@ -938,7 +938,11 @@ func nextChunk(q string, at int) string {
 // w is longer than buf: the key words the query analysis compares with
 // are all short ASCII, and strings.ToLower allocated for every
 // capitalised word of every query.
-func lowerWord(buf *[16]byte, w string) []byte {
+func lowerWord(buf *[16]byte, w string) []byte { return lowerInto(buf[:], w) }
+
+// lowerInto returns w with its ASCII letters lower-cased, written into
+// buf, or nil when w is longer than buf.
+func lowerInto(buf []byte, w string) []byte {
 	if len(w) > len(buf) {
 		return nil
 	}

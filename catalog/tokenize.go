@@ -358,19 +358,13 @@ func normalizeWord(w string) string {
 	if ascii && lower {
 		return w
 	}
-	if ascii && len(w) <= 64 {
+	if ascii {
 		// strings.ToLower's ASCII path scans w again and writes it a byte
 		// at a time through a Builder; the same bytes, one copy.
 		var buf [64]byte
-		b := buf[:len(w)]
-		for i := 0; i < len(w); i++ {
-			c := w[i]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			b[i] = c
+		if b := lowerInto(buf[:], w); b != nil {
+			return string(b)
 		}
-		return string(b)
 	}
 	return strings.ToLower(w)
 }
