@@ -234,9 +234,15 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 	if err == nil {
 		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
 	}
+	// Whether the call ran uncancelled is read before the answer is
+	// written: once it is, the client may read it and close its connection,
+	// which cancels r's context without cancelling anything (a clean-clone
+	// CI run of round 9 saw TestPooledSessionOwnIdentity's session closed,
+	// not pooled, that way).
+	uncancelled := r.Context().Err() == nil
 	conn.answer(r.Context(), id, res, err)
 	releaseAnswer(res)
-	if err == nil && completeResult(res) && r.Context().Err() == nil {
+	if err == nil && completeResult(res) && uncancelled {
 		t.pool.put(fsn, &p.fastIdle)
 	} else {
 		fsn.close()
