@@ -53,6 +53,11 @@ const (
 	KindReload   = "reload" // a config reload (applied or refused)
 	KindStart    = "start"  // a serving proxy started writing to this log (one-shot commands such as check write none)
 	KindConnect  = "connect"
+	// KindRotate is the first line of a file the writer reopened after the
+	// old one was moved away (Reopen, log rotation): its seq and prev
+	// continue the previous file's chain, so old file + new file verify
+	// as one chain (VerifyFiles) and the new file verifies on its own.
+	KindRotate = "rotate"
 )
 
 // Event is one audit record. Zero fields are left out.
@@ -89,6 +94,7 @@ type line struct {
 // (a nil *Writer records nothing).
 type Writer struct {
 	mu   sync.Mutex
+	path string
 	f    *os.File
 	seq  uint64
 	prev string
@@ -106,7 +112,7 @@ func Open(path string) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{f: f, now: time.Now}
+	w := &Writer{path: path, f: f, now: time.Now}
 	last, err := lastLine(f)
 	if err != nil {
 		f.Close()
@@ -121,6 +127,64 @@ func Open(path string) (*Writer, error) {
 		w.seq, w.prev = seq, hash
 	}
 	return w, nil
+}
+
+// Reopen opens the writer's path again, for log rotation (logrotate's
+// default `create`: the file was renamed and a new, empty one may have been
+// created in its place). Outcomes:
+//   - the path is still the open file: nothing changes;
+//   - the path is missing or empty: writing moves to it, and its first line
+//     is a KindRotate line whose seq and prev continue the previous file's
+//     chain (its Detail names the previous file's last seq and hash);
+//   - the path holds another non-empty file: if its last line is this
+//     chain's last line (a copy), writing continues there; otherwise the
+//     reopen is refused with an error and writing stays on the open file
+//     (a different chain is never extended silently).
+//
+// Errors name the path. After an error the writer still records to the
+// file it had open.
+func (w *Writer) Reopen() error {
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.f == nil {
+		return fmt.Errorf("audit log %s: closed", w.path)
+	}
+	if cur, err := w.f.Stat(); err == nil {
+		if st, err := os.Stat(w.path); err == nil && os.SameFile(cur, st) {
+			return nil
+		}
+	}
+	f, err := os.OpenFile(w.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log %s: reopen: %w", w.path, err)
+	}
+	last, err := lastLine(f)
+	if err == nil && last != nil {
+		_, _, hash, perr := parseLine(last)
+		switch {
+		case perr != nil:
+			err = fmt.Errorf("last line: %w", perr)
+		case hash != w.prev:
+			err = errors.New("the file holds another chain (its last hash is not this writer's); move it away and reopen again")
+		}
+	}
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("audit log %s: reopen refused, still writing the previous file: %w", w.path, err)
+	}
+	old := w.f
+	w.f = f
+	_ = old.Sync()
+	if cerr := old.Close(); cerr != nil {
+		w.keep(cerr)
+	}
+	if last == nil {
+		w.recordLocked(Event{Kind: KindRotate, Detail: fmt.Sprintf("continues the chain of the previous file (last seq %d, hash %s)", w.seq, w.prev)})
+	}
+	return nil
 }
 
 // lastLine returns the last non-empty line of f (nil for an empty file).
@@ -169,6 +233,11 @@ func (w *Writer) Record(ev Event) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.recordLocked(ev)
+}
+
+// recordLocked is Record with w.mu held.
+func (w *Writer) recordLocked(ev Event) {
 	w.seq++
 	ev.Seq = w.seq
 	if ev.Time == "" {
@@ -255,9 +324,14 @@ func parseLine(l []byte) (seq uint64, prev, hash string, err error) {
 
 // Result is what Verify found.
 type Result struct {
-	Lines    int    // lines checked
-	LastSeq  uint64 // seq of the last line
-	LastHash string // hash of the last line: keep it elsewhere to detect a cut tail
+	// FirstSeq and FirstPrev are the first line's seq and prev: 1 and ""
+	// for a chain that starts in this file; for a file whose first line is
+	// a KindRotate line, the previous file's last seq + 1 and last hash.
+	FirstSeq  uint64
+	FirstPrev string
+	Lines     int    // lines checked
+	LastSeq   uint64 // seq of the last line
+	LastHash  string // hash of the last line: keep it elsewhere to detect a cut tail
 }
 
 // VerifyError names the first bad line.
@@ -270,8 +344,11 @@ func (e *VerifyError) Error() string { return fmt.Sprintf("line %d: %s", e.Line,
 
 // Verify reads an audit log and checks every line: its own hash, its seq
 // (1 on the first line, then one more per line) and its prev (the hash of
-// the line before; "" on the first). The error is a *VerifyError naming
-// the first bad line, or a read error.
+// the line before; "" on the first). A first line of kind KindRotate (a
+// file started by Writer.Reopen) may carry any seq and prev: they continue
+// the previous file's chain, returned as FirstSeq and FirstPrev for the
+// caller to match against that file (VerifyFiles does). The error is a
+// *VerifyError naming the first bad line, or a read error.
 func Verify(r io.Reader) (Result, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
@@ -287,6 +364,12 @@ func Verify(r io.Reader) (Result, error) {
 		if err != nil {
 			return res, &VerifyError{Line: n, Msg: err.Error()}
 		}
+		if n == 1 {
+			res.FirstSeq, res.FirstPrev = seq, prev
+			if seq != 1 && lineKind(l) == KindRotate {
+				res.LastSeq, res.LastHash = seq-1, prev // continues another file's chain
+			}
+		}
 		if seq != res.LastSeq+1 {
 			return res, &VerifyError{Line: n, Msg: fmt.Sprintf("seq %d, want %d (a line was deleted, inserted or moved)", seq, res.LastSeq+1)}
 		}
@@ -299,6 +382,39 @@ func Verify(r io.Reader) (Result, error) {
 		return res, err
 	}
 	return res, nil
+}
+
+// lineKind returns the kind of a line that parseLine accepted.
+func lineKind(l []byte) string {
+	var ev struct {
+		Kind string `json:"kind"`
+	}
+	_ = json.Unmarshal(l, &ev)
+	return ev.Kind
+}
+
+// VerifyFiles verifies audit logs given oldest first, as one chain: each
+// file on its own (Verify), and each file after the first must start with
+// the KindRotate line that continues the file before it (its prev the
+// previous file's last hash, its seq one more). The error names the file.
+func VerifyFiles(paths ...string) (Result, error) {
+	var prev Result
+	for i, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			return prev, err
+		}
+		res, err := Verify(f)
+		f.Close()
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", p, err)
+		}
+		if i > 0 && (res.FirstPrev != prev.LastHash || res.FirstSeq != prev.LastSeq+1) {
+			return res, fmt.Errorf("%s: does not continue %s (its first line has seq %d, prev %q; %s ends at seq %d, hash %s)", p, paths[i-1], res.FirstSeq, res.FirstPrev, paths[i-1], prev.LastSeq, prev.LastHash)
+		}
+		prev = res
+	}
+	return prev, nil
 }
 
 func sha256Hex(b []byte) string {

@@ -129,3 +129,104 @@ func TestArgsAndNilWriter(t *testing.T) {
 		t.Fatalf("mode %v", st.Mode())
 	}
 }
+
+// TestReopenAfterRename (trial r9 F7): logrotate's default renames the
+// file (and may create an empty one); Reopen moves writing to the path,
+// the new file's first line is a rotate line continuing the old chain,
+// both files verify alone and as one chain; a foreign chain at the path is
+// refused and writing stays on the open file.
+func TestReopenAfterRename(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	w, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	w.Record(Event{Kind: KindStart})
+	w.Record(Event{Kind: KindCall, Tool: "mcp:gh:get_issue", Outcome: "ok"})
+	if err := w.Reopen(); err != nil { // not rotated: nothing changes
+		t.Fatal(err)
+	}
+	old := path + ".1"
+	if err := os.Rename(path, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil { // logrotate `create`
+		t.Fatal(err)
+	}
+	w.Record(Event{Kind: KindCall, Tool: "mcp:gh:late", Outcome: "ok"}) // before the signal: still the old file
+	if err := w.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	w.Record(Event{Kind: KindCall, Tool: "mcp:gh:after", Outcome: "ok"})
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := verifyFile(t, old)
+	if err != nil || ro.Lines != 3 || ro.FirstSeq != 1 {
+		t.Fatalf("old file: %+v %v", ro, err)
+	}
+	rn, err := verifyFile(t, path)
+	if err != nil {
+		t.Fatalf("new file alone: %v", err)
+	}
+	if rn.Lines != 2 || rn.FirstSeq != 4 || rn.FirstPrev != ro.LastHash || rn.LastSeq != 5 {
+		t.Fatalf("new file %+v, old ends %+v", rn, ro)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(b), `{"seq":4,`) || !strings.Contains(strings.SplitN(string(b), "\n", 2)[0], `"kind":"rotate"`) {
+		t.Fatalf("new file does not start with a rotate line:\n%s", b)
+	}
+	if _, err := VerifyFiles(old, path); err != nil {
+		t.Fatalf("VerifyFiles: %v", err)
+	}
+	if _, err := VerifyFiles(path, old); err == nil {
+		t.Fatal("VerifyFiles accepted the files in the wrong order")
+	}
+
+	// A missing file (logrotate without `create`) is created.
+	if err := os.Rename(path, path+".2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := VerifyFiles(old, path+".2", path); err != nil {
+		t.Fatalf("three files: %v", err)
+	}
+
+	// Another chain at the path: refused, writing stays.
+	other := writeLog(t, 2)
+	if err := os.Rename(path, path+".3"); err != nil {
+		t.Fatal(err)
+	}
+	b, _ = os.ReadFile(other)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Reopen(); err == nil || !strings.Contains(err.Error(), "another chain") {
+		t.Fatalf("foreign chain: err %v", err)
+	}
+	w.Record(Event{Kind: KindCall, Tool: "mcp:gh:stays", Outcome: "ok"})
+	if b, _ := os.ReadFile(path + ".3"); !strings.Contains(string(b), "mcp:gh:stays") {
+		t.Fatalf("after a refused reopen the record went elsewhere:\n%s", b)
+	}
+	if _, err := VerifyFiles(old, path+".2", path+".3"); err != nil {
+		t.Fatalf("after refused reopen: %v", err)
+	}
+}
+
+// TestCutHeadStillShows: a cut head cannot pass as a rotated file: only
+// a first line of kind rotate may start above seq 1.
+func TestCutHeadStillShows(t *testing.T) {
+	path := writeLog(t, 3)
+	b, _ := os.ReadFile(path)
+	lines := strings.SplitAfter(string(b), "\n")
+	if err := os.WriteFile(path, []byte(strings.Join(lines[1:], "")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := verifyFile(t, path); err == nil {
+		t.Fatal("a file missing its first line verified")
+	}
+}

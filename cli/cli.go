@@ -368,6 +368,13 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		signal.Notify(hup, sigs...)
 		defer signal.Stop(hup)
 	}
+	// The reopen signal (SIGUSR1 on unix, log rotation) likewise: its
+	// default action would end the process.
+	reopen := make(chan os.Signal, 1)
+	if sigs := reopenSignals(); len(sigs) > 0 {
+		signal.Notify(reopen, sigs...)
+		defer signal.Stop(reopen)
+	}
 	start := time.Now()
 	// No upstream holds the start longer than server.startup_wait (issue
 	// 13 items 1 and 12); later ones are announced when they are ready.
@@ -408,6 +415,8 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	stopReload := c.watchReload(ctx, p, log, hup)
 	defer stopReload()
+	stopReopen := reopenLogsOn(ctx, p, log, reopen)
+	defer stopReopen()
 	if cfg.Server.Transport == "http" {
 		addr := ln.Addr().String()
 		log.Info("listening", "mcp", "http://"+addr+"/mcp", "sse", "http://"+addr+"/sse")

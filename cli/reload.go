@@ -147,3 +147,26 @@ func (c *common) reload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, w
 		log.Warn("reload: these changes need a restart and were not applied", "sections", strings.Join(rep.NeedsRestart, ", "))
 	}
 }
+
+// reopenLogsOn reopens the proxy's log files (proxy.ReopenLogs) on each
+// signal from ch (reopenSignals), until the returned func is called.
+func reopenLogsOn(ctx context.Context, p *proxy.Proxy, log *slog.Logger, ch chan os.Signal) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-ch:
+				if err := p.ReopenLogs(); err != nil {
+					log.Error("log files: reopen failed", "signal", s.String(), "err", err)
+				} else {
+					log.Info("log files reopened", "signal", s.String())
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}

@@ -47,6 +47,7 @@ import (
 type Recorder struct {
 	logArgs bool
 	toFile  bool                // a path was given (immutable); false skips encoding entirely
+	path    string              // the session log's path ("" without a file)
 	redact  func(string) string // SetRedactor (redact.go); nil: none
 	metrics *Metrics
 	now     func() time.Time
@@ -82,9 +83,34 @@ func NewRecorder(path string, logArguments bool, m *Metrics) (*Recorder, error) 
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: open session log %q: %w", path, err)
 		}
-		r.f, r.toFile = f, true
+		r.f, r.toFile, r.path = f, true, path
 	}
 	return r, nil
+}
+
+// Reopen opens the session log's path again, for log rotation (logrotate's
+// default `create` renames the file; the proxy would go on writing the
+// renamed one): later records go to the file now at the path, created with
+// mode 0600 if missing. Records in flight are written whole to one file or
+// the other. Without a file, or after Close, it does nothing. On an error
+// (naming the path) writing stays on the open file.
+func (r *Recorder) Reopen() error {
+	if r == nil || !r.toFile {
+		return nil
+	}
+	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return fmt.Errorf("telemetry: reopen session log %q: %w", r.path, err)
+	}
+	r.mu.Lock()
+	if r.closed || r.f == nil {
+		r.mu.Unlock()
+		return f.Close()
+	}
+	old := r.f
+	r.f = f
+	r.mu.Unlock()
+	return old.Close()
 }
 
 // Metrics returns the Metrics given to NewRecorder (may be nil).

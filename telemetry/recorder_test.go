@@ -525,3 +525,40 @@ func TestConcurrentSessions(t *testing.T) {
 		t.Errorf("calls_total = %v, want %d", got, sessions*callsEach)
 	}
 }
+
+// TestReopenAfterRename (trial r9 F7): after logrotate renames the session
+// log, Reopen moves later records to a new file at the path; without it
+// they went on into the renamed file.
+func TestReopenAfterRename(t *testing.T) {
+	r, path := newTestRecorder(t, false, nil)
+	s := r.StartSession(SessionInfo{ID: "before", Transport: "stdio", Mode: "code"})
+	if err := os.Rename(path, path+".1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Reopen(); err != nil {
+		t.Fatal(err)
+	}
+	s.End()
+	r.StartSession(SessionInfo{ID: "after", Transport: "stdio", Mode: "code"}).End()
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	events := func(p string) (out []string) {
+		for _, l := range readLines(t, p) {
+			out = append(out, fmt.Sprint(l["session"], ":", l["event"]))
+		}
+		return out
+	}
+	if got, want := events(path+".1"), []string{"before:session_start"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed file: %v, want %v", got, want)
+	}
+	if got, want := events(path), []string{"before:session_end", "after:session_start", "after:session_end"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("new file: %v, want %v", got, want)
+	}
+	if st, err := os.Stat(path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("new file mode: %v %v", st, err)
+	}
+}
