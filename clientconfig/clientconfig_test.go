@@ -328,3 +328,23 @@ func TestRenameReason(t *testing.T) {
 		t.Errorf("my server: %q", n)
 	}
 }
+
+// TestVSCodeWindowsPaths (trial r9 F10): a .vscode/mcp.json written on
+// Windows ("${workspaceFolder}\\tools\\server.js") imported on Linux or
+// macOS names the same file with "/" (before: "/ws\tools\server.js", a
+// name no file has here, and no note); ${pathSeparator} and
+// ${workspaceFolderBasename} are resolved as VS Code documents them; a
+// backslash not after a folder variable (a regular expression) is kept.
+func TestVSCodeWindowsPaths(t *testing.T) {
+	_, out, cfg := importFile(t, "vscode-windows/.vscode/mcp.json")
+	ws, _ := filepath.Abs("testdata/vscode-windows")
+	lt := up(t, cfg, "local-tools")
+	eq(t, "args", lt.Args, []string{filepath.Join(ws, "tools", "server.js"), "--root", ws, "--name", "vscode-windows"})
+	eq(t, "cwd", lt.Cwd, filepath.Join(ws, "tools"))
+	py := up(t, cfg, "py-server")
+	eq(t, "command", py.Command, filepath.Join(ws, ".venv", "Scripts", "python.exe"))
+	eq(t, "args", py.Args, []string{filepath.Join(ws, "server.py"), "--pattern", `a\d+`})
+	if filepath.Separator == '/' && !strings.Contains(out, `written with Windows separators`) {
+		t.Errorf("no note about the converted separators:\n%s", out)
+	}
+}

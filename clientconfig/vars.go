@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -11,7 +12,8 @@ import (
 )
 
 // clientRef matches a client's variable reference: ${NAME}, ${env:NAME},
-// ${input:ID}, ${NAME:-default}, ${workspaceFolder}, ${userHome}.
+// ${input:ID}, ${NAME:-default}, ${workspaceFolder}, ${userHome},
+// ${pathSeparator} (or ${/}), ${workspaceFolderBasename}.
 var clientRef = regexp.MustCompile(`\$\{([^{}]*)\}`)
 
 var varName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -31,16 +33,42 @@ func (im *importer) value(out *Server, where, s, _ string) string {
 	for _, m := range clientRef.FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(strings.ReplaceAll(s[last:m[0]], "$", "$$"))
 		last = m[1]
-		b.WriteString(im.ref(out, where, s[m[2]:m[3]], s[m[0]:m[1]]))
+		inner := s[m[2]:m[3]]
+		b.WriteString(im.ref(out, where, inner, s[m[0]:m[1]]))
+		if pathRefs[inner] && im.vscodeLike() && filepath.Separator == '/' && last < len(s) && s[last] == '\\' {
+			// trial r9 F10: a Windows user's "${workspaceFolder}\\tools"
+			// (VS Code resolves the folder and keeps the rest as written:
+			// a path only on Windows). Off Windows the path that continues
+			// the folder is written with "/" so it names the same file.
+			end := last + strings.IndexFunc(s[last:], func(r rune) bool { return r == ' ' || r == '\t' || r == '"' || r == ';' || r == '$' })
+			if end < last {
+				end = len(s)
+			}
+			run := s[last:end]
+			out.Notes = append(out.Notes, fmt.Sprintf(`%s: %s written with Windows separators: "\\" taken as "/" here`, where, s[m[0]:end]))
+			b.WriteString(strings.ReplaceAll(run, "\\", "/"))
+			last = end
+		}
 	}
 	b.WriteString(strings.ReplaceAll(s[last:], "$", "$$"))
 	return b.String()
 }
 
+// vscodeLike: the file's client expands VS Code's variables.
+func (im *importer) vscodeLike() bool {
+	f := im.r.Format
+	return f == VSCode || f == Cursor || f == Windsurf || f == Generic
+}
+
+// pathRefs are the VS Code variables that stand for a folder (VS Code's
+// "Variables reference": ${workspaceFolder}, ${userHome}; ${workspaceRoot}
+// is its deprecated name), after which a Windows-written path may follow.
+var pathRefs = map[string]bool{"workspaceFolder": true, "workspaceRoot": true, "userHome": true}
+
 // ref translates the inside of one ${...} reference.
 func (im *importer) ref(out *Server, where, inner, whole string) string {
 	f := im.r.Format
-	vscodeLike := f == VSCode || f == Cursor || f == Windsurf || f == Generic
+	vscodeLike := im.vscodeLike()
 	switch {
 	case strings.HasPrefix(inner, "env:") && vscodeLike && varName.MatchString(inner[4:]):
 		im.need(inner[4:], out, where, "referenced by the client config")
@@ -60,6 +88,13 @@ func (im *importer) ref(out *Server, where, inner, whole string) string {
 	case (inner == "workspaceFolder" || inner == "workspaceRoot") && vscodeLike:
 		out.Notes = append(out.Notes, fmt.Sprintf("%s: %s resolved to %s", where, whole, im.workspace))
 		return strings.ReplaceAll(im.workspace, "$", "$$")
+	case (inner == "pathSeparator" || inner == "/") && vscodeLike:
+		// VS Code: "the character used by the operating system to
+		// separate components in file paths"; this machine's.
+		return string(filepath.Separator)
+	case inner == "workspaceFolderBasename" && vscodeLike:
+		out.Notes = append(out.Notes, fmt.Sprintf("%s: %s resolved to %s", where, whole, filepath.Base(im.workspace)))
+		return strings.ReplaceAll(filepath.Base(im.workspace), "$", "$$")
 	case inner == "userHome" && vscodeLike:
 		home, err := os.UserHomeDir()
 		if err == nil {
