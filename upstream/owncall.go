@@ -204,6 +204,9 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 				delete(w.progress, token)
 				w.mu.Unlock()
 				sink.flush()
+				if n := sink.droppedCount(); n > 0 {
+					w.log.Debug("progress notifications coalesced: the client read them slower than the upstream sent them", "method", method, "coalesced", n)
+				}
 			}
 			return a.result, a.err
 		case <-wake:
@@ -235,12 +238,27 @@ func (w *wire) sendCancel(ctx context.Context, conn mcp.Connection, id int64, re
 
 // progressSink queues an own call's upstream progress notifications
 // (wire.call): the connection's reader appends, the caller hands them on.
+//
+// Trust: the upstream decides how many it sends, and the caller hands
+// them to a client that may read slowly or not at all (a stalled stdio
+// client, a slow SSE stream). So at most progressQueueMax wait; past that
+// the newest replaces the last one waiting. Progress only grows (MCP spec
+// 2025-11-25 basic/utilities/progress: "The progress value MUST increase
+// with each notification"), so the client still gets the latest state,
+// in order, and the proxy's memory stays bounded (trial r10: a stalled
+// client and an upstream flooding progress grew the proxy from 90 MB to
+// 354 MB in 36 s, without bound).
 type progressSink struct {
-	fn   func(*mcp.ProgressNotificationParams)
-	mu   sync.Mutex
-	q    []*mcp.ProgressNotificationParams
-	wake chan struct{} // cap 1
+	fn      func(*mcp.ProgressNotificationParams)
+	mu      sync.Mutex
+	q       []*mcp.ProgressNotificationParams
+	dropped int           // replaced while the queue was full
+	wake    chan struct{} // cap 1
 }
+
+// progressQueueMax bounds the progress notifications of one own call
+// waiting for the caller (see progressSink).
+const progressQueueMax = 256
 
 func newProgressSink(fn func(*mcp.ProgressNotificationParams)) *progressSink {
 	return &progressSink{fn: fn, wake: make(chan struct{}, 1)}
@@ -248,12 +266,24 @@ func newProgressSink(fn func(*mcp.ProgressNotificationParams)) *progressSink {
 
 func (s *progressSink) push(p *mcp.ProgressNotificationParams) {
 	s.mu.Lock()
-	s.q = append(s.q, p)
+	if len(s.q) >= progressQueueMax {
+		s.q[len(s.q)-1] = p
+		s.dropped++
+	} else {
+		s.q = append(s.q, p)
+	}
 	s.mu.Unlock()
 	select {
 	case s.wake <- struct{}{}:
 	default:
 	}
+}
+
+// droppedCount is how many notifications a newer one replaced (push).
+func (s *progressSink) droppedCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dropped
 }
 
 func (s *progressSink) flush() {

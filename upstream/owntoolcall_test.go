@@ -415,3 +415,33 @@ func BenchmarkAppendCallParamsManyMeta(b *testing.B) {
 		}
 	}
 }
+
+// An upstream that floods progress while the caller hands it to a client
+// that does not read: at most progressQueueMax wait, the newest last
+// (trial r10: the queue grew without bound).
+func TestProgressSinkBounded(t *testing.T) {
+	var got []float64
+	s := newProgressSink(func(n *mcp.ProgressNotificationParams) { got = append(got, n.Progress) })
+	const sent = 100000
+	for i := 1; i <= sent; i++ {
+		s.push(&mcp.ProgressNotificationParams{ProgressToken: "t", Progress: float64(i)})
+		s.mu.Lock()
+		n := len(s.q)
+		s.mu.Unlock()
+		if n > progressQueueMax {
+			t.Fatalf("%d progress notifications waiting after %d pushed, want at most %d", n, i, progressQueueMax)
+		}
+	}
+	s.flush()
+	if len(got) != progressQueueMax || got[len(got)-1] != sent {
+		t.Fatalf("flushed %d notifications, last %v; want %d, the last the newest (%d)", len(got), got[len(got)-1], progressQueueMax, sent)
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i] <= got[i-1] {
+			t.Fatalf("progress out of order at %d: %v then %v", i, got[i-1], got[i])
+		}
+	}
+	if s.droppedCount() != sent-progressQueueMax {
+		t.Errorf("droppedCount %d, want %d", s.droppedCount(), sent-progressQueueMax)
+	}
+}
