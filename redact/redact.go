@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Mask is what a hidden value is replaced with.
@@ -124,10 +126,28 @@ func unquote(q string) string {
 
 // Replacer hides a fixed set of secrets in text, in every form of Forms.
 // The zero value and a nil *Replacer hide nothing. Safe for concurrent use.
+//
+// The rule (trial r9 F11): a form of ShortSecret bytes or more is hidden
+// wherever it appears, also inside a longer word (a key in a URL path, a
+// token glued to its scheme). A shorter form is hidden only as a whole
+// word: where the text before and after it is not a letter, a digit or "_" (a
+// side of the form that is itself none of those needs no
+// boundary). So a placeholder such as `x` or `test` is still hidden in
+// `TOKEN=x` or `"test"`, but `exec` and `npx.cmd` stay readable instead of
+// becoming `e***ec`. What it gives up: a short secret written inside a
+// longer word of printed text stays visible there — configure secrets of
+// ShortSecret bytes or more (every real token is). Guarded against, as for
+// every form: whoever reads printed text (clients, upstream servers and
+// model-written code through errors and answers; log readers).
 type Replacer struct {
 	r       *strings.Replacer
+	short   []string // forms below ShortSecret bytes, longest first
 	secrets []string
 }
+
+// ShortSecret is the length in bytes from which a secret's form is hidden
+// also inside longer words (Replacer).
+const ShortSecret = 8
 
 // NewReplacer returns a Replacer for secrets; empty values are ignored.
 // Longer forms are tried first, so a secret that contains another one is
@@ -156,25 +176,77 @@ func NewReplacer(secrets []string) *Replacer {
 		}
 		return forms[i] < forms[j]
 	})
+	rep := &Replacer{secrets: kept}
 	pairs := make([]string, 0, 2*len(forms))
 	for _, f := range forms {
-		pairs = append(pairs, f, Mask)
+		if len(f) < ShortSecret {
+			rep.short = append(rep.short, f)
+		} else {
+			pairs = append(pairs, f, Mask)
+		}
 	}
 	// strings.Replacer tries the pairs in argument order at each position,
 	// so longest-first makes a secret that contains another vanish whole.
-	return &Replacer{r: strings.NewReplacer(pairs...), secrets: kept}
+	if len(pairs) > 0 {
+		rep.r = strings.NewReplacer(pairs...)
+	}
+	return rep
 }
 
-// Replace returns s with every form of every secret replaced by Mask.
+// Replace returns s with every form of every secret replaced by Mask (the
+// rule is Replacer's).
 func (r *Replacer) Replace(s string) string {
-	if r == nil || r.r == nil || s == "" {
+	if r == nil || s == "" {
 		return s
 	}
-	return r.r.Replace(s)
+	if r.r != nil {
+		s = r.r.Replace(s)
+	}
+	for _, f := range r.short {
+		s = replaceWord(s, f)
+	}
+	return s
 }
 
+// replaceWord replaces each occurrence of f in s that is a whole word (no
+// letter, digit or "_" right before or after it, on a side where f itself
+// begins or ends with one) by Mask.
+func replaceWord(s, f string) string {
+	i := strings.Index(s, f)
+	if i < 0 {
+		return s
+	}
+	first, _ := utf8.DecodeRuneInString(f)
+	last, _ := utf8.DecodeLastRuneInString(f)
+	var b strings.Builder
+	from := 0
+	for i >= 0 {
+		at := from + i
+		end := at + len(f)
+		before, _ := utf8.DecodeLastRuneInString(s[:at])
+		after, _ := utf8.DecodeRuneInString(s[end:])
+		if (at == 0 || !isWord(first) || !isWord(before)) && (end == len(s) || !isWord(last) || !isWord(after)) {
+			b.WriteString(s[from:at])
+			b.WriteString(Mask)
+			from = end
+		} else {
+			_, n := utf8.DecodeRuneInString(s[at:])
+			b.WriteString(s[from : at+n])
+			from = at + n
+		}
+		i = strings.Index(s[from:], f)
+	}
+	if from == 0 {
+		return s
+	}
+	b.WriteString(s[from:])
+	return b.String()
+}
+
+func isWord(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+
 // Empty reports whether the Replacer hides nothing.
-func (r *Replacer) Empty() bool { return r == nil || r.r == nil }
+func (r *Replacer) Empty() bool { return r == nil || (r.r == nil && len(r.short) == 0) }
 
 // JSON returns doc with the value of every object key that IsSecretKey
 // replaced by "***", at any depth, and every other string value (and

@@ -78,3 +78,29 @@ func TestLooksLikeToken(t *testing.T) {
 		}
 	}
 }
+
+// TestShortSecretOnlyAsWord (trial r9 F11): a placeholder secret such as
+// "x" was replaced inside every word of every log and `check` line
+// (`e***ec: "cmd.e***e"`, `np***.cmd`); below ShortSecret bytes a secret is
+// now hidden only as a whole word, a longer one still everywhere.
+func TestShortSecretOnlyAsWord(t *testing.T) {
+	r := NewReplacer([]string{"x", "pw", "ab-12345678", "-q-", "é"})
+	for in, want := range map[string]string{
+		`GITHUB_PERSONAL_ACCESS_TOKEN=x mcp-toolsearch check`: `GITHUB_PERSONAL_ACCESS_TOKEN=*** mcp-toolsearch check`,
+		`exec: "cmd.exe": executable file not found in $PATH`: `exec: "cmd.exe": executable file not found in $PATH`,
+		`uvx mcp-server-fetch; npx.cmd -y pkg`:                `uvx mcp-server-fetch; npx.cmd -y pkg`,
+		`{"token":"x"} x`:                                     `{"token":"***"} ***`,
+		`http://alice:pw@host/api (password pw)`:              `http://alice:***@host/api (password ***)`,
+		`pwd x1 x_y x.`:                                       `pwd x1 x_y ***.`,
+		`café é`:                                              `café ***`,
+		`a-q-b`:                                               `a***b`,
+		`/mcp/ab-12345678/sse zzab-12345678zz`:                `/mcp/***/sse zz***zz`,
+	} {
+		if got := r.Replace(in); got != want {
+			t.Errorf("Replace(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if NewReplacer([]string{"x"}).Empty() {
+		t.Error("a Replacer with only short secrets reports Empty")
+	}
+}
