@@ -624,6 +624,22 @@ func (r *run) done(m message) {
 	}
 }
 
+// gcFaultOnMemory reports whether a worker's stderr is the Go runtime's
+// crash report of a segmentation fault inside its garbage collector. Under
+// the worker's memory limit (RLIMIT_DATA) one allocation past it, such as
+// 'x'.repeat(2**28) with a 128 MiB limit, makes the Go 1.26 collector
+// (mgcmark_greenteagc.go, spanQueue.tryDrain) fault on memory it could not
+// map instead of throwing "runtime: out of memory" (trial r10). A pure-Go
+// worker has no other way into such a fault, so it is worded as the
+// memory limit.
+func gcFaultOnMemory(stderr string) bool {
+	first, _, _ := strings.Cut(stderr, "\n")
+	if !strings.HasPrefix(first, "SIGSEGV") && !strings.HasPrefix(first, "unexpected fault address") {
+		return false
+	}
+	return strings.Contains(stderr, "runtime.gcDrain") || strings.Contains(stderr, "runtime/mgc")
+}
+
 // workerDied explains why the worker's stdout closed before a result.
 func (r *run) workerDied() {
 	w := r.w
@@ -645,6 +661,8 @@ func (r *run) workerDied() {
 	case strings.Contains(lstderr, "out of memory") || strings.Contains(lstderr, "cannot allocate memory") ||
 		strings.Contains(lstderr, "failed to allocate"):
 		reason = fmt.Sprintf("out of memory (limit %d MiB)", r.pool.opts.MemoryLimitBytes>>20)
+	case gcFaultOnMemory(stderr):
+		reason = fmt.Sprintf("out of memory (limit %d MiB; the worker's Go runtime faulted in its garbage collector when an allocation went past it)", r.pool.opts.MemoryLimitBytes>>20)
 	case strings.Contains(lstderr, "stack overflow") || strings.Contains(lstderr, "stack exceeds"):
 		reason = "stack overflow"
 	case st != nil:

@@ -396,6 +396,11 @@ func TestMemoryBombs(t *testing.T) {
 		"new Array(1e9).fill(0); return 1;",
 		"let s = 'x'; while (true) { s += s; } return s.length;",
 		"const a = []; while (true) { a.push({x: a.length, y: 'abcdefgh' + a.length}); }",
+		// One allocation past the limit at once (trial r10: the Go runtime
+		// of the worker died of SIGSEGV in its GC, and the model read
+		// "exited with status 2 without a result").
+		fmt.Sprintf("return 'x'.repeat(%d).length;", 2*limit),
+		fmt.Sprintf("return new ArrayBuffer(%d).byteLength;", 2*limit),
 	} {
 		start := time.Now()
 		res := p.Run(context.Background(), code, 10*time.Second, nil)
