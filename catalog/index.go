@@ -95,7 +95,10 @@ type RankParams struct {
 	// ReadWriteMismatch is VerbMismatch for the case where every verb
 	// the query asks for only reads or looks up (find, get, show) and the
 	// entry's name verb changes something (create, delete, send, …):
-	// calling it for a look-up is the costly mistake.
+	// calling it for a look-up is the costly mistake. A one-task query
+	// that asks for no operation verb at all scores a tool whose name
+	// verb deletes or stops something (destructiveVerb) by the same
+	// factor: it asks for nothing destructive either.
 	ReadWriteMismatch float64
 	// Coverage is the power of the coverage factor of a single-task
 	// query (0 = off): each of the first coverageDepth hits' scores is
@@ -1190,6 +1193,12 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	if mismatch > 0 && mismatch != 1 && aq.nseg <= 1 {
 		verbs = aq.verbMask()
 	}
+	// A one-task request that names no operation at all ("a luxury hotel
+	// with a spa") asks for nothing destructive either: a delete_* or
+	// stop_* tool sharing its object word is the costly wrong call.
+	if verbs == 0 && aq.nseg <= 1 && p.ReadWriteMismatch > 0 && p.ReadWriteMismatch < 1 {
+		verbs = noVerbAsked
+	}
 	boost := func(id int32, b float64) {
 		if b <= 0 || ix.dead[id] {
 			return
@@ -1271,7 +1280,11 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 				}
 				s = float64(row[0] + mixTop*best)
 			}
-			if verbs != 0 && verbMismatch(ix.verb[id], verbs) {
+			if verbs == noVerbAsked {
+				if destructiveVerb(ix.verb[id]) {
+					s *= p.ReadWriteMismatch
+				}
+			} else if verbs != 0 && verbMismatch(ix.verb[id], verbs) {
 				if verbs&^readVerbs == 0 && ix.verb[id] > readVerbGroups {
 					s *= p.ReadWriteMismatch
 				} else {

@@ -223,6 +223,19 @@ func verbMismatch(v uint8, mask uint16) bool {
 	return !(int(v) <= readVerbGroups && mask&readVerbs != 0)
 }
 
+// noVerbAsked is the verb mask of a query that asks for no operation
+// verb at all (no bit of toolVerbGroups can be all ones).
+const noVerbAsked = ^uint16(0)
+
+// destructiveVerb reports whether a tool's name verb (1 + its
+// toolVerbGroups group) deletes or stops something.
+func destructiveVerb(v uint8) bool {
+	return v != 0 && destructiveGroups&(1<<(v-1)) != 0
+}
+
+// destructiveGroups is the mask of the groups of delete and stop.
+var destructiveGroups = uint16(1)<<(toolVerbGroup["delet"]-1) | uint16(1)<<(toolVerbGroup["stop"]-1)
+
 // verbMask returns the operation verbs the query asks for: bit g-1 for
 // each toolVerbGroups group g of a full-weight query word used as a verb
 // (queryTerm.verbUse: "store this note" asks to save, "the store hours"
