@@ -234,17 +234,23 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 	if err == nil {
 		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
 	}
-	// Whether the call ran uncancelled is read before the answer is
-	// written: once it is, the client may read it and close its connection,
-	// which cancels r's context without cancelling anything (a clean-clone
-	// CI run of round 9 saw TestPooledSessionOwnIdentity's session closed,
-	// not pooled, that way).
-	uncancelled := r.Context().Err() == nil
-	conn.answer(r.Context(), id, res, err)
+	// The session goes back to the pool once the answer is built and the
+	// request detached from its connection, before the answer is written:
+	// a client that sends its next call as soon as it has read this answer
+	// finds the session idle (issue 16, round 10: given back after the
+	// write, the next call of a quick client often came first and
+	// connected a second session; TestPooledSessionOwnIdentity). Whether
+	// the call ran uncancelled is read before the write too: once written,
+	// the client may close its connection, which cancels r's context
+	// without cancelling anything.
+	keep := err == nil && completeResult(res) && r.Context().Err() == nil
+	conn.answerThen(r.Context(), id, res, err, func() {
+		if keep {
+			t.pool.put(fsn, &p.fastIdle)
+		}
+	})
 	releaseAnswer(res)
-	if err == nil && completeResult(res) && uncancelled {
-		t.pool.put(fsn, &p.fastIdle)
-	} else {
+	if !keep {
 		fsn.close()
 	}
 }
@@ -291,6 +297,8 @@ func completeResult(res mcp.Result) bool {
 //   - a message sent later with the ended request's context is refused
 //     (fastHTTPConn.Write compares the context's request with the current
 //     one), as it was on the closed session before.
+// The session goes back before the answer is written (answerThen), so a
+// client's next call, sent once it has read the answer, finds it idle.
 // Anything else closes the session, as before. At most maxIdlePerTriple
 // sessions per triple and maxIdleSessions in all are kept (each holds the
 // jsonrpc2 connection's reading goroutine); a triple dropped from the cache
@@ -611,6 +619,15 @@ func (c *fastHTTPConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // (processResult) and streamable server (Write, deliverLocked) would. A
 // client that has gone (ctx done) gets nothing.
 func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result, err error) {
+	c.answerThen(ctx, id, res, err, nil)
+}
+
+// answerThen is answer, calling detached (when not nil) once res is
+// encoded and the request is no longer c's current one, before the answer
+// is written: from then on nothing of the request uses c (Write refuses
+// its messages), so c may start another request while this answer is
+// written (sessionPool).
+func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Result, err error, detached func()) {
 	if err != nil && errors.Is(err, errMethodNotFound) {
 		err = fmt.Errorf("%w: %q", errMethodNotFound, "tools/call")
 	}
@@ -637,11 +654,10 @@ func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result
 		}
 	}
 	var status int
+	write := true
 	if err != nil { // a result next to an error is dropped, as jsonrpc2 does
 		data, eerr := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: err})
-		if eerr != nil {
-			return
-		}
+		write = eerr == nil
 		b = b[:0]
 		if !c.legacy {
 			status = errorStatus2026(err)
@@ -656,10 +672,13 @@ func (c *fastHTTPConn) answer(ctx context.Context, id jsonrpc.ID, res mcp.Result
 	}
 	*bp = b
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	w := c.w
 	c.w, c.cur = nil, nil
-	if ctx.Err() != nil {
+	c.mu.Unlock()
+	if detached != nil {
+		detached()
+	}
+	if !write || ctx.Err() != nil {
 		return
 	}
 	flush := status == 0
