@@ -273,14 +273,16 @@ func TestURLSecrets(t *testing.T) {
 			"basic": {"url": "https://alice:PA55word@mcp.example.com/sse"},
 			"tok": {"url": "https://ghp_R2d2C3poXwingT1eF1ghterL0ngT0ken99@mcp.example.com/mcp?token=LITERAL77&region=${env:REGION}"},
 			"zap": {"url": "https://actions.example.com/mcp/sk-ak-3f9aB7c2D4e6F8g0H1i3/sse"},
-			"pd": {"url": "https://mcp.example.net/7f3c2a9e-1b4d-4e8f-9a6b-2c5d8e1f0a3b/gmail"}` + own(path) + `
+			"pd": {"url": "https://mcp.example.net/7f3c2a9e-1b4d-4e8f-9a6b-2c5d8e1f0a3b/gmail"},
+			"jwt": {"url": "https://mcp.example.org/t/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJhIn0.c2lnbmF0dXJlMTIz/mcp"},
+			"b64": {"url": "https://mcp.example.org/k/q1Zx+3Rt%2F9LmNpQ2w8YvKa==/sse"}` + own(path) + `
 		}}`)
 		r, err := Parse(path, data)
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := string(r.TOML())
-		for _, s := range []string{"SECRET123", "T%2BOK", "T+OK", "PA55word", "ghp_R2d2", "LITERAL77", "sk-ak-3f9a", "7f3c2a9e"} {
+		for _, s := range []string{"SECRET123", "T%2BOK", "T+OK", "PA55word", "ghp_R2d2", "LITERAL77", "sk-ak-3f9a", "7f3c2a9e", "eyJhbGci", "q1Zx"} {
 			if strings.Contains(out, s) || strings.Contains(r.Summary(), s) {
 				t.Fatalf("%s: literal secret %q in the output:\n%s", path, s, out)
 			}
@@ -297,6 +299,8 @@ func TestURLSecrets(t *testing.T) {
 		eq(t, path+" basic url", up(t, cfg, "basic").URL, "https://alice:s3cr3t@mcp.example.com/sse")
 		eq(t, path+" path key url", up(t, cfg, "zap").URL, "https://actions.example.com/mcp/s3cr3t/sse")
 		eq(t, path+" uuid url", up(t, cfg, "pd").URL, "https://mcp.example.net/s3cr3t/gmail")
+		eq(t, path+" jwt url", up(t, cfg, "jwt").URL, "https://mcp.example.org/t/s3cr3t/mcp") // U4
+		eq(t, path+" base64 url", up(t, cfg, "b64").URL, "https://mcp.example.org/k/s3cr3t/sse")
 		tok := "https://s3cr3t@mcp.example.com/mcp?token=s3cr3t&region=s3cr3t" // Cursor: ${env:REGION} → ${REGION}
 		if path == "claude_desktop_config.json" {
 			tok = "https://s3cr3t@mcp.example.com/mcp?token=s3cr3t&region=${env:REGION}" // Claude Desktop expands nothing

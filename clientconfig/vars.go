@@ -203,7 +203,7 @@ func (im *importer) urlValue(out *Server, raw string) string {
 		}
 		for _, seg := range strings.Split(path, "/") {
 			b.WriteString("/")
-			if redact.LooksLikeToken(seg) {
+			if dec, err := url.PathUnescape(seg); err == nil && redact.LooksLikeToken(dec) || redact.LooksLikeToken(seg) {
 				secret(upperVar(out.Name)+"_URL_KEY", seg)
 			} else {
 				lit(seg)

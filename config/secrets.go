@@ -163,10 +163,25 @@ func urlSecrets(raw string) []string {
 	}
 	// Path segments shaped like a key (…/sse/sk-ak-3f9a…, …/<uuid>/gmail)
 	// and any segment after one named like a secret (…/token/abc1).
-	segs := strings.Split(u.Path, "/")
+	// Split as written: a base64 key's "/" is written %2F inside a
+	// segment (U4); each segment is judged decoded and hidden in both
+	// forms (Forms adds the other escapings).
+	segs := strings.Split(u.EscapedPath(), "/")
 	for i, seg := range segs {
-		if redact.LooksLikeToken(seg) || i > 0 && redact.IsSecretKey(segs[i-1]) && len(seg) >= MinLiteralSecret {
-			out = append(out, seg)
+		dec, err := url.PathUnescape(seg)
+		if err != nil {
+			dec = seg
+		}
+		prevSecret := false
+		if i > 0 {
+			p, _ := url.PathUnescape(segs[i-1])
+			prevSecret = redact.IsSecretKey(p)
+		}
+		if redact.LooksLikeToken(dec) || prevSecret && len(dec) >= MinLiteralSecret {
+			out = append(out, dec)
+			if seg != dec {
+				out = append(out, seg)
+			}
 		}
 	}
 	// A fragment is never sent to the server: in an upstream's url it can

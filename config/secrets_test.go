@@ -107,9 +107,41 @@ func TestURLPathAndFragmentSecrets(t *testing.T) {
 	if got := urlSecrets("https://example.com/v1/token/abcd/mcp"); len(got) != 1 || got[0] != "abcd" {
 		t.Errorf("a segment after /token/: %q", got)
 	}
-	for _, plain := range []string{"https://api.githubcopilot.com/mcp/", "https://server.smithery.ai/@modelcontextprotocol/server-everything/mcp", "https://example.com/2025-11-25/mcp/sse"} {
+	for _, plain := range []string{"https://api.githubcopilot.com/mcp/", "https://server.smithery.ai/@modelcontextprotocol/server-everything/mcp", "https://example.com/2025-11-25/mcp/sse",
+		"https://cdn.example.com/npm/jquery-3.7.1.min.js/openapi.json", "https://example.com/Tips+And+Tricks+2024/v1.2.3/mcp"} {
 		if got := urlSecrets(plain); len(got) > 0 {
 			t.Errorf("urlSecrets(%q) = %q, want none", plain, got)
 		}
+	}
+}
+
+// TestJWTAndBase64PathKeysHidden (review r9 U4): a JWT or a standard base64
+// key in a URL path segment ('.', '+', '/' written %2F, '=') was not seen
+// as a key, so Go's transport error, which quotes the url, showed it in the
+// log and `check`. Now both are secrets of the config and the log line is
+// redacted, in the escaped form the url was written in; ordinary segments
+// stay.
+func TestJWTAndBase64PathKeysHidden(t *testing.T) {
+	const jwt = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+	const b64 = "q1Zx+3Rt%2F9LmNpQ2w8YvKa=="
+	u1 := "https://mcp.example.com/t/" + jwt + "/mcp"
+	u2 := "https://hooks.example.com/v1.2.3/k/" + b64 + "/sse"
+	cfg := mustParse(t, fmt.Sprintf("[upstreams.a]\nurl = %q\n[upstreams.b]\nurl = %q\n", u1, u2), nil)
+	for _, u := range []string{u1, u2} {
+		line := fmt.Sprintf(`upstream failed: Post %q: dial tcp: lookup mcp.example.com: no such host`, u)
+		got := cfg.Redact(line)
+		for _, leak := range []string{"SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c", "eyJhbGci", "q1Zx", "9LmNpQ2w8YvKa"} {
+			if strings.Contains(got, leak) {
+				t.Errorf("log line shows %q: %s", leak, got)
+			}
+		}
+		for _, keep := range []string{"/mcp", "/sse", "/v1.2.3/k/", "/t/"} {
+			if strings.Contains(u, keep) && !strings.Contains(got, keep) {
+				t.Errorf("log line lost %q: %s", keep, got)
+			}
+		}
+	}
+	if got := cfg.Redact("decoded q1Zx+3Rt/9LmNpQ2w8YvKa== too"); got != "decoded *** too" {
+		t.Errorf("decoded form: %q", got)
 	}
 }

@@ -13,6 +13,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"net/url"
 	"sort"
@@ -53,13 +54,33 @@ func IsSecretKey(k string) bool {
 	return secretExact[n] || strings.HasSuffix(n, "key")
 }
 
-// LooksLikeToken reports whether s, a part of a URL path, has the shape of
-// a generated key or id rather than a word: at least 16 bytes of letters,
-// digits, '-', '_' and '~' only, with at least one letter and one digit
-// (sk-ak-3f9aB…, a UUID, a hex or base64url token; not "modelcontextprotocol"
-// or "2025-11-25"). URLs of hosted MCP servers often carry their key as a
-// path segment (…/mcp/sk-…/sse, …/<uuid>/gmail).
+// LooksLikeToken reports whether s, a part of a URL path (decoded), has
+// the shape of a generated key or id rather than a word. Three shapes:
+//   - a key: at least 16 bytes of letters, digits, '-', '_' and '~' only,
+//     with at least one letter and one digit (sk-ak-3f9aB…, a UUID, a hex
+//     or base64url token; not "modelcontextprotocol" or "2025-11-25");
+//   - a JWT (RFC 7519 §3, compact JWS RFC 7515 §7.1): "eyJ" (the base64url
+//     of `{"`) then three base64url parts joined by two dots, the first two
+//     not empty, 16 bytes or more in all, the first decoding to a JSON
+//     object (the JOSE header);
+//   - standard base64 (RFC 4648 §4): at least 20 bytes of letters, digits,
+//     '+' and '/' with at most two '=' at the end, a length that is a
+//     multiple of 4, an upper-case letter, a lower-case letter and a digit,
+//     a '+', '/' or '=' (without one the first shape applies), and the
+//     case changing between adjacent letters at least once per 5 bytes, as
+//     in random bytes (not words joined by '+').
+//
+// Not: file names and versions ("jquery-3.7.1.min.js", "v1.2.3",
+// "openapi.json"), words joined with '+' ("c++", "tips+and+tricks2024").
+// URLs of hosted MCP servers often carry their key as a path segment
+// (…/mcp/sk-…/sse, …/<uuid>/gmail, …/t/<jwt>/mcp). Guarded against: the
+// key showing in logs and `check` (the config's secrets rule uses it;
+// docs/config.md).
 func LooksLikeToken(s string) bool {
+	return keyShaped(s) || jwtShaped(s) || base64Shaped(s)
+}
+
+func keyShaped(s string) bool {
 	if len(s) < 16 {
 		return false
 	}
@@ -76,6 +97,64 @@ func LooksLikeToken(s string) bool {
 		}
 	}
 	return letter && digit
+}
+
+func isB64URL(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_'
+}
+
+func jwtShaped(s string) bool {
+	if len(s) < 16 || !strings.HasPrefix(s, "eyJ") {
+		return false
+	}
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+		return false
+	}
+	for _, p := range parts {
+		for i := 0; i < len(p); i++ {
+			if !isB64URL(p[i]) {
+				return false
+			}
+		}
+	}
+	h, err := base64.RawURLEncoding.DecodeString(parts[0])
+	return err == nil && len(h) > 2 && h[0] == '{' && json.Valid(h) // the JOSE header: a JSON object
+}
+
+func base64Shaped(s string) bool {
+	if len(s) < 20 || len(s)%4 != 0 {
+		return false
+	}
+	body := strings.TrimRight(s, "=")
+	if len(s)-len(body) > 2 {
+		return false
+	}
+	upper, lower, digit, sym := false, false, false, len(body) != len(s)
+	flips := 0 // adjacent letters of different case
+	for i := 0; i < len(body); i++ {
+		switch c := body[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+			if i > 0 && body[i-1] >= 'A' && body[i-1] <= 'Z' {
+				flips++
+			}
+		case c >= 'A' && c <= 'Z':
+			upper = true
+			if i > 0 && body[i-1] >= 'a' && body[i-1] <= 'z' {
+				flips++
+			}
+		case c == '+' || c == '/':
+			sym = true
+		default:
+			return false
+		}
+	}
+	// Random bytes in base64 change case between about a third of
+	// adjacent characters; words ("Tips+And+Tricks+2024") far fewer.
+	return upper && lower && digit && sym && flips*5 >= len(s)
 }
 
 // Forms returns the ways a secret s can appear in printed text, s itself

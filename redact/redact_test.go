@@ -72,6 +72,22 @@ func TestLooksLikeToken(t *testing.T) {
 		"short1a":                              false,
 		"@modelcontextprotocol1":               false, // '@'
 		"file.name.v1234567.js":                false, // '.'
+		// U4 (review r9): a JWT and standard base64 (decoded segment).
+		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
+		"eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0.": true, // unsecured JWT: empty signature
+		"q1Zx+3Rt/9LmNpQ2w8YvKa==":             true,
+		"Zm9vYmFyMTIzNDU2Nzg5MC+/":             true,
+		"jquery-3.7.1.min.js":                  false,
+		"v1.2.3":                               false,
+		"openapi.json":                         false,
+		"eyJustAWord.with.dots":                false, // "eyJ" but no JSON header
+		"c++":                                  false,
+		"tips+and+tricks2024":                  false, // no upper case, length not a multiple of 4
+		"Tips+And+Tricks+2024":                 false, // words: too few case changes
+		"index.html":                           false,
+		"a=b=c=d=e=f=g=h=i=j=":                 false, // '=' inside
+		"eyJ.a.b":                              false, // too short
+		"eyJhbGciOiJIUzI1NiJ9.e30.sig.extra":   false, // four parts
 	} {
 		if got := LooksLikeToken(s); got != want {
 			t.Errorf("LooksLikeToken(%q) = %v, want %v", s, got, want)
