@@ -1,6 +1,7 @@
 package upstream
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -24,5 +25,30 @@ func TestStartupTimeoutNamesCause(t *testing.T) {
 	}
 	if strings.Contains(st.Err, "exited with status") {
 		t.Errorf("reason blames the exit that followed the timeout: %q", st.Err)
+	}
+}
+
+// An upstream whose cwd does not exist fails naming the cwd, in the log
+// (Err) and for the model (Cause), not "fork/exec COMMAND: no such file
+// or directory" (trial r10).
+func TestMissingCwdNamesCwd(t *testing.T) {
+	for _, cwd := range []string{"missing", "file"} {
+		t.Run(cwd, func(t *testing.T) {
+			u := stdioUpstream("nocwd", "plain")
+			dir := t.TempDir()
+			u.Cwd = dir + "/" + cwd
+			if cwd == "file" {
+				if err := os.WriteFile(u.Cwd, nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			m, _ := startManager(t, []*config.Upstream{u}, Options{Grace: 100 * time.Millisecond, BackoffMin: time.Hour, BackoffMax: time.Hour})
+			st, _ := m.Status("nocwd")
+			for _, got := range []string{st.Err, st.Cause} {
+				if !strings.Contains(got, "cwd (the working directory of the command)") || !strings.Contains(got, u.Cwd) {
+					t.Errorf("reason %q does not name the cwd %s", got, u.Cwd)
+				}
+			}
+		})
 	}
 }

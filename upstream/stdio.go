@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -110,6 +111,9 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 		OnStderrLine: c.stderrLine, MaxStderrLine: maxLogLine,
 	})
 	if err != nil {
+		if cerr := cwdError(u.Cwd); cerr != nil {
+			return nil, cerr
+		}
 		return nil, err
 	}
 	c.p, c.pid = p, p.Pid()
@@ -119,6 +123,25 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 	c.log.Debug("upstream process started", "command", u.Command)
 	go c.wait()
 	return c, nil
+}
+
+// cwdError names the upstream's working directory when it is why the
+// command could not start: exec reports a missing cwd as the command's
+// own error ("fork/exec /usr/bin/node: no such file or directory"),
+// which sends the operator after the wrong path (trial r10). nil when cwd
+// is unset or a folder.
+func cwdError(cwd string) error {
+	if cwd == "" {
+		return nil
+	}
+	fi, err := os.Stat(cwd)
+	if err == nil && !fi.IsDir() {
+		err = &os.PathError{Op: "stat", Path: cwd, Err: syscall.ENOTDIR}
+	}
+	if err != nil {
+		return fmt.Errorf("cwd (the working directory of the command): %w", err)
+	}
+	return nil
 }
 
 // transport speaks newline-delimited JSON over the child's stdin/stdout
