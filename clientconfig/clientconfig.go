@@ -338,6 +338,10 @@ func (im *importer) server(name string, raw json.RawMessage) {
 			im.skip(name, raw, fmt.Sprintf(`"type": %q with a "command" (want "stdio")`, s.Type))
 			return
 		}
+		if isToolsearch(s.Command) {
+			im.skip(name, raw, "this is mcp-toolsearch itself (the entry that fronts the other servers): as an upstream of its own config it would start itself again and again")
+			return
+		}
 		out.Command = im.value(out, "command", s.Command, "")
 		for i, a := range s.Args {
 			out.Args = append(out.Args, im.arg(out, i, a, s.Args))
@@ -414,6 +418,17 @@ func unmappedReason(k string) string {
 		return "OAuth of an HTTP upstream is not supported; put a token in headers"
 	}
 	return "no equivalent"
+}
+
+// isToolsearch reports whether command starts mcp-toolsearch: the entry
+// README's "Add it to a client" puts in a client's file. A client file
+// imported again after that holds it next to the servers it fronts
+// (trial r10: imported, the config's proxy started itself, a new level
+// every fraction of a second for as long as the first one ran).
+func isToolsearch(command string) bool {
+	base := command[strings.LastIndexAny(command, `/\`)+1:]
+	base = strings.TrimSuffix(strings.ToLower(base), ".exe")
+	return base == "mcp-toolsearch"
 }
 
 func (im *importer) skip(name string, raw json.RawMessage, reason string) {

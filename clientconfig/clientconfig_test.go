@@ -1,6 +1,7 @@
 package clientconfig
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -350,5 +351,26 @@ func TestVSCodeWindowsPaths(t *testing.T) {
 	eq(t, "args", py.Args, []string{filepath.Join(ws, "server.py"), "--pattern", `a\d+`})
 	if filepath.Separator == '/' && !strings.Contains(out, `written with Windows separators`) {
 		t.Errorf("no note about the converted separators:\n%s", out)
+	}
+}
+
+// The mcp-toolsearch entry of a client file (README "Add it to a client")
+// is not imported as an upstream of its own config (trial r10).
+func TestToolsearchEntryNotImported(t *testing.T) {
+	for _, command := range []string{"mcp-toolsearch", "/usr/local/bin/mcp-toolsearch", `C:\Tools\MCP-Toolsearch.exe`} {
+		data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+			"toolsearch": map[string]any{"command": command, "args": []string{"serve", "--config", "/path/to/config.toml"}},
+			"memory":     map[string]any{"command": "npx", "args": []string{"-y", "@modelcontextprotocol/server-memory"}},
+		}})
+		r, err := Parse("claude_desktop_config.json", data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Servers) != 1 || r.Servers[0].Name != "memory" {
+			t.Errorf("%s: imported %+v, want memory only", command, r.Servers)
+		}
+		if len(r.Skipped) != 1 || r.Skipped[0].Name != "toolsearch" || !strings.Contains(r.Skipped[0].Reason, "mcp-toolsearch itself") {
+			t.Errorf("%s: skipped %+v, want toolsearch named", command, r.Skipped)
+		}
 	}
 }
