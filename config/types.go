@@ -73,6 +73,7 @@ type Server struct {
 	// names are at most 64 minus this. Default 0, clamped to 0..48.
 	ClientPrefixRoom int `toml:"client_prefix_room"`
 	FrontLimits          // timeouts and connection caps of the HTTP front (front.go)
+	ClientAddress        // whose X-Forwarded-For/Forwarded is believed (clientaddr.go)
 }
 
 // ToolSearch is the [tool_search] table (SPEC §3, §4).

@@ -161,6 +161,7 @@ func (p *parser) defaults() {
 	}
 	p.clampInt(&c.Server.ClientPrefixRoom, 0, 0, MaxClientPrefixRoom, "server", "client_prefix_room")
 	p.frontDefaults()
+	p.clientAddressDefaults()
 
 	ts := &c.ToolSearch
 	// An explicit mode implies enabled (issue 12 item 10: `mode = "tools"`

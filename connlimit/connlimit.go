@@ -217,12 +217,17 @@ func remoteIP(c net.Conn) string {
 	} else if h, _, err := net.SplitHostPort(a.String()); err == nil {
 		ip = net.ParseIP(h)
 	}
-	switch {
-	case ip == nil:
+	if ip == nil {
 		return a.String()
-	case ip.To4() != nil:
-		return ip.To4().String()
-	default:
-		return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 	}
+	return AddrKey(ip)
+}
+
+// AddrKey is the per-address key of ip: the IPv4 address (also for an
+// IPv4-mapped IPv6 address), or the /64 prefix of an IPv6 address.
+func AddrKey(ip net.IP) string {
+	if ip.To4() != nil {
+		return ip.To4().String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
 }

@@ -239,7 +239,7 @@ func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string
 	// SSE and Streamable HTTP GET streams then end instead of holding it.
 	base, cancelBase := context.WithCancel(context.Background())
 	defer cancelBase()
-	srv := p.httpServer(p.Handler(extra), base) // front.go: timeouts, header cap
+	srv := p.httpServer(p.clientAddrs(p.Handler(extra)), base) // front.go: timeouts, header cap; clientaddr.go: trusted_proxies
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(p.limitListener(ln)) }() // front.go: connection caps
 	select {

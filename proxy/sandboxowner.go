@@ -3,8 +3,6 @@ package proxy
 import (
 	"context"
 	"fmt"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/connlimit"
 )
 
 // SandboxOwner implements modes.SandboxOwner: the sandbox shares its slots
@@ -17,14 +15,16 @@ import (
 //     endpoint;
 //   - else an endpoint with its own token ("endpoint:alice"): whoever holds
 //     that token (docs/identity.md, per-user endpoints);
-//   - else the remote address (an IPv4 address, an IPv6 /64), alone: the
+//   - else the remote address (an IPv4 address, an IPv6 /64; the one a
+//     proxy of [server] trusted_proxies forwarded, clientaddr.go), alone: the
 //     self-declared clientInfo.name and an endpoint without its own token
 //     are the caller's choice, so keying on them would let an anonymous
 //     caller take more slots by inventing names;
 //   - else (no network peer: the CLI, in-process) the endpoint.
 //
 // Behind a load balancer every anonymous caller has the balancer's address
-// and shares one allowance (docs/security.md, "Code-run allowance").
+// and shares one allowance (docs/security.md, "Code-run allowance"),
+// unless the balancer is in [server] trusted_proxies.
 func (s *session) SandboxOwner(ctx context.Context) string {
 	if s.ss != nil && !s.ephemeral() {
 		return fmt.Sprintf("session:%p", s.ss)
@@ -35,7 +35,8 @@ func (s *session) SandboxOwner(ctx context.Context) string {
 	if s.ownEndpointToken() {
 		return "endpoint:" + s.endpoint
 	}
-	if addr, ok := connlimit.AddressOf(ctx); ok {
+	if addr, ok := callerAddr(ctx); ok { // clientaddr.go: a trusted proxy's X-Forwarded-For
+
 		return "addr:" + addr
 	}
 	return "local:" + s.endpoint
