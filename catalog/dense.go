@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"strings"
 	"sync"
 )
@@ -112,17 +111,27 @@ func parseDense(b []byte) (*denseTable, error) {
 
 // addTerm adds w × term's vector to acc; it reports whether the table has
 // the term.
-func (t *denseTable) addTerm(acc *[denseDims]float32, term string, w float32) bool {
+func (t *denseTable) addTerm(acc *[denseDims]float64, term string, w float64) bool {
 	id, ok := t.ids[term]
 	if !ok {
 		return false
 	}
-	w *= math.Float32frombits(binary.LittleEndian.Uint32(t.mult[4*id:]))
-	v := t.vec[int(id)*denseDims : int(id+1)*denseDims : int(id+1)*denseDims]
+	w *= float64(t.weight(id))
+	v := t.row(id)
 	for k := range acc {
-		acc[k] += w * float32(int8(v[k]))
+		acc[k] += w * float64(int8(v[k]))
 	}
 	return true
+}
+
+// weight is a term's weight divided by its quantisation scale.
+func (t *denseTable) weight(id int32) float32 {
+	return math.Float32frombits(binary.LittleEndian.Uint32(t.mult[4*id:]))
+}
+
+// row is a term's int8 components.
+func (t *denseTable) row(id int32) *[denseDims]byte {
+	return (*[denseDims]byte)(t.vec[int(id)*denseDims : int(id+1)*denseDims])
 }
 
 // denseVec is one tool's (or query's) vector: normalised, then int8 with
@@ -133,30 +142,185 @@ type denseVec struct {
 	sig   [denseSigWords]uint64
 }
 
-// quantise fills v from the float vector acc.
-func (v *denseVec) quantise(acc *[denseDims]float32) {
-	var n2, big float32
+// quantise fills v from the vector acc (any scale): int8 components
+// scaled so the largest is ±127, rounded to nearest, and scale = 1/|q|, so
+// that dot × scale × scale is the cosine of the quantised vectors.
+func (v *denseVec) quantise(acc *[denseDims]float64) {
+	var big float64
 	for _, x := range acc {
-		n2 += x * x
-		big = max(big, float32(math.Abs(float64(x))))
+		big = max(big, x, -x)
 	}
 	*v = denseVec{}
-	if n2 == 0 || big == 0 {
+	if big == 0 {
 		return
 	}
 	s := 127 / big
+	var n2 int32
 	for k, x := range acc {
-		v.q[k] = int8(math.Round(float64(x * s)))
+		q := int32(roundHalfEven(x * s))
+		v.q[k] = int8(q)
+		n2 += q * q
 		if x > 0 {
 			v.sig[k>>6] |= 1 << (k & 63)
 		}
 	}
-	v.scale = 1 / (s * float32(math.Sqrt(float64(n2))))
+	v.scale = float32(1 / math.Sqrt(float64(n2)))
 }
 
 // noDense is the vector of a document none of whose terms is in the
 // table (idxDoc.dense nil means not computed yet).
 var noDense = &denseVec{}
+
+// A tool's vector is summed in integers (the index build computes one per
+// tool: ~20 table rows of 128 components each): each term's weight is
+// rounded to an integer (denseWScale × its float weight, 1 to ~40,000 on
+// this table), each component biased to 0..255, and eight components at a
+// time are multiplied and added as 32-bit lanes of four uint64 words (two
+// lanes each). A lane holds up to denseLaneCap × 255; past that the lanes
+// are flushed into 64-bit sums.
+const (
+	denseWScale  = 1 << 20
+	denseLaneCap = (1<<32 - 1) / 255
+	denseM16     = 0x00FF00FF00FF00FF
+	denseM32     = 0x0000FFFF0000FFFF
+)
+
+// denseAcc sums a tool's weighted term vectors (see denseWScale).
+type denseAcc struct {
+	// lanes[4j+L] holds components 8j+denseLane[L] (low half) and
+	// 8j+denseLane[L]+4 (high half), biased by +128 each.
+	lanes [denseDims / 2]uint64
+	wsum  uint64 // Σ weights added to lanes since the last flush
+	wtot  int64  // Σ weights added in all
+	wide  [denseDims]int64
+	found bool
+}
+
+var denseLane = [4]int{0, 2, 1, 3}
+
+// termWeight is a document term's weight in its vector: the field-weighted
+// log(1+tf) (denseFieldWeight), times the table's weight for the term, as
+// an integer (0: leave the term out).
+func (t *denseTable) termWeight(id int32, tf *[numFields]uint16) uint32 {
+	var w float32
+	for f, n := range tf {
+		if n > 0 && denseFieldWeight[f] > 0 {
+			w += denseFieldWeight[f] * log1pTF(n)
+		}
+	}
+	if w <= 0 {
+		return 0
+	}
+	return max(1, uint32(w*t.weight(id)*denseWScale+0.5))
+}
+
+// log1pTF is log(1+n), from a table for small n.
+func log1pTF(n uint16) float32 {
+	if int(n) < len(log1pSmall) {
+		return log1pSmall[n]
+	}
+	return float32(math.Log1p(float64(n)))
+}
+
+var log1pSmall = func() (t [32]float32) {
+	for i := range t {
+		t[i] = float32(math.Log1p(float64(i)))
+	}
+	return
+}()
+
+// add adds w × the row of term id.
+func (a *denseAcc) add(t *denseTable, id int32, w uint32) {
+	if a.wsum+uint64(w) > denseLaneCap {
+		a.flush()
+	}
+	a.wsum += uint64(w)
+	a.wtot += int64(w)
+	a.found = true
+	v := t.row(id)
+	w64 := uint64(w)
+	for j := 0; j < denseDims/8; j++ {
+		x := binary.LittleEndian.Uint64(v[8*j:]) ^ 0x8080808080808080
+		e, o := x&denseM16, (x>>8)&denseM16
+		l := a.lanes[4*j : 4*j+4 : 4*j+4]
+		l[0] += (e & denseM32) * w64
+		l[1] += ((e >> 16) & denseM32) * w64
+		l[2] += (o & denseM32) * w64
+		l[3] += ((o >> 16) & denseM32) * w64
+	}
+}
+
+// flush moves the lanes into the 64-bit sums.
+func (a *denseAcc) flush() {
+	for j := 0; j < denseDims/8; j++ {
+		l := a.lanes[4*j : 4*j+4 : 4*j+4]
+		w := a.wide[8*j : 8*j+8 : 8*j+8]
+		w[0] += int64(l[0] & 0xFFFFFFFF)
+		w[4] += int64(l[0] >> 32)
+		w[2] += int64(l[1] & 0xFFFFFFFF)
+		w[6] += int64(l[1] >> 32)
+		w[1] += int64(l[2] & 0xFFFFFFFF)
+		w[5] += int64(l[2] >> 32)
+		w[3] += int64(l[3] & 0xFFFFFFFF)
+		w[7] += int64(l[3] >> 32)
+	}
+	a.lanes = [denseDims / 2]uint64{}
+	a.wsum = 0
+}
+
+// finish writes the summed vector into v (zero when no term was added)
+// and resets a.
+func (a *denseAcc) finish(v *denseVec) {
+	if !a.found {
+		*v = denseVec{}
+		return
+	}
+	a.flush()
+	bias := 128 * a.wtot
+	for k := range a.wide {
+		a.wide[k] -= bias
+	}
+	v.quantiseInt(&a.wide)
+	a.wide = [denseDims]int64{}
+	a.wtot, a.found = 0, false
+}
+
+// quantiseInt is quantise for integer sums.
+func (v *denseVec) quantiseInt(acc *[denseDims]int64) {
+	var big int64
+	for _, x := range acc {
+		m := x >> 63
+		big = max(big, (x^m)-m)
+	}
+	*v = denseVec{}
+	if big == 0 {
+		return
+	}
+	s := 127 / float64(big)
+	var n2 int32
+	for k, x := range acc {
+		q := int32(roundHalfEven(float64(x) * s))
+		v.q[k] = int8(q)
+		n2 += q * q
+	}
+	for w := range v.sig {
+		var sig uint64
+		for k := 63; k >= 0; k-- {
+			sig = sig<<1 | uint64(-acc[64*w+k])>>63 // acc > 0
+		}
+		v.sig[w] = sig
+	}
+	// The cosine of the quantised vectors (their own norm).
+	v.scale = float32(1 / math.Sqrt(float64(n2)))
+}
+
+// roundHalfEven rounds |x| < 2^51 to the nearest integer (ties to even):
+// adding and subtracting 1.5 × 2^52 drops the fraction in float64's
+// round-to-nearest (math.Round's bit handling costs more).
+func roundHalfEven(x float64) float64 {
+	const magic = 1.5 * (1 << 52)
+	return (x + magic) - magic
+}
 
 // denseDoc computes an analysed tool's vector from its terms (noDense
 // when none of them is in the table).
@@ -165,25 +329,63 @@ func denseDoc(terms []termTF) *denseVec {
 	if t == nil {
 		return noDense
 	}
-	var acc [denseDims]float32
-	found := false
+	var a denseAcc
 	for i := range terms {
-		var w float32
-		for f, tf := range terms[i].tf {
-			if tf > 0 {
-				w += denseFieldWeight[f] * float32(math.Log1p(float64(tf)))
-			}
+		id, ok := t.ids[terms[i].term]
+		if !ok {
+			continue
 		}
-		if w > 0 && t.addTerm(&acc, terms[i].term, w) {
-			found = true
+		if w := t.termWeight(id, &terms[i].tf); w > 0 {
+			a.add(t, id, w)
 		}
 	}
-	if !found {
+	if !a.found {
 		return noDense
 	}
 	v := &denseVec{}
-	v.quantise(&acc)
+	a.finish(v)
 	return v
+}
+
+// denseBulk computes the vectors of a bulk add's documents into ix.dvec
+// and ix.dsig (both of the added count's length): docs and skip as
+// bulkAddLocked's, tis the termInfo of each (document, term) pair in
+// order. Each distinct term is looked up in the table once (its id kept
+// in termInfo.did); the vectors are summed in integers, with no
+// allocation per document. Run while bulkAddLocked fills the postings:
+// it reads only docs' terms and writes only termInfo.did, dvec and dsig.
+func (ix *Index) denseBulk(docs []idxDoc, skip []bool, tis []*termInfo) {
+	t := denseVectors()
+	if t == nil {
+		return
+	}
+	var a denseAcc
+	k, off := 0, 0
+	for i := range docs {
+		if skip != nil && skip[i] {
+			continue
+		}
+		terms := docs[i].terms
+		ts := tis[off : off+len(terms)]
+		off += len(terms)
+		for j, ti := range ts {
+			if ti.did == 0 {
+				ti.did = -1
+				if id, ok := t.ids[terms[j].term]; ok {
+					ti.did = id + 1
+				}
+			}
+			if ti.did < 0 {
+				continue
+			}
+			if w := t.termWeight(ti.did-1, &terms[j].tf); w > 0 {
+				a.add(t, ti.did-1, w)
+			}
+		}
+		a.finish(&ix.dvec[k])
+		ix.dsig[k] = ix.dvec[k].sig
+		k++
+	}
 }
 
 // dot is the int8 dot product of two vectors.
@@ -244,14 +446,14 @@ func (ix *Index) denseMix(sc *scratch, acc []float32, mark []uint64, stride int)
 		return
 	}
 	aq := &sc.aq
-	var qacc [denseDims]float32
+	var qacc [denseDims]float64
 	found := false
 	for i := range aq.terms {
 		qt := &aq.terms[i]
 		if qt.kind != termWord || qt.whole {
 			continue
 		}
-		if t.addTerm(&qacc, qt.term, float32(qt.qw)) {
+		if t.addTerm(&qacc, qt.term, qt.qw) {
 			found = true
 		}
 	}
@@ -359,28 +561,6 @@ func (ix *Index) appendDense(v *denseVec) {
 	}
 	ix.dvec = append(ix.dvec, *v)
 	ix.dsig = append(ix.dsig, v.sig)
-}
-
-// fillDense computes the vectors of the documents that have none yet (not
-// those with skip[i] set), in parallel for many.
-func fillDense(docs []idxDoc, skip []bool) {
-	workers := runtime.GOMAXPROCS(0)
-	if len(docs) < 256 {
-		workers = 1
-	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			for i := w; i < len(docs); i += workers {
-				if docs[i].dense == nil && (skip == nil || !skip[i]) {
-					docs[i].dense = denseDoc(docs[i].terms)
-				}
-			}
-		}(w)
-	}
-	wg.Wait()
 }
 
 // withDense returns an index equal to ix with the dense signal's weight

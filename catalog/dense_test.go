@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"math"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -172,5 +174,130 @@ func TestDenseReplaceEqualsBuild(t *testing.T) {
 				t.Errorf("%q hit %d: after With %s %.6f, fresh %s %.6f", q, i, a[i].Entry.ID, a[i].Score, b[i].Entry.ID, b[i].Score)
 			}
 		}
+	}
+}
+
+// The bulk build's integer sums (denseBulk, one table look-up per distinct
+// term) give every tool the vector denseDoc gives it alone, and that vector
+// is the float weighted mean's up to rounding: also for a tool with
+// thousands of terms, whose sums overflow the 32-bit lanes (flushed).
+func TestDenseBulkEqualsDoc(t *testing.T) {
+	tab := denseVectors()
+	words := make([]string, 0, 3000)
+	for w := range tab.ids {
+		if len(words) == cap(words) {
+			break
+		}
+		if len(w) > 3 && w[0] >= 'a' && w[0] <= 'z' {
+			words = append(words, w)
+		}
+	}
+	tools := append([][3]string{
+		{"big:everything", strings.Join(words, " ") + " " + strings.Join(words[:500], " "), `{"type":"object","properties":{"city":{"type":"string","description":"the city to look up"}}}`},
+	}, denseTools...)
+	var es []*Entry
+	for _, d := range testIndex(t, tools).docs {
+		es = append(es, d.e)
+	}
+	p := DefaultRankParams()
+	p.Dense = DefaultDenseWeight
+	ix := NewIndexWithParams(es, p)
+	if len(ix.dvec) != len(ix.docs) || len(ix.dsig) != len(ix.docs) {
+		t.Fatalf("%d vectors, %d signs for %d tools", len(ix.dvec), len(ix.dsig), len(ix.docs))
+	}
+	for i := range ix.docs {
+		want := denseDoc(ix.docs[i].terms)
+		if ix.dvec[i] != *want || ix.dsig[i] != want.sig {
+			t.Errorf("%s: the bulk build's vector differs from denseDoc's", ix.docs[i].e.ID)
+		}
+		// The float reference: Σ w × row in float64, then quantised.
+		var acc [denseDims]float64
+		for _, tt := range ix.docs[i].terms {
+			if _, ok := tab.ids[tt.term]; ok {
+				var w float64
+				for f, n := range tt.tf {
+					if n > 0 {
+						w += float64(denseFieldWeight[f]) * math.Log1p(float64(n))
+					}
+				}
+				tab.addTerm(&acc, tt.term, w)
+			}
+		}
+		var ref denseVec
+		ref.quantise(&acc)
+		if ref.scale == 0 || want.scale == 0 {
+			t.Fatalf("%s: no vector", ix.docs[i].e.ID)
+		}
+		// Both int8 vectors are as near the float one (rounding aside).
+		cr, ci := cosF(&acc, &ref), cosF(&acc, want)
+		if ci < cr-0.001 || ci < 0.995 {
+			t.Errorf("%s: cosine to the float vector %.5f (the float vector quantised: %.5f)", ix.docs[i].e.ID, ci, cr)
+		}
+	}
+}
+
+// cosF is the cosine between a float vector and an int8 one.
+func cosF(a *[denseDims]float64, v *denseVec) float64 {
+	var d, na, nv float64
+	for k := range a {
+		d += a[k] * float64(v.q[k])
+		na += a[k] * a[k]
+		nv += float64(v.q[k]) * float64(v.q[k])
+	}
+	return d / math.Sqrt(na*nv)
+}
+
+// The lane sums are exact: past the 32-bit lanes' capacity (flushes) the
+// vector equals a plain int64 sum's.
+func TestDenseAccFlush(t *testing.T) {
+	tab := denseVectors()
+	var a denseAcc
+	var ref [denseDims]int64
+	n := int32(len(tab.ids))
+	for i := int32(0); i < 3000; i++ {
+		id := (i * 7919) % n
+		w := uint32(1 + (i*104729)%60000)
+		a.add(tab, id, w)
+		for k, b := range tab.row(id) {
+			ref[k] += int64(w) * int64(int8(b))
+		}
+	}
+	var got, want denseVec
+	a.finish(&got)
+	var acc [denseDims]float64
+	for k, x := range ref {
+		acc[k] = float64(x)
+	}
+	want.quantise(&acc)
+	if got != want {
+		t.Fatalf("lane sums differ from int64 sums:\n got %v\nwant %v", got.q, want.q)
+	}
+}
+
+// BenchmarkDenseBulk is the dense signal's share of BenchmarkIndexBuildDense:
+// the vectors of the 10,000 tools (denseBulk, one goroutine), the table
+// look-ups included (every term's cached row id is reset each time).
+func BenchmarkDenseBulk(b *testing.B) {
+	es, _ := benchCatalog(b)
+	p := DefaultRankParams()
+	p.Dense = DefaultDenseWeight
+	ix := NewIndexWithParams(es, p)
+	var tis []*termInfo
+	for i := range ix.docs {
+		for _, t := range ix.docs[i].terms {
+			tis = append(tis, ix.terms[t.term])
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := processCPU()
+	for i := 0; i < b.N; i++ {
+		for _, ti := range ix.terms {
+			ti.did = 0
+		}
+		ix.denseBulk(ix.docs, nil, tis)
+	}
+	if cpu > 0 {
+		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
 }

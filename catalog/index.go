@@ -189,7 +189,10 @@ type posting struct {
 // termInfo is one term's postings (live and tombstoned) and its live
 // document frequency.
 type termInfo struct {
-	df   int32
+	df int32
+	// did is the term's row in the dense table + 1 (-1: not in it; 0:
+	// not looked up yet), cached by denseBulk (dense.go).
+	did  int32
 	post []posting
 }
 
@@ -238,6 +241,9 @@ type Index struct {
 	// nil): its idxDoc.dense (zero: none; dense.go) and its signs.
 	dvec []denseVec
 	dsig [][denseSigWords]uint64
+	// denseInBulk is set while bulkAddLocked computes dvec and dsig
+	// (denseBulk) and addTermsLocked must not append to them.
+	denseInBulk bool
 	// normAvg holds the average field lengths norm was computed with.
 	normAvg [numFields]float64
 	terms   map[string]*termInfo
@@ -315,9 +321,12 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	ix.verb = make([]uint8, 0, n)
 	ix.dvec, ix.dsig = nil, nil
 	if ix.params.Dense > 0 {
-		fillDense(docs, skip)
-		ix.dvec = make([]denseVec, 0, n)
-		ix.dsig = make([][denseSigWords]uint64, 0, n)
+		// Filled by denseBulk below; addTermsLocked leaves them alone
+		// while denseInBulk is set.
+		ix.dvec = make([]denseVec, n)
+		ix.dsig = make([][denseSigWords]uint64, n)
+		ix.denseInBulk = true
+		defer func() { ix.denseInBulk = false }()
 	}
 	total := 0
 	for i := range docs {
@@ -378,6 +387,13 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	// in order, as addLocked replaces the earlier document.
 	var wg sync.WaitGroup
 	unique := ix.uniqueIDs(docs, skip)
+	if ix.denseInBulk {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.denseBulk(docs, skip, tis)
+		}()
+	}
 	if unique {
 		wg.Add(1)
 		go func() {
@@ -755,7 +771,7 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 // addLocked) and returns its number; addKeysLocked adds its keys.
 func (ix *Index) addTermsLocked(d idxDoc, tis []*termInfo) int32 {
 	id := int32(len(ix.docs))
-	if ix.params.Dense > 0 {
+	if ix.params.Dense > 0 && !ix.denseInBulk {
 		if d.dense == nil {
 			d.dense = denseDoc(d.terms)
 		}
