@@ -445,19 +445,8 @@ func (ix *Index) denseMix(sc *scratch, acc []float32, mark []uint64, stride int)
 	if t == nil || len(ix.dvec) != len(ix.docs) {
 		return
 	}
-	aq := &sc.aq
 	var qacc [denseDims]float64
-	found := false
-	for i := range aq.terms {
-		qt := &aq.terms[i]
-		if qt.kind != termWord || qt.whole {
-			continue
-		}
-		if t.addTerm(&qacc, qt.term, qt.qw) {
-			found = true
-		}
-	}
-	if !found {
+	if !t.queryVec(&sc.aq, &qacc) {
 		return
 	}
 	var qv denseVec
@@ -552,6 +541,40 @@ func (ix *Index) denseMix(sc *scratch, acc []float32, mark []uint64, stride int)
 		mark[c.doc>>6] |= 1 << (c.doc & 63)
 		ds.kept = append(ds.kept, denseCand{c.doc, (c.cos - c0) / (c1 - c0)})
 	}
+}
+
+// queryVec sums the query's vector into acc: its words' rows weighted by
+// their query weights. Two adjacent words the index knows joined as one
+// term ("zip codes" -> zipcode, Index.expand) are that one word: they
+// count by the joined term's row, or not at all when the table lacks it
+// (as any word it lacks) — never by their parts' rows, whose meanings
+// alone are others' ("zip" leans to compression, "codes" is stemmed to
+// cod, the fish). It reports whether any row was added.
+func (t *denseTable) queryVec(aq *analyzedQuery, acc *[denseDims]float64) bool {
+	// Base terms that a joined compound stands for (bit i: term i).
+	var inCompound uint64
+	found := false
+	for i := range aq.terms {
+		qt := &aq.terms[i]
+		if qt.kind != termCompound || qt.src2 == 0 || qt.src >= 64 || qt.src2-1 >= 64 {
+			continue
+		}
+		inCompound |= 1<<qt.src | 1<<(qt.src2-1)
+		w := max(aq.terms[qt.src].qw, aq.terms[qt.src2-1].qw)
+		if t.addTerm(acc, qt.term, w) {
+			found = true
+		}
+	}
+	for i := range aq.terms {
+		qt := &aq.terms[i]
+		if qt.kind != termWord || qt.whole || i < 64 && inCompound&(1<<i) != 0 {
+			continue
+		}
+		if t.addTerm(acc, qt.term, qt.qw) {
+			found = true
+		}
+	}
+	return found
 }
 
 // appendDense appends a document's vector and signs (zero for none).

@@ -301,3 +301,39 @@ func BenchmarkDenseBulk(b *testing.B) {
 		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// Two query words the index knows joined ("zip codes" -> zipcode) count in
+// the query's vector as that one word, not as "zip" (compression) and
+// "codes" (stemmed to cod): with the dense signal on, the zip-code tool
+// stays first, not the zip archiver.
+func TestDenseCompoundQuery(t *testing.T) {
+	tools := append([][3]string{
+		{"post:lookup_zipcode", "Find the zipcode of a town.", ""},
+		{"zip:compress", "Compress files into a zip archive.", ""},
+		{"geo:find_address", "Find the postal address of a place and my current location.", ""},
+	}, filler...)
+	var es []*Entry
+	for _, d := range testIndex(t, tools).docs {
+		es = append(es, d.e)
+	}
+	p := DefaultRankParams()
+	p.Dense = DefaultDenseWeight
+	ix := NewIndexWithParams(es, p)
+	if got := top(ix, "zip codes of Springfield", 1); !slices.Equal(got, []string{"mcp:post:lookup_zipcode"}) {
+		t.Errorf("zip codes of Springfield, dense on: first %v, want mcp:post:lookup_zipcode", got)
+	}
+	aq := analyzeQuery("zip codes of Springfield")
+	ix.mu.RLock()
+	ix.resolve(&aq)
+	ix.expand(&aq)
+	ix.mu.RUnlock()
+	var with, parts [denseDims]float64
+	denseVectors().queryVec(&aq, &with)
+	denseVectors().addTerm(&parts, "zip", 1)
+	var a, b denseVec
+	a.quantise(&with)
+	b.quantise(&parts)
+	if c := float64(dot(&a.q, &b.q)) * float64(a.scale) * float64(b.scale); c > 0.5 {
+		t.Errorf("the query's vector is near zip's (cosine %.2f): the joined words count by their parts", c)
+	}
+}
