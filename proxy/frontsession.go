@@ -18,7 +18,8 @@ package proxy
 //     created it ends, stops while any POST of the session is in flight and
 //     restarts when the last one ends (as go-sdk sessionInfo startPOST /
 //     endPOST do); on expiry the session is closed (ServerSession.Close, as
-//     the go-sdk's timer does). GET streams do not hold it (as before);
+//     the go-sdk's timer does; httpSess.expire). GET streams do not hold it
+//     (as before);
 //   - the owner: the user id of the token whose POST created the session
 //     (auth.TokenInfo, as the go-sdk records it). The fast path serves only
 //     a request of that user, on the mount ([endpoints]) that created the
@@ -118,6 +119,8 @@ type httpSess struct {
 	s     *session    // the proxy's session, once registered (sessionFor)
 	calls map[jsonrpc.ID]context.CancelCauseFunc
 	asks  map[string]chan []byte // own requests waiting for the client's answer
+
+	expired bool // the idle timer closed the session (expire): the fast path no longer serves it
 }
 
 func (t *sessTable) get(id string) *httpSess {
@@ -160,9 +163,21 @@ func (t *sessTable) drop(id string) {
 }
 
 // expire closes the session after its idle time (go-sdk v1.8.0: the
-// session timer's ServerSession.Close).
+// session timer's ServerSession.Close). A POST that started as the timer
+// fired (startPOST's Stop came too late) holds the session: it is not idle,
+// and endPOST restarts the timer. Once expire closes it, the fast path no
+// longer serves it (sessReady), so a POST in the window before the entry
+// is dropped (sessionFor's Wait goroutine) reaches the go-sdk, which
+// answers 404, instead of starting a call on the closed session that its
+// end cancels unanswered (review r9 U1).
 func (e *httpSess) expire() {
 	e.mu.Lock()
+	if e.refs > 0 {
+		e.mu.Unlock()
+		return
+	}
+	e.expired = true
+	e.timer = nil
 	s := e.s
 	e.mu.Unlock()
 	if s != nil && s.ss != nil {
@@ -293,9 +308,9 @@ type sessCall struct {
 // errSessionNotReady is why a session is not (yet) served by the fast path.
 func sessReady(e *httpSess) *session {
 	e.mu.Lock()
-	s := e.s
+	s, expired := e.s, e.expired
 	e.mu.Unlock()
-	if s == nil || s.ss == nil || s.ss.InitializeParams() == nil || s.flags == nil || !s.flags.initialized.Load() || s.flags.logLevel.Load() {
+	if expired || s == nil || s.ss == nil || s.ss.InitializeParams() == nil || s.flags == nil || !s.flags.initialized.Load() || s.flags.logLevel.Load() {
 		return nil
 	}
 	return s

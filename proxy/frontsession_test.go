@@ -3,7 +3,6 @@ package proxy
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -265,17 +264,7 @@ func TestFrontSessionFastCancel(t *testing.T) {
 // proxy's now, held by every POST of the session, as the go-sdk's was), and
 // ends it once idle: its next request gets 404.
 func TestFrontSessionIdleHeldByFastCall(t *testing.T) {
-	release := make(chan struct{})
-	started := make(chan struct{}, 1)
-	s := mcp.NewServer(&mcp.Implementation{Name: "held", Version: "1"}, nil)
-	s.AddTool(&mcp.Tool{Name: "held", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		started <- struct{}{}
-		<-release
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil
-	})
-	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
-	t.Cleanup(hs.Close)
-	upURL := hs.URL
+	upURL, started, release, _ := heldUpstream(t)
 	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nsession_idle_timeout = \"300ms\"\n[tool_search]\nenabled = false\n[upstreams.h]\nurl = %s\n", tomlQuote(upURL)))
 	c := openSession(t, p, frontURL(t, p), "held", nil)
 	before := p.sessFastCalls.Load()
