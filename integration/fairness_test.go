@@ -122,26 +122,39 @@ func TestSandboxOwnerNotByClientName(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
-			defer cancel()
-			res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_search_code", Arguments: map[string]any{"code": "while(true){}"}})
-			if err != nil {
-				t.Errorf("tools/call: %v", err)
-				return
-			}
-			switch text := contentText(res); {
-			case strings.Contains(text, "sandbox busy, retry"):
+			switch loopRun(t, cs) {
+			case "busy":
 				busy.Add(1)
-			case strings.Contains(text, "timed out"):
+			case "timed out":
 				timedOut.Add(1)
-			default:
-				t.Errorf("unexpected answer: %s", text)
 			}
 		}()
 	}
 	wg.Wait()
 	if busy.Load() != 3 || timedOut.Load() != 3 {
 		t.Errorf("6 looping runs under 6 client names from one address: %d ran (timed out), %d sandbox busy; want 3 and 3 (one owner, 3 slots)", timedOut.Load(), busy.Load())
+	}
+}
+
+// loopRun runs a body that loops forever with tool_search_code on cs and
+// says how it ended: "busy" (sandbox busy: it never ran) or "timed out"
+// (it ran until code_timeout_ms); anything else is a test error and "".
+func loopRun(t *testing.T, cs *gosdk.ClientSession) string {
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_search_code", Arguments: map[string]any{"code": "while(true){}"}})
+	if err != nil {
+		t.Errorf("tools/call: %v", err)
+		return ""
+	}
+	switch text := contentText(res); {
+	case strings.Contains(text, "sandbox busy, retry"):
+		return "busy"
+	case strings.Contains(text, "timed out"):
+		return "timed out"
+	default:
+		t.Errorf("unexpected answer: %s", text)
+		return ""
 	}
 }
 

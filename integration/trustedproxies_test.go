@@ -85,21 +85,10 @@ backend b
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
-			defer cancel()
-			res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_search_code", Arguments: map[string]any{"code": "while(true){}"}})
-			if err != nil {
-				t.Errorf("client %d: tools/call: %v", i, err)
-				return
-			}
-			switch text := contentText(res); {
-			case strings.Contains(text, "sandbox busy, retry"):
+			if loopRun(t, cs) == "busy" { // fairness_test.go
 				mu.Lock()
 				busyFrom[i] = true
 				mu.Unlock()
-			case strings.Contains(text, "timed out"):
-			default:
-				t.Errorf("client %d: unexpected answer: %s", i, text)
 			}
 		}()
 	}
