@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"text/tabwriter"
@@ -33,6 +34,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/proxy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 const (
@@ -223,6 +225,10 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 	level, err := c.level()
 	if err != nil {
 		fmt.Fprintln(stderr, "mcp-toolsearch:", err)
+		return nil, nil, false
+	}
+	if err := enterConfigChain(c.config); err != nil {
+		fmt.Fprintf(stderr, "mcp-toolsearch: %v\n", err)
 		return nil, nil, false
 	}
 	cfg, err := config.Load(c.config)
@@ -705,4 +711,34 @@ func (o *optDuration) Set(v string) error {
 	}
 	o.d, o.set = d, true
 	return nil
+}
+
+// inheritedChain is upstream.ConfigChainEnv as this process got it, before
+// enterConfigChain set it (a process may load configs more than once: tests).
+var inheritedChain = sync.OnceValue(func() string { return os.Getenv(upstream.ConfigChainEnv) })
+
+// enterConfigChain refuses to load config when a proxy this process runs
+// under serves the same file (upstream.ConfigChainEnv holds their config
+// paths): the config names mcp-toolsearch with itself as one of its
+// upstreams, and every level would start one more. Otherwise it adds
+// config to the chain its own children inherit. Nesting a proxy with
+// another config stays allowed.
+func enterConfigChain(config string) error {
+	abs, err := filepath.Abs(config)
+	if err != nil {
+		return nil // c.load names the problem
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	chain := inheritedChain()
+	for _, p := range filepath.SplitList(chain) {
+		if p == abs {
+			return fmt.Errorf("config %s starts itself: this serve is an upstream of a proxy serving the same file (%s=%s); remove the upstream that runs mcp-toolsearch with this config", abs, upstream.ConfigChainEnv, chain)
+		}
+	}
+	if chain != "" {
+		abs = chain + string(os.PathListSeparator) + abs
+	}
+	return os.Setenv(upstream.ConfigChainEnv, abs)
 }

@@ -30,6 +30,14 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
+// ConfigChainEnv names the variable that holds the absolute paths of the
+// config files of the proxies a process runs under (os.PathListSeparator
+// between them): every child gets it from the proxy's environment, even a
+// minimal one, so that `serve` can refuse a config that starts itself as
+// an upstream (cli: a new level every fraction of a second otherwise,
+// trial r10).
+const ConfigChainEnv = "MCP_TOOLSEARCH_CONFIG_CHAIN"
+
 // childEnv returns the environment of u's child ("KEY=value" entries,
 // sorted by key): from base (the proxy's environment, os.Environ() form),
 // only the minimal variables (keepEnv) unless u.InheritEnv, then u.Env on
@@ -41,7 +49,7 @@ func childEnv(u *config.Upstream, base []string) []string {
 		if !ok || k == "" {
 			continue
 		}
-		if u.InheritEnv || keepEnv(k) {
+		if u.InheritEnv || keepEnv(k) || envKey(k) == envKey(ConfigChainEnv) {
 			vals[envKey(k)] = kv
 		}
 	}
