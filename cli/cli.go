@@ -47,7 +47,7 @@ const (
 var usage = `mcp-toolsearch: one MCP server in front of many, with a compact tool surface.
 
 Usage:
-  mcp-toolsearch [serve] [FILE | --config FILE] [--transport stdio|http] [--listen ADDR]
+  mcp-toolsearch [serve] [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--startup-wait D]
                                                 serve MCP clients (stdio or HTTP, per config)
   mcp-toolsearch list [FILE | --config FILE] [--client NAME] [--endpoint NAME]
                                                 the effective catalog: id, exposed name, upstream, status
@@ -307,7 +307,7 @@ func closeProxy(p *proxy.Proxy) {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) (code int) {
-	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
+	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--startup-wait D] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
 	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
 	var startupWait optDuration
