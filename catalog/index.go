@@ -131,6 +131,12 @@ type RankParams struct {
 	// gain up to Dense × (the best lexical score) before the top-k
 	// selection.
 	Dense float64
+	// Diverse orders the first hits of a request of three or more tasks
+	// (0 = off; see diversify): a task's own best tool moves up past
+	// hits of tasks already served when it scores at least Diverse ×
+	// theirs, so each task has a tool near the top rather than the
+	// near-duplicates of one task filling it.
+	Diverse float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -154,6 +160,7 @@ func DefaultRankParams() RankParams {
 		Pairs:             0.1,
 		Bag:               0.3,
 		Dense:             0, // DefaultDenseWeight when switched on
+		Diverse:           0.95,
 	}
 }
 
@@ -178,6 +185,8 @@ type Scored struct {
 	// trial: a read tool showed "matched: write".
 	Related []string
 	doc     int32
+	seg     int8  // cand.seg
+	near    uint8 // cand.near
 }
 
 // posting is one document's frequencies of one term, per field.
@@ -1286,15 +1295,26 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			if s <= 0 {
 				continue
 			}
+			seg := int8(-1)
+			var near uint8
 			if nseg > 0 {
 				if len(h) == limit && s+float64(mixTop)*min(1, s*invMax)*(1+1e-6) < h[0].s {
 					continue
 				}
 				var best float32
 				for j, v := range row[1:] {
-					best = max(best, v*inv[j])
+					x := v * inv[j]
+					if x > best {
+						best, seg = x, int8(j)
+					}
+					if x >= diverseCover {
+						near |= 1 << j
+					}
 				}
 				s = float64(row[0] + mixTop*best)
+				if best < diverseShare {
+					seg = -1
+				}
 			}
 			if verbs == noVerbAsked {
 				if destructiveVerb(ix.verb[id]) {
@@ -1318,9 +1338,9 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 				continue
 			}
 			if len(h) < limit {
-				h = h.push(cand{s: s, doc: id}, ix.docs)
+				h = h.push(cand{s: s, doc: id, seg: seg, near: near}, ix.docs)
 			} else {
-				h[0] = cand{s: s, doc: id}
+				h[0] = cand{s: s, doc: id, seg: seg, near: near}
 				h.down(0, ix.docs)
 			}
 			setGate()
@@ -1328,7 +1348,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	}
 	out := make([]Scored, len(h))
 	for i, c := range h {
-		out[i] = Scored{Entry: ix.docs[c.doc].e, Score: c.s, doc: c.doc}
+		out[i] = Scored{Entry: ix.docs[c.doc].e, Score: c.s, doc: c.doc, seg: c.seg, near: c.near}
 	}
 	sc.heap = h[:0]
 	ix.hitTerms(out, sc)
@@ -1354,6 +1374,9 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 		return 0
 	})
+	if nseg > 1 && p.Diverse > 0 {
+		diversify(out, aq, min(len(out), want), p.Diverse)
+	}
 	out = out[:min(len(out), want)]
 	// The hits' Matched and Related words are gathered in sc.words and
 	// then share one allocation (a hit's lists are capped at their length).
@@ -1943,6 +1966,10 @@ func better(s1 float64, e1 *Entry, s2 float64, e2 *Entry) bool {
 type cand struct {
 	s   float64
 	doc int32
+	seg int8 // the clause the entry's clause gain came from (-1: none)
+	// near is the mask of the clauses where the entry has at least
+	// diverseCover of the clause's top score (diversify).
+	near uint8
 }
 
 // topHeap is a min-heap on rank (better, with the entries of docs): h[0]
@@ -1992,3 +2019,57 @@ func (h topHeap) down(i int, docs []idxDoc) {
 // DefaultSemanticWeight is the weight of the semantic signal when it is
 // switched on ([tool_search] semantic = true).
 const DefaultSemanticWeight = 0.4 // tuned on shared/bench: docs/design.md "Search"
+
+// Bounds of diversify (RankParams.Diverse):
+const (
+	// diverseShare: a hit with at least this share of a clause's top
+	// score is that clause's own best (Scored.seg).
+	diverseShare float32 = 0.999
+	// diverseCover: a placed hit with at least this share of a clause's
+	// top score already serves that clause (Scored.near).
+	diverseCover float32 = 0.8
+	// diverseTasks: the fewest task clauses with a best hit among the
+	// hits. Two clauses are often one task asked twice ("the BMI of John
+	// … and of Sarah"), where each clause's best is a near-twin of the
+	// other's; three or more are separate tasks.
+	diverseTasks = 3
+)
+
+// diversify reorders the first n of out (sorted best first) for a query
+// of several task clauses: each place goes to the best hit not yet
+// placed, unless the hit there serves no clause that is still
+// unserved and a clause's own best hit for an unserved task clause
+// scores at least minRatio × its score; then that one moves up. A clause
+// is served once a placed hit has diverseCover of its top score. Once
+// every task clause of the hits is served, the rest keep their order.
+func diversify(out []Scored, aq *analyzedQuery, n int, minRatio float64) {
+	var served, present uint16
+	for i := range out {
+		if j := out[i].seg; j >= 0 && aq.task[j] {
+			present |= 1 << j
+		}
+	}
+	if bits.OnesCount16(present) < diverseTasks {
+		return
+	}
+	for i := 0; i < n && served&present != present; i++ {
+		pick := i
+		if j := out[i].seg; j < 0 || !aq.task[j] || served&(1<<j) != 0 {
+			for k := i + 1; k < len(out) && out[k].Score >= minRatio*out[i].Score; k++ {
+				if j := out[k].seg; j >= 0 && aq.task[j] && served&(1<<j) == 0 {
+					pick = k
+					break
+				}
+			}
+		}
+		if pick != i {
+			x := out[pick]
+			copy(out[i+1:pick+1], out[i:pick])
+			out[i] = x
+		}
+		served |= uint16(out[i].near)
+		if j := out[i].seg; j >= 0 {
+			served |= 1 << j
+		}
+	}
+}
