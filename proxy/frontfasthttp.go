@@ -682,11 +682,19 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 		return
 	}
 	flush := status == 0
+	hdr := w.Header()
 	if status != 0 {
-		w.Header().Set("Content-Type", "application/json")
+		hdr.Set("Content-Type", "application/json")
 	} else {
 		status = http.StatusOK
 	}
+	// The answer is the whole body (unless an event of the call was
+	// written before it, when the header is out and this has no effect):
+	// with its length declared, net/http writes the header and the body in
+	// one write and no chunk framing; a flushed chunked stream took a
+	// second write for its terminating chunk (issue 16: one write syscall
+	// per call).
+	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
 	if kw, ok := w.(*keepaliveWriter); ok { // the whole answer: no keepalive timer for it
 		kw.writeLast(status, b, flush)
 		return

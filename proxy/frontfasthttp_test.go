@@ -19,15 +19,54 @@ import (
 )
 
 // httpAnswer is what a client sees of an HTTP answer: the status, the
-// headers the go-sdk sets, and the body.
+// headers the go-sdk sets, and the body. framing is how an event stream's
+// body was delimited (Content-Length, chunked), kept apart: the fast paths
+// declare the length of an answer they write whole (one write, issue 16)
+// where the go-sdk flushes a chunked stream; the message is the same.
 type httpAnswer struct {
-	status int
-	header string
-	body   string
+	status  int
+	header  string
+	body    string
+	framing string
 }
 
 func (a httpAnswer) String() string {
-	return fmt.Sprintf("%d %s\n%s", a.status, a.header, a.body)
+	return fmt.Sprintf("%d %s %s\n%s", a.status, a.header, a.framing, a.body)
+}
+
+// same reports whether a and b are the same answer, framing aside.
+func (a httpAnswer) same(b httpAnswer) bool {
+	return a.status == b.status && a.header == b.header && a.body == b.body
+}
+
+// answerOf reads resp into an httpAnswer (headers listed in keys).
+func answerOf(t *testing.T, resp *http.Response, keys ...string) httpAnswer {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h, f strings.Builder
+	stream := resp.Header.Get("Content-Type") == "text/event-stream"
+	for _, k := range keys {
+		w := &h
+		if stream && (k == "Content-Length" || k == "Transfer-Encoding") {
+			w = &f
+		}
+		fmt.Fprintf(w, "%s=%q ", k, resp.Header.Values(k))
+	}
+	w := &h
+	if stream {
+		w = &f
+	}
+	fmt.Fprintf(w, "TE=%q CL=%d", resp.TransferEncoding, resp.ContentLength)
+	return httpAnswer{status: resp.StatusCode, header: h.String(), body: string(b), framing: f.String()}
+}
+
+// wholeAnswer reports whether a is an event stream sent with its length
+// declared (the fast paths' one write) rather than chunked.
+func (a httpAnswer) wholeAnswer() bool {
+	return strings.HasSuffix(a.framing, fmt.Sprintf("TE=[] CL=%d", len(a.body)))
 }
 
 // post2026 POSTs body to url with the headers of a 2026-07-28 tools/call
@@ -40,16 +79,7 @@ func post2026(t *testing.T, url, name, body string, hdr map[string]string) httpA
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var h strings.Builder
-	for _, k := range []string{"Content-Type", "Cache-Control", "Connection", "Content-Length", "Transfer-Encoding", "Mcp-Session-Id", "Allow"} {
-		fmt.Fprintf(&h, "%s=%q ", k, resp.Header.Values(k))
-	}
-	fmt.Fprintf(&h, "TE=%q CL=%d", resp.TransferEncoding, resp.ContentLength)
-	return httpAnswer{status: resp.StatusCode, header: h.String(), body: string(b)}
+	return answerOf(t, resp, "Content-Type", "Cache-Control", "Connection", "Content-Length", "Transfer-Encoding", "Mcp-Session-Id", "Allow")
 }
 
 // TestFrontFastHTTPSameBytes: the same 2026-07-28 requests to the
@@ -136,8 +166,12 @@ func TestFrontFastHTTPSameBytes(t *testing.T) {
 				}
 			}
 			for i, c := range cases {
-				if a, b := answers[true][i], answers[false][i]; a != b {
+				a, b := answers[true][i], answers[false][i]
+				if !a.same(b) {
 					t.Errorf("%s:\nfast path: %s\ngo-sdk:    %s", c.what, a, b)
+				}
+				if c.fast && a.framing != "" && !a.wholeAnswer() {
+					t.Errorf("%s: the fast path's event stream is not one declared-length answer: %s", c.what, a.framing)
 				}
 			}
 			if a := answers[true][2]; !strings.Contains(a.body, "delete_thing") || !strings.Contains(a.body, `"error"`) && !strings.Contains(a.body, `"isError":true`) {

@@ -175,14 +175,23 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	b := getBuf()
 	buf, err := c.encode(*b, msg, wantsRaw(ctx))
+	// The body is a *bytes.Reader over its own copy of the message: only
+	// for the standard library's in-memory readers does net/http write the
+	// request's header and body in one write (transfer.go
+	// isKnownInMemoryReader; any other body has its header flushed first,
+	// a second write syscall per call, issue 16), and with no Close to
+	// tell when the transport is done with it (it may read it after Do
+	// returned: a redirect's GetBody, a write outliving an early answer)
+	// the pooled buffer cannot be lent to it.
+	var body []byte
+	if err == nil {
+		body = bytes.Clone(buf)
+	}
 	*b = buf
+	putBuf(b)
 	if err != nil {
-		putBuf(b)
 		return err
 	}
-	shared := &sharedBuf{b: b}
-	shared.refs.Store(1) // this Write's own reference, released below
-	defer shared.release()
 	pc := newPostCtx(ctx)
 	streamed := false // readStream ends pc
 	defer func() {
@@ -190,12 +199,10 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			pc.end()
 		}
 	}()
-	req, err := http.NewRequestWithContext(pc.ctx, http.MethodPost, c.url, shared.body())
+	req, err := http.NewRequestWithContext(pc.ctx, http.MethodPost, c.url, bytes.NewReader(body)) // sets GetBody: redirects replay the body
 	if err != nil {
 		return err
 	}
-	req.ContentLength = int64(len(buf))
-	req.GetBody = func() (io.ReadCloser, error) { return shared.body(), nil } // redirects replay the body
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	c.setHeaders(req.Header)
@@ -280,37 +287,6 @@ func callID(r *jsonrpc.Request) int64 {
 // noCall is the call id of an event stream that answers no call (the
 // standalone GET stream); our own requests have ids below zero.
 const noCall = math.MinInt64
-
-// sharedBuf is an encoded message shared by the bodies of one POST (the
-// first one and those GetBody makes for redirects): the buffer goes back
-// to the pool when Write and every body are done with it (the HTTP client
-// may read a body after Do returned).
-type sharedBuf struct {
-	b    *[]byte
-	refs atomic.Int32
-}
-
-func (s *sharedBuf) body() io.ReadCloser {
-	s.refs.Add(1)
-	return &sharedBody{Reader: bytes.NewReader(*s.b), s: s}
-}
-
-func (s *sharedBuf) release() {
-	if s.refs.Add(-1) == 0 {
-		putBuf(s.b)
-	}
-}
-
-type sharedBody struct {
-	*bytes.Reader
-	s    *sharedBuf
-	once sync.Once
-}
-
-func (p *sharedBody) Close() error {
-	p.once.Do(p.s.release)
-	return nil
-}
 
 // lostSession reports a lost session as an error wrapping
 // mcp.ErrSessionMissing: HTTP 404 for our session id (spec), or HTTP 400
