@@ -256,8 +256,18 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		go c.deliver(c.answerFromBody(id, resp.Status, body))
 		return nil
 	}
+	// The answer to one of our own requests (owncall.go: its caller waits
+	// for it as soon as Write returns) is read here, on the caller's
+	// goroutine; the go-sdk's requests are answered through Read, by a
+	// goroutine of their own (issue 16: a goroutine and a hand-off to the
+	// waiting caller per call).
+	own := id < 0 && id != noCall
 	switch ct := mediaType(resp.Header.Get("Content-Type")); ct {
 	case "application/json":
+		if own {
+			c.readJSON(id, resp) // the deferred pc.end follows
+			return nil
+		}
 		streamed = true
 		go func() {
 			defer pc.end()
@@ -265,7 +275,11 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}()
 	case "text/event-stream":
 		streamed = true
-		go c.readStream(ctx, id, resp, pc)
+		if own {
+			c.readStream(ctx, id, resp, pc, &inlineRead{sink: ownSinkOf(ctx)})
+			return nil
+		}
+		go c.readStream(ctx, id, resp, pc, nil)
 	default:
 		body := readSome(resp.Body, 512)
 		drainClose(resp.Body)
@@ -412,12 +426,17 @@ func (c *httpConn) lostError(we *jsonrpc.Error) error {
 
 // readStream reads the SSE answer to call id until it has the answer.
 // When the stream ends without it: resumed with Last-Event-ID when the
-// server gave event ids, else the call fails.
-func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response, pc *postCtx) {
-	defer pc.end()
+// server gave event ids, else the call fails. in is set when the stream
+// is read on the goroutine of the call's caller (an own request, Write).
+func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response, pc *postCtx, in *inlineRead) {
+	end := pc
+	defer func() { end.end() }()
 	lastID := ""
 	for attempt := 0; ; attempt++ {
-		answered, err := c.events(resp, &lastID, id, pc)
+		answered, handed, err := c.events(resp, &lastID, id, pc, in)
+		if handed && pc != nil {
+			end = nil // the goroutine reading the stream's end ends pc
+		}
 		pc = nil // a resumed stream is read with ctx
 		if answered || ctx.Err() != nil || c.closed() {
 			return
@@ -448,9 +467,29 @@ func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response
 // when not nil, is the context of the POST the stream answers: once the
 // answer is read it is kept from the call's cancellation (postCtx.keep),
 // so that reading the stream's end does not abort the connection.
-func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *postCtx) (answered bool, err error) {
-	defer drainClose(resp.Body)
-	err = readSSE(resp.Body, c.maxBytes, func(ev *sseEvent) bool {
+//
+// With in (the stream is read on the caller's goroutine): the call's
+// progress is handed on after each event (in.sink), and when the answer
+// came before the end of the stream, the end is read (and pc ended) by a
+// goroutine of its own, off the caller's path; handed reports that.
+func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *postCtx, in *inlineRead) (answered, handed bool, err error) {
+	var src io.Reader = resp.Body
+	if in != nil {
+		in.body, in.eof = resp.Body, false
+		src = in
+	}
+	defer func() {
+		if in != nil && answered && !in.eof {
+			handed = true
+			go func() {
+				drainClose(resp.Body)
+				pc.end()
+			}()
+			return
+		}
+		drainClose(resp.Body)
+	}()
+	err = readSSE(src, c.maxBytes, func(ev *sseEvent) bool {
 		if ev.ID != "" {
 			*lastID = ev.ID
 		}
@@ -472,9 +511,28 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *pos
 		if !c.deliver(c.lostInAnswers(msgs)) {
 			return false
 		}
+		if in != nil && in.sink != nil {
+			in.sink.flush() // on the caller's goroutine, in arrival order, before the answer (wire.call)
+		}
 		return !answered
 	})
-	return answered, err
+	return answered, handed, err
+}
+
+// inlineRead is the body of an answer stream read on the goroutine of the
+// call's caller (events): it notes whether the body's end was read.
+type inlineRead struct {
+	body io.Reader
+	sink *progressSink // the call's progress (owncall.go), or nil
+	eof  bool
+}
+
+func (r *inlineRead) Read(p []byte) (int, error) {
+	n, err := r.body.Read(p)
+	if err == io.EOF {
+		r.eof = true
+	}
+	return n, err
 }
 
 func (c *httpConn) closed() bool {
@@ -528,7 +586,7 @@ func (c *httpConn) standaloneGET() {
 			problem = fmt.Sprintf("HTTP %s, Content-Type %q", resp.Status, resp.Header.Get("Content-Type"))
 			drainClose(resp.Body)
 		default:
-			_, err := c.events(resp, &lastID, noCall, nil)
+			_, _, err := c.events(resp, &lastID, noCall, nil, nil)
 			if err != nil {
 				problem = "stream ended: " + err.Error()
 			} else {

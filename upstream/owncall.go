@@ -171,7 +171,11 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 		}
 		w.mu.Unlock()
 	}
-	if err := conn.Write(ctx, &jsonrpc.Request{ID: intID(id), Method: method, Params: params}); err != nil {
+	wctx := ctx
+	if sink != nil {
+		wctx = context.WithValue(ctx, ownSinkKey{}, sink) // a Write that reads the answer hands progress on (httpconn.go)
+	}
+	if err := conn.Write(wctx, &jsonrpc.Request{ID: intID(id), Method: method, Params: params}); err != nil {
 		forget()
 		if ctx.Err() != nil {
 			// The request may have reached the upstream (an HTTP POST
@@ -234,6 +238,16 @@ func (w *wire) sendCancel(ctx context.Context, conn mcp.Connection, id int64, re
 			w.log.Debug("notifications/cancelled not sent", "id", id, "err", err)
 		}
 	}()
+}
+
+// ownSinkKey is the context key of an own call's progress sink in the
+// context its Write gets (wire.call).
+type ownSinkKey struct{}
+
+// ownSinkOf is the progress sink wire.call put in ctx, or nil.
+func ownSinkOf(ctx context.Context) *progressSink {
+	s, _ := ctx.Value(ownSinkKey{}).(*progressSink)
+	return s
 }
 
 // progressSink queues an own call's upstream progress notifications
