@@ -17,6 +17,9 @@ func TestTrustedProxies(t *testing.T) {
 	if strings.Join(got, " ") != "10.0.0.0/8 127.0.0.1/32 fd00::/8 192.0.2.1/32" || c.Server.ClientIPHeader != HeaderForwarded {
 		t.Errorf("prefixes %v, header %q", got, c.Server.ClientIPHeader)
 	}
+	if sum := c.Summary(); !strings.Contains(sum, "trusted_proxies=[10.0.0.0/8 127.0.0.1 fd00::/8 ::ffff:192.0.2.1] client_ip_header=Forwarded") {
+		t.Errorf("check summary lacks the trusted proxies:\n%s", sum)
+	}
 	if c := mustParse(t, up, nil); c.Server.ClientIPHeader != HeaderXForwardedFor || len(c.Server.TrustedPrefixes()) != 0 {
 		t.Errorf("defaults: %+v", c.Server.ClientAddress)
 	}

@@ -60,6 +60,9 @@ func (c *Config) Summary() string {
 	if len(s.AllowedOrigins) > 0 || len(s.AllowedHosts) > 0 {
 		w("  allowed_origins=%v allowed_hosts=%v", s.AllowedOrigins, s.AllowedHosts)
 	}
+	if len(s.TrustedProxies) > 0 {
+		w("  trusted_proxies=%v client_ip_header=%s", s.TrustedProxies, s.ClientIPHeader)
+	}
 	ts := c.ToolSearch
 	if ts.Enabled {
 		w("tool_search: mode=%s code_timeout_ms=%d search_default_limit=%d max_search_limit=%d directory_max_chars=%d pinned=%v",
