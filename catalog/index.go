@@ -299,25 +299,34 @@ func NewIndex(entries []*Entry) *Index {
 // NewIndexWithParams is NewIndex with explicit ranking parameters (used by
 // the bench to tune them).
 func NewIndexWithParams(entries []*Entry, p RankParams) *Index {
-	return newIndexFromDocs(analyzeAll(entries), p)
+	docs, lex := analyzeAllLex(entries, true)
+	return newIndexFromLex(docs, lex, p)
 }
 
 // newIndexFromDocs builds an index from analyzed documents (the tuning
 // harness reuses one analysis for many parameter sets).
 func newIndexFromDocs(docs []idxDoc, p RankParams) *Index {
+	return newIndexFromLex(docs, nil, p)
+}
+
+// newIndexFromLex is newIndexFromDocs given the documents' lexicon (or
+// nil).
+func newIndexFromLex(docs []idxDoc, lex *lexicon, p RankParams) *Index {
 	if p.Semantic > 0 {
 		go related() // parse the table (~0.1 s) before the first query needs it
 	}
 	ix := &Index{params: p}
-	ix.bulkAddLocked(docs, nil)
+	ix.bulkAddLocked(docs, nil, lex)
 	ix.renormLocked(0)
 	return ix
 }
 
 // bulkAddLocked resets the index to the given documents (those with
 // skip[i] set are left out). It sizes every posting list first, so each
-// term costs one map operation.
-func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
+// term costs one map operation. lex, when not nil, is the documents'
+// lexicon (analyzeAllLex; skip must then be nil): each distinct term is
+// then hashed once.
+func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool, lex *lexicon) {
 	n := 0
 	for i := range docs {
 		if skip == nil || !skip[i] {
@@ -343,10 +352,6 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 			total += len(docs[i].terms)
 		}
 	}
-	// About one distinct term per five (document, term) pairs on real
-	// catalogs (36,968 of 199,169 at 10,000 tools): sized so the map does
-	// not grow (a rehash of every key) while it is filled.
-	ix.terms = make(map[string]*termInfo, max(len(ix.terms), total/4))
 	ix.byID = make(map[string]int32, n)
 	ix.byUp = make(map[string][]int32, n/8)
 	// Up to 3 keys per document (id, exposed name, name; name, exposed
@@ -362,34 +367,11 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	// termInfos and posting lists are carved out of two slabs (two
 	// allocations instead of two per term); each list is capped at its
 	// size, so a later append (Replace, With) copies it out.
-	tis := make([]*termInfo, 0, total)
-	var slab []termInfo
-	for i := range docs {
-		if skip != nil && skip[i] {
-			continue
-		}
-		for _, t := range docs[i].terms {
-			ti := ix.terms[t.term]
-			if ti == nil {
-				if len(slab) == cap(slab) {
-					slab = make([]termInfo, 0, max(1024, (total-len(tis))/4))
-				}
-				slab = append(slab, termInfo{})
-				ti = &slab[len(slab)-1]
-				ix.terms[t.term] = ti
-			}
-			ti.df++ // a count for sizing; reset below
-			tis = append(tis, ti)
-		}
-	}
-	posts := make([]posting, total)
-	off := 0
-	ix.termFilter = newKeyFilter(len(ix.terms))
-	for t, ti := range ix.terms {
-		ti.post = posts[off : off : off+int(ti.df)]
-		off += int(ti.df)
-		ti.df = 0
-		ix.termFilter.add(t)
+	var tis []*termInfo
+	if lex != nil {
+		tis = ix.termsFromLex(lex, total)
+	} else {
+		tis = ix.termsFromDocs(docs, skip, total)
 	}
 	// With no repeated id (the usual case), the key maps are filled by a
 	// second goroutine while this one fills the posting lists; with one,
@@ -432,6 +414,73 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool) {
 	wg.Wait()
 }
 
+// termsFromDocs fills ix.terms (empty) with the terms of the documents
+// not skipped, with posting lists sized for them (total: the number of
+// (document, term) pairs), and returns the termInfo of each pair in
+// order.
+func (ix *Index) termsFromDocs(docs []idxDoc, skip []bool, total int) []*termInfo {
+	// About one distinct term per five (document, term) pairs on real
+	// catalogs (36,968 of 199,169 at 10,000 tools): sized so the map does
+	// not grow (a rehash of every key) while it is filled.
+	ix.terms = make(map[string]*termInfo, max(len(ix.terms), total/4))
+	tis := make([]*termInfo, 0, total)
+	var slab []termInfo
+	for i := range docs {
+		if skip != nil && skip[i] {
+			continue
+		}
+		for _, t := range docs[i].terms {
+			ti := ix.terms[t.term]
+			if ti == nil {
+				if len(slab) == cap(slab) {
+					slab = make([]termInfo, 0, max(1024, (total-len(tis))/4))
+				}
+				slab = append(slab, termInfo{})
+				ti = &slab[len(slab)-1]
+				ix.terms[t.term] = ti
+			}
+			ti.df++ // a count for sizing; reset below
+			tis = append(tis, ti)
+		}
+	}
+	posts := make([]posting, total)
+	off := 0
+	ix.termFilter = newKeyFilter(len(ix.terms))
+	for t, ti := range ix.terms {
+		ti.post = posts[off : off : off+int(ti.df)]
+		off += int(ti.df)
+		ti.df = 0
+		ix.termFilter.add(t)
+	}
+	return tis
+}
+
+// termsFromLex is termsFromDocs for every document of lex: one map
+// insertion per distinct term and none per (document, term) pair.
+func (ix *Index) termsFromLex(lex *lexicon, total int) []*termInfo {
+	infos := make([]termInfo, len(lex.terms))
+	for _, id := range lex.ids {
+		infos[id].df++ // a count for sizing; reset below
+	}
+	posts := make([]posting, total)
+	off := 0
+	ix.terms = make(map[string]*termInfo, len(lex.terms))
+	ix.termFilter = newKeyFilter(len(lex.terms))
+	for id, t := range lex.terms {
+		ti := &infos[id]
+		ti.post = posts[off : off : off+int(ti.df)]
+		off += int(ti.df)
+		ti.df = 0
+		ix.terms[t] = ti
+		ix.termFilter.add(t)
+	}
+	tis := make([]*termInfo, len(lex.ids))
+	for k, id := range lex.ids {
+		tis[k] = &infos[id]
+	}
+	return tis
+}
+
 // uniqueIDs fills ix.byID (empty) with the documents' ids numbered in
 // order and reports whether they are all distinct; if not, it empties
 // byID again (addLocked fills it).
@@ -453,6 +502,13 @@ func (ix *Index) uniqueIDs(docs []idxDoc, skip []bool) bool {
 
 // analyzeAll tokenizes entries, in parallel for large inputs.
 func analyzeAll(entries []*Entry) []idxDoc {
+	docs, _ := analyzeAllLex(entries, false)
+	return docs
+}
+
+// analyzeAllLex is analyzeAll that also returns the batch's lexicon when
+// withLex is set (nil otherwise).
+func analyzeAllLex(entries []*Entry, withLex bool) ([]idxDoc, *lexicon) {
 	var es []*Entry
 	for _, e := range entries {
 		if e != nil {
@@ -462,37 +518,38 @@ func analyzeAll(entries []*Entry) []idxDoc {
 	docs := make([]idxDoc, len(es))
 	workers := runtime.GOMAXPROCS(0)
 	if len(es) < 256 || workers < 2 {
-		var buf []tokF
+		a := newAnalyzer(len(es), withLex)
 		for i, e := range es {
-			docs[i] = analyze(e, &buf)
+			docs[i] = analyze(e, a)
 		}
-		return docs
+		if !withLex {
+			return docs, nil
+		}
+		return docs, mergeLexicon([]*analyzer{a})
 	}
 	var wg sync.WaitGroup
 	chunk := (len(es) + workers - 1) / workers
+	var ws []*analyzer
 	for w := 0; w < workers; w++ {
 		lo, hi := w*chunk, min((w+1)*chunk, len(es))
 		if lo >= hi {
 			break
 		}
+		a := newAnalyzer(hi-lo, withLex)
+		ws = append(ws, a)
 		wg.Add(1)
 		go func(lo, hi int) {
 			defer wg.Done()
-			var buf []tokF
 			for i := lo; i < hi; i++ {
-				docs[i] = analyze(es[i], &buf)
+				docs[i] = analyze(es[i], a)
 			}
 		}(lo, hi)
 	}
 	wg.Wait()
-	return docs
-}
-
-// tokF is one term occurrence of an entry and the field it is in.
-type tokF struct {
-	t   string
-	key uint64 // the first 8 bytes of t, big-endian, zero-padded (sortKey)
-	f   uint8
+	if !withLex {
+		return docs, nil
+	}
+	return docs, mergeLexicon(ws)
 }
 
 // sortKey packs the first 8 bytes of t into an integer whose order is
@@ -514,20 +571,30 @@ func sortKey(t string) uint64 {
 	return k
 }
 
-// analyze turns one entry into its per-field term frequencies. buf is
-// working memory reused from entry to entry by one goroutine.
-func analyze(e *Entry, buf *[]tokF) idxDoc {
+// analyze turns one entry into its per-field term frequencies, counted
+// through a's term table (a is reused from entry to entry by one
+// goroutine).
+func analyze(e *Entry, a *analyzer) idxDoc {
 	d := idxDoc{e: e}
-	toks := (*buf)[:0]
-	defer func() { *buf = toks[:0] }()
+	a.begin()
 	var field uint8
 	var n [numFields]int
+	// The previous term of the name or description, for the word pairs
+	// (RankParams.Pairs): adjacent terms of one field, not equal.
+	prev, prevField := int32(-1), uint8(0)
 	sink := func(t string) {
 		if n[field] >= maxFieldTokens {
 			return
 		}
 		n[field]++
-		toks = append(toks, tokF{t, sortKey(t), field})
+		id := a.tab.intern(t)
+		a.count(id, field)
+		if field <= fieldDesc {
+			if prev >= 0 && prevField == field && prev != id {
+				a.hs = append(a.hs, pairHashFrom(a.tab.fnv[prev], t))
+			}
+			prev, prevField = id, field
+		}
 	}
 	field = fieldName
 	// nameTokens, keeping the first term of the name's text (its verb:
@@ -565,38 +632,9 @@ func analyze(e *Entry, buf *[]tokF) idxDoc {
 	for f := range n {
 		d.lens[f] = float32(n[f])
 	}
-	d.pairs = termPairs(toks)
-	// Only grouping equal terms matters (the order of d.terms does not):
-	// by key, then by the whole term.
-	slices.SortFunc(toks, func(a, b tokF) int {
-		if a.key != b.key {
-			if a.key < b.key {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a.t, b.t)
-	})
-	distinct := 0
-	for i := range toks {
-		if i == 0 || toks[i].t != toks[i-1].t {
-			distinct++
-		}
-	}
+	d.pairs = a.pairs()
 	d.verb = nameVerbFirst(e.Name, verb0)
-	d.terms = make([]termTF, 0, distinct)
-	for i := 0; i < len(toks); {
-		j := i
-		var tf [numFields]uint16
-		for j < len(toks) && toks[j].t == toks[i].t {
-			if tf[toks[j].f] < math.MaxUint16 {
-				tf[toks[j].f]++
-			}
-			j++
-		}
-		d.terms = append(d.terms, termTF{term: toks[i].t, tf: tf})
-		i = j
-	}
+	d.terms = a.terms()
 	// The up to 3 + 3 keys share one backing array (one allocation, not
 	// up to six), and a name key is folded on the stack and copied out
 	// only when it is kept (name, exposed name and title mostly fold
@@ -1002,7 +1040,7 @@ func (ix *Index) renormLocked(from int) {
 // compactLocked drops tombstones and renumbers documents; the caller then
 // calls renormLocked.
 func (ix *Index) compactLocked() {
-	ix.bulkAddLocked(ix.docs, ix.dead)
+	ix.bulkAddLocked(ix.docs, ix.dead, nil)
 }
 
 // Params returns the index's ranking parameters.
@@ -1663,40 +1701,9 @@ func (ix *Index) hitTerms(out []Scored, sc *scratch) {
 	}
 }
 
-// termPairs returns the sorted, distinct hashes (pairHash) of the pairs
-// of adjacent terms of the name and of the description among toks (the
-// entry's terms in the order emitted, fields in order), for
-// RankParams.Pairs; nil for none. One allocation, of the exact size.
-func termPairs(toks []tokF) []uint32 {
-	var buf [256]uint32
-	hs := buf[:0]
-	for i := 1; i < len(toks) && toks[i].f <= fieldDesc; i++ {
-		a, b := &toks[i-1], &toks[i]
-		if a.f == b.f && a.t != b.t {
-			hs = append(hs, pairHash(a.t, b.t))
-		}
-	}
-	if len(hs) == 0 {
-		return nil
-	}
-	slices.Sort(hs)
-	hs = slices.Compact(hs)
-	return append(make([]uint32, 0, len(hs)), hs...)
-}
-
 // pairHash hashes the pair of adjacent terms a b (FNV-1a, 32 bits; a
 // collision only adds a small score to one of the first hits).
-func pairHash(a, b string) uint32 {
-	h := uint32(2166136261)
-	for i := 0; i < len(a); i++ {
-		h = (h ^ uint32(a[i])) * 16777619
-	}
-	h = (h ^ 0xff) * 16777619 // no term has the byte 0xff (UTF-8)
-	for i := 0; i < len(b); i++ {
-		h = (h ^ uint32(b[i])) * 16777619
-	}
-	return h
-}
+func pairHash(a, b string) uint32 { return pairHashFrom(fnv32(a), b) }
 
 // pairMix adds the word-pair score (RankParams.Pairs) to the first hits
 // in out: for each pair of adjacent query terms (analyzedQuery.seq) an

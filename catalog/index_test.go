@@ -341,10 +341,10 @@ func TestNoParams(t *testing.T) {
 // the first term of its name as it tokenizes it (no second pass); it
 // must equal nameVerb.
 func TestAnalyzeVerbIsNameVerb(t *testing.T) {
-	var buf []tokF
+	a := newAnalyzer(1, false)
 	for _, name := range []string{"search_nodes", "createEntities", "hotel.book", "hotel_room_pricing.get",
 		"weather.forecast", "the_find_tool", "YouTubeSearch", "getURLs", "  list files ", "获取天气", "", "a.b.c.delete"} {
-		d := analyze(&Entry{ID: "x:" + name, Name: name}, &buf)
+		d := analyze(&Entry{ID: "x:" + name, Name: name}, a)
 		if want := nameVerb(name); d.verb != want {
 			t.Errorf("%q: analyze verb %d, nameVerb %d", name, d.verb, want)
 		}

@@ -1,0 +1,176 @@
+package catalog
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// This file is the per-entry analysis of the index build (DESIGN "Search",
+// "Index build"): the terms of each entry counted per field through a
+// table of the terms met so far, instead of collecting every occurrence
+// and sorting them (round 10, issue 15: the per-entry sort was the largest
+// single cost of the 10,000-tool build).
+
+// termTable interns the terms met by one analysis worker: each distinct
+// term gets a number, and per number what the build needs more than once
+// (its sort key, its FNV-1a hash for the word pairs, and where it is in
+// the entry being analyzed).
+type termTable struct {
+	ids   map[string]int32
+	terms []string
+	key   []uint64 // sortKey of each term
+	fnv   []uint32 // fnv32 of each term (pairHash's first half)
+	seen  []int32  // per term: the stamp of the last entry that had it
+	slot  []int32  // per term: its place in that entry's list
+}
+
+// termAcc is one distinct term of the entry being analyzed and its
+// frequency per field.
+type termAcc struct {
+	key uint64
+	id  int32
+	tf  [numFields]uint16
+}
+
+// analyzer is the working memory of one analysis worker, reused from
+// entry to entry.
+type analyzer struct {
+	tab   termTable
+	stamp int32     // number of entries analyzed; seen[id] == stamp: in this entry
+	cur   []termAcc // distinct terms of the entry being analyzed
+	hs    []uint32  // its word-pair hashes
+	// ids, when kept (keepIDs), holds the term numbers of every entry
+	// analyzed, each entry's in the order of its idxDoc.terms.
+	ids     []int32
+	keepIDs bool
+}
+
+// newAnalyzer returns an analyzer sized for about n entries.
+func newAnalyzer(n int, keepIDs bool) *analyzer {
+	a := &analyzer{keepIDs: keepIDs}
+	a.tab.ids = make(map[string]int32, min(4*n, 1<<16))
+	if keepIDs {
+		a.ids = make([]int32, 0, 20*n)
+	}
+	return a
+}
+
+// intern returns the number of term t, adding it when new.
+func (tab *termTable) intern(t string) int32 {
+	if id, ok := tab.ids[t]; ok {
+		return id
+	}
+	id := int32(len(tab.terms))
+	tab.ids[t] = id
+	tab.terms = append(tab.terms, t)
+	tab.key = append(tab.key, sortKey(t))
+	tab.fnv = append(tab.fnv, fnv32(t))
+	tab.seen = append(tab.seen, 0)
+	tab.slot = append(tab.slot, 0)
+	return id
+}
+
+// begin starts the analysis of the next entry.
+func (a *analyzer) begin() {
+	a.stamp++
+	a.cur = a.cur[:0]
+	a.hs = a.hs[:0]
+}
+
+// count adds one occurrence of term id in field f.
+func (a *analyzer) count(id int32, f uint8) {
+	tab := &a.tab
+	if tab.seen[id] != a.stamp {
+		tab.seen[id] = a.stamp
+		tab.slot[id] = int32(len(a.cur))
+		a.cur = append(a.cur, termAcc{key: tab.key[id], id: id})
+	}
+	if tf := &a.cur[tab.slot[id]].tf[f]; *tf < math.MaxUint16 {
+		*tf++
+	}
+}
+
+// terms returns the entry's distinct terms with their frequencies, in the
+// order of (sortKey, term): the order the dense vector sums them in
+// (denseDoc), so it does not depend on how they were counted. With
+// keepIDs, their numbers are appended to a.ids in the same order.
+func (a *analyzer) terms() []termTF {
+	tab := &a.tab
+	slices.SortFunc(a.cur, func(x, y termAcc) int {
+		if x.key != y.key {
+			if x.key < y.key {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(tab.terms[x.id], tab.terms[y.id])
+	})
+	out := make([]termTF, len(a.cur))
+	for i, c := range a.cur {
+		out[i] = termTF{term: tab.terms[c.id], tf: c.tf}
+		if a.keepIDs {
+			a.ids = append(a.ids, c.id)
+		}
+	}
+	return out
+}
+
+// pairs returns the entry's sorted, distinct word-pair hashes (nil for
+// none), in one allocation of the exact size.
+func (a *analyzer) pairs() []uint32 {
+	if len(a.hs) == 0 {
+		return nil
+	}
+	slices.Sort(a.hs)
+	hs := slices.Compact(a.hs)
+	return append(make([]uint32, 0, len(hs)), hs...)
+}
+
+// lexicon is what analyzeAll learnt about the terms of a batch, for the
+// bulk add: every distinct term once, and per document (in order) the
+// numbers of its terms in the order of its idxDoc.terms, so that
+// docs[i].terms[k].term == terms[ids[off+k]] (off: the terms of the
+// documents before i). The bulk add then hashes each distinct term once
+// instead of each (document, term) pair.
+type lexicon struct {
+	terms []string
+	ids   []int32
+}
+
+// mergeLexicon joins the tables of workers that analyzed consecutive
+// ranges of one batch into one lexicon (the first worker's table grows
+// into it).
+func mergeLexicon(ws []*analyzer) *lexicon {
+	base := ws[0]
+	lex := &lexicon{ids: base.ids}
+	for _, w := range ws[1:] {
+		remap := make([]int32, len(w.tab.terms))
+		for local, t := range w.tab.terms {
+			remap[local] = base.tab.intern(t)
+		}
+		for _, id := range w.ids {
+			lex.ids = append(lex.ids, remap[id])
+		}
+	}
+	lex.terms = base.tab.terms
+	return lex
+}
+
+// fnv32 is the 32-bit FNV-1a hash of s.
+func fnv32(s string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(s); i++ {
+		h = (h ^ uint32(s[i])) * 16777619
+	}
+	return h
+}
+
+// pairHashFrom is pairHash(a, b) given ha = fnv32(a).
+func pairHashFrom(ha uint32, b string) uint32 {
+	h := (ha ^ 0xff) * 16777619 // no term has the byte 0xff (UTF-8)
+	for i := 0; i < len(b); i++ {
+		h = (h ^ uint32(b[i])) * 16777619
+	}
+	return h
+}
