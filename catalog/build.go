@@ -18,11 +18,16 @@ import (
 // the entry being analyzed).
 type termTable struct {
 	ids   map[string]int32
-	terms []string
-	key   []uint64 // sortKey of each term
-	fnv   []uint32 // fnv32 of each term (pairHash's first half)
-	seen  []int32  // per term: the stamp of the last entry that had it
-	slot  []int32  // per term: its place in that entry's list
+	terms []termRec
+}
+
+// termRec is one term of a termTable.
+type termRec struct {
+	t    string
+	key  uint64 // sortKey(t)
+	fnv  uint32 // fnv32(t): pairHash's first half
+	seen int32  // the stamp of the last entry that had it
+	slot int32  // its place in that entry's list
 }
 
 // termAcc is one distinct term of the entry being analyzed and its
@@ -46,12 +51,14 @@ type analyzer struct {
 	keepIDs bool
 }
 
-// newAnalyzer returns an analyzer sized for about n entries.
+// newAnalyzer returns an analyzer sized for about n entries (about 4
+// new terms and 20 distinct terms per entry at 10,000 tools).
 func newAnalyzer(n int, keepIDs bool) *analyzer {
 	a := &analyzer{keepIDs: keepIDs}
-	a.tab.ids = make(map[string]int32, min(4*n, 1<<16))
+	a.tab.ids = make(map[string]int32, min(5*n, 1<<16))
+	a.tab.terms = make([]termRec, 0, min(5*n, 1<<16))
 	if keepIDs {
-		a.ids = make([]int32, 0, 20*n)
+		a.ids = make([]int32, 0, 24*n)
 	}
 	return a
 }
@@ -63,11 +70,7 @@ func (tab *termTable) intern(t string) int32 {
 	}
 	id := int32(len(tab.terms))
 	tab.ids[t] = id
-	tab.terms = append(tab.terms, t)
-	tab.key = append(tab.key, sortKey(t))
-	tab.fnv = append(tab.fnv, fnv32(t))
-	tab.seen = append(tab.seen, 0)
-	tab.slot = append(tab.slot, 0)
+	tab.terms = append(tab.terms, termRec{t: t, key: sortKey(t), fnv: fnv32(t)})
 	return id
 }
 
@@ -80,13 +83,13 @@ func (a *analyzer) begin() {
 
 // count adds one occurrence of term id in field f.
 func (a *analyzer) count(id int32, f uint8) {
-	tab := &a.tab
-	if tab.seen[id] != a.stamp {
-		tab.seen[id] = a.stamp
-		tab.slot[id] = int32(len(a.cur))
-		a.cur = append(a.cur, termAcc{key: tab.key[id], id: id})
+	r := &a.tab.terms[id]
+	if r.seen != a.stamp {
+		r.seen = a.stamp
+		r.slot = int32(len(a.cur))
+		a.cur = append(a.cur, termAcc{key: r.key, id: id})
 	}
-	if tf := &a.cur[tab.slot[id]].tf[f]; *tf < math.MaxUint16 {
+	if tf := &a.cur[r.slot].tf[f]; *tf < math.MaxUint16 {
 		*tf++
 	}
 }
@@ -104,11 +107,11 @@ func (a *analyzer) terms() []termTF {
 			}
 			return 1
 		}
-		return strings.Compare(tab.terms[x.id], tab.terms[y.id])
+		return strings.Compare(tab.terms[x.id].t, tab.terms[y.id].t)
 	})
 	out := make([]termTF, len(a.cur))
 	for i, c := range a.cur {
-		out[i] = termTF{term: tab.terms[c.id], tf: c.tf}
+		out[i] = termTF{term: tab.terms[c.id].t, tf: c.tf}
 		if a.keepIDs {
 			a.ids = append(a.ids, c.id)
 		}
@@ -129,31 +132,47 @@ func (a *analyzer) pairs() []uint32 {
 
 // lexicon is what analyzeAll learnt about the terms of a batch, for the
 // bulk add: every distinct term once, and per document (in order) the
-// numbers of its terms in the order of its idxDoc.terms, so that
-// docs[i].terms[k].term == terms[ids[off+k]] (off: the terms of the
-// documents before i). The bulk add then hashes each distinct term once
-// instead of each (document, term) pair.
+// numbers of its terms in the order of its idxDoc.terms: ids is the
+// concatenation of chunks, and docs[i].terms[k].term == terms[id] for the
+// id at place off+k of it (off: the number of terms of the documents
+// before i). The bulk add then hashes each distinct term once instead of
+// each (document, term) pair.
 type lexicon struct {
 	terms []string
-	ids   []int32
+	ids   [][]int32
 }
 
 // mergeLexicon joins the tables of workers that analyzed consecutive
-// ranges of one batch into one lexicon (the first worker's table grows
-// into it).
+// ranges of one batch into one lexicon; the workers' ids are renumbered in
+// place. A worker's terms are distinct, so only those of workers before
+// the last are added to the first worker's map (with two workers: none).
 func mergeLexicon(ws []*analyzer) *lexicon {
 	base := ws[0]
-	lex := &lexicon{ids: base.ids}
-	for _, w := range ws[1:] {
-		remap := make([]int32, len(w.tab.terms))
-		for local, t := range w.tab.terms {
-			remap[local] = base.tab.intern(t)
-		}
-		for _, id := range w.ids {
-			lex.ids = append(lex.ids, remap[id])
-		}
+	lex := &lexicon{terms: make([]string, len(base.tab.terms), len(base.tab.terms)+len(base.tab.terms)/2)}
+	for i := range base.tab.terms {
+		lex.terms[i] = base.tab.terms[i].t
 	}
-	lex.terms = base.tab.terms
+	lex.ids = append(lex.ids, base.ids)
+	for k, w := range ws[1:] {
+		last := k == len(ws)-2
+		remap := make([]int32, len(w.tab.terms))
+		for local := range w.tab.terms {
+			t := w.tab.terms[local].t
+			id, ok := base.tab.ids[t]
+			if !ok {
+				id = int32(len(lex.terms))
+				lex.terms = append(lex.terms, t)
+				if !last {
+					base.tab.ids[t] = id
+				}
+			}
+			remap[local] = id
+		}
+		for i, id := range w.ids {
+			w.ids[i] = remap[id]
+		}
+		lex.ids = append(lex.ids, w.ids)
+	}
 	return lex
 }
 

@@ -459,8 +459,10 @@ func (ix *Index) termsFromDocs(docs []idxDoc, skip []bool, total int) []*termInf
 // insertion per distinct term and none per (document, term) pair.
 func (ix *Index) termsFromLex(lex *lexicon, total int) []*termInfo {
 	infos := make([]termInfo, len(lex.terms))
-	for _, id := range lex.ids {
-		infos[id].df++ // a count for sizing; reset below
+	for _, ids := range lex.ids {
+		for _, id := range ids {
+			infos[id].df++ // a count for sizing; reset below
+		}
 	}
 	posts := make([]posting, total)
 	off := 0
@@ -474,9 +476,11 @@ func (ix *Index) termsFromLex(lex *lexicon, total int) []*termInfo {
 		ix.terms[t] = ti
 		ix.termFilter.add(t)
 	}
-	tis := make([]*termInfo, len(lex.ids))
-	for k, id := range lex.ids {
-		tis[k] = &infos[id]
+	tis := make([]*termInfo, 0, total)
+	for _, ids := range lex.ids {
+		for _, id := range ids {
+			tis = append(tis, &infos[id])
+		}
 	}
 	return tis
 }
@@ -591,7 +595,7 @@ func analyze(e *Entry, a *analyzer) idxDoc {
 		a.count(id, field)
 		if field <= fieldDesc {
 			if prev >= 0 && prevField == field && prev != id {
-				a.hs = append(a.hs, pairHashFrom(a.tab.fnv[prev], t))
+				a.hs = append(a.hs, pairHashFrom(a.tab.terms[prev].fnv, t))
 			}
 			prev, prevField = id, field
 		}
