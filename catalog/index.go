@@ -618,7 +618,7 @@ func analyze(e *Entry, a *analyzer) idxDoc {
 	if e.Exposed != "" && !strings.EqualFold(e.Exposed, e.Name) {
 		// Only the whole exposed name: its parts (prefix, tool name) are
 		// already indexed from Upstream and Name.
-		sink(strings.ToLower(e.Exposed))
+		sink(toLower(e.Exposed))
 	}
 	if e.Title != "" {
 		tokenizeText(e.Title, sink)
@@ -646,7 +646,7 @@ func analyze(e *Entry, a *analyzer) idxDoc {
 	kb := make([]string, 0, 6)
 	d.keys, d.nkeys = kb[0:0:3], kb[3:3:6]
 	for _, k := range [...]string{e.ID, e.Exposed, e.Name} {
-		k = strings.ToLower(strings.TrimSpace(k))
+		k = toLower(strings.TrimSpace(k))
 		if k != "" && !slices.Contains(d.keys, k) {
 			d.keys = append(d.keys, k)
 		}
@@ -1534,10 +1534,41 @@ func scorePostingsClause(post []posting, norm [][numFields]float32, acc []float3
 	*top, *segMax = best, sm
 }
 
+// Every byte's low bit and every byte's top bit of a uint64.
+const (
+	loBits = 0x0101010101010101
+	hiBits = 0x8080808080808080
+)
+
+// toLower is strings.ToLower(s), returning s itself, after one pass of
+// 8 bytes at a time, when s has no upper-case letter (the usual ids and
+// names; strings.ToLower checks a byte at a time).
+func toLower(s string) string {
+	if isLowerASCII(s) {
+		return s
+	}
+	return strings.ToLower(s)
+}
+
 // isLowerASCII reports whether s has no upper-case ASCII letter and no
 // non-ASCII byte (then strings.ToLower(s) == s).
 func isLowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 { // 8 bytes at a time
+		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if x&hiBits != 0 {
+			return false // a non-ASCII byte
+		}
+		// With every byte below 0x80 the sums carry into no other byte:
+		// a byte's top bit is set in ge by c >= 'A', in gt by c > 'Z'.
+		ge := x + (0x80-'A')*loBits
+		gt := x + (0x80-'Z'-1)*loBits
+		if ge&^gt&hiBits != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c >= utf8.RuneSelf || c >= 'A' && c <= 'Z' {
 			return false
 		}

@@ -693,12 +693,26 @@ func nameKey(s string) string {
 // when the key is "" (under 4 characters).
 func appendNameKey(b []byte, s string) []byte {
 	n := len(b)
-	for _, r := range s {
+	ascii := true
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf { // ASCII: no decoding, no calls
+			if asciiWord[c] {
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		ascii = false
+		r, size := utf8.DecodeRuneInString(s[i:])
 		if isWordRune(r) {
 			b = utf8.AppendRune(b, unicode.ToLower(r))
 		}
+		i += size
 	}
-	if utf8.RuneCount(b[n:]) < 4 {
+	if ascii && len(b)-n < 4 || !ascii && utf8.RuneCount(b[n:]) < 4 {
 		return nil
 	}
 	return b

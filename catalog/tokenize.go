@@ -600,7 +600,7 @@ func nameTokens(name string, sink tokenSink) {
 // nameWhole returns the whole-identifier term nameTokens emits first for
 // name, and false when it emits none.
 func nameWhole(name string) (string, bool) {
-	whole := strings.ToLower(strings.TrimSpace(name))
+	whole := toLower(strings.TrimSpace(name))
 	if whole != "" && utf8.RuneCountInString(whole) <= 128 {
 		// Keep the whole identifier only when it differs from its parts.
 		if strings.IndexFunc(whole, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) >= 0 || whole != name {

@@ -35,7 +35,16 @@ const zhMaxRunes = 4
 type wordTable struct {
 	data string
 	offs []uint32
+	// klen is the byte length of each line's word (maxKeyLen: that or
+	// longer, found by scanning); keys is a filter over the words, so a
+	// word not in the table (most of the candidates a segmentation tries)
+	// is mostly answered without the binary search.
+	klen []uint8
+	keys keyFilter
 }
+
+// maxKeyLen is the longest word length wordTable.klen holds.
+const maxKeyLen = 255
 
 // lazyTable is a gzip-compressed embedded word table, decompressed on
 // first use.
@@ -57,16 +66,26 @@ func (l *lazyTable) get() *wordTable {
 			return
 		}
 		data := string(raw)
-		offs := make([]uint32, 0, bytes.Count(raw, []byte{'\n'})+1)
+		n := bytes.Count(raw, []byte{'\n'}) + 1
+		offs := make([]uint32, 0, n)
+		klen := make([]uint8, 0, n)
+		keys := newKeyFilter(n)
 		for at := 0; at < len(data); {
 			offs = append(offs, uint32(at))
-			nl := strings.IndexByte(data[at:], '\n')
+			l := data[at:]
+			nl := strings.IndexByte(l, '\n')
+			if nl >= 0 {
+				l = l[:nl]
+			}
+			k, _, _ := strings.Cut(l, " ")
+			klen = append(klen, uint8(min(len(k), maxKeyLen)))
+			keys.add(k)
 			if nl < 0 {
 				break
 			}
 			at += nl + 1
 		}
-		l.tab = wordTable{data: data, offs: offs}
+		l.tab = wordTable{data: data, offs: offs, klen: klen, keys: keys}
 	})
 	return &l.tab
 }
@@ -85,12 +104,24 @@ func (t *wordTable) line(i int) (key, terms string) {
 	return key, terms
 }
 
+// key returns the word of line i.
+func (t *wordTable) key(i int) string {
+	if n := t.klen[i]; n < maxKeyLen {
+		return t.data[t.offs[i] : t.offs[i]+uint32(n)]
+	}
+	k, _ := t.line(i)
+	return k
+}
+
 // lookup returns the space-separated English terms of word w.
 func (t *wordTable) lookup(w string) (string, bool) {
+	if !t.keys.mayHave(w) {
+		return "", false
+	}
 	lo, hi := 0, len(t.offs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if k, _ := t.line(m); k < w {
+		if t.key(m) < w {
 			lo = m + 1
 		} else {
 			hi = m
