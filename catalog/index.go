@@ -767,6 +767,10 @@ func decodeParamRoot(schema json.RawMessage, root *paramRoot) bool {
 	if len(raw) == 0 || len(raw) > maxIndexSchemaBytes || raw[0] != '{' || noParams(raw) {
 		return false
 	}
+	if fastParamRoot(raw, root) {
+		return true
+	}
+	*root = paramRoot{} // what the reader left: encoding/json decides
 	if err := json.Unmarshal(raw, root); err != nil {
 		if _, ok := err.(*json.UnmarshalTypeError); !ok {
 			return false
