@@ -31,9 +31,9 @@ type schemaReader struct {
 
 // Struct fields a key can name at one level of paramRoot.
 const (
-	fieldDescKey = 1 << iota // "description"
-	fieldPropsKey            // "properties"
-	fieldItemsKey            // "items"
+	fieldDescKey  = 1 << iota // "description"
+	fieldPropsKey             // "properties"
+	fieldItemsKey             // "items"
 )
 
 // fastParamRoot decodes raw (a schema, trimmed, starting with '{') into
