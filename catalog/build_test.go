@@ -54,3 +54,21 @@ func TestAppendNameKeyASCIIPath(t *testing.T) {
 		}
 	}
 }
+
+// TestStopTableIsStopwords: the stopword table answers as the map does,
+// for every stopword and for words near them.
+func TestStopTableIsStopwords(t *testing.T) {
+	if maxStopwordLen > 7 {
+		t.Skip("stopwords longer than 7 bytes: the map is used")
+	}
+	words := []string{"", "x", "thee", "th", "tha", "pleas", "pleasee", "abcdefg", "\xff", "é", "a\x00"}
+	for w := range stopwords {
+		words = append(words, w, w+"s", w[:len(w)-1], strings.ToUpper(w))
+	}
+	for _, w := range words {
+		_, want := stopwords[w]
+		if got := isStopword(w); got != want {
+			t.Errorf("isStopword(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
