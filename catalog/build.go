@@ -2,8 +2,8 @@ package catalog
 
 import (
 	"math"
+	"math/bits"
 	"slices"
-	"strings"
 )
 
 // This file is the per-entry analysis of the index build (DESIGN "Search",
@@ -15,9 +15,12 @@ import (
 // termTable interns the terms met by one analysis worker: each distinct
 // term gets a number, and per number what the build needs more than once
 // (its sort key, its FNV-1a hash for the word pairs, and where it is in
-// the entry being analyzed).
+// the entry being analyzed). The table is open-addressed by that FNV-1a
+// hash (one hash per occurrence serves both; a Go map hashed each
+// occurrence again, ~130 instructions a look-up).
 type termTable struct {
-	ids   map[string]int32
+	slots []int32 // 1 + a term's number; 0: empty. A power of two long.
+	shift uint    // 32 - log2(len(slots))
 	terms []termRec
 }
 
@@ -55,23 +58,66 @@ type analyzer struct {
 // new terms and 20 distinct terms per entry at 10,000 tools).
 func newAnalyzer(n int, keepIDs bool) *analyzer {
 	a := &analyzer{keepIDs: keepIDs}
-	a.tab.ids = make(map[string]int32, min(5*n, 1<<16))
-	a.tab.terms = make([]termRec, 0, min(5*n, 1<<16))
+	a.tab.init(min(5*n, 1<<16))
 	if keepIDs {
 		a.ids = make([]int32, 0, 24*n)
 	}
 	return a
 }
 
+// init empties the table, sized for about n terms.
+func (tab *termTable) init(n int) {
+	size := 64
+	for size < 2*n {
+		size *= 2
+	}
+	tab.slots = make([]int32, size)
+	tab.shift = uint(32 - bits.Len(uint(size-1)))
+	tab.terms = make([]termRec, 0, n)
+}
+
+// find returns the slot of term t (hash h = fnv32(t)) and its number, or
+// the empty slot where it would go and -1.
+func (tab *termTable) find(t string, h uint32) (slot int, id int32) {
+	mask := len(tab.slots) - 1
+	for i := int((h * 0x9E3779B1) >> tab.shift); ; i = (i + 1) & mask {
+		s := tab.slots[i]
+		if s == 0 {
+			return i, -1
+		}
+		if r := &tab.terms[s-1]; r.fnv == h && r.t == t {
+			return i, s - 1
+		}
+	}
+}
+
 // intern returns the number of term t, adding it when new.
 func (tab *termTable) intern(t string) int32 {
-	if id, ok := tab.ids[t]; ok {
+	if tab.slots == nil {
+		tab.init(0)
+	}
+	h := fnv32(t)
+	slot, id := tab.find(t, h)
+	if id >= 0 {
 		return id
 	}
-	id := int32(len(tab.terms))
-	tab.ids[t] = id
-	tab.terms = append(tab.terms, termRec{t: t, key: sortKey(t), fnv: fnv32(t)})
+	id = int32(len(tab.terms))
+	tab.terms = append(tab.terms, termRec{t: t, key: sortKey(t), fnv: h})
+	tab.slots[slot] = id + 1
+	if 2*len(tab.terms) > len(tab.slots) {
+		tab.grow()
+	}
 	return id
+}
+
+// grow doubles the table.
+func (tab *termTable) grow() {
+	tab.slots = make([]int32, 2*len(tab.slots))
+	tab.shift--
+	for id := range tab.terms {
+		slot, _ := tab.find(tab.terms[id].t, tab.terms[id].fnv)
+		tab.slots[slot] = int32(id) + 1
+	}
 }
 
 // begin starts the analysis of the next entry.
@@ -100,15 +146,7 @@ func (a *analyzer) count(id int32, f uint8) {
 // keepIDs, their numbers are appended to a.ids in the same order.
 func (a *analyzer) terms() []termTF {
 	tab := &a.tab
-	slices.SortFunc(a.cur, func(x, y termAcc) int {
-		if x.key != y.key {
-			if x.key < y.key {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(tab.terms[x.id].t, tab.terms[y.id].t)
-	})
+	sortAcc(a.cur, tab.terms, 0)
 	out := make([]termTF, len(a.cur))
 	for i, c := range a.cur {
 		out[i] = termTF{term: tab.terms[c.id].t, tf: c.tf}
@@ -157,13 +195,13 @@ func mergeLexicon(ws []*analyzer) *lexicon {
 		last := k == len(ws)-2
 		remap := make([]int32, len(w.tab.terms))
 		for local := range w.tab.terms {
-			t := w.tab.terms[local].t
-			id, ok := base.tab.ids[t]
-			if !ok {
+			r := &w.tab.terms[local]
+			_, id := base.tab.find(r.t, r.fnv)
+			if id < 0 {
 				id = int32(len(lex.terms))
-				lex.terms = append(lex.terms, t)
+				lex.terms = append(lex.terms, r.t)
 				if !last {
-					base.tab.ids[t] = id
+					base.tab.intern(r.t) // number id: base's terms are lex's so far
 				}
 			}
 			remap[local] = id
@@ -192,4 +230,73 @@ func pairHashFrom(ha uint32, b string) uint32 {
 		h = (h ^ uint32(b[i])) * 16777619
 	}
 	return h
+}
+
+// accLess orders the terms of an entry by (sortKey, term).
+func accLess(x, y *termAcc, terms []termRec) bool {
+	if x.key != y.key {
+		return x.key < y.key
+	}
+	return terms[x.id].t < terms[y.id].t
+}
+
+// sortAcc sorts an entry's distinct terms by (sortKey, term): quicksort
+// with a median-of-three pivot and the comparison inline, insertion sort
+// for short runs, and slices.SortFunc past a depth of 48 (so no input is
+// quadratic). The terms are distinct, so no two elements are equal.
+func sortAcc(a []termAcc, terms []termRec, depth int) {
+	for len(a) > 12 {
+		if depth > 48 {
+			slices.SortFunc(a, func(x, y termAcc) int {
+				if accLess(&x, &y, terms) {
+					return -1
+				}
+				return 1
+			})
+			return
+		}
+		depth++
+		m, last := len(a)/2, len(a)-1
+		if accLess(&a[m], &a[0], terms) {
+			a[m], a[0] = a[0], a[m]
+		}
+		if accLess(&a[last], &a[m], terms) {
+			a[last], a[m] = a[m], a[last]
+			if accLess(&a[m], &a[0], terms) {
+				a[m], a[0] = a[0], a[m]
+			}
+		}
+		// a[0] <= a[m] <= a[last]: the pivot goes to a[last-1], and the
+		// scan runs between the sentinels a[0] and a[last].
+		a[m], a[last-1] = a[last-1], a[m]
+		p := a[last-1]
+		i, j := 0, last-1
+		for {
+			for i++; accLess(&a[i], &p, terms); i++ {
+			}
+			for j--; accLess(&p, &a[j], terms); j-- {
+			}
+			if i >= j {
+				break
+			}
+			a[i], a[j] = a[j], a[i]
+		}
+		a[i], a[last-1] = a[last-1], a[i]
+		// a[:i] < pivot = a[i] < a[i+1:]; recurse into the shorter side.
+		if i < len(a)-1-i {
+			sortAcc(a[:i], terms, depth)
+			a = a[i+1:]
+		} else {
+			sortAcc(a[i+1:], terms, depth)
+			a = a[:i]
+		}
+	}
+	for i := 1; i < len(a); i++ {
+		x := a[i]
+		j := i
+		for ; j > 0 && accLess(&x, &a[j-1], terms); j-- {
+			a[j] = a[j-1]
+		}
+		a[j] = x
+	}
 }

@@ -1,6 +1,9 @@
 package catalog
 
 import (
+	"fmt"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"unicode"
@@ -69,6 +72,83 @@ func TestStopTableIsStopwords(t *testing.T) {
 		_, want := stopwords[w]
 		if got := isStopword(w); got != want {
 			t.Errorf("isStopword(%q) = %v, want %v", w, got, want)
+		}
+	}
+}
+
+// TestSortAcc: sortAcc orders distinct terms by (sortKey, term) for
+// sizes around its insertion-sort cut-off, sorted and reversed inputs
+// and terms sharing their first 8 bytes.
+func TestSortAcc(t *testing.T) {
+	rng := uint64(1)
+	next := func() uint64 { rng = rng*6364136223846793005 + 1442695040888963407; return rng >> 33 }
+	for _, n := range []int{0, 1, 2, 3, 12, 13, 14, 40, 200, 3000} {
+		for _, order := range []string{"random", "sorted", "reversed", "prefixes"} {
+			var tab termTable
+			seen := map[string]bool{}
+			var acc []termAcc
+			for len(acc) < n {
+				w := strings.Repeat("x", int(next()%4)) + string(rune('a'+next()%26)) + string(rune('a'+next()%26)) + string(rune('a'+next()%26))
+				if order == "prefixes" {
+					w = "abcdefgh" + w
+				}
+				if seen[w] {
+					continue
+				}
+				seen[w] = true
+				id := tab.intern(w)
+				acc = append(acc, termAcc{key: tab.terms[id].key, id: id})
+			}
+			cmp := func(x, y termAcc) int { return strings.Compare(tab.terms[x.id].t, tab.terms[y.id].t) }
+			switch order {
+			case "sorted":
+				slices.SortFunc(acc, cmp)
+			case "reversed":
+				slices.SortFunc(acc, func(x, y termAcc) int { return -cmp(x, y) })
+			}
+			sortAcc(acc, tab.terms, 0)
+			if !slices.IsSortedFunc(acc, cmp) {
+				t.Errorf("n=%d %s: not sorted", n, order)
+			}
+		}
+	}
+}
+
+// TestLexiconMatchesDocs: with 1 to 4 analysis workers the lexicon
+// numbers every distinct term once and names each document's terms in
+// the order of its idxDoc.terms.
+func TestLexiconMatchesDocs(t *testing.T) {
+	var es []*Entry
+	for i := 0; i < 700; i++ {
+		es = append(es, &Entry{ID: fmt.Sprintf("u:t%d", i), Upstream: "u", Name: fmt.Sprintf("get_item_%d", i%37),
+			Description: fmt.Sprintf("Returns item %d of the list, word%d and word%d; 获取天气 %d", i, i%11, i%101, i%5)})
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, procs := range []int{1, 2, 3, 4} {
+		runtime.GOMAXPROCS(procs)
+		docs, lex := analyzeAllLex(es, true)
+		seen := map[string]bool{}
+		for _, term := range lex.terms {
+			if seen[term] {
+				t.Fatalf("procs %d: %q numbered twice", procs, term)
+			}
+			seen[term] = true
+		}
+		var ids []int32
+		for _, c := range lex.ids {
+			ids = append(ids, c...)
+		}
+		k := 0
+		for _, d := range docs {
+			for _, tt := range d.terms {
+				if k >= len(ids) || lex.terms[ids[k]] != tt.term {
+					t.Fatalf("procs %d: term %d of %s is %q, lexicon says otherwise", procs, k, d.e.ID, tt.term)
+				}
+				k++
+			}
+		}
+		if k != len(ids) {
+			t.Fatalf("procs %d: %d ids for %d terms", procs, len(ids), k)
 		}
 	}
 }
