@@ -152,3 +152,30 @@ func TestLexiconMatchesDocs(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainTermIsEmitWord: for words of ASCII lower-case letters and
+// digits, plainTerm emits what emitWord does.
+func TestPlainTermIsEmitWord(t *testing.T) {
+	for _, w := range []string{"a", "s", "is", "the", "files", "queries", "creating", "abs", "ids", "urls", "please",
+		"x1", "2fa", "v2s", "running", "cases", "ss", "sss", "address", "data", "used", "using"} {
+		var want []string
+		emitWord(w, func(t string) { want = append(want, t) }, func(t string) { want = append(want, "whole:"+t) })
+		var got []string
+		if term, ok := plainTerm(w); ok {
+			got = append(got, term)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: plainTerm %q, emitWord %q", w, got, want)
+		}
+	}
+}
+
+// TestHasNonWordRune agrees with the strings.IndexFunc definition.
+func TestHasNonWordRune(t *testing.T) {
+	for _, s := range append(buildTestStrings, "get_ip", "getIP", "获取天气", "abc文", "naïve", "ab\xffcd", "x-y") {
+		want := strings.IndexFunc(s, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) >= 0
+		if got := hasNonWordRune(s); got != want {
+			t.Errorf("hasNonWordRune(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -156,14 +156,21 @@ func tokenizeTextUnits(s string, sink tokenSink, uf unitSink, unit int) int {
 			i = j
 		case isWordRune(r):
 			j := i + size
+			// plain: ASCII lower-case letters and digits only (then the
+			// word is one part, already lower-case: emitPlainWord).
+			plain := r < utf8.RuneSelf && !(r >= 'A' && r <= 'Z')
 			for j < len(s) {
 				if c := s[j]; c < utf8.RuneSelf { // ASCII: isWordRune and never isCJK
 					if !asciiWord[c] {
 						break
 					}
+					if c <= 'Z' && c >= 'A' {
+						plain = false
+					}
 					j++
 					continue
 				}
+				plain = false
 				r2, sz := utf8.DecodeRuneInString(s[j:])
 				if !isWordRune(r2) || isCJK(r2) {
 					break
@@ -172,6 +179,17 @@ func tokenizeTextUnits(s string, sink tokenSink, uf unitSink, unit int) int {
 			}
 			if isClitic(s, i, j) {
 				// dropped
+			} else if plain {
+				if t, ok := plainTerm(s[i:j]); ok {
+					if uf != nil {
+						uf(t, unit, false)
+					} else {
+						sink(t)
+					}
+				}
+				if uf != nil {
+					unit++
+				}
 			} else if uf != nil {
 				u, pu := unit, unit
 				unit++
@@ -231,6 +249,17 @@ func emitWord(w string, sink, whole tokenSink) {
 	if parts > 1 {
 		whole(stem(normalizeWord(w)))
 	}
+}
+
+// plainTerm is what emitWord emits for a word of ASCII lower-case
+// letters and digits: the word stemmed, or nothing for a stopword (such
+// a word has one camelCase part, lower-case already, and no acronym
+// plural).
+func plainTerm(w string) (string, bool) {
+	if isStopword(w) {
+		return "", false
+	}
+	return stem(w), true
 }
 
 // camelDropsStopword reports whether a camelCase part of w other than
@@ -603,11 +632,32 @@ func nameWhole(name string) (string, bool) {
 	whole := toLower(strings.TrimSpace(name))
 	if whole != "" && utf8.RuneCountInString(whole) <= 128 {
 		// Keep the whole identifier only when it differs from its parts.
-		if strings.IndexFunc(whole, func(r rune) bool { return !isWordRune(r) || isCJK(r) }) >= 0 || whole != name {
+		if whole != name || hasNonWordRune(whole) {
 			return whole, true
 		}
 	}
 	return "", false
+}
+
+// hasNonWordRune reports whether s has a rune that is not part of a
+// (non-CJK) word: not isWordRune, or isCJK. ASCII is read a byte at a
+// time.
+func hasNonWordRune(s string) bool {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if !asciiWord[c] {
+				return true
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !isWordRune(r) || isCJK(r) {
+			return true
+		}
+		i += size
+	}
+	return false
 }
 
 // stopwords is a deliberately small English list: words that carry no tool
