@@ -42,6 +42,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logfile"
 )
 
 // Kinds of events.
@@ -108,7 +110,7 @@ type Writer struct {
 // continued); otherwise Open fails naming the problem, so a damaged log is
 // never silently extended. The whole file is not verified here (Verify).
 func Open(path string) (*Writer, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := logfile.OpenAppend(path, true)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +159,7 @@ func (w *Writer) Reopen() error {
 			return nil
 		}
 	}
-	f, err := os.OpenFile(w.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := logfile.OpenAppend(w.path, true)
 	if err != nil {
 		return fmt.Errorf("audit log %s: reopen: %w", w.path, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logfile"
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
@@ -79,7 +80,7 @@ func NewRecorder(path string, logArguments bool, m *Metrics) (*Recorder, error) 
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("telemetry: session log folder %q: %w", filepath.Dir(path), err)
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := logfile.OpenAppend(path, false)
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: open session log %q: %w", path, err)
 		}
@@ -98,7 +99,7 @@ func (r *Recorder) Reopen() error {
 	if r == nil || !r.toFile {
 		return nil
 	}
-	f, err := os.OpenFile(r.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := logfile.OpenAppend(r.path, false)
 	if err != nil {
 		return fmt.Errorf("telemetry: reopen session log %q: %w", r.path, err)
 	}
