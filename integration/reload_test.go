@@ -39,7 +39,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	proc := startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr, "--log-level", "info"), nil, "http://"+addr+"/mcp")
 
-	var changed atomic.Int32
+	var changed, otherChanged atomic.Int32
 	c := gosdk.NewClient(&gosdk.Implementation{Name: "reloader", Version: "1"}, &gosdk.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *gosdk.ToolListChangedRequest) { changed.Add(1) },
 	})
@@ -48,6 +48,18 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
+	// trial r10 O1: no upstream offers resources or prompts, so a session
+	// of the classic handshake (which gets list_changed without
+	// subscribing) is told of neither, and a reload must not send their
+	// list_changed to it.
+	legacy, err := gosdk.NewClient(&gosdk.Implementation{Name: "legacy", Version: "1"}, &gosdk.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *gosdk.ResourceListChangedRequest) { otherChanged.Add(1) },
+		PromptListChangedHandler:   func(context.Context, *gosdk.PromptListChangedRequest) { otherChanged.Add(1) },
+	}).Connect(context.Background(), &gosdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, &gosdk.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer legacy.Close()
 	names := func() []string {
 		lt, err := sess.ListTools(context.Background(), nil)
 		if err != nil {
@@ -108,6 +120,9 @@ func TestReloadUnderLoad(t *testing.T) {
 		return slices.Contains(n, "added__list_issues") && !slices.Contains(n, "gone__list_issues") && !slices.Contains(n, "stable__create_issue")
 	})
 	waitUntil("notifications/tools/list_changed", func() bool { return changed.Load() > 0 })
+	if ir := legacy.InitializeResult(); ir.Capabilities.Resources != nil || ir.Capabilities.Prompts != nil {
+		t.Errorf("initialize declared resources %+v / prompts %+v; no upstream offers them", ir.Capabilities.Resources, ir.Capabilities.Prompts)
+	}
 	// The changed upstream was restarted with its new arguments (it
 	// switches once its new instance started: proxy/reload.go).
 	waitUntil("chg__update_issue answered by chg's new instance (isError: -is-error-tool)", func() bool {
@@ -140,6 +155,9 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Fatalf("%d of %d calls to the unchanged upstream failed; first: %v", f, calls.Load(), firstErr.Load())
 	}
 	t.Logf("%d calls to the unchanged upstream during two reloads, 0 failed", calls.Load())
+	if n := otherChanged.Load(); n != 0 { // after the restarted upstream switched, which notifies too
+		t.Errorf("%d resources/prompts list_changed notifications after reloads, to a client told of neither", n)
+	}
 	i := strings.Index(proc.Output(), "reload refused")
 	t.Logf("refusal logged: %s", tail(proc.Output()[i:], 400))
 }

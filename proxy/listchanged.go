@@ -23,6 +23,45 @@ type surfaceMark struct {
 	mu   sync.Mutex
 	seen bool
 	fp   uint64
+	// announced is set once the session's initialize answer is known;
+	// resLC and promptLC say whether it declared resources and prompts
+	// with listChanged (announce, listChangedAnnounced).
+	announced       bool
+	resLC, promptLC bool
+}
+
+// announce records which list_changed notifications the session's
+// initialize answer allowed: resources and prompts with listChanged.
+func (m *surfaceMark) announce(caps *mcp.ServerCapabilities) {
+	if m == nil || caps == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.announced = true
+	m.resLC = caps.Resources != nil && caps.Resources.ListChanged
+	m.promptLC = caps.Prompts != nil && caps.Prompts.ListChanged
+}
+
+// listChangedAnnounced reports whether the session may be sent method, a
+// notifications/resources/list_changed or notifications/prompts/list_changed:
+// only when its initialize answer declared that capability with
+// listChanged (MCP spec server/resources and server/prompts "Capabilities":
+// a server that declared listChanged SHOULD send them; one that did not
+// has no such feature to tell about). Unknown (no answer recorded) allows.
+func (m *surfaceMark) listChangedAnnounced(method string) bool {
+	if m == nil {
+		return true
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.announced {
+		return true
+	}
+	if method == "notifications/resources/list_changed" {
+		return m.resLC
+	}
+	return m.promptLC
 }
 
 // swap records fp and reports whether it differs from the last one (or
@@ -72,9 +111,21 @@ func surfaceFingerprint(tools []*mcp.Tool, extras []json.RawMessage) uint64 {
 
 // listChangedFilter is the front servers' sending middleware: a
 // notifications/tools/list_changed goes only to a session whose surface
-// changed since it last listed (or was told).
+// changed since it last listed (or was told); a resources or prompts
+// list_changed only to a session whose initialize answer declared that
+// capability with listChanged (trial r10 O1: a reload told a tools-only
+// client that resources and prompts changed). The go-sdk's own placeholder
+// trick (passthrough.go sendListChanged) notifies every session of a server.
 func (p *Proxy) listChangedFilter(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "notifications/resources/list_changed" || method == "notifications/prompts/list_changed" {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				if s := p.sessionOf(ss); s != nil && !s.surface.listChangedAnnounced(method) {
+					return nil, nil
+				}
+			}
+			return next(ctx, method, req)
+		}
 		if method != "notifications/tools/list_changed" {
 			return next(ctx, method, req)
 		}

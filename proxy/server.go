@@ -141,6 +141,9 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					}
 					// Issue 7: announce only what some upstream offers (passthrough.go).
 					ir.Capabilities = p.frontCapabilities(transport, s)
+					if s != nil {
+						s.surface.announce(ir.Capabilities) // listchanged.go
+					}
 					res = p.withTasksCapability(ir, s) // issue 17: tasks.go
 				}
 				return res, err
