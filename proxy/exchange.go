@@ -89,6 +89,13 @@ type exchange struct {
 	expiry  *time.Timer
 	life    context.Context // the session's (session.life); nil: cannot end
 	unwatch func() bool     // stops the watch on life
+
+	// What run needs (the call), in the exchange's own allocation
+	// (issue 16, round 10: no closure and no separate session copy).
+	p    *Proxy
+	cctx context.Context
+	cs   session // the call's own copy of the client's session, naming ex
+	args json.RawMessage
 }
 
 type question struct {
@@ -144,23 +151,24 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	// most calls never do, and while a request waits on the exchange its
 	// own context (bound to the session, server.go) ends it (issue 16: a
 	// random id, a timer and two context registrations per call).
-	ex := &exchange{tool: name, done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life}
+	ex := &exchange{tool: name, done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life, p: p, cs: *s, args: args}
 	ex.raw = &ex.rawSlot
 
 	// The result may pass as the upstream's bytes (rawresult.go), stamped
 	// for the 2026-07-28 client when written.
-	cctx, cancel := context.WithCancel(withRawSlot(context.WithoutCancel(ctx), ex.raw))
-	ex.cancel = cancel
-	cs := *s // the call's own copy of the session, naming the exchange
-	cs.ex = ex
-	if cs.base == nil {
-		cs.base = s
+	ex.cctx, ex.cancel = context.WithCancel(withRawSlot(context.WithoutCancel(ctx), ex.raw))
+	ex.cs.ex = ex // the call's own copy of the session names the exchange
+	if ex.cs.base == nil {
+		ex.cs.base = s
 	}
-	goWarm(func() { // warm.go
-		defer close(ex.done)
-		ex.res, ex.err = p.surf().Call(cctx, &cs, name, args)
-	})
+	goWarmTask(ex) // warm.go: ex.run
 	return ex, nil
+}
+
+// run is the exchange's call, on its own goroutine (startExchange).
+func (ex *exchange) run() {
+	defer close(ex.done)
+	ex.res, ex.err = ex.p.surf().Call(ex.cctx, &ex.cs, ex.tool, ex.args)
 }
 
 // park makes ex retrievable by a retry before its first input_required

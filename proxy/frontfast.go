@@ -172,25 +172,42 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 	c.inflight[r.ID] = cancel
 	c.fastCalls++
 	c.mu.Unlock()
-	ctx = c.markFast(ctx)
-	goWarm(func() { c.serveFast(ctx, fp, r.ID, params) }) // warm.go
+	goWarmTask(c.markFast(ctx, fp, r.ID, params)) // warm.go
 	return true
 }
 
-// fastCallKey is the context key of a fast-path call's *fastMark.
+// fastCallKey is the context key of a fast-path call's *fastCall.
 type fastCallKey struct{}
 
-// fastMark names the connection of a fast-path call and the Done channel
-// of the call's own context (the one c.inflight cancels).
-type fastMark struct {
-	c    *frontConn
-	done <-chan struct{}
+// fastCall is one fast-path tools/call: its context (the call's own, the
+// one c.inflight cancels, marked for bindFast: Value(fastCallKey{}) is the
+// fastCall), what serveFast needs, and its answer. One allocation for what
+// were a context value, its mark, the closure handed to goWarm and the
+// answer (issue 16, round 10).
+type fastCall struct {
+	context.Context
+	c      *frontConn
+	done   <-chan struct{} // the Done channel of the call's own context
+	fp     *fastPath
+	params *mcp.CallToolParamsRaw
+	resp   jsonrpc.Response
 }
 
-// markFast marks ctx, the context of a fast-path call of c (the one
-// c.inflight cancels), for bindFast.
-func (c *frontConn) markFast(ctx context.Context) context.Context {
-	return context.WithValue(ctx, fastCallKey{}, &fastMark{c: c, done: ctx.Done()})
+// Value is the embedded context's, with fastCallKey{} naming f.
+func (f *fastCall) Value(key any) any {
+	if _, ok := key.(fastCallKey); ok {
+		return f
+	}
+	return f.Context.Value(key)
+}
+
+// run serves the call (warm.go).
+func (f *fastCall) run() { f.c.serveFast(f) }
+
+// markFast is the fast-path call of c with context ctx (the one
+// c.inflight cancels), marked for bindFast.
+func (c *frontConn) markFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, params *mcp.CallToolParamsRaw) *fastCall {
+	return &fastCall{Context: ctx, c: c, done: ctx.Done(), fp: fp, params: params, resp: jsonrpc.Response{ID: id}}
 }
 
 // bindFast is session.bind for a fast-path call (issue 16): instead of a
@@ -202,7 +219,7 @@ func (c *frontConn) markFast(ctx context.Context) context.Context {
 // by context.WithoutCancel: its Done differs) or the connection serves
 // another session.
 func bindFast(ctx context.Context, s *session) (context.Context, bool) {
-	m, ok := ctx.Value(fastCallKey{}).(*fastMark)
+	m, ok := ctx.Value(fastCallKey{}).(*fastCall)
 	if !ok || ctx.Done() != m.done {
 		return ctx, false
 	}
@@ -229,10 +246,10 @@ func bindFast(ctx context.Context, s *session) (context.Context, bool) {
 }
 
 // serveFast runs one fast-path tools/call and writes its answer.
-func (c *frontConn) serveFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
+func (c *frontConn) serveFast(f *fastCall) {
 	defer c.fastWG.Done()
-	res, err := fp.handle(ctx, "tools/call", &mcp.CallToolRequest{Session: fp.ss, Params: params})
-	resp := &jsonrpc.Response{ID: id}
+	res, err := f.fp.handle(f, "tools/call", &mcp.CallToolRequest{Session: f.fp.ss, Params: f.params})
+	resp, id := &f.resp, f.resp.ID
 	var buf *bytes.Buffer
 	switch {
 	case err != nil: // a result next to an error is dropped, as jsonrpc2 does
@@ -247,6 +264,9 @@ func (c *frontConn) serveFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, 
 		} else {
 			resp.Result = bytes.TrimRight(buf.Bytes(), "\n")
 		}
+		// buf holds a copy: tool_call's answer buffer (session.AnswerRaw)
+		// is no one's any more (frontfasthttp.go; ~2 KB per call).
+		releaseAnswer(res)
 	}
 	// The id may be reused as soon as the answer is out (jsonrpc2 does
 	// the same for its own).
@@ -255,6 +275,7 @@ func (c *frontConn) serveFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, 
 	delete(c.inflight, id)
 	c.mu.Unlock()
 	_ = c.Write(context.Background(), resp)
+	resp.Result = nil // buf goes back to its pool; f may outlive the call as a context
 	if cancel != nil {
 		cancel(nil)
 	}

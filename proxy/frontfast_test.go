@@ -447,7 +447,7 @@ func TestBindFast(t *testing.T) {
 	callCtx, cancel := context.WithCancelCause(context.Background())
 	id, _ := jsonrpc.MakeID(float64(1))
 	c.inflight[id] = cancel
-	ctx := context.WithValue(c.markFast(callCtx), struct{ k int }{1}, "a middleware's value")
+	ctx := context.WithValue(c.markFast(callCtx, nil, id, nil), struct{ k int }{1}, "a middleware's value")
 	bound, stop := s.bind(ctx)
 	if bound != ctx {
 		t.Fatal("a fast-path call got a context of its own")
@@ -480,7 +480,7 @@ func TestBindFast(t *testing.T) {
 	// A call bound after the session ended is cancelled at once.
 	late, cancelLate := context.WithCancelCause(context.Background())
 	defer cancelLate(nil)
-	if b, _ := s.bind(c.markFast(late)); b.Err() == nil {
+	if b, _ := s.bind(c.markFast(late, nil, id, nil)); b.Err() == nil {
 		t.Error("a fast-path call bound after its session ended was not cancelled")
 	}
 }

@@ -14,7 +14,7 @@ package proxy
 // the idle ones.
 //
 // Idle ones end when they were not needed: every warmIdle a reaper sends
-// an end (a nil func) to as many idle goroutines as were idle all through
+// an end (a nil task) to as many idle goroutines as were idle all through
 // the last period (the low-water mark of the idle count), so the pool
 // shrinks to what the last warmIdle used. An idle goroutine waits on the
 // queue alone: a timer in its wait cost a timer-heap insert and removal
@@ -30,8 +30,18 @@ import (
 // warmIdle is how often idle warm goroutines are trimmed.
 const warmIdle = 30 * time.Second
 
+// warmTask is work for a warm goroutine: a call's own struct (frontfast.go
+// fastCall, exchange.go exchange) passed as it is, so that handing it over
+// allocates no closure (issue 16, round 10); funcTask adapts a func.
+type warmTask interface{ run() }
+
+// funcTask runs a func as a warmTask.
+type funcTask func()
+
+func (f funcTask) run() { f() }
+
 var (
-	warmq = make(chan func())
+	warmq = make(chan warmTask)
 	// warmIdleNow counts goroutines waiting on warmq; warmLow is its
 	// lowest value since the reaper last looked.
 	warmIdleNow, warmLow atomic.Int32
@@ -39,18 +49,22 @@ var (
 )
 
 // goWarm runs f on a goroutine (as go f() does), reusing an idle one.
-func goWarm(f func()) {
+func goWarm(f func()) { goWarmTask(funcTask(f)) }
+
+// goWarmTask runs t.run() on a goroutine (as go t.run() does), reusing an
+// idle one.
+func goWarmTask(t warmTask) {
 	select {
-	case warmq <- f:
+	case warmq <- t:
 	default:
 		warmReaper.Do(func() { go reapWarm(warmIdle, nil) })
-		go warmLoop(f)
+		go warmLoop(t)
 	}
 }
 
-func warmLoop(f func()) {
+func warmLoop(f warmTask) {
 	for f != nil {
-		f()
+		f.run()
 		warmIdleNow.Add(1)
 		f = <-warmq
 		if n := warmIdleNow.Add(-1); n < warmLow.Load() {
