@@ -27,6 +27,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -92,10 +93,10 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 			if err != nil {
 				b.Fatalf("reading the proxy's answers: %v", err)
 			}
-			if !strings.Contains(string(l), `"id":`) {
+			if !bytes.Contains(l, []byte(`"id":`)) {
 				continue
 			}
-			return string(l), !strings.Contains(string(l), `"error":`) && !strings.Contains(string(l), `"isError":true`)
+			return string(l), !bytes.Contains(l, []byte(`"error":`)) && !bytes.Contains(l, []byte(`"isError":true`))
 		}
 	}
 	readAnswer := func() {

@@ -154,8 +154,8 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 	if !ready || r.Method != "tools/call" {
 		return false
 	}
-	params, ok := fastParams(r.Params)
-	if !ok {
+	f := &fastCall{c: c, fp: fp, resp: jsonrpc.Response{ID: r.ID}}
+	if !fastParams(r.Params, &f.params, &c.lastName) {
 		return false
 	}
 	ctx, cancel := context.WithCancelCause(c.base)
@@ -172,7 +172,8 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 	c.inflight[r.ID] = cancel
 	c.fastCalls++
 	c.mu.Unlock()
-	goWarmTask(c.markFast(ctx, fp, r.ID, params)) // warm.go
+	f.mark(ctx)
+	goWarmTask(f) // warm.go: f.run
 	return true
 }
 
@@ -189,7 +190,7 @@ type fastCall struct {
 	c      *frontConn
 	done   <-chan struct{} // the Done channel of the call's own context
 	fp     *fastPath
-	params *mcp.CallToolParamsRaw
+	params mcp.CallToolParamsRaw
 	resp   jsonrpc.Response
 }
 
@@ -204,10 +205,10 @@ func (f *fastCall) Value(key any) any {
 // run serves the call (warm.go).
 func (f *fastCall) run() { f.c.serveFast(f) }
 
-// markFast is the fast-path call of c with context ctx (the one
-// c.inflight cancels), marked for bindFast.
-func (c *frontConn) markFast(ctx context.Context, fp *fastPath, id jsonrpc.ID, params *mcp.CallToolParamsRaw) *fastCall {
-	return &fastCall{Context: ctx, c: c, done: ctx.Done(), fp: fp, params: params, resp: jsonrpc.Response{ID: id}}
+// mark makes ctx, the call's own context (the one c.inflight cancels),
+// f's, marked for bindFast.
+func (f *fastCall) mark(ctx context.Context) {
+	f.Context, f.done = ctx, ctx.Done()
 }
 
 // bindFast is session.bind for a fast-path call (issue 16): instead of a
@@ -248,7 +249,7 @@ func bindFast(ctx context.Context, s *session) (context.Context, bool) {
 // serveFast runs one fast-path tools/call and writes its answer.
 func (c *frontConn) serveFast(f *fastCall) {
 	defer c.fastWG.Done()
-	res, err := f.fp.handle(f, "tools/call", &mcp.CallToolRequest{Session: f.fp.ss, Params: f.params})
+	res, err := f.fp.handle(f, "tools/call", &mcp.CallToolRequest{Session: f.fp.ss, Params: &f.params})
 	resp, id := &f.resp, f.resp.ID
 	var buf *bytes.Buffer
 	switch {
@@ -425,28 +426,34 @@ func callMembers(raw []byte) (name, args, meta []byte, ok bool) {
 // go-sdk keeps it) and _meta (an object without a protocol version, which
 // would make it a 2026-07-28 request for the go-sdk to validate), each at
 // most once. ok is false for anything else, which the go-sdk then decodes
-// (and refuses with its own error where it must).
-func fastParams(raw []byte) (p *mcp.CallToolParamsRaw, ok bool) {
+// (and refuses with its own error where it must). The params go into p;
+// *last is the name of the connection's last such call, reused when the
+// name is the same (one string fewer per call; only the connection's
+// reader calls this).
+func fastParams(raw []byte, p *mcp.CallToolParamsRaw, last *string) bool {
 	name, args, meta, ok := callMembers(raw)
 	if !ok || !plainString(name) || !utf8.Valid(name) {
-		return nil, false
+		return false
 	}
-	p = &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}
+	if name = name[1 : len(name)-1]; string(name) != *last {
+		*last = string(name)
+	}
+	p.Name = *last
 	if args != nil {
 		p.Arguments = json.RawMessage(args)
 	}
 	if meta != nil {
 		if meta[0] != '{' || !utf8.Valid(meta) {
-			return nil, false
+			return false
 		}
 		if err := json.Unmarshal(meta, &p.Meta); err != nil {
-			return nil, false
+			return false
 		}
 		for _, k := range []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel} {
 			if _, ok := p.Meta[k]; ok {
-				return nil, false
+				return false
 			}
 		}
 	}
-	return p, true
+	return true
 }

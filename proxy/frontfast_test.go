@@ -319,9 +319,16 @@ func exchangesLeft(p *Proxy) int {
 // TestFastParams: what the fast path decodes itself and what it leaves to
 // the go-sdk.
 func TestFastParams(t *testing.T) {
-	p, ok := fastParams([]byte(`{"name":"a__b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7}}`))
-	if !ok || p.Name != "a__b" || string(p.Arguments) != `{"x":[1,{"y":null}]}` || p.GetProgressToken() != float64(7) {
-		t.Fatalf("fastParams = %+v, %v", p, ok)
+	var last string
+	for i := 0; i < 2; i++ { // the second time the name is the last one's
+		p := new(mcp.CallToolParamsRaw)
+		ok := fastParams([]byte(`{"name":"a__b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7}}`), p, &last)
+		if !ok || p.Name != "a__b" || string(p.Arguments) != `{"x":[1,{"y":null}]}` || p.GetProgressToken() != float64(7) {
+			t.Fatalf("fastParams = %+v, %v", p, ok)
+		}
+	}
+	if p := new(mcp.CallToolParamsRaw); !fastParams([]byte(`{"name":"a__c"}`), p, &last) || p.Name != "a__c" || last != "a__c" {
+		t.Fatalf("another name: %+v, last %q", p, last)
 	}
 	for _, in := range []string{
 		``, `null`, `[]`, `{}`,
@@ -338,7 +345,7 @@ func TestFastParams(t *testing.T) {
 		`{"name":"a","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}`,
 		"{\"name\":\"a\xff\"}",
 	} {
-		if p, ok := fastParams([]byte(in)); ok {
+		if p := new(mcp.CallToolParamsRaw); fastParams([]byte(in), p, &last) {
 			t.Errorf("fastParams(%s) = %+v: want it left to the go-sdk", in, p)
 		}
 	}
@@ -447,7 +454,9 @@ func TestBindFast(t *testing.T) {
 	callCtx, cancel := context.WithCancelCause(context.Background())
 	id, _ := jsonrpc.MakeID(float64(1))
 	c.inflight[id] = cancel
-	ctx := context.WithValue(c.markFast(callCtx, nil, id, nil), struct{ k int }{1}, "a middleware's value")
+	f := &fastCall{c: c, resp: jsonrpc.Response{ID: id}}
+	f.mark(callCtx)
+	ctx := context.WithValue(f, struct{ k int }{1}, "a middleware's value")
 	bound, stop := s.bind(ctx)
 	if bound != ctx {
 		t.Fatal("a fast-path call got a context of its own")
@@ -480,7 +489,9 @@ func TestBindFast(t *testing.T) {
 	// A call bound after the session ended is cancelled at once.
 	late, cancelLate := context.WithCancelCause(context.Background())
 	defer cancelLate(nil)
-	if b, _ := s.bind(c.markFast(late, nil, id, nil)); b.Err() == nil {
+	lateCall := &fastCall{c: c}
+	lateCall.mark(late)
+	if b, _ := s.bind(lateCall); b.Err() == nil {
 		t.Error("a fast-path call bound after its session ended was not cancelled")
 	}
 }

@@ -83,6 +83,10 @@ type frontConn struct {
 	closeOnce sync.Once
 	closed    chan struct{}
 
+	// lastName is the name of the last fast-path tools/call (fastParams;
+	// the reader's alone).
+	lastName string
+
 	mu      sync.Mutex
 	initID  jsonrpc.ID            // id of the client's initialize request
 	version string                // negotiated protocol version
@@ -398,7 +402,23 @@ func decodeFront(frame []byte) (jsonrpc.Message, error) {
 		}
 		rid, _ = jsonrpc.MakeID(float64(n)) // exact within ±2^53
 	}
-	return &jsonrpc.Request{ID: rid, Method: string(method[1 : len(method)-1]), Params: json.RawMessage(params)}, nil
+	return &jsonrpc.Request{ID: rid, Method: methodName(method[1 : len(method)-1]), Params: json.RawMessage(params)}, nil
+}
+
+// methodName is string(m), without a new string for the methods a client
+// sends on every call (issue 16).
+func methodName(m []byte) string {
+	switch string(m) {
+	case "tools/call":
+		return "tools/call"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/progress":
+		return "notifications/progress"
+	case "ping":
+		return "ping"
+	}
+	return string(m)
 }
 
 // plainString reports whether v is a JSON string without escapes.

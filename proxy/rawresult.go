@@ -247,8 +247,17 @@ func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
 func appendMergeMeta(dst, meta []byte, extra map[string]any) ([]byte, error) {
 	out := rawObject{b: dst}
 	var have map[string]bool
+	// The proxy's own serverInfo alone (every result of a 2026-07-28
+	// client): whether meta has the key is all that is asked of it, so
+	// no key is made a string (issue 16).
+	si, siOnly := extra[mcp.MetaKeyServerInfo].(*mcp.Implementation)
+	siOnly = siOnly && len(extra) == 1 && si == serverImpl()
+	haveSI := false
 	_, err := jsonscan.Object(meta, func(k, v []byte) bool {
-		if len(extra) > 0 {
+		switch {
+		case siOnly:
+			haveSI = haveSI || rawKeyIs(k, mcp.MetaKeyServerInfo)
+		case len(extra) > 0:
 			if have == nil {
 				have = map[string]bool{}
 			}
@@ -260,14 +269,14 @@ func appendMergeMeta(dst, meta []byte, extra map[string]any) ([]byte, error) {
 	if err != nil {
 		return dst, fmt.Errorf("raw tools/call result: _meta: %w", err)
 	}
-	if len(extra) == 1 && !have[mcp.MetaKeyServerInfo] {
-		if v, ok := extra[mcp.MetaKeyServerInfo].(*mcp.Implementation); ok && v == serverImpl() {
-			// The proxy's own serverInfo alone, stamped on every result of
-			// a 2026-07-28 client: marshalled once, no key list (issue 16).
+	if siOnly {
+		// Marshalled once, no key list (issue 16); the upstream's own
+		// member, when it sent one, stays.
+		if !haveSI {
 			si := serverInfoMember()
 			out.member(si.key, si.val)
-			return out.close(), nil
 		}
+		return out.close(), nil
 	}
 	keys := make([]string, 0, len(extra))
 	for k := range extra {
@@ -386,7 +395,7 @@ func shapeRaw(b []byte) []byte {
 			change = true
 		case "_meta":
 			_, _ = jsonscan.Object(v, func(mk, _ []byte) bool {
-				change = change || isHopMetaKey(rawKey(mk))
+				change = change || isHopMetaRaw(mk)
 				return !change
 			})
 		}
@@ -400,7 +409,7 @@ func shapeRaw(b []byte) []byte {
 		switch string(k) {
 		case "resultType":
 		case "_meta":
-			if meta := withoutMetaKeys(v, func(mk []byte) bool { return isHopMetaKey(rawKey(mk)) }); meta != nil {
+			if meta := withoutMetaKeys(v, isHopMetaRaw); meta != nil {
 				out.member(k, meta)
 			}
 		default:
@@ -425,6 +434,29 @@ func withoutMetaKeys(meta []byte, drop func(k []byte) bool) []byte {
 		return nil
 	}
 	return out.close()
+}
+
+// rawKeyIs reports whether rawKey(k) is name, without a string for a key
+// without escapes.
+func rawKeyIs(k []byte, name string) bool {
+	if bytes.IndexByte(k, '\\') < 0 {
+		return string(k) == name
+	}
+	return rawKey(k) == name
+}
+
+// isHopMetaRaw is isHopMetaKey(rawKey(k)), without a string for a key
+// without escapes (issue 16).
+func isHopMetaRaw(k []byte) bool {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return isHopMetaKey(rawKey(k))
+	}
+	for _, h := range hopMetaKeys {
+		if string(k) == h {
+			return true
+		}
+	}
+	return false
 }
 
 // rawKey is a member name as raw JSON bytes (between the quotes) decoded
