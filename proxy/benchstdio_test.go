@@ -33,7 +33,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -87,7 +86,7 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 	answers := bufio.NewReaderSize(outR, 64<<10)
 	// answer reads lines until the answer to a request (skipping
 	// notifications); ok is false for an error answer.
-	answer := func() (line string, ok bool) {
+	answer := func() (line []byte, ok bool) {
 		for {
 			l, err := answers.ReadSlice('\n')
 			if err != nil {
@@ -96,7 +95,7 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 			if !bytes.Contains(l, []byte(`"id":`)) {
 				continue
 			}
-			return string(l), !bytes.Contains(l, []byte(`"error":`)) && !bytes.Contains(l, []byte(`"isError":true`))
+			return l, !bytes.Contains(l, []byte(`"error":`)) && !bytes.Contains(l, []byte(`"isError":true`))
 		}
 	}
 	readAnswer := func() {
@@ -131,7 +130,7 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 		if ok {
 			break
 		}
-		if time.Now().After(deadline) || !strings.Contains(l, "unknown tool") {
+		if time.Now().After(deadline) || !bytes.Contains(l, []byte("unknown tool")) {
 			b.Fatalf("first call: %s", l)
 		}
 		time.Sleep(100 * time.Millisecond)
