@@ -17,6 +17,10 @@ package proxy
 //
 // counts the instructions of a proxied call (the child is not traced), and
 // the proxy ends cleanly (callgrind writes its file at exit). With
+// MCPTS_BENCH_CALLGRIND=1 the benchmark zeroes the counts after its
+// warm-up and dumps them after the b.N calls (callgrind_control), so
+// /tmp/cg.out.1 holds the calls alone: its total over b.N is the
+// instructions per call. With
 // MCPTS_BENCH_CATALOGSERVER naming a prebuilt examples/catalogserver no
 // `go build` runs in the process.
 //
@@ -29,10 +33,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -141,6 +148,7 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 		readAnswer()
 	}
 	b.ReportAllocs()
+	callgrind(b, "-z") // zero the counts: start-up and warm-up not counted
 	b.ResetTimer()
 	inFlight := 0
 	for sent := 0; sent < b.N; {
@@ -157,4 +165,20 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 		readAnswer()
 	}
 	b.StopTimer()
+	callgrind(b, "-d") // dump the counts of the b.N calls
+}
+
+// callgrind runs callgrind_control with op on this process when
+// MCPTS_BENCH_CALLGRIND is set (the benchmark runs under callgrind): -z
+// zeroes the counts, -d dumps them into a file of their own
+// (<callgrind-out-file>.<n>), so a dump holds the calls alone.
+func callgrind(b *testing.B, op string) {
+	if os.Getenv("MCPTS_BENCH_CALLGRIND") == "" || b.N < 2 {
+		return
+	}
+	// SIGCHLD is ignored under callgrind (above): the kernel reaps the
+	// child, so its wait fails with ECHILD after it ran.
+	if out, err := exec.Command("callgrind_control", op, strconv.Itoa(os.Getpid())).CombinedOutput(); err != nil && !errors.Is(err, syscall.ECHILD) {
+		b.Fatalf("callgrind_control %s: %v\n%s", op, err, out)
+	}
 }
