@@ -91,8 +91,10 @@ const maxInputRounds = 10
 func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, params *mcp.CallToolParams, opts upstream.CallOptions) (*mcp.CallToolResult, error) {
 	for round := 0; ; round++ {
 		res, err := p.ups.CallToolWith(ctx, e.Upstream, params, opts)
-		if err == nil && opts.Raw != nil && opts.Raw.JSON != nil {
-			opts.Raw.JSON = shapeRaw(opts.Raw.JSON) // rawresult.go: what forwardMeta and eraResult do
+		if err == nil && opts.Raw != nil && opts.Raw.JSON != nil && !opts.Raw.Plain {
+			// rawresult.go: what forwardMeta and eraResult do (a plain
+			// result, without _meta and resultType, has nothing to shape)
+			opts.Raw.JSON = shapeRaw(opts.Raw.JSON)
 		}
 		if err != nil || res == nil || !res.NeedsInput() {
 			if res != nil {

@@ -131,7 +131,7 @@ func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
 	if slot == nil || innerRawSlot(ctx) != nil || taskCallFrom(ctx) != nil {
 		return false
 	}
-	slot.JSON, slot.Answer = result, true // read after the call returned
+	slot.JSON, slot.Answer, slot.Plain = result, true, false // read after the call returned
 	return true
 }
 

@@ -470,8 +470,8 @@ func (c *conn) callTask(ctx context.Context, l *live, params *mcp.CallToolParams
 	res, err := oc.ownCall(cctx, l.conn, "tools/call", p)
 	switch {
 	case err == nil:
-		o.Raw.JSON = res
-		_, isErr := rawPassable(res)
+		o.Raw.JSON, o.Raw.Plain = res, false
+		_, isErr, _ := rawPassable(res)
 		return &mcp.CallToolResult{IsError: isErr}, nil
 	case cctx.Err() != nil && ctx.Err() == nil:
 		return nil, fmt.Errorf("upstream %q: tools/call %q: call_timeout %s exceeded: %w", c.name, name, timeout, context.DeadlineExceeded)

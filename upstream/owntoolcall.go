@@ -280,8 +280,8 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 		return nil, sdkCallError(ctx, err), true
 	}
 	if raw != nil {
-		if passable, isErr := rawPassable(answer); passable {
-			raw.JSON = answer
+		if passable, isErr, plain := rawPassable(answer); passable {
+			raw.JSON, raw.Plain = answer, plain
 			return &mcp.CallToolResult{IsError: isErr}, nil, true
 		}
 	}

@@ -24,6 +24,11 @@ type RawResult struct {
 	// caller's own and may be reused once written. The transports never
 	// set it.
 	Answer bool
+	// Plain: JSON has neither a resultType nor a _meta member, as the
+	// transport found when it took it raw (rawPassable), so nothing in it
+	// needs shaping for the client (proxy shapeRaw: issue 16, a scan of
+	// the result fewer per call). False when not known.
+	Plain bool
 }
 
 type rawResultKey struct{}
@@ -42,6 +47,7 @@ func wantsRaw(ctx context.Context) bool {
 type rawAnswer struct {
 	json    json.RawMessage
 	isError bool
+	plain   bool // RawResult.Plain
 }
 
 func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }
@@ -51,17 +57,20 @@ func (*rawAnswer) Error() string { return "raw tools/call result (internal; neve
 // isError, _meta and a resultType of "complete" (the caller shapes _meta
 // and resultType for its client: proxy/rawresult.go). Anything else (an
 // input_required result, cache hints, members of a later protocol) goes
-// the decoded way. isError reports the isError member.
-func rawPassable(result []byte) (ok, isError bool) {
-	ok = true
+// the decoded way. isError reports the isError member; plain, that there
+// is neither a _meta nor a resultType member (RawResult.Plain).
+func rawPassable(result []byte) (ok, isError, plain bool) {
+	ok, plain = true, true
 	content := false
 	_, err := jsonscan.Object(result, func(k, v []byte) bool {
 		switch string(k) {
 		case "content":
 			content = true
-		case "structuredContent", "_meta":
+		case "structuredContent":
+		case "_meta":
+			plain = false
 		case "resultType":
-			ok = string(v) == `"complete"`
+			ok, plain = string(v) == `"complete"`, false
 		case "isError":
 			isError = string(v) == "true"
 		default:
@@ -69,5 +78,5 @@ func rawPassable(result []byte) (ok, isError bool) {
 		}
 		return ok
 	})
-	return ok && content && err == nil, isError
+	return ok && content && err == nil, isError, plain
 }

@@ -442,8 +442,8 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	}
 	resp.Result = f.result
 	if pc.raw {
-		if ok, isErr := rawPassable(f.result); ok {
-			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr}
+		if ok, isErr, plain := rawPassable(f.result); ok {
+			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain}
 			return []jsonrpc.Message{resp}
 		}
 	}
