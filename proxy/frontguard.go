@@ -42,18 +42,43 @@ const maxExactID = 1 << 53
 // badRequestID checks one message object; it returns the id as received
 // and what is wrong with it, or ok.
 func badRequestID(msg []byte) (raw []byte, why string, ok bool) {
-	var id, method []byte
-	hasID := false
-	_, err := jsonscan.Object(msg, func(k, v []byte) bool {
+	f := scanFront(msg)
+	return f.badID()
+}
+
+// frontFields are the top-level members of one message object that
+// badRequestID and decodeFront read (raw; the last of a repeated key), so
+// that the stdio front scans a line once for both (issue 16).
+type frontFields struct {
+	version, id, method, params []byte
+	hasID, other                bool // other: a member besides these four
+	depth                       int  // jsonscan.Object's
+	err                         error
+}
+
+func scanFront(msg []byte) (f frontFields) {
+	f.depth, f.err = jsonscan.Object(msg, func(k, v []byte) bool {
 		switch string(k) {
+		case "jsonrpc":
+			f.version = v
 		case "id":
-			id, hasID = v, true
+			f.id, f.hasID = v, true
 		case "method":
-			method = v
+			f.method = v
+		case "params":
+			f.params = v
+		default:
+			f.other = true // result, error, unknown members
 		}
 		return true
 	})
-	if err != nil || method == nil || !hasID {
+	return f
+}
+
+// badID is badRequestID of the object f was scanned from.
+func (f *frontFields) badID() (raw []byte, why string, ok bool) {
+	id := f.id
+	if f.err != nil || f.method == nil || !f.hasID {
 		return nil, "", true // not a request with an id: the SDK judges it
 	}
 	switch c := id[0]; {

@@ -135,12 +135,21 @@ func (c *frontConn) readLoop() {
 			// the session with every call in flight (trial round 6, L3).
 			err = c.skipLong(line, err)
 		case len(line) > 0:
-			if answers, pass := checkFrame(line); !pass {
+			// One object (not a batch) is copied and scanned once, for
+			// its id's check and its decoding (issue 16).
+			frame, f, one := frontFrame(line)
+			answers, pass := [][]byte(nil), true
+			if !one {
+				answers, pass = checkFrame(line)
+			} else if raw, why, ok := f.badID(); !ok {
+				answers, pass = [][]byte{idError(raw, why)}, false
+			}
+			if !pass {
 				for _, a := range answers {
 					_, _ = c.out.Write(append(a, '\n'))
 				}
 			} else {
-				m.msgs, m.err = c.decode(line)
+				m.msgs, m.err = c.decode(frame, f, one)
 				if m.err != nil && err == nil {
 					// A whole line that is not a message (bad JSON, a wrong
 					// version tag, a batch the version does not allow) is
@@ -290,15 +299,26 @@ func (c *frontConn) tasksFirst(msgs []jsonrpc.Message) []jsonrpc.Message {
 	return out
 }
 
-// decode turns one line into messages (several for a batch).
-func (c *frontConn) decode(line []byte) ([]jsonrpc.Message, error) {
-	frame := bytes.TrimSpace(line)
+// frontFrame is line without surrounding blanks; when that is one object
+// (one: not empty, not a batch) it is a copy (the decoded message's params
+// are slices of it; line is reused) and f holds its members (scanFront).
+func frontFrame(line []byte) (frame []byte, f frontFields, one bool) {
+	frame = bytes.TrimSpace(line)
+	if len(frame) == 0 || frame[0] == '[' {
+		return frame, f, false
+	}
+	frame = bytes.Clone(frame)
+	return frame, scanFront(frame), true
+}
+
+// decode turns one line into messages (several for a batch); frame, f and
+// one are frontFrame's for the line.
+func (c *frontConn) decode(frame []byte, f frontFields, one bool) ([]jsonrpc.Message, error) {
 	if len(frame) == 0 {
 		return nil, nil
 	}
-	frame = bytes.Clone(frame) // params are slices of this copy; line is reused
-	if frame[0] != '[' {
-		m, err := decodeFront(frame)
+	if one {
+		m, err := decodeScanned(frame, &f)
 		if err != nil {
 			return nil, err
 		}
@@ -316,6 +336,7 @@ func (c *frontConn) decode(line []byte) ([]jsonrpc.Message, error) {
 		}
 		return []jsonrpc.Message{m}, nil
 	}
+	frame = bytes.Clone(frame) // params are slices of this copy; line is reused
 	var elems [][]byte
 	if err := jsonscan.Array(frame, func(e []byte) bool { elems = append(elems, e); return true }); err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
@@ -367,27 +388,16 @@ func (c *frontConn) decode(line []byte) ([]jsonrpc.Message, error) {
 // decodeFront builds the message of one JSON-RPC object: a plain request
 // or notification by scanning, anything else through the go-sdk.
 func decodeFront(frame []byte) (jsonrpc.Message, error) {
-	var (
-		version, id, method, params []byte
-		other                       bool
-	)
-	depth, err := jsonscan.Object(frame, func(k, v []byte) bool {
-		switch string(k) {
-		case "jsonrpc":
-			version = v
-		case "id":
-			id = v
-		case "method":
-			method = v
-		case "params":
-			params = v
-		default:
-			other = true // result, error, unknown members: the SDK decides
-		}
-		return true
-	})
-	if err != nil || depth > frontMaxDepth || other || string(version) != `"2.0"` ||
+	f := scanFront(frame)
+	return decodeScanned(frame, &f)
+}
+
+// decodeScanned is decodeFront of frame, whose members f holds.
+func decodeScanned(frame []byte, f *frontFields) (jsonrpc.Message, error) {
+	id, method, params := f.id, f.method, f.params
+	if f.err != nil || f.depth > frontMaxDepth || f.other || string(f.version) != `"2.0"` ||
 		!plainString(method) || string(params) == "null" {
+		// result, error, unknown members, anything not plain: the SDK decides
 		return jsonrpc.DecodeMessage(frame)
 	}
 	var rid jsonrpc.ID
