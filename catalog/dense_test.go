@@ -2,8 +2,10 @@ package catalog
 
 import (
 	"math"
+	"os"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -328,12 +330,22 @@ func TestDenseCompoundQuery(t *testing.T) {
 	ix.expand(&aq)
 	ix.mu.RUnlock()
 	var with, parts [denseDims]float64
-	denseVectors().queryVec(&aq, &with)
+	denseVectors().queryVec(&aq, &with, 0xFF)
 	denseVectors().addTerm(&parts, "zip", 1)
 	var a, b denseVec
 	a.quantise(&with)
 	b.quantise(&parts)
 	if c := float64(dot(&a.q, &b.q)) * float64(a.scale) * float64(b.scale); c > 0.5 {
 		t.Errorf("the query's vector is near zip's (cosine %.2f): the joined words count by their parts", c)
+	}
+}
+
+func init() {
+	// Experiments (MCPTS_TUNE runs): MCPTS_DENSE_RRF=k, MCPTS_DENSE_CLAUSES=0.
+	if v := os.Getenv("MCPTS_DENSE_RRF"); v != "" {
+		denseRRF, _ = strconv.Atoi(v)
+	}
+	if os.Getenv("MCPTS_DENSE_CLAUSES") == "0" {
+		denseClauses = false
 	}
 }
