@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"syscall"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -47,7 +46,7 @@ func errorKind(err error) string {
 		return fmt.Sprintf("answered with error code %d", wire.Code)
 	case errors.As(err, &dns):
 		return "host not found"
-	case errors.Is(err, syscall.ECONNREFUSED):
+	case isConnRefused(err):
 		return "connection refused"
 	case errors.As(err, &unknown), errors.As(err, &host), errors.As(err, &invalid), errors.As(err, &record):
 		return "TLS handshake failed"

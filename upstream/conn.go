@@ -701,8 +701,8 @@ func isConnError(err error) bool {
 		errors.Is(err, mcp.ErrSessionMissing) ||
 		errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) ||
-		errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNRESET) ||
+		isConnRefused(err) ||
+		isConnReset(err) ||
 		errors.Is(err, syscall.EPIPE) ||
 		errors.As(err, &ue) ||
 		errors.As(err, &ne)
