@@ -33,10 +33,14 @@ return rs.map(r => r.status === "fulfilled" ? "ok" : String((r.reason && r.reaso
 }
 
 func TestBridgeCannotInflateProxy(t *testing.T) {
-	url, proc := startCodeProxy(t, "code_timeout_ms = 60000\ncode_max_call_bytes = 262000\ncode_max_run_bytes = 2000000")
+	// Four clients on one address with no token are one owner of
+	// sessionless (2026-07-28) runs since round 9 (proxy/sandboxowner.go:
+	// never the client-declared name), so the owner's allowance is raised
+	// to the four runs of the attack.
+	url, proc := startCodeProxy(t, "code_timeout_ms = 60000\ncode_max_call_bytes = 262000\ncode_max_run_bytes = 2000000\ncode_max_runs_per_session = 4")
 	pid := proc.PID()
 	var clients []*gosdk.ClientSession
-	for i := 0; i < 4; i++ { // four clients (2026-07-28: no session; told apart by name)
+	for i := 0; i < 4; i++ { // four clients (2026-07-28: no session; one owner, see above)
 		clients = append(clients, gosdkClientNamed(t, url, fmt.Sprintf("hostile-%d", i+1), ""))
 	}
 	codeRunOK(t, clients[0], `return (await openclaw.tools.search("issue")).length`)
