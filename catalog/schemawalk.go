@@ -55,20 +55,24 @@ func fastParamRoot(raw []byte, root *paramRoot) bool {
 	return r.i == len(r.b)
 }
 
-// props reads a top-level "properties" object into m.
-func (r *schemaReader) props(m map[string]paramL1) bool {
+// readProps reads a "properties" object into m, each member's schema by
+// level; a name given twice gives up (encoding/json would keep the last).
+func readProps[T any](r *schemaReader, m map[string]T, level func(*T) bool) bool {
 	return r.members(func(name string) bool {
 		if _, dup := m[name]; dup {
 			return false
 		}
-		var v paramL1
-		if !r.level1(&v) {
+		var v T
+		if !level(&v) {
 			return false
 		}
 		m[name] = v
 		return true
 	})
 }
+
+// props reads a top-level "properties" object into m.
+func (r *schemaReader) props(m map[string]paramL1) bool { return readProps(r, m, r.level1) }
 
 // level1 reads one top-level parameter's schema.
 func (r *schemaReader) level1(v *paramL1) bool {
@@ -96,19 +100,7 @@ func (r *schemaReader) level1(v *paramL1) bool {
 }
 
 // props2 reads a second-level "properties" object into m.
-func (r *schemaReader) props2(m map[string]paramL2) bool {
-	return r.members(func(name string) bool {
-		if _, dup := m[name]; dup {
-			return false
-		}
-		var v paramL2
-		if !r.level2(&v) {
-			return false
-		}
-		m[name] = v
-		return true
-	})
-}
+func (r *schemaReader) props2(m map[string]paramL2) bool { return readProps(r, m, r.level2) }
 
 // level2 reads one second-level parameter's schema.
 func (r *schemaReader) level2(v *paramL2) bool {
@@ -136,23 +128,15 @@ func (r *schemaReader) level2(v *paramL2) bool {
 }
 
 // leaves reads a third-level "properties" object into m.
-func (r *schemaReader) leaves(m map[string]paramLeaf) bool {
-	return r.members(func(name string) bool {
-		if _, dup := m[name]; dup {
-			return false
+func (r *schemaReader) leaves(m map[string]paramLeaf) bool { return readProps(r, m, r.leaf) }
+
+// leaf reads one third-level parameter's schema: its description only.
+func (r *schemaReader) leaf(v *paramLeaf) bool {
+	return r.object(fieldDescKey, func(k int) bool {
+		if k == fieldDescKey {
+			return r.str(&v.Description)
 		}
-		var v paramLeaf
-		ok := r.object(fieldDescKey, func(k int) bool {
-			if k == fieldDescKey {
-				return r.str(&v.Description)
-			}
-			return r.skip()
-		})
-		if !ok {
-			return false
-		}
-		m[name] = v
-		return true
+		return r.skip()
 	})
 }
 
