@@ -76,59 +76,43 @@ func (r *schemaReader) props(m map[string]paramL1) bool { return readProps(r, m,
 
 // level1 reads one top-level parameter's schema.
 func (r *schemaReader) level1(v *paramL1) bool {
-	return r.object(fieldDescKey|fieldPropsKey|fieldItemsKey, func(k int) bool {
-		switch k {
-		case fieldDescKey:
-			return r.str(&v.Description)
-		case fieldPropsKey:
-			v.Properties = map[string]paramL2{}
-			return r.props2(v.Properties)
-		case fieldItemsKey:
-			v.Items = &struct {
-				Properties map[string]paramL2 `json:"properties"`
-			}{}
-			return r.object(fieldPropsKey, func(k int) bool {
-				if k != fieldPropsKey {
-					return r.skip()
-				}
-				v.Items.Properties = map[string]paramL2{}
-				return r.props2(v.Items.Properties)
-			})
-		}
-		return r.skip()
-	})
+	return readLevel(r, &v.Description, &v.Properties, &v.Items, r.level2)
 }
-
-// props2 reads a second-level "properties" object into m.
-func (r *schemaReader) props2(m map[string]paramL2) bool { return readProps(r, m, r.level2) }
 
 // level2 reads one second-level parameter's schema.
 func (r *schemaReader) level2(v *paramL2) bool {
+	return readLevel(r, &v.Description, &v.Properties, &v.Items, r.leaf)
+}
+
+// readLevel reads one parameter's schema of a level whose members' schemas
+// are T (read by sub): its description, "properties" and "items"."properties"
+// (paramL1, paramL2); any other key is skipped.
+func readLevel[T any](r *schemaReader, desc *string, props *map[string]T, items **struct {
+	Properties map[string]T `json:"properties"`
+}, sub func(*T) bool) bool {
 	return r.object(fieldDescKey|fieldPropsKey|fieldItemsKey, func(k int) bool {
 		switch k {
 		case fieldDescKey:
-			return r.str(&v.Description)
+			return r.str(desc)
 		case fieldPropsKey:
-			v.Properties = map[string]paramLeaf{}
-			return r.leaves(v.Properties)
+			*props = map[string]T{}
+			return readProps(r, *props, sub)
 		case fieldItemsKey:
-			v.Items = &struct {
-				Properties map[string]paramLeaf `json:"properties"`
+			it := &struct {
+				Properties map[string]T `json:"properties"`
 			}{}
+			*items = it
 			return r.object(fieldPropsKey, func(k int) bool {
 				if k != fieldPropsKey {
 					return r.skip()
 				}
-				v.Items.Properties = map[string]paramLeaf{}
-				return r.leaves(v.Items.Properties)
+				it.Properties = map[string]T{}
+				return readProps(r, it.Properties, sub)
 			})
 		}
 		return r.skip()
 	})
 }
-
-// leaves reads a third-level "properties" object into m.
-func (r *schemaReader) leaves(m map[string]paramLeaf) bool { return readProps(r, m, r.leaf) }
 
 // leaf reads one third-level parameter's schema: its description only.
 func (r *schemaReader) leaf(v *paramLeaf) bool {
