@@ -67,6 +67,11 @@ type Diagnostic struct {
 	// was absent). Both are empty for a quarantine.
 	Field    string          `json:"field,omitempty"`
 	Original json.RawMessage `json:"original,omitempty"`
+	// Logged is set when the step that made the diagnostic logged it
+	// itself (under its own rate limit, e.g. the proxy's pinning step):
+	// Log skips it and Same ignores it, so a definition that changes at
+	// every listing does not log a line per listing here (trial r10 O4).
+	Logged bool `json:"-"`
 }
 
 // String is a one-line form for logs and the CLI.
@@ -101,6 +106,13 @@ type Tool struct {
 // JSON before the change; nil when it was absent), with detail saying how.
 func (t *Tool) Normalise(field string, original json.RawMessage, detail string) {
 	t.diags = append(t.diags, Diagnostic{Upstream: t.Upstream, Tool: t.name(), Step: t.step, Action: Normalised, Detail: detail, Field: field, Original: original})
+}
+
+// NormaliseLogged is Normalise for a step that has logged the
+// normalisation itself (Diagnostic.Logged).
+func (t *Tool) NormaliseLogged(field string, original json.RawMessage, detail string) {
+	t.Normalise(field, original, detail)
+	t.diags[len(t.diags)-1].Logged = true
 }
 
 func (t *Tool) name() string {
@@ -254,6 +266,9 @@ func (t *Tool) quarantine(err error) {
 // a normalisation. log is expected to carry the upstream's name already.
 func Log(log *slog.Logger, ds []Diagnostic) {
 	for _, d := range ds {
+		if d.Logged {
+			continue
+		}
 		level := slog.LevelInfo
 		msg := "tool normalised"
 		if d.Action == Quarantined {
@@ -264,8 +279,10 @@ func Log(log *slog.Logger, ds []Diagnostic) {
 }
 
 // Same reports whether two diagnostic lists say the same (to log a
-// re-listing's diagnostics only when they changed).
+// re-listing's diagnostics only when they changed). Diagnostics a step
+// logged itself (Logged) are left out of the comparison.
 func Same(a, b []Diagnostic) bool {
+	a, b = unlogged(a), unlogged(b)
 	if len(a) != len(b) {
 		return false
 	}
@@ -275,4 +292,21 @@ func Same(a, b []Diagnostic) bool {
 		}
 	}
 	return true
+}
+
+// unlogged is ds without the diagnostics a step logged itself (ds itself
+// when there are none).
+func unlogged(ds []Diagnostic) []Diagnostic {
+	for i, d := range ds {
+		if d.Logged {
+			out := append([]Diagnostic(nil), ds[:i]...)
+			for _, d := range ds[i+1:] {
+				if !d.Logged {
+					out = append(out, d)
+				}
+			}
+			return out
+		}
+	}
+	return ds
 }

@@ -44,6 +44,7 @@ type pinGuard struct {
 	store   *pins.Store
 	log     *slog.Logger
 	metrics *telemetry.Metrics
+	warns   *pinWarnings // "warn" mode's log lines, limited per upstream (pinlog.go)
 	stop    context.CancelFunc
 	done    chan struct{}
 }
@@ -74,7 +75,7 @@ func (p *Proxy) openPins(cfg *config.Config) error {
 	if err != nil {
 		return fmt.Errorf("security.pins_file: %w", err)
 	}
-	p.pins = &pinGuard{store: st, log: p.log, metrics: p.metrics}
+	p.pins = &pinGuard{store: st, log: p.log, metrics: p.metrics, warns: &pinWarnings{log: p.log}}
 	return nil
 }
 
@@ -140,8 +141,12 @@ func (s pinStep) Apply(t *ingest.Tool) error {
 			g.log.Warn("cannot save the pinned tool definitions", "error", err.Error())
 		}
 		g.metrics.ToolChanged(t.Upstream, "warned")
-		log.Warn("tool definition changed since it was pinned; the new one is pinned (security.on_tool_change = \"warn\")")
-		t.Normalise("definition", nil, what+"; the new definition is pinned (security.on_tool_change = \"warn\")")
+		if g.warns.full(t.Upstream, t.Tool.Name) {
+			log.Warn("tool definition changed since it was pinned; the new one is pinned (security.on_tool_change = \"warn\")")
+		}
+		// Logged here, under the upstream's limit (pinlog.go), not once
+		// more per listing by the ingest point.
+		t.NormaliseLogged("definition", nil, what+"; the new definition is pinned (security.on_tool_change = \"warn\")")
 	}
 	return nil
 }
