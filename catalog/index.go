@@ -137,6 +137,13 @@ type RankParams struct {
 	// theirs, so each task has a tool near the top rather than the
 	// near-duplicates of one task filling it.
 	Diverse float64
+	// DiverseTwin is diversify's ratio (used when below Diverse) for a
+	// hit that repeats the hits above it: it matches no query word they
+	// do not (scratch.novelty 0; getRevPar after calculateRevPAR). Such a
+	// hit shows the model nothing new for the request, so an unserved
+	// task's best tool moves past it already at DiverseTwin × its score
+	// (0 = off: Diverse for every hit).
+	DiverseTwin float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -161,6 +168,7 @@ func DefaultRankParams() RankParams {
 		Bag:               0.3,
 		Dense:             0, // DefaultDenseWeight when switched on
 		Diverse:           0.95,
+		DiverseTwin:       0.8,
 	}
 }
 
@@ -1421,7 +1429,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		return 0
 	})
 	if nseg > 1 && p.Diverse > 0 {
-		diversify(out, aq, min(len(out), want), p.Diverse)
+		diversify(out, sc, min(len(out), want), p.Diverse, p.DiverseTwin)
 	}
 	out = out[:min(len(out), want)]
 	// The hits' Matched and Related words are gathered in sc.words and
@@ -2086,9 +2094,13 @@ const (
 // placed, unless the hit there serves no clause that is still
 // unserved and a clause's own best hit for an unserved task clause
 // scores at least minRatio × its score; then that one moves up. A clause
-// is served once a placed hit has diverseCover of its top score. Once
+// is served once a placed hit has diverseCover of its top score. A hit
+// that repeats the hits above it (scratch.novelty 0: it matches no query
+// word they do not) gives way already at twinRatio × its score
+// (RankParams.DiverseTwin). Once
 // every task clause of the hits is served, the rest keep their order.
-func diversify(out []Scored, aq *analyzedQuery, n int, minRatio float64) {
+func diversify(out []Scored, sc *scratch, n int, minRatio, twinRatio float64) {
+	aq := &sc.aq
 	var served, present uint16
 	for i := range out {
 		if j := out[i].seg; j >= 0 && aq.task[j] {
@@ -2098,13 +2110,19 @@ func diversify(out []Scored, aq *analyzedQuery, n int, minRatio float64) {
 	if bits.OnesCount16(present) < diverseTasks {
 		return
 	}
-	for i := 0; i < n && served&present != present; i++ {
+	for i := 0; i < n; i++ {
 		pick := i
-		if j := out[i].seg; j < 0 || !aq.task[j] || served&(1<<j) != 0 {
-			for k := i + 1; k < len(out) && out[k].Score >= minRatio*out[i].Score; k++ {
-				if j := out[k].seg; j >= 0 && aq.task[j] && served&(1<<j) == 0 {
-					pick = k
-					break
+		if served&present != present {
+			if j := out[i].seg; j < 0 || !aq.task[j] || served&(1<<j) != 0 {
+				ratio := minRatio
+				if twinRatio > 0 && twinRatio < ratio && sc.novelty(out, i, i) == 0 {
+					ratio = twinRatio
+				}
+				for k := i + 1; k < len(out) && out[k].Score >= ratio*out[i].Score; k++ {
+					if j := out[k].seg; j >= 0 && aq.task[j] && served&(1<<j) == 0 {
+						pick = k
+						break
+					}
 				}
 			}
 		}
@@ -2118,4 +2136,47 @@ func diversify(out []Scored, aq *analyzedQuery, n int, minRatio float64) {
 			served |= 1 << j
 		}
 	}
+}
+
+// novelty returns the share (0..1, by idf × query weight) of the query
+// terms hit k of out matches that none of the hits placed before place
+// (out[:place]) matches (sc.hitTF); -1 when unknown. 0: to the request,
+// the hit repeats tools already shown (getRevPar after calculateRevPAR:
+// the same words of the same task), whatever its score.
+func (sc *scratch) novelty(out []Scored, k, place int) float64 {
+	nt := len(sc.aq.terms)
+	row := func(doc int32) int {
+		for r, d := range sc.hitDoc {
+			if d == doc {
+				return r
+			}
+		}
+		return -1
+	}
+	rk := row(out[k].doc)
+	if rk < 0 || nt == 0 {
+		return -1
+	}
+	var all, fresh float64
+	for j, tf := range sc.hitTF[rk*nt : (rk+1)*nt] {
+		qt := &sc.aq.terms[j]
+		if tf < 0 || qt.ti == nil || qt.kind != termWord {
+			continue
+		}
+		w := qt.qw * sc.idfs[j]
+		all += w
+		found := false
+		for p := 0; p < place && !found; p++ {
+			if rp := row(out[p].doc); rp >= 0 && sc.hitTF[rp*nt+j] >= 0 {
+				found = true
+			}
+		}
+		if !found {
+			fresh += w
+		}
+	}
+	if all == 0 {
+		return -1
+	}
+	return fresh / all
 }
