@@ -107,7 +107,7 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt != "text/event-stream" {
+	if !isEventStream(resp.Header.Get("Content-Type")) {
 		return resp, nil
 	}
 	token, _ := req.Context().Value(callerTokenKey{}).(string)
@@ -118,6 +118,17 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	st.in.Reset(resp.Body)
 	resp.Body = &tagReader{src: resp.Body, st: st, token: token}
 	return resp, nil
+}
+
+// isEventStream reports whether a Content-Type is text/event-stream; the
+// bare form, the usual one, is told without parsing (issue 16: a map per
+// answer).
+func isEventStream(ct string) bool {
+	if ct == "text/event-stream" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "text/event-stream"
 }
 
 // tagReaders pools the reading state of tagReader: its 64 KiB reader

@@ -74,7 +74,9 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	hook := requestHookFrom(req.Context()) // credential.go: trace context
 	same := sameOrigin(req.URL, h.target)
 	if hook == nil && (!same || len(h.headers) == 0 && h.auth == nil) {
-		return h.base.RoundTrip(req)
+		resp, err := h.base.RoundTrip(req)
+		gunzipAnswer(req, resp) // gzipbody.go
+		return resp, err
 	}
 	r := req.Clone(req.Context())
 	if same {
@@ -92,7 +94,9 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	if hook != nil {
 		hook(r.Header)
 	}
-	return h.base.RoundTrip(r)
+	resp, err := h.base.RoundTrip(r)
+	gunzipAnswer(r, resp) // gzipbody.go
+	return resp, err
 }
 
 // wrongTransportHint adds the likely fix to a failed initialize of an HTTP

@@ -84,7 +84,10 @@ type httpConn struct {
 	mu        sync.Mutex
 	sessionID string
 	version   string // negotiated protocol version (MCP-Protocol-Version)
-	getOnce   sync.Once
+	// sidHdr and verHdr are sessionID and version as header values, made
+	// once (issue 16: a []string per header per request before).
+	sidHdr, verHdr []string
+	getOnce        sync.Once
 }
 
 // standalone GET stream retry bounds.
@@ -103,6 +106,7 @@ func (c *httpConn) initialized(result json.RawMessage) {
 	if json.Unmarshal(result, &r) == nil && r.ProtocolVersion != "" {
 		c.mu.Lock()
 		c.version = r.ProtocolVersion
+		c.verHdr = []string{r.ProtocolVersion}
 		c.mu.Unlock()
 	}
 }
@@ -147,17 +151,34 @@ func (c *httpConn) deliver(msgs []jsonrpc.Message) bool {
 	return true
 }
 
+// setHeaders sets the session's Mcp-Session-Id and MCP-Protocol-Version
+// (spec 2025-11-25 basic/transports "Session Management", "Protocol
+// Version Header") on h. The value slices are the connection's own, shared
+// by its requests: header values are read, never changed in place (a Set
+// or Add replaces or appends to a fresh slice).
 func (c *httpConn) setHeaders(h http.Header) {
 	c.mu.Lock()
-	sid, ver := c.sessionID, c.version
+	sid, ver := c.sidHdr, c.verHdr
 	c.mu.Unlock()
-	if sid != "" {
-		h.Set("Mcp-Session-Id", sid)
+	if sid != nil {
+		h["Mcp-Session-Id"] = sid
 	}
-	if ver != "" {
-		h.Set("Mcp-Protocol-Version", ver)
+	if ver != nil {
+		h["Mcp-Protocol-Version"] = ver
 	}
 }
+
+// Header values of every POST (shared; see setHeaders). acceptGzip is set
+// here rather than left to net/http: when a request has no
+// Accept-Encoding the transport adds "gzip" in a header map of its own,
+// one more map per request (issue 16: ~0.4 KB per call); asked for here,
+// the answer is decompressed by headerRoundTripper (http.go) as the
+// transport would have.
+var (
+	hdrJSON       = []string{"application/json"}
+	hdrAcceptPOST = []string{"application/json, text/event-stream"}
+	hdrGzip       = []string{"gzip"}
+)
 
 // errRejected makes the go-sdk fail only the request a Write error belongs
 // to, not the connection (go-sdk jsonrpc2.ErrRejected, -32005, compared by
@@ -203,8 +224,9 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header["Content-Type"] = hdrJSON
+	req.Header["Accept"] = hdrAcceptPOST
+	req.Header["Accept-Encoding"] = hdrGzip
 	c.setHeaders(req.Header)
 	modernHeaders(ctx, req.Header, msg) // headers2026.go
 	var call *jsonrpc.Request
@@ -226,6 +248,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		if c.sessionID == "" {
 			c.sessionID = sid
+			c.sidHdr = []string{sid}
 		}
 		c.mu.Unlock()
 	}
@@ -643,6 +666,10 @@ func (c *httpConn) Close() error {
 }
 
 func mediaType(ct string) string {
+	switch ct {
+	case "application/json", "text/event-stream":
+		return ct // the common forms, without parameters: nothing to parse (issue 16)
+	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
 		return strings.ToLower(strings.TrimSpace(ct))
