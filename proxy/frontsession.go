@@ -120,7 +120,8 @@ type httpSess struct {
 	calls map[jsonrpc.ID]context.CancelCauseFunc
 	asks  map[string]chan []byte // own requests waiting for the client's answer
 
-	expired bool // the idle timer closed the session (expire): the fast path no longer serves it
+	expired bool      // the idle timer closed the session (expire): the fast path no longer serves it
+	idleAt  time.Time // when refs last fell to 0 (endPOST): a firing of the timer before idleAt+timeout is stale
 }
 
 func (t *sessTable) get(id string) *httpSess {
@@ -165,14 +166,18 @@ func (t *sessTable) drop(id string) {
 // expire closes the session after its idle time (go-sdk v1.8.0: the
 // session timer's ServerSession.Close). A POST that started as the timer
 // fired (startPOST's Stop came too late) holds the session: it is not idle,
-// and endPOST restarts the timer. Once expire closes it, the fast path no
-// longer serves it (sessReady), so a POST in the window before the entry
-// is dropped (sessionFor's Wait goroutine) reaches the go-sdk, which
-// answers 404, instead of starting a call on the closed session that its
-// end cancels unanswered (review r9 U1).
+// and endPOST restarts the timer. The same firing may run expire only
+// after that POST ended (the timer's goroutine is late: a loaded machine):
+// the session has not been idle for its timeout then (idleAt), and the
+// timer endPOST restarted fires again, so expire leaves it (round 11).
+// Once expire closes it, the fast path no longer serves it (sessReady), so
+// a POST in the window before the entry is dropped (sessionFor's Wait
+// goroutine) reaches the go-sdk, which answers 404, instead of starting a
+// call on the closed session that its end cancels unanswered (review r9
+// U1).
 func (e *httpSess) expire() {
 	e.mu.Lock()
-	if e.refs > 0 {
+	if e.refs > 0 || e.timer == nil || time.Since(e.idleAt) < e.timeout {
 		e.mu.Unlock()
 		return
 	}
@@ -201,6 +206,7 @@ func (e *httpSess) endPOST() {
 	defer e.mu.Unlock()
 	e.refs--
 	if e.refs == 0 && e.timer != nil {
+		e.idleAt = time.Now()
 		e.timer.Reset(e.timeout)
 	}
 }

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -38,18 +38,15 @@ func heldUpstream(t *testing.T) (url string, started, release chan struct{}, cal
 // TestFrontSessionExpiryRacesPOST (review r9 U1): the idle timer of a
 // stateful session firing as a POST of the session begins (its Stop too
 // late: expire runs with the POST in flight) does not close the session
-// under the POST's call; and once the timer has closed an idle session, a
-// POST in the window before the session's entry is dropped is not started
-// on the closed session: it reaches the go-sdk, which answers 404, and
-// the upstream is not called. The timer's firing is played by calling
-// expire (the function it runs) at those moments; the configured timeout
-// is long enough never to fire by itself.
+// under the POST's call; nor does that firing when its expire runs only
+// after the POST ended (a late timer goroutine: the session has not been
+// idle for its timeout, round 11); and once the timer has closed an idle
+// session, a POST in the window before the session's entry is dropped is
+// not started on the closed session: it reaches the go-sdk, which answers
+// 404, and the upstream is not called. The timer's firing is played by
+// calling expire (the function it runs) at those moments; the configured
+// timeout is long enough never to fire by itself.
 func TestFrontSessionExpiryRacesPOST(t *testing.T) {
-	if os.Getenv("MCPTS_EXPIRY_TEST") != "1" {
-		// Quarantined at the end of round 10: failed once in three clean-clone CI runs (the fast path still served the
-		// session the timer closed: U1's second half has a race left); stop note r10. Run with MCPTS_EXPIRY_TEST=1.
-		t.Skip("quarantined (stop note r10): MCPTS_EXPIRY_TEST=1 runs it")
-	}
 	upURL, started, release, calls := heldUpstream(t)
 	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nsession_idle_timeout = \"1h\"\n[tool_search]\nenabled = false\n[upstreams.h]\nurl = %s\n", tomlQuote(upURL)))
 	c := openSession(t, p, frontURL(t, p), "racer", nil)
@@ -64,13 +61,29 @@ func TestFrontSessionExpiryRacesPOST(t *testing.T) {
 	if a := <-done; !strings.Contains(a.body, "released") {
 		t.Fatalf("the call in flight when the timer fired: %s (want its answer; the session was closed under it)", a)
 	}
+	// The client may read the answer before the POST ends (endPOST runs
+	// once the handler returns, after the answer's write): the session is
+	// idle only then (round 10's CI failure: the expire below ran with
+	// the POST still in flight and rightly left the session).
+	waitFor(t, "the call's POST ended", func() bool {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return e.refs == 0
+	})
 	if p.hsess.get(c.sid) == nil {
 		t.Fatal("the session was dropped although a POST held it when the timer fired")
 	}
+	e.expire() // the same firing, its expire late: after the POST ended
+	if sessReady(e) == nil {
+		t.Fatal("a late firing of the timer (it fired as a POST began) closed the session as the POST ended, before its idle timeout")
+	}
 
-	// The session is idle now: the timer closes it, and a POST that
-	// comes before its entry is dropped is the go-sdk's.
+	// The session has been idle for its timeout: the timer closes it, and
+	// a POST that comes before its entry is dropped is the go-sdk's.
 	before, n0 := p.sessFastCalls.Load(), calls.Load()
+	e.mu.Lock()
+	e.idleAt = time.Now().Add(-e.timeout)
+	e.mu.Unlock()
 	e.expire()
 	if sessReady(e) != nil {
 		t.Error("the fast path still serves the session the timer closed (until its entry is dropped)")
