@@ -139,7 +139,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	bridgeOp := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
 		var params []json.RawMessage
 		if err := json.Unmarshal(raw, &params); err != nil {
-			return nil, fmt.Errorf("%s: arguments are not a JSON array", op)
+			return nil, fmt.Errorf("openclaw.tools.%s: the call's arguments did not arrive as a JSON array (the sandbox worker always writes one, whatever the code does: a fault of the worker, not of the code)", op)
 		}
 		str := func(i int, what string) (string, error) {
 			var s string

@@ -156,6 +156,9 @@ type jsWorker struct {
 	jsonParse     goja.Callable
 	jsonStringify goja.Callable
 	errorCtor     goja.Constructor
+	// The prototypes whose toJSON JSON.stringify applies to the plain
+	// objects and arrays a script passes (protoNote).
+	objectProto, arrayProto *goja.Object
 }
 
 func (w *jsWorker) setup() {
@@ -164,6 +167,8 @@ func (w *jsWorker) setup() {
 	w.jsonParse, _ = goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("parse"))
 	w.jsonStringify, _ = goja.AssertFunction(vm.Get("JSON").ToObject(vm).Get("stringify"))
 	w.errorCtor, _ = goja.AssertConstructor(vm.Get("Error"))
+	w.objectProto = vm.NewObject().Prototype()
+	w.arrayProto = vm.NewArray().Prototype()
 
 	console := vm.NewObject()
 	for _, lv := range []struct{ name, level string }{
@@ -235,20 +240,15 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are at least %d bytes, over the %d-byte limit", op, least, w.limits.MaxMessageBytes)))
 		return vm.ToValue(p)
 	}
-	arr := vm.NewArray()
-	for i, a := range args {
-		_ = arr.Set(strconv.Itoa(i), a)
-	}
-	js, tooDeep, err := w.stringifyBounded(arr, MaxValueDepth+1) // depth.go: each argument may nest MaxValueDepth levels
+	raw, tooDeep, err := w.bridgeArgs(args)
 	if tooDeep {
 		_ = reject(w.newError(fmt.Sprintf("the arguments of openclaw.tools.%s are nested deeper than %d levels", op, MaxValueDepth)))
 		return vm.ToValue(p)
 	}
 	if err != nil {
-		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are not JSON-serializable: %v", op, err)))
+		_ = reject(w.newError(fmt.Sprintf("openclaw.tools.%s: arguments are not JSON-serializable: %v%s", op, err, w.protoNote(", which JSON.stringify ran on them"))))
 		return vm.ToValue(p)
 	}
-	raw := js.String()
 	if w.limits.MaxTotalCalls > 0 && w.nextID >= int64(w.limits.MaxTotalCalls) {
 		// Refused here, so a runaway loop cannot flood the parent.
 		w.refused++
@@ -298,6 +298,7 @@ func (w *jsWorker) callSite() string {
 // names it ("at openclaw.tools.OP (sandbox.js:L:C)"), which describeJSError
 // turns into "(line N, col M)" of the body.
 func (w *jsWorker) rejection(pc *pendingCall, op, msg string, props json.RawMessage) goja.Value {
+	msg += w.protoNote(", which JSON.stringify applies to the arguments of bridge calls") // bridgeargs.go
 	e := w.errorWithProps(msg, props)
 	if o, ok := e.(*goja.Object); ok && pc.at != "" {
 		_ = o.DefineDataProperty("stack", w.vm.ToValue("Error: "+msg+"\n    at openclaw.tools."+op+" ("+pc.at+")"), goja.FLAG_TRUE, goja.FLAG_FALSE, goja.FLAG_TRUE)
