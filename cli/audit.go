@@ -18,8 +18,15 @@ func init() { extraCommands["audit"] = runAudit }
 // files (rotated ones, oldest first) are checked as one chain: each later
 // file must start with the "rotate" line continuing the one before.
 func runAudit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
+	const help = "usage: mcp-toolsearch audit verify FILE...: check the hash chain of an audit log ([audit] file; rotated files oldest first); exit 0 when intact, 1 naming the first bad line."
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" { // not a file to open
+			fmt.Fprintln(stdout, help)
+			return exitOK
+		}
+	}
 	if len(args) < 2 || args[0] != "verify" {
-		fmt.Fprintln(stderr, "usage: mcp-toolsearch audit verify FILE...: check the hash chain of an audit log ([audit] file; rotated files oldest first); exit 0 when intact, 1 naming the first bad line.")
+		fmt.Fprintln(stderr, help)
 		return exitUsage
 	}
 	if len(args) > 2 {

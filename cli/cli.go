@@ -44,17 +44,22 @@ const (
 	exitIsError = 3
 )
 
+// usage is the top-level help. It names every flag of every command
+// (trial r10 O6: per-command flags were only in each command's --help);
+// TestUsageNamesEveryFlag runs each command's --help and fails when a flag
+// of its flag set is missing from the command's lines here.
 var usage = `mcp-toolsearch: one MCP server in front of many, with a compact tool surface.
 
 Usage:
   mcp-toolsearch [serve] [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--startup-wait D]
                                                 serve MCP clients (stdio or HTTP, per config)
-  mcp-toolsearch list [FILE | --config FILE] [--client NAME] [--endpoint NAME]
+  mcp-toolsearch list [FILE | --config FILE] [--client NAME] [--endpoint NAME] [--json]
                                                 the effective catalog: id, exposed name, upstream, status
-  mcp-toolsearch describe ID [--config FILE]    one tool's hit and exact schemas (JSON)
-  mcp-toolsearch call ID [--args JSON] [--config FILE]
+  mcp-toolsearch describe ID [--config FILE] [--client NAME]
+                                                one tool's hit and exact schemas (JSON)
+  mcp-toolsearch call ID [--args JSON] [--config FILE] [--client NAME]
                                                 call a tool through the proxy, print its result (JSON)
-  mcp-toolsearch search QUERY [--limit N] [--config FILE]
+  mcp-toolsearch search QUERY [--limit N] [--config FILE] [--client NAME]
                                                 search the catalog, print hits (JSON)
   mcp-toolsearch check [FILE | --config FILE]   validate the config and try each upstream
   mcp-toolsearch stats LOG                      summarize a session log
@@ -64,17 +69,23 @@ Usage:
                                                 Claude Code, VS Code, Windsurf) into a config
   mcp-toolsearch init [-o config.toml] [--print] [--force]
                                                 write a commented starter config
-  mcp-toolsearch healthcheck [--url URL]        GET a running proxy's /healthz (container HEALTHCHECK)
-  mcp-toolsearch audit verify FILE              check the hash chain of an audit log
-  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false] [--dense=false]
+  mcp-toolsearch healthcheck [--url URL] [--timeout D]
+                                                GET a running proxy's /healthz (container HEALTHCHECK)
+  mcp-toolsearch audit verify FILE...           check the hash chain of an audit log (rotated files oldest first)
+  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false] [--dense]
   mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
-  mcp-toolsearch bench surface [--config FILE]
+  mcp-toolsearch bench search ... [--semantic-weight W] [--dense-weight W] [--clause-mix W]   (weights, for measuring)
+  mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N] [--trusted]]
+                                                tools/list bytes of each mode
   mcp-toolsearch version | --version
 
+--client NAME evaluates policy ([tools] by_client) as for a client whose clientInfo.name is NAME.
 --config defaults to ./config.toml; serve, list, check and bench surface also take the config
-file as their argument (mcp-toolsearch check my.toml). On every command:
+file as their argument (mcp-toolsearch check my.toml). On every command that reads a config
+(serve, list, describe, call, search, check, approve, bench surface):
 --log-level debug|info|warn|error (default info for serve, warn for the others),
 --mode off|code|tools|directory (overrides [tool_search]).
+mcp-toolsearch COMMAND --help explains a command's flags.
 Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool returned isError.
 `
 
