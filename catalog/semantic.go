@@ -78,6 +78,7 @@ func related() *relTable {
 	relatedOnce.Do(func() {
 		b := relBuilder{ids: map[string]uint32{}}
 		b.groups(toolVerbGroups, toolVerbWeight)
+		b.kinds(kindWords, toolVerbWeight)
 		b.read(relatedWordNet, 2)
 		b.read(relatedGloVe, 2*gloveWeight)
 		relatedTable = b.table()
@@ -268,6 +269,33 @@ func (b *relBuilder) groups(groups []string, w uint16) {
 			}
 		}
 	}
+}
+
+// kinds relates each word of a kindWords line to the line's first word
+// (one way: "euro" reaches "currency", not the reverse), stemmed.
+func (b *relBuilder) kinds(lines []string, w uint16) {
+	for _, l := range lines {
+		ws := strings.Fields(l)
+		kind := b.id([]byte(stem(ws[0])))
+		for _, x := range ws[1:] {
+			key := b.id([]byte(stem(x)))
+			b.lists[key] = addRel(b.lists[key], relRef{kind, w})
+		}
+	}
+}
+
+// kindWords name a kind (the first word of a line) by one of its members:
+// a request says "100 euro in USD" or "12 miles in kilometers" where the
+// tool says "currency" or "unit". WordNet relates a currency name to its
+// country's monetary unit, not to "currency", and "yen" first to
+// "yearn". The members are ISO 4217 codes, the names of widely traded
+// currencies and the common units of length, mass, volume and
+// temperature, not taken from any bench set; words that are also common
+// English words (won, real, rand, pound, mark, meter, foot) are left out.
+var kindWords = []string{
+	"currency dollar euro yen usd eur gbp jpy cny rmb inr chf cad aud rupee yuan renminbi franc peso ruble rouble krona krone kronor zloty forint lira baht ringgit rupiah dirham riyal dinar shekel sterling",
+	"unit kilometer kilometre mile centimeter centimetre millimeter millimetre inch feet yard ounce gram kilogram milligram liter litre milliliter gallon celsius fahrenheit kelvin",
+	"temperature celsius fahrenheit kelvin",
 }
 
 // addRel adds r to rs, or raises the weight of the same word in rs.
