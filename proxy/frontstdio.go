@@ -25,6 +25,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -381,6 +382,17 @@ func (c *frontConn) decode(frame []byte, f frontFields, one bool) ([]jsonrpc.Mes
 		for id := range b.index {
 			c.batches[id] = b
 		}
+		if len(c.inflight) > 0 {
+			// An element whose id is a fast-path call in flight is dropped
+			// unrun, as jsonrpc2 drops a call whose id is in flight
+			// (acceptRequest; the go-sdk does not know the fast path's
+			// ids); that call's answer takes its place in the batch
+			// (batched), as the go-sdk's own would (frontfast.go).
+			msgs = slices.DeleteFunc(msgs, func(m jsonrpc.Message) bool {
+				r, ok := m.(*jsonrpc.Request)
+				return ok && r.IsCall() && c.inflight[r.ID] != nil
+			})
+		}
 	}
 	return msgs, nil
 }
@@ -575,11 +587,17 @@ func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response
 		return nil, false
 	}
 	delete(c.batches, resp.ID)
-	b.answers[b.index[resp.ID]] = resp
 	b.open--
 	if b.open > 0 {
+		// Kept until the batch's last answer: a copy, since resp and
+		// its result bytes are the writer's again once Write returns
+		// (serveFast gives its buffer back to resultBufs).
+		cp := *resp
+		cp.Result = bytes.Clone(resp.Result)
+		b.answers[b.index[resp.ID]] = &cp
 		return nil, true
 	}
+	b.answers[b.index[resp.ID]] = resp
 	return b.answers, true
 }
 
