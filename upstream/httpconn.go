@@ -196,32 +196,35 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	b := getBuf()
 	buf, err := c.encode(*b, msg, wantsRaw(ctx))
-	// The body is a *bytes.Reader over its own copy of the message: only
-	// for the standard library's in-memory readers does net/http write the
-	// request's header and body in one write (transfer.go
-	// isKnownInMemoryReader; any other body has its header flushed first,
-	// a second write syscall per call, issue 16), and with no Close to
-	// tell when the transport is done with it (it may read it after Do
-	// returned: a redirect's GetBody, a write outliving an early answer)
-	// the pooled buffer cannot be lent to it.
-	var body []byte
-	if err == nil {
-		body = bytes.Clone(buf)
-	}
 	*b = buf
-	putBuf(b)
 	if err != nil {
+		putBuf(b)
 		return err
 	}
-	pc := newPostCtx(ctx)
+	// The body is a *bytes.Reader over the pooled buffer: only for the
+	// standard library's in-memory readers does net/http write the
+	// request's header and body in one write (transfer.go
+	// isKnownInMemoryReader; any other body has its header flushed first,
+	// a second write syscall per call, issue 16). The buffer goes back
+	// when net/http is surely done reading it (postbody.go); when that
+	// cannot be told, the body is a copy and the buffer goes back at once.
+	pb, tctx, lent := lendBody(ctx, b)
+	if !lent {
+		buf = bytes.Clone(buf)
+		putBuf(b)
+	}
+	pc := newPostCtx(tctx)
 	streamed := false // readStream ends pc
 	defer func() {
 		if !streamed {
 			pc.end()
 		}
 	}()
-	req, err := http.NewRequestWithContext(pc.ctx, http.MethodPost, c.url, bytes.NewReader(body)) // sets GetBody: redirects replay the body
+	req, err := http.NewRequestWithContext(pc.ctx, http.MethodPost, c.url, bytes.NewReader(buf)) // sets GetBody: redirects replay the body
 	if err != nil {
+		if lent {
+			pb.done()
+		}
 		return err
 	}
 	req.Header["Content-Type"] = hdrJSON
@@ -238,6 +241,9 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	resp, err := c.client.Do(req)
+	if lent {
+		pb.done() // no more reads of the body but those of writes still under way
+	}
 	if err != nil {
 		if call != nil {
 			c.take(callID(call))
