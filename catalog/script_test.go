@@ -81,6 +81,8 @@ func TestFramingVerbsWeighLess(t *testing.T) {
 		{"food:find_restaurants", "Find restaurants by cuisine and city, vegan and vegetarian options included.", ""},
 		{"tv:show_details", "Details of a TV show.", ""},
 		{"fin:stock_quote", "Current stock quote for a ticker symbol.", ""},
+		{"market:find_listings", "Find used and new items in classified listings by keyword and place.", ""},
+		{"bikes:bike_specs", "Specs of a bike model: frame size, gears, weight, price.", ""},
 	}, filler...)
 	ix := testIndex(t, tools)
 	for q, want := range map[string]string{
@@ -88,21 +90,23 @@ func TestFramingVerbsWeighLess(t *testing.T) {
 		"Can you help me find vegan restaurants in Oslo?":     "mcp:food:find_restaurants",
 		"Could you show us the current stock quote for ACME?": "mcp:fin:stock_quote",
 		"show details of the TV show Severance":               "mcp:tv:show_details", // not followed by me/us: full weight
+		// "find me" names the task (a search), unlike "show me": round 11.
+		"Find me a used bike in Lyon": "mcp:market:find_listings",
 	} {
 		if got := top(ix, q, 3); len(got) == 0 || got[0] != want {
 			t.Errorf("%s: top %v, want %s first", q, got, want)
 		}
 	}
-	aq := analyzeQuery("Please help me, and remind me at noon")
+	aq := analyzeQuery("Please help me, and remind me at noon, or find me a slot")
 	for _, qt := range aq.terms {
 		switch qt.term {
 		case "help":
 			if qt.qw != weightFraming {
 				t.Errorf("help (in 'help me') weighs %v, want %v", qt.qw, weightFraming)
 			}
-		case "remind":
+		case "remind", "find":
 			if qt.qw != 1 {
-				t.Errorf("remind (names the task) weighs %v, want 1", qt.qw)
+				t.Errorf("%s (names the task) weighs %v, want 1", qt.term, qt.qw)
 			}
 		}
 	}
