@@ -59,8 +59,10 @@ func passthroughSteps() []map[string]any {
 }
 
 // knownDiffs removes the differences the proxy is known to make (issue 7
-// report, to be fixed): the go-sdk v1.8.0 result types add "cacheScope": ""
-// and "ttlMs": 0 and drop "required": false of prompt arguments. The tool
+// report, to be fixed): the go-sdk v1.8.0 result types drop "required":
+// false of prompt arguments. ("cacheScope": "" and "ttlMs": 0, which they
+// added, are left out of answers to clients before 2026-07-28 since trial
+// r10 O2, so they are compared now.) The tool
 // "execution" member (kept at ingest since issue 12 item 6) and the
 // "tasks" capability (relayed since issue 17) are compared.
 func knownDiffs(v any) any {
@@ -69,7 +71,7 @@ func knownDiffs(v any) any {
 		out := map[string]any{}
 		for k, e := range x {
 			switch {
-			case k == "cacheScope" && e == "", k == "ttlMs" && e == float64(0), k == "required" && e == false:
+			case k == "required" && e == false:
 				continue
 			}
 			out[k] = knownDiffs(e)

@@ -109,13 +109,10 @@ func (p *Proxy) cacheMiddleware(endpoint string) mcp.Middleware {
 			modern := modernRequestOf(req)
 			res = eraResult(res, modern) // mrtr.go
 			if !modern {
-				// Older protocols have no cache hints: their answers keep
-				// the go-sdk's zero values (a 2026-07-28 upstream's hints
-				// are dropped).
-				if c := cacheableOf(res); c != nil {
-					*c = mcp.Cacheable{}
-				}
-				return res, nil
+				// Older protocols have no cache hints: their answers
+				// leave them out (a 2026-07-28 upstream's hints are
+				// dropped; cachehints.go).
+				return withoutCacheHints(res), nil
 			}
 			c := cacheableOf(res)
 			if c == nil {
