@@ -35,6 +35,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -85,7 +86,7 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 	if err != nil {
 		b.Fatal(err)
 	}
-	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: &lockedWriter{w: outW}, max: 1 << 20}
+	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: linewrite.New(outW), max: 1 << 20}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.runStdio(ctx, fs) }()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -33,7 +34,7 @@ func startLineClient(t *testing.T, p *Proxy, fast bool) *lineClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: &lockedWriter{w: outW}, max: 1 << 20}
+	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: linewrite.New(outW), max: 1 << 20}
 	done := make(chan error, 1)
 	go func() {
 		if fast {
@@ -365,7 +366,7 @@ func TestTakeFastGuards(t *testing.T) {
 	release := make(chan struct{})
 	defer close(release)
 	newConn := func() *frontConn {
-		c := &frontConn{out: &lockedWriter{w: nopWriteCloser{io.Discard}}, base: context.Background(), sawInit: true, version: "2025-11-25"}
+		c := &frontConn{out: linewrite.New(io.Discard), base: context.Background(), sawInit: true, version: "2025-11-25"}
 		c.enableFast(nil, func(ctx context.Context, _ string, _ mcp.Request) (mcp.Result, error) {
 			select {
 			case <-release:

@@ -27,7 +27,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -310,18 +309,3 @@ func (l *lineReader) next() ([]byte, error) {
 }
 
 func (l *lineReader) close() error { return l.r.Close() }
-
-// lockedWriter serializes whole writes (each of the go-sdk's writes is one
-// line).
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.WriteCloser
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func (l *lockedWriter) Close() error { return l.w.Close() }

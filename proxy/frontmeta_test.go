@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"io"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestFrontStdioElidesMeta(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: &lockedWriter{w: outW}, max: 1 << 20}
+	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: linewrite.New(outW), max: 1 << 20}
 	done := make(chan error, 1)
 	go func() { done <- p.Server("", "stdio").Run(ctx, fs) }()
 	defer func() { cancel(); inW.Close(); <-done }()

@@ -34,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 )
 
 // frontMaxDepth is the go-sdk's nesting limit for incoming JSON
@@ -44,8 +45,8 @@ const frontMaxDepth = 1000
 // guard) and stdout (out).
 type frontStdio struct {
 	in  *lineReader
-	out *lockedWriter
-	max int // bytes per line
+	out *linewrite.Writer // stdout; messages finished together go out in one write
+	max int               // bytes per line
 	// tasks, when set, answers the tasks utility's requests, which the
 	// go-sdk server does not know (tasks.go).
 	tasks func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
@@ -75,7 +76,7 @@ type frontMsg struct {
 // frontConn is the mcp.Connection of frontStdio.
 type frontConn struct {
 	in       *lineReader
-	out      *lockedWriter
+	out      *linewrite.Writer
 	max      int
 	incoming chan frontMsg
 	queue    []jsonrpc.Message // rest of a batch; Read is not concurrent

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"io"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestFrontStdioServesClient(t *testing.T) {
 	})
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	out := &lockedWriter{w: outW}
+	out := linewrite.New(outW)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Run(ctx, &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: out, max: 1 << 20}) }()

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
@@ -27,8 +27,8 @@ import (
 // answered with an error by the proxy itself (frontguard.go).
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
-	out := &lockedWriter{w: nopWriteCloser{os.Stdout}}
-	in := frontStdin() // stdin_linux.go, stdin_other.go
+	out := linewrite.New(os.Stdout) // internal/linewrite: answers finished together go out in one write
+	in := frontStdin()              // stdin_linux.go, stdin_other.go
 	if in != os.Stdin {
 		defer in.Close()
 	}
@@ -48,10 +48,6 @@ func (p *Proxy) maxMessageBytes() int {
 	}
 	return upstream.MaxMessageBytes
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // Handler is the HTTP front: Streamable HTTP at /mcp, SSE at /sse, each
 // [endpoints.NAME] at its path (Streamable HTTP) and path+"/sse" (SSE), and

@@ -681,6 +681,9 @@ func (p *Proxy) runStdio(ctx context.Context, ft *frontStdio) error {
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- ss.Wait() }()
+	// An answer queued behind a write in flight (internal/linewrite) is
+	// on stdout before the session counts as served.
+	defer func() { _ = ft.out.Flush() }()
 	select {
 	case <-ctx.Done():
 		if c := conn.Load(); c != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 )
 
 // stdioTransport is the proxy's own newline-delimited JSON transport to a
@@ -34,6 +36,7 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		wire:     w,
 		r:        t.r,
 		w:        t.w,
+		out:      linewrite.New(t.w),
 		incoming: make(chan jsonrpc.Message, 8),
 		done:     make(chan struct{}),
 	}
@@ -44,10 +47,9 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 // stdioConn is one connection over a child's stdin/stdout.
 type stdioConn struct {
 	*wire
-	r io.ReadCloser
-	w io.WriteCloser
-
-	writeMu sync.Mutex
+	r   io.ReadCloser
+	w   io.WriteCloser
+	out *linewrite.Writer // over w: requests finished together go out in one write
 
 	incoming chan jsonrpc.Message
 	readErr  error // set before incoming is closed
@@ -187,6 +189,11 @@ func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write implements mcp.Connection: one line, encoded into a pooled buffer.
+// A line written while another is being written is queued and goes out
+// with the next write (internal/linewrite): Write then returns before the
+// line is on the pipe. If that write fails (the child closed its stdin),
+// later Writes fail with its error; the queued line's call waits for the
+// child's end (readLoop fails the calls waiting) or its call_timeout.
 func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -204,9 +211,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	buf = append(buf, '\n')
 	*b = buf
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	_, err = c.w.Write(buf)
+	_, err = c.out.Write(buf)
 	return err
 }
 
