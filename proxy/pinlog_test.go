@@ -40,20 +40,27 @@ func churn(t *testing.T, log *slog.Logger, st pinStep, up, name string, changes 
 	}
 }
 
-// TestPinWarningsLimited (trial r10 O4): an upstream whose tool changes at
-// every listing logged one WARN per change, forever. Now each tool's first
-// change is logged, later ones one line per window and upstream, and the
-// rest are counted in the window's summary. The window here is an hour,
-// so nothing depends on timing.
-func TestPinWarningsLimited(t *testing.T) {
+// warnStep is a warn-mode pinning step over an in-memory pins store whose
+// change warnings use a window of every, logging into logs.
+func warnStep(t *testing.T, every time.Duration) (*syncBuffer, *slog.Logger, pinStep) {
+	t.Helper()
 	logs := &syncBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
 	st, err := pins.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := &pinGuard{store: st, log: log, warns: &pinWarnings{log: log, every: time.Hour}}
-	step := pinStep{g: g, mode: config.ChangeWarn}
+	g := &pinGuard{store: st, log: log, warns: &pinWarnings{log: log, every: every}}
+	return logs, log, pinStep{g: g, mode: config.ChangeWarn}
+}
+
+// TestPinWarningsLimited (trial r10 O4): an upstream whose tool changes at
+// every listing logged one WARN per change, forever. Now each tool's first
+// change is logged, later ones one line per window and upstream, and the
+// rest are counted in the window's summary. The window here is an hour,
+// so nothing depends on timing.
+func TestPinWarningsLimited(t *testing.T) {
+	logs, log, step := warnStep(t, time.Hour)
 	churn(t, log, step, "churny", "a", 50)
 	churn(t, log, step, "churny", "b", 1) // a first change of another tool: logged
 	churn(t, log, step, "other", "a", 2)  // another upstream has its own window
@@ -80,15 +87,9 @@ func TestPinWarningsLimited(t *testing.T) {
 // TestPinWarningsSummed: with a short window, every change is either
 // logged in full or counted in a summary line, however the windows fall.
 func TestPinWarningsSummed(t *testing.T) {
-	logs := &syncBuffer{}
-	log := slog.New(slog.NewTextHandler(logs, nil))
-	st, err := pins.Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := &pinGuard{store: st, log: log, warns: &pinWarnings{log: log, every: 5 * time.Millisecond}}
+	logs, log, step := warnStep(t, 5*time.Millisecond)
 	const changes = 300
-	churn(t, log, pinStep{g: g, mode: config.ChangeWarn}, "churny", "a", changes)
+	churn(t, log, step, "churny", "a", changes)
 	count := func() (full, summed int) {
 		for _, l := range strings.Split(logs.String(), "\n") {
 			if strings.Contains(l, "tool definition changed since it was pinned") {
