@@ -2,7 +2,9 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -23,7 +25,48 @@ import (
 // path run too (server.go). subscriptions/listen is left out: it stays
 // open for as long as its client listens, so waiting for it would only
 // ever end at the drain's deadline.
-type drainCount struct{ n atomic.Int64 }
+type drainCount struct {
+	n atomic.Int64
+
+	once  sync.Once
+	start context.Context // ends when the HTTP front's drain starts (begin)
+	begun context.CancelFunc
+}
+
+// started is the context that ends when the drain starts.
+func (d *drainCount) started() context.Context {
+	d.once.Do(func() { d.start, d.begun = context.WithCancel(context.Background()) })
+	return d.start
+}
+
+// begin marks the start of the HTTP front's drain (ServeHTTP, at the
+// signal): questions to clients waiting for their answer fail then
+// (askScope).
+func (d *drainCount) begin() {
+	d.started()
+	d.begun()
+}
+
+// errDraining is why a question to a client failed at the drain's start.
+var errDraining = errors.New("the proxy is shutting down (server.drain_timeout): the client's answer to this request, a new HTTP request, can no longer reach it")
+
+// askScope is ctx for a question the proxy asks a client and waits for
+// (askClient: elicitation, sampling, roots/list on the client's session):
+// it ends with errDraining when the HTTP front's drain starts, since the
+// client's answer comes as a new POST, which cannot arrive then (the
+// listener and the idle connections are closed at the signal,
+// docs/scale-out.md): the call that asked goes on at once (an approval is
+// refused, a relayed question fails) and gets its answer within
+// server.drain_timeout instead of being cut at its end (review r9 U2).
+// stop releases the scope.
+func (p *Proxy) askScope(ctx context.Context) (_ context.Context, stop func()) {
+	if p == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	after := context.AfterFunc(p.drains.started(), func() { cancel(errDraining) })
+	return ctx, func() { after(); cancel(nil) }
+}
 
 // middleware is the outermost receiving middleware of every server.
 func (d *drainCount) middleware(next mcp.MethodHandler) mcp.MethodHandler {

@@ -407,15 +407,24 @@ func askClient(ctx context.Context, s *session, req mcp.InputRequest) (mcp.Resul
 		}
 		return asResult(req, res)
 	}
+	ctx, stop := s.p.askScope(ctx) // drain.go: the drain's start fails it
+	defer stop()
+	var res mcp.Result
+	var err error
 	switch r := req.(type) {
 	case *mcp.ElicitParams:
-		return s.ss.Elicit(ctx, r)
+		res, err = s.ss.Elicit(ctx, r)
 	case *mcp.CreateMessageWithToolsParams:
-		return s.ss.CreateMessageWithTools(ctx, r)
+		res, err = s.ss.CreateMessageWithTools(ctx, r)
 	case *mcp.ListRootsParams:
-		return s.ss.ListRoots(ctx, r)
+		res, err = s.ss.ListRoots(ctx, r)
+	default:
+		return nil, fmt.Errorf("askClient: unsupported input request %T", req)
 	}
-	return nil, fmt.Errorf("askClient: unsupported input request %T", req)
+	if err != nil && context.Cause(ctx) == errDraining {
+		return nil, errDraining
+	}
+	return res, err
 }
 
 // asResult gives a client's input response the result type the asking

@@ -251,6 +251,7 @@ func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string
 		defer cancel()
 		shut := make(chan error, 1)
 		go func() { shut <- srv.Shutdown(sctx) }()
+		p.drains.begin() // drain.go: questions to clients fail (askScope)
 		p.drainHTTP()
 		p.closeSessions()
 		cancelBase()
