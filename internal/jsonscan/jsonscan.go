@@ -144,50 +144,169 @@ func container(data []byte, i int) (end, maxDepth int, err error) {
 // *Error for malformed text, and the deepest nesting seen (1 for a flat
 // object; members not visited because fn stopped are not counted).
 func Object(data []byte, fn func(key, value []byte) bool) (depth int, err error) {
+	return ObjectNested(data, "", nil, fn)
+}
+
+// ObjectNested is Object, and it records into in the members of the
+// value of the member named key (raw, between the quotes) when that value
+// is an object, in the same pass (issue 16: one scan per message, the
+// reader of the inner object needs no scan of its own). For a repeated key
+// in records the last one fn was shown. in is left not Complete when
+// there is no such member, its value is not an object, or that object is
+// malformed (the value is then skipped as Object skips it, so depth and
+// err are always Object's). With in nil (or key empty and no member named
+// "") it is Object.
+func ObjectNested(data []byte, key string, in *Members, fn func(key, value []byte) bool) (depth int, err error) {
+	if in != nil {
+		in.reset()
+	}
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return 0, ErrNotObject
 	}
+	end, depth, stopped, err := object(data, i, nil, key, in, fn)
+	if err != nil || stopped {
+		return depth, err
+	}
+	return depth, trailing(data, end)
+}
+
+// ObjectMembers is Object recording every member into m (see Members);
+// depth and err are Object's.
+func ObjectMembers(data []byte, m *Members) (depth int, err error) {
+	m.reset()
+	i := SkipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
+		return 0, ErrNotObject
+	}
+	end, depth, _, err := object(data, i, m, "", nil, nil)
+	if err == nil {
+		if err = trailing(data, end); err == nil {
+			m.done(data[i:end])
+			if i > 0 || end < len(data) {
+				m.ok = false // offsets are from the object's first byte: data must be it
+			}
+		}
+	}
+	return depth, err
+}
+
+// object scans the object starting at data[i] == '{' and returns its end
+// (exclusive), its depth, whether fn stopped it, and an *Error. rec (nil:
+// none) records its members; the value of the member named key, when an
+// object, is scanned by object itself recording into in (one level only:
+// that inner scan has no in), falling back to Value when it fails.
+func object(data []byte, i int, rec *Members, key string, in *Members, fn func(key, value []byte) bool) (end, depth int, stopped bool, err error) {
+	base := i
 	depth = 1
 	i = SkipSpace(data, i+1)
 	if i < len(data) && data[i] == '}' {
-		return depth, trailing(data, i+1)
+		return i + 1, depth, false, nil
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
-			return depth, &Error{i, "expected a member name"}
+			return i, depth, false, &Error{i, "expected a member name"}
 		}
 		kend, err := str(data, i)
 		if err != nil {
-			return depth, err
+			return kend, depth, false, err
 		}
-		key := data[i+1 : kend-1]
+		k0 := i + 1
 		i = SkipSpace(data, kend)
 		if i >= len(data) || data[i] != ':' {
-			return depth, &Error{i, "expected ':'"}
+			return i, depth, false, &Error{i, "expected ':'"}
 		}
 		i = SkipSpace(data, i+1)
-		vend, d, err := Value(data, i)
+		var vend, d int
+		if in != nil && string(data[k0:kend-1]) == key {
+			in.reset()
+			if i < len(data) && data[i] == '{' {
+				var ierr error
+				if vend, d, _, ierr = object(data, i, in, "", nil, nil); ierr == nil {
+					in.done(data[i:vend])
+				} else {
+					in.reset()
+					vend, d, err = Value(data, i)
+				}
+			} else {
+				vend, d, err = Value(data, i)
+			}
+		} else {
+			vend, d, err = Value(data, i)
+		}
 		if err != nil {
-			return depth, err
+			return vend, depth, false, err
 		}
 		depth = max(depth, d+1)
-		if !fn(key, data[i:vend]) {
-			return depth, nil
+		if rec != nil {
+			rec.add(k0-base, kend-1-base, i-base, vend-base)
+		}
+		if fn != nil && !fn(data[k0:kend-1], data[i:vend]) {
+			return vend, depth, true, nil
 		}
 		i = SkipSpace(data, vend)
 		if i >= len(data) {
-			return depth, &Error{i, "unexpected end of input"}
+			return i, depth, false, &Error{i, "unexpected end of input"}
 		}
 		switch data[i] {
 		case ',':
 			i = SkipSpace(data, i+1)
 		case '}':
-			return depth, trailing(data, i+1)
+			return i + 1, depth, false, nil
 		default:
-			return depth, &Error{i, "expected ',' or '}'"}
+			return i, depth, false, &Error{i, "expected ',' or '}'"}
 		}
 	}
+}
+
+// maxMembers is how many members a Members records.
+const maxMembers = 8
+
+// Members records where the members of one JSON object are in its text,
+// as offsets from the object's first byte, so that the readers of one
+// message need one scan of it between them (issue 16). Only the first
+// maxMembers members are recorded; a record is Complete only when the
+// object was scanned whole and well-formed (Object's checks) and every
+// member recorded. The zero value is an empty, not Complete record.
+type Members struct {
+	at   [maxMembers][4]int32 // key start, key end (between the quotes), value start, value end
+	n    int
+	obj  *byte // the object's first byte: a record belongs to that text
+	size int   // the object's length in bytes
+	over bool
+	ok   bool
+}
+
+func (m *Members) reset() { m.n, m.obj, m.size, m.over, m.ok = 0, nil, 0, false, false }
+
+func (m *Members) add(k0, k1, v0, v1 int) {
+	if m.n == len(m.at) || v1 > 1<<31-1 {
+		m.over = true
+		return
+	}
+	m.at[m.n] = [4]int32{int32(k0), int32(k1), int32(v0), int32(v1)}
+	m.n++
+}
+
+// done marks the record whole: obj is the object it was scanned from.
+func (m *Members) done(obj []byte) { m.obj, m.size, m.ok = &obj[0], len(obj), !m.over }
+
+// Complete reports whether m holds every member of the object obj (the
+// very text it was recorded from, first byte to last: the same array and
+// length): readers use it instead of scanning obj, and scan obj themselves
+// when it is false.
+func (m *Members) Complete(obj []byte) bool {
+	return m.ok && len(obj) == m.size && &obj[0] == m.obj
+}
+
+// Len is the number of members recorded.
+func (m *Members) Len() int { return m.n }
+
+// At returns member i of obj (0 <= i < Len(); obj as for Complete): its
+// raw key between the quotes and its raw value, as Object shows them.
+func (m *Members) At(obj []byte, i int) (key, value []byte) {
+	a := &m.at[i]
+	return obj[a[0]:a[1]], obj[a[2]:a[3]]
 }
 
 func trailing(data []byte, i int) error {

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
@@ -65,4 +66,116 @@ func BenchmarkObject(b *testing.B) {
 	for b.Loop() {
 		_, _ = Object(msg, func(k, v []byte) bool { return true })
 	}
+}
+
+// checkNested compares ObjectNested and ObjectMembers with Object on data:
+// the same depth and error, the members fn sees, and records that hold
+// exactly the members Object shows of the object they were made from.
+func checkNested(t *testing.T, data []byte, key string) {
+	t.Helper()
+	type kv struct{ k, v string }
+	var want, got []kv
+	var last []byte
+	wd, werr := Object(data, func(k, v []byte) bool { want = append(want, kv{string(k), string(v)}); return true })
+	var in Members
+	gd, gerr := ObjectNested(data, key, &in, func(k, v []byte) bool {
+		got = append(got, kv{string(k), string(v)})
+		if string(k) == key {
+			last = v
+		}
+		return true
+	})
+	if wd != gd || (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+		t.Fatalf("%q: ObjectNested %d %v, Object %d %v", data, gd, gerr, wd, werr)
+	}
+	if len(want) != len(got) {
+		t.Fatalf("%q: members %q, want %q", data, got, want)
+	}
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("%q: members %q, want %q", data, got, want)
+		}
+	}
+	checkRecord := func(m *Members, obj []byte) {
+		t.Helper()
+		if !m.Complete(obj) {
+			return
+		}
+		var inner []kv
+		if _, err := Object(obj, func(k, v []byte) bool { inner = append(inner, kv{string(k), string(v)}); return true }); err != nil {
+			t.Fatalf("%q: a Complete record of malformed %q: %v", data, obj, err)
+		}
+		if len(inner) != m.Len() {
+			t.Fatalf("%q: record of %q has %d members, Object shows %d", data, obj, m.Len(), len(inner))
+		}
+		for i := range inner {
+			if k, v := m.At(obj, i); string(k) != inner[i].k || string(v) != inner[i].v {
+				t.Fatalf("%q: record member %d %q:%q, want %q", data, i, k, v, inner[i])
+			}
+		}
+	}
+	if len(last) > 0 {
+		checkRecord(&in, last)
+		if gerr == nil && last[0] == '{' && len(want) > 0 {
+			if _, err := Object(last, nil); err == nil && len(want) <= maxMembers && !in.Complete(last) {
+				// a well-formed inner object of few members is recorded
+				n := 0
+				_, _ = Object(last, func(_, _ []byte) bool { n++; return true })
+				if n <= maxMembers && Depth(last) < 64 {
+					t.Fatalf("%q: inner object %q not recorded", data, last)
+				}
+			}
+		}
+	} else if in.Complete(data) {
+		t.Fatalf("%q: a record without a member %q", data, key)
+	}
+	var all Members
+	md, merr := ObjectMembers(data, &all)
+	if md != wd || (merr == nil) != (werr == nil) {
+		t.Fatalf("%q: ObjectMembers %d %v, Object %d %v", data, md, merr, wd, werr)
+	}
+	checkRecord(&all, data)
+	if merr == nil && len(want) <= maxMembers && len(data) > 0 && data[0] == '{' && data[len(data)-1] == '}' && !all.Complete(data) {
+		t.Fatalf("%q: not recorded", data)
+	}
+}
+
+func TestObjectNested(t *testing.T) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":2}]},"_meta":{"k":"v"}}}`,
+		`{"params":{"a":1},"params":{"b":2}}`,
+		`{"params":{"a":1},"params":3}`,
+		`{"params":{"a" 1}}`,
+		`{"params":{"a":tru}}`,
+		`{"params":{"a":1}x}`,
+		`{"params":{"a":1,}}`,
+		`{"params":{}}`,
+		` {"params":{"a":1}} `,
+		`{"params":{"1":1,"2":2,"3":3,"4":4,"5":5,"6":6,"7":7,"8":8,"9":9}}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8}`,
+		`{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9}`,
+		`{"params":{"a":"x` + "\n" + `"}}`,
+		`{"params":{"a":[}}`,
+		`[1]`, ``, `{"params":`, `{"params":{"a":1}`,
+	} {
+		checkNested(t, []byte(s), "params")
+	}
+	var m Members
+	obj := []byte(`{"a":1}`)
+	if _, err := ObjectMembers(obj, &m); err != nil || !m.Complete(obj) || m.Complete(bytes.Clone(obj)) {
+		t.Fatalf("a record belongs to its own text: %v", err)
+	}
+}
+
+func FuzzObjectNested(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":2}]},"_meta":{"k":"v"}}}`,
+		`{"params":{"a":1},"params":{"b":2}}`, `{"params":{"a" 1}}`, `{"result":{"content":[],"isError":true}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkNested(t, data, "params")
+		checkNested(t, data, "result")
+	})
 }
