@@ -32,8 +32,9 @@ import (
 // received, or the upstream's JSON-RPC error (or the wire's, for a
 // malformed answer).
 type ownAnswer struct {
-	result json.RawMessage
-	err    error
+	result  json.RawMessage
+	err     error
+	members jsonscan.Members // result's (frameFields.rm)
 }
 
 // ownChans are reusable waiter channels of our own requests (cap 1,
@@ -51,7 +52,7 @@ func ownAnswerOf(f frameFields) ownAnswer {
 		}
 		return ownAnswer{err: &we}
 	}
-	return ownAnswer{result: f.result}
+	return ownAnswer{result: f.result, members: f.rm}
 }
 
 // ownDone hands a to the waiter of our request id (if it still waits).
@@ -107,7 +108,7 @@ func (w *wire) ownWire() *wire { return w }
 // first, the upstream gets notifications/cancelled for it). A JSON-RPC
 // error answer is returned as a *jsonrpc.Error.
 func (w *wire) ownCall(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage) (json.RawMessage, error) {
-	res, err := w.call(ctx, conn, method, params, "", nil, time.Time{})
+	res, err := w.call(ctx, conn, method, params, "", nil, time.Time{}, nil)
 	var we *writeFailed
 	switch {
 	case err == nil:
@@ -147,7 +148,10 @@ const cancelNotifyTimeout = 5 * time.Second
 // kept by the wire's clock (wiredue.go): when it passes first, the call
 // ends as at the end of ctx (notifications/cancelled with the reason
 // "context deadline exceeded") and returns errWireDeadline.
-func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time) (json.RawMessage, error) {
+//
+// A non-nil rec receives the result's members as the frame's scan recorded
+// them (jsonscan.Members; for the caller's readers of the result: issue 16).
+func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time, rec *jsonscan.Members) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
 	ch := ownChans.Get().(chan ownAnswer)
 	w.mu.Lock()
@@ -211,6 +215,9 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 				if n := sink.droppedCount(); n > 0 {
 					w.log.Debug("progress notifications coalesced: the client read them slower than the upstream sent them", "method", method, "coalesced", n)
 				}
+			}
+			if rec != nil {
+				*rec = a.members
 			}
 			return a.result, a.err
 		case <-wake:

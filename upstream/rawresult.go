@@ -29,6 +29,11 @@ type RawResult struct {
 	// needs shaping for the client (proxy shapeRaw: issue 16, a scan of
 	// the result fewer per call). False when not known.
 	Plain bool
+	// Members: JSON's top-level members as the transport's one scan of
+	// the frame recorded them (issue 16), for the proxy's shaping and
+	// stamping; it holds for JSON only while JSON is those very bytes
+	// (Members.Complete(JSON)), and whoever replaces JSON may leave it.
+	Members jsonscan.Members
 }
 
 type rawResultKey struct{}
@@ -47,7 +52,8 @@ func wantsRaw(ctx context.Context) bool {
 type rawAnswer struct {
 	json    json.RawMessage
 	isError bool
-	plain   bool // RawResult.Plain
+	plain   bool             // RawResult.Plain
+	members jsonscan.Members // RawResult.Members
 }
 
 func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }
@@ -60,9 +66,17 @@ func (*rawAnswer) Error() string { return "raw tools/call result (internal; neve
 // the decoded way. isError reports the isError member; plain, that there
 // is neither a _meta nor a resultType member (RawResult.Plain).
 func rawPassable(result []byte) (ok, isError, plain bool) {
+	return rawPassableRec(result, nil)
+}
+
+// rawPassableRec is rawPassable reading result's members from rec when
+// rec holds them all (jsonscan.Members.Complete: result was scanned whole
+// and well-formed, so stopping early or not gives the same answer);
+// otherwise it scans result (issue 16: no second scan of the result).
+func rawPassableRec(result []byte, rec *jsonscan.Members) (ok, isError, plain bool) {
 	ok, plain = true, true
 	content := false
-	_, err := jsonscan.Object(result, func(k, v []byte) bool {
+	member := func(k, v []byte) bool {
 		switch string(k) {
 		case "content":
 			content = true
@@ -77,6 +91,12 @@ func rawPassable(result []byte) (ok, isError, plain bool) {
 			ok = false
 		}
 		return ok
-	})
+	}
+	if rec != nil && rec.Complete(result) {
+		for i := 0; i < rec.Len() && member(rec.At(result, i)); i++ {
+		}
+		return ok && content, isError, plain
+	}
+	_, err := jsonscan.Object(result, member)
 	return ok && content && err == nil, isError, plain
 }

@@ -281,6 +281,11 @@ func strID(s string) jsonrpc.ID { id, _ := jsonrpc.MakeID(s); return id }
 type frameFields struct {
 	jsonrpc, id, method, params, result, err []byte
 	hasID, hasResult, hasError               bool
+	// rm: result's members, recorded in the frame's one scan
+	// (jsonscan.ObjectNested; Complete(result) only when result is an
+	// object scanned whole): rawPassable and the proxy read them instead
+	// of scanning the result again (issue 16).
+	rm jsonscan.Members
 }
 
 // decode turns one frame into messages (several for a JSON-RPC batch;
@@ -309,7 +314,7 @@ func (w *wire) decode(frame []byte) []jsonrpc.Message {
 	}
 	own := bytes.Clone(frame) // params/results are slices of this copy
 	var f frameFields
-	_, scanErr := jsonscan.Object(own, func(k, v []byte) bool {
+	_, scanErr := jsonscan.ObjectNested(own, "result", &f.rm, func(k, v []byte) bool {
 		switch string(k) {
 		case "jsonrpc":
 			f.jsonrpc = v
@@ -442,8 +447,8 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	}
 	resp.Result = f.result
 	if pc.raw {
-		if ok, isErr, plain := rawPassable(f.result); ok {
-			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain}
+		if ok, isErr, plain := rawPassableRec(f.result, &f.rm); ok {
+			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain, members: f.rm}
 			return []jsonrpc.Message{resp}
 		}
 	}
