@@ -90,6 +90,10 @@ type rawToolResult struct {
 	// answer: json's array is such an answer, which the front that
 	// wrote it may give back (modes.ReleaseAnswer; frontfasthttp.go).
 	answer bool
+	// rec: json's members as recorded where it was scanned or built
+	// (upstream.RawResult.Members; nil or not Complete(json): unknown),
+	// so that stamping needs no scan of its own (issue 16).
+	rec *jsonscan.Members
 }
 
 func (r *rawToolResult) MarshalJSON() ([]byte, error) {
@@ -103,7 +107,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 			return b, nil
 		}
 	}
-	return stampRaw(r.json, r.Meta, r.modern)
+	return appendStampRaw(nil, r.json, r.rec, r.Meta, r.modern)
 }
 
 // compactInto writes r as encoding/json writes a json.Marshaler (its
@@ -125,7 +129,7 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 				stampBufs.Put(sp)
 			}
 		}()
-		b, err = appendStampRaw((*sp)[:0], r.json, r.Meta, r.modern)
+		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.Meta, r.modern)
 		*sp = b[:0]
 	}
 	if err == nil {
@@ -189,19 +193,21 @@ func stampSpare(b []byte, extra map[string]any, complete bool) (out []byte, ok b
 // is there anyway is replaced). Only b's top level and its _meta are
 // scanned; every other member is copied as it is.
 func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
-	return appendStampRaw(nil, b, extra, complete)
+	return appendStampRaw(nil, b, nil, extra, complete)
 }
 
 // appendStampRaw is stampRaw appending to dst (which must not overlap b).
 // b is scanned once, the merged _meta written in place (issue 16: the
 // scan that found _meta first, to size the output, and the merged
 // _meta's own buffer are gone; compactInto's buffer is pooled). Errors
-// are stampRaw's: b's own malformation first, then _meta's.
-func appendStampRaw(dst, b []byte, extra map[string]any, complete bool) ([]byte, error) {
+// are stampRaw's: b's own malformation first, then _meta's. b's members
+// are read from rec when it holds them all for b (jsonscan.Members: b was
+// then scanned whole and well-formed), else b is scanned.
+func appendStampRaw(dst, b []byte, rec *jsonscan.Members, extra map[string]any, complete bool) ([]byte, error) {
 	out := rawObject{b: slices.Grow(dst, len(b)+len(`,"_meta":{},"resultType":"complete"}`)+160*len(extra))}
 	metaSeen := false
 	var metaErr error
-	if _, err := jsonscan.Object(b, func(k, v []byte) bool {
+	if err := eachMember(b, rec, func(k, v []byte) bool {
 		if metaErr != nil {
 			return true // b is still checked whole: its own error comes first
 		}
@@ -318,19 +324,28 @@ var serverInfoMember = sync.OnceValue(func() struct{ key, val []byte } {
 type rawObject struct {
 	b []byte
 	n int
+	// rec (nil: none) records the members written by member; close
+	// makes it the record of the object built (issue 16).
+	rec  *jsonscan.Members
+	base int // the object's first byte in b
 }
 
 // member appends the member k: v; k is the name as raw JSON between its
 // quotes (escapes kept), v a raw JSON value.
 func (o *rawObject) member(k, v []byte) {
 	o.key(k)
+	v0 := len(o.b)
 	o.b = append(o.b, v...)
+	if o.rec != nil {
+		o.rec.Add(v0-2-len(k)-o.base, v0-2-o.base, v0-o.base, len(o.b)-o.base)
+	}
 }
 
 // key appends the name of the next member, k, and its colon; the caller
 // appends its value.
 func (o *rawObject) key(k []byte) {
 	if o.n == 0 {
+		o.base = len(o.b)
 		o.b = append(o.b, '{')
 	} else {
 		o.b = append(o.b, ',')
@@ -344,9 +359,15 @@ func (o *rawObject) key(k []byte) {
 // close ends the object and returns it.
 func (o *rawObject) close() []byte {
 	if o.n == 0 {
-		return append(o.b, '{', '}')
+		o.base = len(o.b)
+		o.b = append(o.b, '{', '}')
+	} else {
+		o.b = append(o.b, '}')
 	}
-	return append(o.b, '}')
+	if o.rec != nil {
+		o.rec.Done(o.b[o.base:])
+	}
+	return o.b
 }
 
 // rawSlotFor returns ctx with a raw-result slot when the client session
@@ -387,9 +408,20 @@ func materialize(slot *upstream.RawResult) (*mcp.CallToolResult, error) {
 // passes); an empty _meta is dropped. A result that needs no change is
 // returned as is (no copy). Guards against: an upstream (untrusted)
 // leaking its identity or protocol members to the client.
-func shapeRaw(b []byte) []byte {
+func shapeRaw(b []byte) []byte { return shapeRawRec(b, nil) }
+
+// shapeRawRec is shapeRaw reading b's members from rec when it holds them
+// all for b (jsonscan.Members.Complete), else scanning b (issue 16: the
+// transport's one scan of the frame recorded them). When it returns a new
+// object, rec (non-nil) is made the record of that object.
+func shapeRawRec(b []byte, rec *jsonscan.Members) []byte {
+	var in *jsonscan.Members
+	if rec != nil && rec.Complete(b) {
+		c := *rec // rec is rewritten below while in is read
+		in = &c
+	}
 	change := false
-	_, _ = jsonscan.Object(b, func(k, v []byte) bool {
+	_ = eachMember(b, in, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 			change = true
@@ -405,7 +437,11 @@ func shapeRaw(b []byte) []byte {
 		return b
 	}
 	out := rawObject{b: make([]byte, 0, len(b))}
-	_, _ = jsonscan.Object(b, func(k, v []byte) bool {
+	if in != nil {
+		out.rec = rec
+		rec.Reset()
+	}
+	_ = eachMember(b, in, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 		case "_meta":
@@ -418,6 +454,19 @@ func shapeRaw(b []byte) []byte {
 		return true
 	})
 	return out.close()
+}
+
+// eachMember calls fn for b's members as jsonscan.Object does, from rec
+// when it holds them all for b (b was scanned whole and well-formed: the
+// error is nil), else by scanning b (issue 16).
+func eachMember(b []byte, rec *jsonscan.Members, fn func(k, v []byte) bool) error {
+	if rec != nil && rec.Complete(b) {
+		for i := 0; i < rec.Len() && fn(rec.At(b, i)); i++ {
+		}
+		return nil
+	}
+	_, err := jsonscan.Object(b, fn)
+	return err
 }
 
 // withoutMetaKeys is the object meta without the members whose raw names

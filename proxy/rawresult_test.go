@@ -1,9 +1,14 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
 func TestShapeRaw(t *testing.T) {
@@ -109,6 +114,65 @@ func TestStampSpare(t *testing.T) {
 	for _, in := range []string{`{"_meta":{},"content":[]}`, `{"content":[],"resultType":"complete"}`, `{"content":[]} `, `{}`, `{"content":`} {
 		if got, ok := stampSpare([]byte(in), si, true); ok {
 			t.Errorf("%s: stamped in place (%s), want stampRaw", in, got)
+		}
+	}
+}
+
+// TestShapeStampFromRecord: shapeRaw and stampRaw give the same bytes
+// when they read the result's members from the record the transport's
+// scan made (issue 16: one scan per message) as when they scan it, and
+// the record shapeRaw leaves describes the object it returns.
+func TestShapeStampFromRecord(t *testing.T) {
+	si := map[string]any{mcp.MetaKeyServerInfo: serverImpl()}
+	for _, in := range []string{
+		`{"content":[{"type":"text","text":"hi"}]}`,
+		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1},"resultType":"complete"}`,
+		`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up"}},"content":[],"resultType":"complete"}`,
+		`{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"up"},"keep":1},"content":[],"isError":true}`,
+		`{"_meta":{"io.modelcontextprotocol\/serverInfo":{}},"content":[]}`,
+		`{"_meta":{"own":"x"},"content":[]}`,
+		`{ "content" : [ ] , "resultType" : "complete" , "_meta" : { } }`,
+		`{"content":[],"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"resultType":"complete"}`,
+		`{"content":[],"resultType":"complete","resultType":"complete"}`,
+	} {
+		frame := []byte(`{"jsonrpc":"2.0","id":1,"result":` + in + `}`)
+		var rec jsonscan.Members
+		var b []byte
+		if _, err := jsonscan.ObjectNested(frame, "result", &rec, func(k, v []byte) bool {
+			if string(k) == "result" {
+				b = v
+			}
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !rec.Complete(b) && !bytes.Contains(b, []byte(`"h":8`)) {
+			t.Fatalf("%s: the frame's scan left no record", in)
+		}
+		want := shapeRaw(bytes.Clone(b))
+		got := shapeRawRec(b, &rec)
+		if !bytes.Equal(got, want) {
+			t.Fatalf("shapeRawRec(%s) = %s, shapeRaw %s", in, got, want)
+		}
+		if rec.Complete(got) {
+			var again jsonscan.Members
+			if _, err := jsonscan.ObjectMembers(got, &again); err != nil || again.Len() != rec.Len() {
+				t.Fatalf("shapeRawRec(%s) = %s: record of %d members, a scan finds %d (%v)", in, got, rec.Len(), again.Len(), err)
+			}
+			for i := range rec.Len() {
+				k, v := rec.At(got, i)
+				k2, v2 := again.At(got, i)
+				if !bytes.Equal(k, k2) || !bytes.Equal(v, v2) {
+					t.Fatalf("shapeRawRec(%s) = %s: member %d recorded %s:%s, scanned %s:%s", in, got, i, k, v, k2, v2)
+				}
+			}
+		}
+		for _, complete := range []bool{true, false} {
+			sw, werr := stampRaw(bytes.Clone(got), si, complete)
+			sg, gerr := appendStampRaw(nil, got, &rec, si, complete)
+			if !bytes.Equal(sw, sg) || (werr == nil) != (gerr == nil) {
+				t.Fatalf("appendStampRaw(%s) from the record = %s %v, scanning %s %v", got, sg, gerr, sw, werr)
+			}
 		}
 	}
 }

@@ -158,7 +158,7 @@ func Object(data []byte, fn func(key, value []byte) bool) (depth int, err error)
 // "") it is Object.
 func ObjectNested(data []byte, key string, in *Members, fn func(key, value []byte) bool) (depth int, err error) {
 	if in != nil {
-		in.reset()
+		in.Reset()
 	}
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
@@ -174,7 +174,7 @@ func ObjectNested(data []byte, key string, in *Members, fn func(key, value []byt
 // ObjectMembers is Object recording every member into m (see Members);
 // depth and err are Object's.
 func ObjectMembers(data []byte, m *Members) (depth int, err error) {
-	m.reset()
+	m.Reset()
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return 0, ErrNotObject
@@ -182,7 +182,7 @@ func ObjectMembers(data []byte, m *Members) (depth int, err error) {
 	end, depth, _, err := object(data, i, m, "", nil, nil)
 	if err == nil {
 		if err = trailing(data, end); err == nil {
-			m.done(data[i:end])
+			m.Done(data[i:end])
 			if i > 0 || end < len(data) {
 				m.ok = false // offsets are from the object's first byte: data must be it
 			}
@@ -219,13 +219,13 @@ func object(data []byte, i int, rec *Members, key string, in *Members, fn func(k
 		i = SkipSpace(data, i+1)
 		var vend, d int
 		if in != nil && string(data[k0:kend-1]) == key {
-			in.reset()
+			in.Reset()
 			if i < len(data) && data[i] == '{' {
 				var ierr error
 				if vend, d, _, ierr = object(data, i, in, "", nil, nil); ierr == nil {
-					in.done(data[i:vend])
+					in.Done(data[i:vend])
 				} else {
-					in.reset()
+					in.Reset()
 					vend, d, err = Value(data, i)
 				}
 			} else {
@@ -239,7 +239,7 @@ func object(data []byte, i int, rec *Members, key string, in *Members, fn func(k
 		}
 		depth = max(depth, d+1)
 		if rec != nil {
-			rec.add(k0-base, kend-1-base, i-base, vend-base)
+			rec.Add(k0-base, kend-1-base, i-base, vend-base)
 		}
 		if fn != nil && !fn(data[k0:kend-1], data[i:vend]) {
 			return vend, depth, true, nil
@@ -277,9 +277,13 @@ type Members struct {
 	ok   bool
 }
 
-func (m *Members) reset() { m.n, m.obj, m.size, m.over, m.ok = 0, nil, 0, false, false }
+// Reset empties m. Reset, Add and Done also let a writer that builds an
+// object from recorded members record the object it builds.
+func (m *Members) Reset() { m.n, m.obj, m.size, m.over, m.ok = 0, nil, 0, false, false }
 
-func (m *Members) add(k0, k1, v0, v1 int) {
+// Add records the next member: its key between the quotes at k0:k1 and
+// its value at v0:v1, offsets from the object's first byte.
+func (m *Members) Add(k0, k1, v0, v1 int) {
 	if m.n == len(m.at) || v1 > 1<<31-1 {
 		m.over = true
 		return
@@ -288,8 +292,9 @@ func (m *Members) add(k0, k1, v0, v1 int) {
 	m.n++
 }
 
-// done marks the record whole: obj is the object it was scanned from.
-func (m *Members) done(obj []byte) { m.obj, m.size, m.ok = &obj[0], len(obj), !m.over }
+// Done marks the record whole: obj is the object it was scanned from (or
+// built as), first byte to last.
+func (m *Members) Done(obj []byte) { m.obj, m.size, m.ok = &obj[0], len(obj), !m.over }
 
 // Complete reports whether m holds every member of the object obj (the
 // very text it was recorded from, first byte to last: the same array and
