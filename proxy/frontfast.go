@@ -126,8 +126,9 @@ func (c *frontConn) noteDone() {
 // takeFast serves m on the fast path when it qualifies (see the file
 // comment) and reports whether it did; it also answers a cancellation of
 // a fast-path call and counts notifications bound for the go-sdk. frame
-// is the line m came from.
-func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
+// is the line m came from; rec (nil: none) records the members of m's
+// params (fastParams).
+func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte, rec *jsonscan.Members) bool {
 	r, ok := m.(*jsonrpc.Request)
 	if !ok {
 		return false
@@ -155,7 +156,7 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte) bool {
 		return false
 	}
 	f := &fastCall{c: c, fp: fp, resp: jsonrpc.Response{ID: r.ID}}
-	if !fastParams(r.Params, &f.params, &c.lastName) {
+	if !fastParams(r.Params, rec, &f.params, &c.lastName) {
 		return false
 	}
 	ctx, cancel := context.WithCancelCause(c.base)
@@ -393,13 +394,15 @@ func (c *frontConn) endFast() {
 // callMembers splits tools/call params, an object, into its name,
 // arguments and _meta members (raw JSON; nil when absent). ok is false
 // when raw is not an object or holds any other member or one twice: the
-// fast paths then leave the request to the go-sdk.
-func callMembers(raw []byte) (name, args, meta []byte, ok bool) {
+// fast paths then leave the request to the go-sdk. raw's members are read
+// from rec when it holds them all (jsonscan.Members.Complete; nil: none),
+// else raw is scanned (issue 16).
+func callMembers(raw []byte, rec *jsonscan.Members) (name, args, meta []byte, ok bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, nil, nil, false
 	}
 	bad := false
-	if _, err := jsonscan.Object(raw, func(k, v []byte) bool {
+	if err := eachMember(raw, rec, func(k, v []byte) bool {
 		var slot *[]byte
 		switch string(k) {
 		case "name":
@@ -429,9 +432,9 @@ func callMembers(raw []byte) (name, args, meta []byte, ok bool) {
 // (and refuses with its own error where it must). The params go into p;
 // *last is the name of the connection's last such call, reused when the
 // name is the same (one string fewer per call; only the connection's
-// reader calls this).
-func fastParams(raw []byte, p *mcp.CallToolParamsRaw, last *string) bool {
-	name, args, meta, ok := callMembers(raw)
+// reader calls this). rec is callMembers'.
+func fastParams(raw []byte, rec *jsonscan.Members, p *mcp.CallToolParamsRaw, last *string) bool {
+	name, args, meta, ok := callMembers(raw, rec)
 	if !ok || !plainString(name) || !utf8.Valid(name) {
 		return false
 	}

@@ -323,12 +323,12 @@ func TestFastParams(t *testing.T) {
 	var last string
 	for i := 0; i < 2; i++ { // the second time the name is the last one's
 		p := new(mcp.CallToolParamsRaw)
-		ok := fastParams([]byte(`{"name":"a__b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7}}`), p, &last)
+		ok := fastParams([]byte(`{"name":"a__b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7}}`), nil, p, &last)
 		if !ok || p.Name != "a__b" || string(p.Arguments) != `{"x":[1,{"y":null}]}` || p.GetProgressToken() != float64(7) {
 			t.Fatalf("fastParams = %+v, %v", p, ok)
 		}
 	}
-	if p := new(mcp.CallToolParamsRaw); !fastParams([]byte(`{"name":"a__c"}`), p, &last) || p.Name != "a__c" || last != "a__c" {
+	if p := new(mcp.CallToolParamsRaw); !fastParams([]byte(`{"name":"a__c"}`), nil, p, &last) || p.Name != "a__c" || last != "a__c" {
 		t.Fatalf("another name: %+v, last %q", p, last)
 	}
 	for _, in := range []string{
@@ -346,7 +346,8 @@ func TestFastParams(t *testing.T) {
 		`{"name":"a","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}`,
 		"{\"name\":\"a\xff\"}",
 	} {
-		if p := new(mcp.CallToolParamsRaw); fastParams([]byte(in), p, &last) {
+		checkScannedOnce(t, in) // frontmeta_test.go
+		if p := new(mcp.CallToolParamsRaw); fastParams([]byte(in), nil, p, &last) {
 			t.Errorf("fastParams(%s) = %+v: want it left to the go-sdk", in, p)
 		}
 	}
@@ -377,39 +378,39 @@ func TestTakeFastGuards(t *testing.T) {
 		return c
 	}
 	c := newConn()
-	if !c.takeFast(req(1), line) {
+	if !c.takeFast(req(1), line, nil) {
 		t.Fatal("an open session's tools/call was not taken")
 	}
-	if !c.takeFast(req(1), line) || c.fastCalls != 1 {
+	if !c.takeFast(req(1), line, nil) || c.fastCalls != 1 {
 		t.Errorf("an id in flight on the fast path: not dropped, or run again (%d calls)", c.fastCalls)
 	}
 	c.toSDK([]jsonrpc.Message{&jsonrpc.Request{Method: "notifications/initialized"}})
-	if c.takeFast(req(2), line) {
+	if c.takeFast(req(2), line, nil) {
 		t.Error("taken while notifications/initialized is not handled yet")
 	}
 	c.noteDone()
-	if !c.takeFast(req(3), line) {
+	if !c.takeFast(req(3), line, nil) {
 		t.Error("not taken after the notification was handled")
 	}
-	if c.takeFast(req(4), append([]byte("["), line...)) {
+	if c.takeFast(req(4), append([]byte("["), line...), nil) {
 		t.Error("a batch element was taken")
 	}
-	if !c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":3}`)}, nil) {
+	if !c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":3}`)}, nil, nil) {
 		t.Error("notifications/cancelled for a fast-path call was passed on")
 	}
-	if c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":99}`)}, nil) {
+	if c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":99}`)}, nil, nil) {
 		t.Error("notifications/cancelled for another id was taken")
 	}
 	c.endFast() // cancels call 1 (3 was cancelled above) and waits for both
-	if c.takeFast(req(5), line) {
+	if c.takeFast(req(5), line, nil) {
 		t.Error("taken on a closing connection")
 	}
 	fresh := &frontConn{out: c.out, base: context.Background()}
 	fresh.enableFast(nil, nil)
-	if fresh.takeFast(req(1), line) {
+	if fresh.takeFast(req(1), line, nil) {
 		t.Error("taken before the session is open (no initialize answer, no accepted triple)")
 	}
-	if n := (&frontConn{sawInit: true, version: "2025-11-25"}); n.takeFast(req(1), line) {
+	if n := (&frontConn{sawInit: true, version: "2025-11-25"}); n.takeFast(req(1), line, nil) {
 		t.Error("taken without the go-sdk session (runStdio did not enable it)")
 	}
 }

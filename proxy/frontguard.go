@@ -53,10 +53,15 @@ type frontFields struct {
 	hasID, other                bool // other: a member besides these four
 	depth                       int  // jsonscan.Object's
 	err                         error
+	// pm: params' members, recorded in the same scan
+	// (jsonscan.ObjectNested; Complete(params) only when params is an
+	// object scanned whole): the _meta elision and the fast path read
+	// them instead of scanning params again (issue 16).
+	pm jsonscan.Members
 }
 
 func scanFront(msg []byte) (f frontFields) {
-	f.depth, f.err = jsonscan.Object(msg, func(k, v []byte) bool {
+	f.depth, f.err = jsonscan.ObjectNested(msg, "params", &f.pm, func(k, v []byte) bool {
 		switch string(k) {
 		case "jsonrpc":
 			f.version = v

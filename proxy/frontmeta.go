@@ -42,12 +42,15 @@ import (
 // elideMeta takes the _meta triple out of tools/call request r when this
 // connection's go-sdk session already accepted the same triple, and notes
 // the triple of a connection's first such requests until one is accepted
-// (accepted).
-func (c *frontConn) elideMeta(r *jsonrpc.Request) {
+// (accepted). rec (nil: none) is the record of r.Params' members
+// (jsonscan.Members, read when it holds them all); when the triple is
+// taken out it becomes the record of the new params.
+func (c *frontConn) elideMeta(r *jsonrpc.Request, rec *jsonscan.Members) {
 	if r.Method != "tools/call" || !r.ID.IsValid() {
 		return
 	}
-	trip, rest, ok := metaTriple(r.Params)
+	var restRec jsonscan.Members
+	trip, rest, ok := metaTriple(r.Params, rec, &restRec)
 	if !ok {
 		return
 	}
@@ -65,6 +68,9 @@ func (c *frontConn) elideMeta(r *jsonrpc.Request) {
 	case bytes.Equal(trip, c.trip):
 		r.Params = rest
 		c.elided++
+		if rec != nil {
+			*rec = restRec
+		}
 	}
 }
 
@@ -89,8 +95,12 @@ func (c *frontConn) accepted(resp *jsonrpc.Response) {
 // each length-prefixed) and params without them (without _meta when
 // nothing else is left in it). ok is false when the request must reach
 // the go-sdk as it is: no _meta, a version before 2026-07-28, no
-// clientCapabilities, a log level, escaped or repeated keys.
-func metaTriple(params []byte) (trip, rest []byte, ok bool) {
+// clientCapabilities, a log level, escaped or repeated keys. params'
+// members are read from rec when it holds them all
+// (jsonscan.Members.Complete; nil: none), else params is scanned; restRec
+// (nil: none) gets the record of rest (issue 16: the fast path then needs
+// no scan of rest).
+func metaTriple(params []byte, rec, restRec *jsonscan.Members) (trip, rest []byte, ok bool) {
 	// Each object is scanned once (issue 16: a scan of a 2026-07-28
 	// request line costs about as much as the rest of its decoding); the
 	// members are kept to rebuild params from, up to len(memberList),
@@ -99,7 +109,7 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 	var seen keySeen
 	var top, kept memberList
 	bad := false
-	if _, err := jsonscan.Object(params, func(k, v []byte) bool {
+	if err := eachMember(params, rec, func(k, v []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false
@@ -152,6 +162,7 @@ func metaTriple(params []byte) (trip, rest []byte, ok bool) {
 		})
 		return trip, out.close(), true
 	}
+	out.rec = restRec
 	var metaOut []byte
 	if kept.n > 0 {
 		var mo rawObject

@@ -2,12 +2,15 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
 func TestMetaTriple(t *testing.T) {
@@ -22,7 +25,8 @@ func TestMetaTriple(t *testing.T) {
 		{`{"_meta":{` + pv + `,"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9,` + cc + `},"name":"t"}`, `{"_meta":{"m1":1,"m2":2,"m3":3,"m4":4,"m5":5,"m6":6,"m7":7,"m8":8,"m9":9},"name":"t"}`},
 		{`{"_meta":{` + pv + `,` + ci + `,` + cc + `},"n":"t","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8}`, `{"n":"t","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8}`},
 	} {
-		trip, rest, ok := metaTriple([]byte(c.in))
+		checkScannedOnce(t, c.in)
+		trip, rest, ok := metaTriple([]byte(c.in), nil, nil)
 		if !ok || len(trip) == 0 || string(rest) != c.rest {
 			t.Errorf("metaTriple(%s) = %q, %s, %v; want rest %s", c.in, trip, rest, ok, c.rest)
 		}
@@ -39,9 +43,46 @@ func TestMetaTriple(t *testing.T) {
 		`{"name":"t","_meta":[]}`,
 		`{"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9,"a2":2,"_meta":{` + pv + `,` + cc + `}}`, // a repeat past keySeen's first 8
 	} {
-		if _, rest, ok := metaTriple([]byte(in)); ok {
+		checkScannedOnce(t, in)
+		if _, rest, ok := metaTriple([]byte(in), nil, nil); ok {
 			t.Errorf("metaTriple(%s): elided to %s", in, rest)
 		}
+	}
+}
+
+// checkScannedOnce: a request line's params read from the record of the
+// line's one scan (scanFront) give metaTriple and callMembers the same
+// answers as scanning them (issue 16), and the record metaTriple makes of
+// rest describes rest.
+func checkScannedOnce(t *testing.T, params string) {
+	t.Helper()
+	f := scanFront([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":` + params + `}`))
+	if f.err != nil {
+		return // not a request line: nothing reads params
+	}
+	if params[0] == '{' && !f.pm.Complete(f.params) && strings.Count(params, ",") < 8 {
+		t.Fatalf("%s: the line's scan left no record of params", params)
+	}
+	var restRec jsonscan.Members
+	trip, rest, ok := metaTriple(f.params, &f.pm, &restRec)
+	wtrip, wrest, wok := metaTriple(bytes.Clone(f.params), nil, nil)
+	if ok != wok || !bytes.Equal(trip, wtrip) || !bytes.Equal(rest, wrest) {
+		t.Fatalf("metaTriple(%s) from the record = %q %s %v, scanning %q %s %v", params, trip, rest, ok, wtrip, wrest, wok)
+	}
+	same := func(raw []byte, rec *jsonscan.Members) {
+		t.Helper()
+		n, a, m, ok := callMembers(raw, rec)
+		wn, wa, wm, wok := callMembers(bytes.Clone(raw), nil)
+		if ok != wok || !bytes.Equal(n, wn) || !bytes.Equal(a, wa) || !bytes.Equal(m, wm) {
+			t.Fatalf("callMembers(%s) from the record = %s %s %s %v, scanning %s %s %s %v", raw, n, a, m, ok, wn, wa, wm, wok)
+		}
+	}
+	same(f.params, &f.pm)
+	if ok {
+		if !restRec.Complete(rest) && strings.Count(string(rest), ",") < 8 {
+			t.Fatalf("metaTriple(%s): no record of rest %s", params, rest)
+		}
+		same(rest, &restRec)
 	}
 }
 

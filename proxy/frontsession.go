@@ -431,7 +431,7 @@ func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSes
 // legacyCallParams reads tools/call params the fast path may take (see the
 // file comment) as the go-sdk decodes them.
 func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
-	name, args, meta, ok := callMembers(raw) // frontfast.go
+	name, args, meta, ok := callMembers(raw, nil) // frontfast.go
 	if !ok || !plainString(name) || len(name) == 2 {
 		return nil, false
 	}

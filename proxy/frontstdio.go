@@ -151,7 +151,7 @@ func (c *frontConn) readLoop() {
 					_, _ = c.out.Write(append(a, '\n'))
 				}
 			} else {
-				m.msgs, m.err = c.decode(frame, f, one)
+				m.msgs, m.err = c.decode(frame, &f, one)
 				if m.err != nil && err == nil {
 					// A whole line that is not a message (bad JSON, a wrong
 					// version tag, a batch the version does not allow) is
@@ -162,8 +162,8 @@ func (c *frontConn) readLoop() {
 					_, _ = c.out.Write(append(lineError(line, m.err), '\n'))
 					m.msgs, m.err = nil, nil
 				}
-				m.msgs = c.noteCancelled(m.msgs)                     // frontcancel.go
-				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line) { // frontfast.go
+				m.msgs = c.noteCancelled(m.msgs)                            // frontcancel.go
+				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line, &f.pm) { // frontfast.go
 					m.msgs = nil
 				}
 				m.msgs = c.tasksFirst(m.msgs)
@@ -314,13 +314,14 @@ func frontFrame(line []byte) (frame []byte, f frontFields, one bool) {
 }
 
 // decode turns one line into messages (several for a batch); frame, f and
-// one are frontFrame's for the line.
-func (c *frontConn) decode(frame []byte, f frontFields, one bool) ([]jsonrpc.Message, error) {
+// one are frontFrame's for the line. When the _meta elision rewrites a
+// request's params, f.pm is made the record of the new params.
+func (c *frontConn) decode(frame []byte, f *frontFields, one bool) ([]jsonrpc.Message, error) {
 	if len(frame) == 0 {
 		return nil, nil
 	}
 	if one {
-		m, err := decodeScanned(frame, &f)
+		m, err := decodeScanned(frame, f)
 		if err != nil {
 			return nil, err
 		}
@@ -333,7 +334,7 @@ func (c *frontConn) decode(frame []byte, f frontFields, one bool) ([]jsonrpc.Mes
 				}
 				c.mu.Unlock()
 			} else {
-				c.elideMeta(r) // frontmeta.go
+				c.elideMeta(r, &f.pm) // frontmeta.go
 			}
 		}
 		return []jsonrpc.Message{m}, nil
