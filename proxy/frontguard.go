@@ -56,12 +56,13 @@ type frontFields struct {
 	// pm: params' members, recorded in the same scan
 	// (jsonscan.ObjectNested; Complete(params) only when params is an
 	// object scanned whole): the _meta elision and the fast path read
-	// them instead of scanning params again (issue 16).
-	pm jsonscan.Members
+	// them instead of scanning params again (issue 16). mm: the same
+	// for params' _meta (the 2026-07-28 triple's object).
+	pm, mm jsonscan.Members
 }
 
 func scanFront(msg []byte) (f frontFields) {
-	f.depth, f.err = jsonscan.ObjectNested(msg, "params", &f.pm, func(k, v []byte) bool {
+	f.depth, f.err = jsonscan.ObjectNested2(msg, "params", &f.pm, "_meta", &f.mm, func(k, v []byte) bool {
 		switch string(k) {
 		case "jsonrpc":
 			f.version = v

@@ -44,13 +44,14 @@ import (
 // the triple of a connection's first such requests until one is accepted
 // (accepted). rec (nil: none) is the record of r.Params' members
 // (jsonscan.Members, read when it holds them all); when the triple is
-// taken out it becomes the record of the new params.
-func (c *frontConn) elideMeta(r *jsonrpc.Request, rec *jsonscan.Members) {
+// taken out it becomes the record of the new params. metaRec (nil: none)
+// is the record of its _meta's.
+func (c *frontConn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members) {
 	if r.Method != "tools/call" || !r.ID.IsValid() {
 		return
 	}
 	var restRec jsonscan.Members
-	trip, rest, ok := metaTriple(r.Params, rec, &restRec)
+	trip, rest, ok := metaTriple(r.Params, rec, metaRec, &restRec)
 	if !ok {
 		return
 	}
@@ -97,10 +98,10 @@ func (c *frontConn) accepted(resp *jsonrpc.Response) {
 // the go-sdk as it is: no _meta, a version before 2026-07-28, no
 // clientCapabilities, a log level, escaped or repeated keys. params'
 // members are read from rec when it holds them all
-// (jsonscan.Members.Complete; nil: none), else params is scanned; restRec
-// (nil: none) gets the record of rest (issue 16: the fast path then needs
-// no scan of rest).
-func metaTriple(params []byte, rec, restRec *jsonscan.Members) (trip, rest []byte, ok bool) {
+// (jsonscan.Members.Complete; nil: none), else params is scanned, and
+// _meta's from metaRec likewise; restRec (nil: none) gets the record of
+// rest (issue 16: the fast path then needs no scan of rest).
+func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, rest []byte, ok bool) {
 	// Each object is scanned once (issue 16: a scan of a 2026-07-28
 	// request line costs about as much as the rest of its decoding); the
 	// members are kept to rebuild params from, up to len(memberList),
@@ -124,7 +125,7 @@ func metaTriple(params []byte, rec, restRec *jsonscan.Members) (trip, rest []byt
 	}
 	var pv, ci, cc []byte
 	seen = keySeen{}
-	if _, err := jsonscan.Object(meta, func(k, v []byte) bool {
+	if err := eachMember(meta, metaRec, func(k, v []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false

@@ -26,7 +26,7 @@ func TestMetaTriple(t *testing.T) {
 		{`{"_meta":{` + pv + `,` + ci + `,` + cc + `},"n":"t","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8}`, `{"n":"t","a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8}`},
 	} {
 		checkScannedOnce(t, c.in)
-		trip, rest, ok := metaTriple([]byte(c.in), nil, nil)
+		trip, rest, ok := metaTriple([]byte(c.in), nil, nil, nil)
 		if !ok || len(trip) == 0 || string(rest) != c.rest {
 			t.Errorf("metaTriple(%s) = %q, %s, %v; want rest %s", c.in, trip, rest, ok, c.rest)
 		}
@@ -44,7 +44,7 @@ func TestMetaTriple(t *testing.T) {
 		`{"a1":1,"a2":2,"a3":3,"a4":4,"a5":5,"a6":6,"a7":7,"a8":8,"a9":9,"a2":2,"_meta":{` + pv + `,` + cc + `}}`, // a repeat past keySeen's first 8
 	} {
 		checkScannedOnce(t, in)
-		if _, rest, ok := metaTriple([]byte(in), nil, nil); ok {
+		if _, rest, ok := metaTriple([]byte(in), nil, nil, nil); ok {
 			t.Errorf("metaTriple(%s): elided to %s", in, rest)
 		}
 	}
@@ -64,8 +64,8 @@ func checkScannedOnce(t *testing.T, params string) {
 		t.Fatalf("%s: the line's scan left no record of params", params)
 	}
 	var restRec jsonscan.Members
-	trip, rest, ok := metaTriple(f.params, &f.pm, &restRec)
-	wtrip, wrest, wok := metaTriple(bytes.Clone(f.params), nil, nil)
+	trip, rest, ok := metaTriple(f.params, &f.pm, &f.mm, &restRec)
+	wtrip, wrest, wok := metaTriple(bytes.Clone(f.params), nil, nil, nil)
 	if ok != wok || !bytes.Equal(trip, wtrip) || !bytes.Equal(rest, wrest) {
 		t.Fatalf("metaTriple(%s) from the record = %q %s %v, scanning %q %s %v", params, trip, rest, ok, wtrip, wrest, wok)
 	}

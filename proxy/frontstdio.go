@@ -334,7 +334,7 @@ func (c *frontConn) decode(frame []byte, f *frontFields, one bool) ([]jsonrpc.Me
 				}
 				c.mu.Unlock()
 			} else {
-				c.elideMeta(r, &f.pm) // frontmeta.go
+				c.elideMeta(r, &f.pm, &f.mm) // frontmeta.go
 			}
 		}
 		return []jsonrpc.Message{m}, nil

@@ -157,14 +157,20 @@ func Object(data []byte, fn func(key, value []byte) bool) (depth int, err error)
 // err are always Object's). With in nil (or key empty and no member named
 // "") it is Object.
 func ObjectNested(data []byte, key string, in *Members, fn func(key, value []byte) bool) (depth int, err error) {
-	if in != nil {
-		in.Reset()
-	}
+	return ObjectNested2(data, key, in, "", nil, fn)
+}
+
+// ObjectNested2 is ObjectNested one level deeper: in2 (nil: none) records
+// the members of the object value of the member named key2 inside the
+// object in records (the last one; not Complete unless in is, for the
+// same member). For a request line: params, and its _meta.
+func ObjectNested2(data []byte, key string, in *Members, key2 string, in2 *Members, fn func(key, value []byte) bool) (depth int, err error) {
+	resetAll(in, in2)
 	i := SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return 0, ErrNotObject
 	}
-	end, depth, stopped, err := object(data, i, nil, key, in, fn)
+	end, depth, stopped, err := object(data, i, nil, key, in, key2, in2, fn)
 	if err != nil || stopped {
 		return depth, err
 	}
@@ -179,7 +185,7 @@ func ObjectMembers(data []byte, m *Members) (depth int, err error) {
 	if i >= len(data) || data[i] != '{' {
 		return 0, ErrNotObject
 	}
-	end, depth, _, err := object(data, i, m, "", nil, nil)
+	end, depth, _, err := object(data, i, m, "", nil, "", nil, nil)
 	if err == nil {
 		if err = trailing(data, end); err == nil {
 			m.Done(data[i:end])
@@ -194,9 +200,9 @@ func ObjectMembers(data []byte, m *Members) (depth int, err error) {
 // object scans the object starting at data[i] == '{' and returns its end
 // (exclusive), its depth, whether fn stopped it, and an *Error. rec (nil:
 // none) records its members; the value of the member named key, when an
-// object, is scanned by object itself recording into in (one level only:
-// that inner scan has no in), falling back to Value when it fails.
-func object(data []byte, i int, rec *Members, key string, in *Members, fn func(key, value []byte) bool) (end, depth int, stopped bool, err error) {
+// object, is scanned by object itself recording into in (and its member
+// key2 into in2; two levels at most), falling back to Value when it fails.
+func object(data []byte, i int, rec *Members, key string, in *Members, key2 string, in2 *Members, fn func(key, value []byte) bool) (end, depth int, stopped bool, err error) {
 	base := i
 	depth = 1
 	i = SkipSpace(data, i+1)
@@ -219,13 +225,13 @@ func object(data []byte, i int, rec *Members, key string, in *Members, fn func(k
 		i = SkipSpace(data, i+1)
 		var vend, d int
 		if in != nil && string(data[k0:kend-1]) == key {
-			in.Reset()
+			resetAll(in, in2)
 			if i < len(data) && data[i] == '{' {
 				var ierr error
-				if vend, d, _, ierr = object(data, i, in, "", nil, nil); ierr == nil {
+				if vend, d, _, ierr = object(data, i, in, key2, in2, "", nil, nil); ierr == nil {
 					in.Done(data[i:vend])
 				} else {
-					in.Reset()
+					resetAll(in, in2)
 					vend, d, err = Value(data, i)
 				}
 			} else {
@@ -256,6 +262,15 @@ func object(data []byte, i int, rec *Members, key string, in *Members, fn func(k
 		default:
 			return i, depth, false, &Error{i, "expected ',' or '}'"}
 		}
+	}
+}
+
+func resetAll(in, in2 *Members) {
+	if in != nil {
+		in.Reset()
+	}
+	if in2 != nil {
+		in2.Reset()
 	}
 }
 

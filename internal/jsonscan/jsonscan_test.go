@@ -129,6 +129,29 @@ func checkNested(t *testing.T, data []byte, key string) {
 	} else if in.Complete(data) {
 		t.Fatalf("%q: a record without a member %q", data, key)
 	}
+	// Two levels: the same depth and error; in2 holds the last "_meta"
+	// object of the object in records.
+	var in1, in2 Members
+	d2, err2 := ObjectNested2(data, key, &in1, "_meta", &in2, func(_, _ []byte) bool { return true })
+	if d2 != wd || (err2 == nil) != (werr == nil) || werr != nil && werr.Error() != err2.Error() {
+		t.Fatalf("%q: ObjectNested2 %d %v, Object %d %v", data, d2, err2, wd, werr)
+	}
+	if len(last) > 0 && in1.Complete(last) {
+		checkRecord(&in1, last)
+		var meta []byte
+		_, _ = Object(last, func(k, v []byte) bool {
+			if string(k) == "_meta" {
+				meta = v
+			}
+			return true
+		})
+		if len(meta) > 0 {
+			checkRecord(&in2, meta)
+			if _, merr := Object(meta, nil); merr == nil && !in2.Complete(meta) && strings.Count(string(meta), ",") < maxMembers && Depth(meta) < 60 {
+				t.Fatalf("%q: inner _meta %q not recorded", data, meta)
+			}
+		}
+	}
 	var all Members
 	md, merr := ObjectMembers(data, &all)
 	if md != wd || (merr == nil) != (werr == nil) {
@@ -145,6 +168,10 @@ func TestObjectNested(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":2}]},"_meta":{"k":"v"}}}`,
 		`{"params":{"a":1},"params":{"b":2}}`,
 		`{"params":{"a":1},"params":3}`,
+		`{"params":{"_meta":{"a":1},"x":2,"_meta":{"b":[2]}}}`,
+		`{"params":{"_meta":{"a":1}},"params":{"x":1}}`,
+		`{"params":{"_meta":{"a" 1}}}`,
+		`{"params":{"_meta":{"a":1},"x":tru}}`,
 		`{"params":{"a" 1}}`,
 		`{"params":{"a":tru}}`,
 		`{"params":{"a":1}x}`,
@@ -170,7 +197,7 @@ func TestObjectNested(t *testing.T) {
 func FuzzObjectNested(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"a":[1,{"b":2}]},"_meta":{"k":"v"}}}`,
-		`{"params":{"a":1},"params":{"b":2}}`, `{"params":{"a" 1}}`, `{"result":{"content":[],"isError":true}}`,
+		`{"params":{"a":1},"params":{"b":2}}`, `{"params":{"a" 1}}`, `{"params":{"_meta":{"a":1},"_meta":{"b":2}}}`, `{"result":{"content":[],"isError":true}}`,
 	} {
 		f.Add([]byte(s))
 	}
