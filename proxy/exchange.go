@@ -252,7 +252,7 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 				return nil, wireError(ex.err)
 			}
 			if ex.raw.JSON != nil {
-				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.raw.Answer, answer: ex.raw.Answer, rec: &ex.raw.Members}, nil
+				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.raw.Answer, answer: ex.raw.Answer, rec: &ex.raw.Members, metaRec: &ex.raw.MetaMembers}, nil
 			}
 			res := ex.res
 			if res.Content == nil {

@@ -62,6 +62,12 @@ type frontFields struct {
 }
 
 func scanFront(msg []byte) (f frontFields) {
+	f.scan(msg)
+	return f
+}
+
+// scan fills f from msg (scanFront without copying f: it is ~0.5 KB).
+func (f *frontFields) scan(msg []byte) {
 	f.depth, f.err = jsonscan.ObjectNested2(msg, "params", &f.pm, "_meta", &f.mm, func(k, v []byte) bool {
 		switch string(k) {
 		case "jsonrpc":
@@ -77,7 +83,6 @@ func scanFront(msg []byte) (f frontFields) {
 		}
 		return true
 	})
-	return f
 }
 
 // badID is badRequestID of the object f was scanned from.

@@ -156,7 +156,7 @@ func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, r
 		_, _ = jsonscan.Object(params, func(k, v []byte) bool {
 			if string(k) != "_meta" {
 				out.member(k, v)
-			} else if meta := withoutMetaKeys(v, isTripleKey); meta != nil {
+			} else if meta := withoutMetaKeys(v, nil, isTripleKey); meta != nil {
 				out.member(k, meta)
 			}
 			return true

@@ -139,7 +139,8 @@ func (c *frontConn) readLoop() {
 		case len(line) > 0:
 			// One object (not a batch) is copied and scanned once, for
 			// its id's check and its decoding (issue 16).
-			frame, f, one := frontFrame(line)
+			var f frontFields
+			frame, one := frontFrame(line, &f)
 			answers, pass := [][]byte(nil), true
 			if !one {
 				answers, pass = checkFrame(line)
@@ -303,14 +304,16 @@ func (c *frontConn) tasksFirst(msgs []jsonrpc.Message) []jsonrpc.Message {
 
 // frontFrame is line without surrounding blanks; when that is one object
 // (one: not empty, not a batch) it is a copy (the decoded message's params
-// are slices of it; line is reused) and f holds its members (scanFront).
-func frontFrame(line []byte) (frame []byte, f frontFields, one bool) {
+// are slices of it; line is reused) and f is filled with its members
+// (scanFront).
+func frontFrame(line []byte, f *frontFields) (frame []byte, one bool) {
 	frame = bytes.TrimSpace(line)
 	if len(frame) == 0 || frame[0] == '[' {
-		return frame, f, false
+		return frame, false
 	}
 	frame = bytes.Clone(frame)
-	return frame, scanFront(frame), true
+	f.scan(frame)
+	return frame, true
 }
 
 // decode turns one line into messages (several for a batch); frame, f and

@@ -92,8 +92,9 @@ type rawToolResult struct {
 	answer bool
 	// rec: json's members as recorded where it was scanned or built
 	// (upstream.RawResult.Members; nil or not Complete(json): unknown),
-	// so that stamping needs no scan of its own (issue 16).
-	rec *jsonscan.Members
+	// so that stamping needs no scan of its own (issue 16); metaRec the
+	// same for its _meta (RawResult.MetaMembers).
+	rec, metaRec *jsonscan.Members
 }
 
 func (r *rawToolResult) MarshalJSON() ([]byte, error) {
@@ -107,7 +108,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 			return b, nil
 		}
 	}
-	return appendStampRaw(nil, r.json, r.rec, r.Meta, r.modern)
+	return appendStampRaw(nil, r.json, r.rec, r.metaRec, r.Meta, r.modern)
 }
 
 // compactInto writes r as encoding/json writes a json.Marshaler (its
@@ -129,7 +130,7 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 				stampBufs.Put(sp)
 			}
 		}()
-		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.Meta, r.modern)
+		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.metaRec, r.Meta, r.modern)
 		*sp = b[:0]
 	}
 	if err == nil {
@@ -193,7 +194,7 @@ func stampSpare(b []byte, extra map[string]any, complete bool) (out []byte, ok b
 // is there anyway is replaced). Only b's top level and its _meta are
 // scanned; every other member is copied as it is.
 func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
-	return appendStampRaw(nil, b, nil, extra, complete)
+	return appendStampRaw(nil, b, nil, nil, extra, complete)
 }
 
 // appendStampRaw is stampRaw appending to dst (which must not overlap b).
@@ -202,8 +203,9 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 // _meta's own buffer are gone; compactInto's buffer is pooled). Errors
 // are stampRaw's: b's own malformation first, then _meta's. b's members
 // are read from rec when it holds them all for b (jsonscan.Members: b was
-// then scanned whole and well-formed), else b is scanned.
-func appendStampRaw(dst, b []byte, rec *jsonscan.Members, extra map[string]any, complete bool) ([]byte, error) {
+// then scanned whole and well-formed), else b is scanned; its _meta's
+// from metaRec likewise.
+func appendStampRaw(dst, b []byte, rec, metaRec *jsonscan.Members, extra map[string]any, complete bool) ([]byte, error) {
 	out := rawObject{b: slices.Grow(dst, len(b)+len(`,"_meta":{},"resultType":"complete"}`)+160*len(extra))}
 	metaSeen := false
 	var metaErr error
@@ -219,7 +221,7 @@ func appendStampRaw(dst, b []byte, rec *jsonscan.Members, extra map[string]any, 
 		case "_meta":
 			metaSeen = true
 			out.key(k)
-			out.b, metaErr = appendMergeMeta(out.b, v, extra)
+			out.b, metaErr = appendMergeMeta(out.b, v, metaRec, extra)
 			return true
 		}
 		out.member(k, v)
@@ -233,7 +235,7 @@ func appendStampRaw(dst, b []byte, rec *jsonscan.Members, extra map[string]any, 
 	if !metaSeen && len(extra) > 0 {
 		out.key([]byte("_meta"))
 		var err error
-		if out.b, err = appendMergeMeta(out.b, []byte(`{}`), extra); err != nil {
+		if out.b, err = appendMergeMeta(out.b, []byte(`{}`), nil, extra); err != nil {
 			return nil, err
 		}
 	}
@@ -246,11 +248,12 @@ func appendStampRaw(dst, b []byte, rec *jsonscan.Members, extra map[string]any, 
 // mergeMeta returns the _meta object meta with the members of extra whose
 // keys meta lacks (in key order).
 func mergeMeta(meta []byte, extra map[string]any) ([]byte, error) {
-	return appendMergeMeta(make([]byte, 0, len(meta)+160*len(extra)), meta, extra)
+	return appendMergeMeta(make([]byte, 0, len(meta)+160*len(extra)), meta, nil, extra)
 }
 
-// appendMergeMeta is mergeMeta appending to dst.
-func appendMergeMeta(dst, meta []byte, extra map[string]any) ([]byte, error) {
+// appendMergeMeta is mergeMeta appending to dst; meta's members are read
+// from rec when it holds them all (nil: none), else meta is scanned.
+func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]any) ([]byte, error) {
 	out := rawObject{b: dst}
 	var have map[string]bool
 	// The proxy's own serverInfo alone (every result of a 2026-07-28
@@ -259,7 +262,7 @@ func appendMergeMeta(dst, meta []byte, extra map[string]any) ([]byte, error) {
 	si, siOnly := extra[mcp.MetaKeyServerInfo].(*mcp.Implementation)
 	siOnly = siOnly && len(extra) == 1 && si == serverImpl()
 	haveSI := false
-	_, err := jsonscan.Object(meta, func(k, v []byte) bool {
+	err := eachMember(meta, rec, func(k, v []byte) bool {
 		switch {
 		case siOnly:
 			haveSI = haveSI || rawKeyIs(k, mcp.MetaKeyServerInfo)
@@ -408,13 +411,14 @@ func materialize(slot *upstream.RawResult) (*mcp.CallToolResult, error) {
 // passes); an empty _meta is dropped. A result that needs no change is
 // returned as is (no copy). Guards against: an upstream (untrusted)
 // leaking its identity or protocol members to the client.
-func shapeRaw(b []byte) []byte { return shapeRawRec(b, nil) }
+func shapeRaw(b []byte) []byte { return shapeRawRec(b, nil, nil) }
 
 // shapeRawRec is shapeRaw reading b's members from rec when it holds them
 // all for b (jsonscan.Members.Complete), else scanning b (issue 16: the
-// transport's one scan of the frame recorded them). When it returns a new
-// object, rec (non-nil) is made the record of that object.
-func shapeRawRec(b []byte, rec *jsonscan.Members) []byte {
+// transport's one scan of the frame recorded them), and its _meta's from
+// metaRec likewise. When it returns a new object, rec (non-nil) is made
+// the record of that object.
+func shapeRawRec(b []byte, rec, metaRec *jsonscan.Members) []byte {
 	var in *jsonscan.Members
 	if rec != nil && rec.Complete(b) {
 		c := *rec // rec is rewritten below while in is read
@@ -426,7 +430,7 @@ func shapeRawRec(b []byte, rec *jsonscan.Members) []byte {
 		case "resultType":
 			change = true
 		case "_meta":
-			_, _ = jsonscan.Object(v, func(mk, _ []byte) bool {
+			_ = eachMember(v, metaRec, func(mk, _ []byte) bool {
 				change = change || isHopMetaRaw(mk)
 				return !change
 			})
@@ -445,7 +449,7 @@ func shapeRawRec(b []byte, rec *jsonscan.Members) []byte {
 		switch string(k) {
 		case "resultType":
 		case "_meta":
-			if meta := withoutMetaKeys(v, isHopMetaRaw); meta != nil {
+			if meta := withoutMetaKeys(v, metaRec, isHopMetaRaw); meta != nil {
 				out.member(k, meta)
 			}
 		default:
@@ -470,10 +474,11 @@ func eachMember(b []byte, rec *jsonscan.Members, fn func(k, v []byte) bool) erro
 }
 
 // withoutMetaKeys is the object meta without the members whose raw names
-// drop reports; nil when no member is left.
-func withoutMetaKeys(meta []byte, drop func(k []byte) bool) []byte {
+// drop reports; nil when no member is left. meta's members are read from
+// rec when it holds them all (nil: none), else meta is scanned.
+func withoutMetaKeys(meta []byte, rec *jsonscan.Members, drop func(k []byte) bool) []byte {
 	var out rawObject
-	_, _ = jsonscan.Object(meta, func(k, v []byte) bool {
+	_ = eachMember(meta, rec, func(k, v []byte) bool {
 		if !drop(k) {
 			out.member(k, v)
 		}

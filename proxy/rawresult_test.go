@@ -136,9 +136,9 @@ func TestShapeStampFromRecord(t *testing.T) {
 		`{"content":[],"resultType":"complete","resultType":"complete"}`,
 	} {
 		frame := []byte(`{"jsonrpc":"2.0","id":1,"result":` + in + `}`)
-		var rec jsonscan.Members
+		var rec, mrec jsonscan.Members
 		var b []byte
-		if _, err := jsonscan.ObjectNested(frame, "result", &rec, func(k, v []byte) bool {
+		if _, err := jsonscan.ObjectNested2(frame, "result", &rec, "_meta", &mrec, func(k, v []byte) bool {
 			if string(k) == "result" {
 				b = v
 			}
@@ -150,7 +150,7 @@ func TestShapeStampFromRecord(t *testing.T) {
 			t.Fatalf("%s: the frame's scan left no record", in)
 		}
 		want := shapeRaw(bytes.Clone(b))
-		got := shapeRawRec(b, &rec)
+		got := shapeRawRec(b, &rec, &mrec)
 		if !bytes.Equal(got, want) {
 			t.Fatalf("shapeRawRec(%s) = %s, shapeRaw %s", in, got, want)
 		}
@@ -168,8 +168,17 @@ func TestShapeStampFromRecord(t *testing.T) {
 			}
 		}
 		for _, complete := range []bool{true, false} {
+			var brec, bmrec jsonscan.Members
+			_, _ = jsonscan.ObjectNested2(frame, "result", &brec, "_meta", &bmrec, nil)
+			sw, werr := stampRaw(bytes.Clone(b), si, complete)
+			sg, gerr := appendStampRaw(nil, b, &brec, &bmrec, si, complete)
+			if !bytes.Equal(sw, sg) || (werr == nil) != (gerr == nil) {
+				t.Fatalf("appendStampRaw(%s) from the frame's records = %s %v, scanning %s %v", b, sg, gerr, sw, werr)
+			}
+		}
+		for _, complete := range []bool{true, false} {
 			sw, werr := stampRaw(bytes.Clone(got), si, complete)
-			sg, gerr := appendStampRaw(nil, got, &rec, si, complete)
+			sg, gerr := appendStampRaw(nil, got, &rec, &mrec, si, complete)
 			if !bytes.Equal(sw, sg) || (werr == nil) != (gerr == nil) {
 				t.Fatalf("appendStampRaw(%s) from the record = %s %v, scanning %s %v", got, sg, gerr, sw, werr)
 			}

@@ -133,6 +133,7 @@ func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
 	}
 	slot.JSON, slot.Answer, slot.Plain = result, true, false // read after the call returned
 	slot.Members.Reset()                                     // not the transport's any more
+	slot.MetaMembers.Reset()
 	return true
 }
 

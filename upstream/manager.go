@@ -613,7 +613,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		return res, nil
 	}
 	if ra, ok := errors.AsType[*rawAnswer](err); ok && o.Raw != nil {
-		o.Raw.JSON, o.Raw.Plain, o.Raw.Members = ra.json, ra.plain, ra.members
+		o.Raw.JSON, o.Raw.Plain, o.Raw.Members, o.Raw.MetaMembers = ra.json, ra.plain, ra.members, ra.metaMembers
 		return &mcp.CallToolResult{IsError: ra.isError}, nil
 	}
 	var rpcErr *jsonrpc.Error

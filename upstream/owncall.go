@@ -32,9 +32,10 @@ import (
 // received, or the upstream's JSON-RPC error (or the wire's, for a
 // malformed answer).
 type ownAnswer struct {
-	result  json.RawMessage
-	err     error
-	members jsonscan.Members // result's (frameFields.rm)
+	result      json.RawMessage
+	err         error
+	members     jsonscan.Members // result's (frameFields.rm)
+	metaMembers jsonscan.Members // its _meta's (frameFields.mm)
 }
 
 // ownChans are reusable waiter channels of our own requests (cap 1,
@@ -52,7 +53,7 @@ func ownAnswerOf(f frameFields) ownAnswer {
 		}
 		return ownAnswer{err: &we}
 	}
-	return ownAnswer{result: f.result, members: f.rm}
+	return ownAnswer{result: f.result, members: f.rm, metaMembers: f.mm}
 }
 
 // ownDone hands a to the waiter of our request id (if it still waits).
@@ -149,9 +150,10 @@ const cancelNotifyTimeout = 5 * time.Second
 // ends as at the end of ctx (notifications/cancelled with the reason
 // "context deadline exceeded") and returns errWireDeadline.
 //
-// A non-nil rec receives the result's members as the frame's scan recorded
-// them (jsonscan.Members; for the caller's readers of the result: issue 16).
-func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time, rec *jsonscan.Members) (json.RawMessage, error) {
+// A non-nil rec receives the members of the result and of its _meta as
+// the frame's scan recorded them (RawResult.Members, MetaMembers; for the
+// caller's readers of the result: issue 16); its JSON is not set.
+func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time, rec *RawResult) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
 	ch := ownChans.Get().(chan ownAnswer)
 	w.mu.Lock()
@@ -217,7 +219,7 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 				}
 			}
 			if rec != nil {
-				*rec = a.members
+				rec.Members, rec.MetaMembers = a.members, a.metaMembers
 			}
 			return a.result, a.err
 		case <-wake:

@@ -275,16 +275,12 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 	if onProgress != nil && token != "" {
 		sink = newProgressSink(onProgress)
 	}
-	var rec *jsonscan.Members
-	if raw != nil {
-		rec = &raw.Members
-	}
-	answer, err := w.call(ctx, l.conn, "tools/call", buf, token, sink, due, rec)
+	answer, err := w.call(ctx, l.conn, "tools/call", buf, token, sink, due, raw)
 	if err != nil {
 		return nil, sdkCallError(ctx, err), true
 	}
 	if raw != nil {
-		if passable, isErr, plain := rawPassableRec(answer, rec); passable {
+		if passable, isErr, plain := rawPassableRec(answer, &raw.Members); passable {
 			raw.JSON, raw.Plain = answer, plain
 			return &mcp.CallToolResult{IsError: isErr}, nil, true
 		}

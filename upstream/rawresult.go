@@ -33,7 +33,8 @@ type RawResult struct {
 	// the frame recorded them (issue 16), for the proxy's shaping and
 	// stamping; it holds for JSON only while JSON is those very bytes
 	// (Members.Complete(JSON)), and whoever replaces JSON may leave it.
-	Members jsonscan.Members
+	// MetaMembers: the same for JSON's _meta member.
+	Members, MetaMembers jsonscan.Members
 }
 
 type rawResultKey struct{}
@@ -50,10 +51,11 @@ func wantsRaw(ctx context.Context) bool {
 // the go-sdk: it travels as the response's error, which the go-sdk hands
 // back unchanged and never decodes.
 type rawAnswer struct {
-	json    json.RawMessage
-	isError bool
-	plain   bool             // RawResult.Plain
-	members jsonscan.Members // RawResult.Members
+	json        json.RawMessage
+	isError     bool
+	plain       bool             // RawResult.Plain
+	members     jsonscan.Members // RawResult.Members
+	metaMembers jsonscan.Members // RawResult.MetaMembers
 }
 
 func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }

@@ -284,8 +284,9 @@ type frameFields struct {
 	// rm: result's members, recorded in the frame's one scan
 	// (jsonscan.ObjectNested; Complete(result) only when result is an
 	// object scanned whole): rawPassable and the proxy read them instead
-	// of scanning the result again (issue 16).
-	rm jsonscan.Members
+	// of scanning the result again (issue 16). mm: the same for the
+	// result's _meta.
+	rm, mm jsonscan.Members
 }
 
 // decode turns one frame into messages (several for a JSON-RPC batch;
@@ -314,7 +315,7 @@ func (w *wire) decode(frame []byte) []jsonrpc.Message {
 	}
 	own := bytes.Clone(frame) // params/results are slices of this copy
 	var f frameFields
-	_, scanErr := jsonscan.ObjectNested(own, "result", &f.rm, func(k, v []byte) bool {
+	_, scanErr := jsonscan.ObjectNested2(own, "result", &f.rm, "_meta", &f.mm, func(k, v []byte) bool {
 		switch string(k) {
 		case "jsonrpc":
 			f.jsonrpc = v
@@ -448,7 +449,7 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	resp.Result = f.result
 	if pc.raw {
 		if ok, isErr, plain := rawPassableRec(f.result, &f.rm); ok {
-			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain, members: f.rm}
+			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain, members: f.rm, metaMembers: f.mm}
 			return []jsonrpc.Message{resp}
 		}
 	}
