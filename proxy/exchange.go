@@ -96,6 +96,9 @@ type exchange struct {
 	cctx context.Context
 	cs   session // the call's own copy of the client's session, naming ex
 	args json.RawMessage
+	// later is where the call leaves the end of its upstream's answer
+	// stream, read by run after close(done) (upstream.Later).
+	later upstream.Later
 }
 
 type question struct {
@@ -156,7 +159,16 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 
 	// The result may pass as the upstream's bytes (rawresult.go), stamped
 	// for the 2026-07-28 client when written.
-	ex.cctx, ex.cancel = context.WithCancel(withRawSlot(context.WithoutCancel(ctx), ex.raw))
+	cctx := withRawSlot(context.WithoutCancel(ctx), ex.raw)
+	if p.surfP.Load().pool == nil {
+		// The end of the upstream's answer stream is read by run's
+		// goroutine after the answer was handed on (upstream.Later: no
+		// goroutine of its own per call, issue 16). Not in code mode: a
+		// run makes many calls and lasts long, and the first call's
+		// stream would wait for its end.
+		cctx = upstream.WithLater(cctx, &ex.later)
+	}
+	ex.cctx, ex.cancel = context.WithCancel(cctx)
 	ex.cs.ex = ex // the call's own copy of the session names the exchange
 	if ex.cs.base == nil {
 		ex.cs.base = s
@@ -167,6 +179,7 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 
 // run is the exchange's call, on its own goroutine (startExchange).
 func (ex *exchange) run() {
+	defer ex.later.Run() // after the answer was handed on (upstream.Later)
 	defer close(ex.done)
 	ex.res, ex.err = ex.p.surf().Call(ex.cctx, &ex.cs, ex.tool, ex.args)
 }
