@@ -144,6 +144,18 @@ type RankParams struct {
 	// task's best tool moves past it already at DiverseTwin × its score
 	// (0 = off: Diverse for every hit).
 	DiverseTwin float64
+	// EnglishPrior (0 = off) weighs the coverage factor's share of the
+	// query (RankParams.Coverage; not the BM25F scores, not
+	// Scored.Strength) with each query term's idf times
+	// englishWeight(term)^EnglishPrior: a word frequent in general English
+	// ("most", "best", "new", "think") says less about which tool is meant
+	// than its rarity in the catalog suggests. Off by default: at 3 the
+	// held-out half gains on metatool (+0.004, +0.003 with distractors)
+	// and bfcl with distractors (+0.002) but loses on bfcl alone (−0.003)
+	// and stabletoolbench (−0.001 alone and with distractors); see
+	// docs/figures.md "Round 11 (issue 15) — distractors". On, it opens
+	// the dense table (about 14 ms once per process).
+	EnglishPrior float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -1108,6 +1120,7 @@ type scratch struct {
 	mark   []uint64
 	aq     analyzedQuery
 	idfs   []float64
+	idfsEn []float64 // idfs kept while englishIDFs' weights stand in
 	credit []float64
 	// Per query word (queryTerm.unit): its weight and, while one
 	// document's coverage is computed, the credit of its parts and of
@@ -1407,10 +1420,16 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	sc.heap = h[:0]
 	ix.hitTerms(out, sc)
 	if cover {
+		if p.EnglishPrior > 0 {
+			englishIDFs(sc, p.EnglishPrior)
+		}
 		for i := range out {
 			c, _ := ix.coverage(i, sc)
 			c = sc.dense.coverage(out[i].doc, c)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
+		}
+		if p.EnglishPrior > 0 {
+			plainIDFs(sc)
 		}
 	}
 	if p.Bag > 0 && len(out) > 1 {

@@ -103,6 +103,7 @@ func TestTuneRankParams(t *testing.T) {
 		{"bag", func(p *RankParams) *float64 { return &p.Bag }, []float64{0, 0.1, 0.2, 0.3, 0.4, 0.6}},
 		{"diverse", func(p *RankParams) *float64 { return &p.Diverse }, []float64{0, 0.8, 0.9, 0.95, 0.98}},
 		{"diverse_twin", func(p *RankParams) *float64 { return &p.DiverseTwin }, []float64{0, 0.3, 0.6, 0.8, 0.9}},
+		{"english_prior", func(p *RankParams) *float64 { return &p.EnglishPrior }, []float64{1, 2, 3}},
 		{"coverage", func(p *RankParams) *float64 { return &p.Coverage }, []float64{0, 0.3, 0.5, 0.7, 1}},
 		{"rw_mismatch", func(p *RankParams) *float64 { return &p.ReadWriteMismatch }, []float64{1, 0.9, 0.8, 0.7, 0.5}},
 		{"verb_mismatch", func(p *RankParams) *float64 { return &p.VerbMismatch }, []float64{1, 0.9, 0.8, 0.7, 0.5}},
