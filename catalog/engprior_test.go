@@ -21,7 +21,7 @@ func TestEnglishWeight(t *testing.T) {
 // TestEnglishPriorCoverage: with RankParams.EnglishPrior the coverage
 // factor no longer counts "most" as half of "what are the most recent
 // vegan recipes" (an example of our own: in a registry "most" is as rare
-// as "vegan", but it says nothing about the tool), so the recipe tool
+// as "vegan", but it says nothing about the tool), so the cookbook
 // passes two log tools that match "most recent" word for word (without
 // the prior a log tool is first; the test checks that too).
 func TestEnglishPriorCoverage(t *testing.T) {
