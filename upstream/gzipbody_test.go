@@ -3,7 +3,6 @@ package upstream
 import (
 	"compress/gzip"
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -63,14 +62,7 @@ func TestHTTPLegGzipAnswers(t *testing.T) {
 					_ = zw.Close()
 					compressed.Add(1)
 				}))
-				var conns atomic.Int64
-				hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-					if st == http.StateNew {
-						conns.Add(1)
-					}
-				}
-				hs.Start()
-				t.Cleanup(hs.Close)
+				conns := startCounting(t, hs)
 				o := Options{}
 				if path == "own" {
 					o = proxyLikeOptions()

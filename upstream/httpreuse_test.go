@@ -28,14 +28,7 @@ func TestHTTPLegReusesConnections(t *testing.T) {
 		t.Run(path, func(t *testing.T) {
 			s := newTestServer("plain", false)
 			hs := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
-			var conns atomic.Int64
-			hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-				if st == http.StateNew {
-					conns.Add(1)
-				}
-			}
-			hs.Start()
-			t.Cleanup(hs.Close)
+			conns := startCounting(t, hs)
 			o := Options{}
 			if path == "own" {
 				o = proxyLikeOptions()
@@ -171,4 +164,17 @@ func TestHTTPLegAnswerBeforeStreamEnd(t *testing.T) {
 	if h := <-how; h != "the caller had its answer" {
 		t.Errorf("%s: the call waited for the end of the answer stream", h)
 	}
+}
+
+// startCounting starts hs and counts the connections it accepts.
+func startCounting(t *testing.T, hs *httptest.Server) *atomic.Int64 {
+	var conns atomic.Int64
+	hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	hs.Start()
+	t.Cleanup(hs.Close)
+	return &conns
 }

@@ -2,10 +2,8 @@ package upstream
 
 import (
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -47,14 +45,7 @@ func TestLaterTakesOnePiece(t *testing.T) {
 func TestHTTPLegLaterReadsStreamEnd(t *testing.T) {
 	s := newTestServer("plain", false)
 	hs := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
-	var conns atomic.Int64
-	hs.Config.ConnState = func(_ net.Conn, st http.ConnState) {
-		if st == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	hs.Start()
-	t.Cleanup(hs.Close)
+	conns := startCounting(t, hs)
 	m, _ := startManager(t, []*config.Upstream{httpUpstream("h", hs.URL, "")}, proxyLikeOptions())
 	waitFor(t, "upstream ready", func() bool { st, _ := m.Status("h"); return st.State == StateReady })
 	call := func() {
