@@ -42,8 +42,6 @@ func errorKind(err error) string {
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
 		return "timed out"
-	case errors.As(err, &wire):
-		return fmt.Sprintf("answered with error code %d", wire.Code)
 	case errors.As(err, &dns):
 		return "host not found"
 	case isConnRefused(err):
@@ -54,6 +52,12 @@ func errorKind(err error) string {
 		return "network error (" + op.Op + ")"
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return "connection closed"
+	case errors.As(err, &wire):
+		// After the connection kinds: the proxy's own errRejected
+		// (httpconn.go, -32005) wraps the error that stopped a POST
+		// ("rejected by transport: POST initialize: <dial error>"), and
+		// a refused connection is not an answer (trial r11).
+		return fmt.Sprintf("answered with error code %d", wire.Code)
 	default:
 		return "failed (the proxy's log has the details)"
 	}

@@ -34,6 +34,11 @@ func TestCauseQuotesNothingOfTheUpstream(t *testing.T) {
 			"initialize: failed", "SYSTEM"},
 		{"dial with a key in the URL", "initialize", fmt.Errorf("calling %q: %w", "initialize", dialErr),
 			"initialize: connection refused", "SECRET123"},
+		// httpconn.go's Write wraps the dial error in errRejected (-32005):
+		// still a refused connection, not an answer (trial r11).
+		{"dial rejected by the transport", "initialize",
+			fmt.Errorf("calling %q: %w", "initialize", fmt.Errorf("%w: POST %s: %w", errRejected, "initialize", dialErr)),
+			"initialize: connection refused", "SECRET123"},
 	}
 	for _, c := range cases {
 		got := (&conn{}).attemptError(&live{}, c.phase, c.err)
