@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -520,6 +521,26 @@ env = { A = "${SHORT}", B = "${LONG}" }
 	byHand := &Config{Server: Server{BearerToken: "tok"}}
 	if got := byHand.Redact("a tok b"); got != "a *** b" {
 		t.Errorf("hand-built Redact = %q", got)
+	}
+}
+
+// A path that names its own root stays as written; only a relative one is
+// joined under the config's folder. On Windows "/srv" and `\srv` are rooted on
+// the current drive and "D:srv" is drive-relative: none of them lies under the
+// config's folder (filepath.IsAbs is false for all three).
+func TestResolveFileKeepsRootedPaths(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "cfg")
+	keep := []string{"/srv/x", string(filepath.Separator) + "srv"}
+	if runtime.GOOS == "windows" {
+		keep = append(keep, `C:\srv\x`, `D:srv`, `\\host\share\x`)
+	}
+	for _, p := range keep {
+		if got := resolveFile(dir, p); got != p {
+			t.Errorf("resolveFile(%q) = %q, want it as written", p, got)
+		}
+	}
+	if got, want := resolveFile(dir, "logs/s.jsonl"), filepath.Join(dir, "logs", "s.jsonl"); got != want {
+		t.Errorf("resolveFile(relative) = %q, want %q", got, want)
 	}
 }
 

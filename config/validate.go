@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -202,9 +203,13 @@ func (p *parser) defaults() {
 	p.identityDefaults()
 }
 
-// resolveFile resolves a relative file path against dir.
+// resolveFile resolves a relative file path against dir. A path that names
+// its own root stays as written: an absolute one, and on Windows also one
+// rooted on the current drive ("/srv", `\srv`) or drive-relative ("C:srv"),
+// which filepath.IsAbs does not count as absolute but which a join under dir
+// would point elsewhere than Windows does.
 func resolveFile(dir, f string) string {
-	if dir == "" || f == "" || filepath.IsAbs(f) {
+	if dir == "" || f == "" || filepath.IsAbs(f) || filepath.VolumeName(f) != "" || os.IsPathSeparator(f[0]) {
 		return f
 	}
 	return filepath.Join(dir, f)
