@@ -82,7 +82,7 @@ func guardRedirects(base *http.Transport, target *url.URL, allowInternal bool) f
 				return err
 			}
 			if why := redirectDenied(net.ParseIP(host), loopbackOK); why != "" {
-				return fmt.Errorf("%w: %s is %s (set allow_internal_redirects = true on the upstream to allow it)", errRedirectRefused, address, why)
+				return refuseRedirect(address, why)
 			}
 			return nil
 		}}
@@ -90,9 +90,25 @@ func guardRedirects(base *http.Transport, target *url.URL, allowInternal bool) f
 		if strings.EqualFold(addr, home) {
 			return d.DialContext(ctx, network, addr) // the operator's own url
 		}
+		// An IP literal is judged before the dial too: on Windows (and aix,
+		// openbsd) Go's net dials an unspecified address as loopback, so
+		// Control would see 127.0.0.1 for a redirect to 0.0.0.0.
+		if host, _, err := net.SplitHostPort(addr); err == nil {
+			if ip := net.ParseIP(host); ip != nil {
+				if why := redirectDenied(ip, loopbackOK); why != "" {
+					return nil, refuseRedirect(addr, why)
+				}
+			}
+		}
 		return guarded.DialContext(ctx, network, addr)
 	}
 	return limitRedirects
+}
+
+// refuseRedirect is the error for a redirect target address refused
+// because it is why (redirectDenied).
+func refuseRedirect(address, why string) error {
+	return fmt.Errorf("%w: %s is %s (set allow_internal_redirects = true on the upstream to allow it)", errRedirectRefused, address, why)
 }
 
 // defaultDialer mirrors net/http's DefaultTransport dialer settings.

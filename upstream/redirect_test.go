@@ -6,7 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -117,9 +116,6 @@ func TestRedirectsToInternalAddressesRefused(t *testing.T) {
 // TestRedirectOptOut: with allow_internal_redirects = true the same
 // redirect to 0.0.0.0 reaches the server behind it.
 func TestRedirectOptOut(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("0.0.0.0 does not reach the local host on Windows")
-	}
 	port, _ := mcpTarget(t)
 	r, _ := redirector(t, "http://0.0.0.0:"+port)
 	cs, err := connectVia(t, &config.Upstream{Name: "r", URL: r.URL + "/mcp", AllowInternalRedirects: true})
