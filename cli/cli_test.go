@@ -18,6 +18,9 @@ func run(args ...string) (int, string, string) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	// A missing config file is named by its absolute path (on Windows "/x" is
+	// rooted on the current drive: "Z:\\x").
+	abs := func(p string) string { a, _ := filepath.Abs(p); return a }
 	cases := []struct {
 		args []string
 		code int
@@ -26,20 +29,20 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"nosuch"}, exitUsage, `unknown command "nosuch"`},
 		{[]string{"describe"}, exitUsage, "want exactly one ID"},
 		{[]string{"call", "x", "--args", "[1,2]"}, exitUsage, "--args is not a JSON object"},
-		{[]string{"serve", "--config", "/nonexistent/config.toml"}, exitUsage, "/nonexistent/config.toml"},
+		{[]string{"serve", "--config", "/nonexistent/config.toml"}, exitUsage, abs("/nonexistent/config.toml")},
 		{[]string{"bench", "what"}, exitUsage, `unknown benchmark "what"`},
 		{[]string{"bench", "search", "--tools", "x"}, exitUsage, "--tools and --queries are required"},
 		{[]string{"stats"}, exitUsage, "session log"},
 		// Issue 12 items 9, 11, 12.
-		{[]string{"check", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml (working directory "},
-		{[]string{"list", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
-		{[]string{"serve", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
-		{[]string{"/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
-		{[]string{"bench", "surface", "/nonexistent/my.toml"}, exitUsage, "config file not found: /nonexistent/my.toml"},
+		{[]string{"check", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml") + " (working directory "},
+		{[]string{"list", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
+		{[]string{"serve", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
+		{[]string{"/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
+		{[]string{"bench", "surface", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
 		{[]string{"check", "a.toml", "b.toml"}, exitUsage, `unexpected arguments ["a.toml" "b.toml"]: give one config file`},
 		{[]string{"check", "a.toml", "--config", "b.toml"}, exitUsage, `the config file is given twice ("a.toml" and --config "b.toml")`},
 		{[]string{"check", "--config", "/nonexistent/c.toml", "--log-level", "verbose"}, exitUsage, `--log-level "verbose": want debug, info, warn or error`},
-		{[]string{"check", "--config", "/nonexistent/c.toml"}, exitUsage, "config file not found: /nonexistent/c.toml"},
+		{[]string{"check", "--config", "/nonexistent/c.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/c.toml")},
 	}
 	for _, c := range cases {
 		code, out, errs := run(c.args...)

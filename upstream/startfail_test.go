@@ -15,10 +15,12 @@ import (
 // status it returns when the proxy closes its stdin.
 func TestStartupTimeoutNamesCause(t *testing.T) {
 	u := stdioUpstream("garbage", "garbage")
-	u.StartupTimeout.Duration = 300 * time.Millisecond
+	// Long enough for the child to start and write its lines on a slow
+	// start too (Wine: a process start takes a few hundred ms).
+	u.StartupTimeout.Duration = 2 * time.Second
 	m, _ := startManager(t, []*config.Upstream{u}, Options{Grace: 100 * time.Millisecond, BackoffMin: time.Hour, BackoffMax: time.Hour})
 	st, _ := m.Status("garbage")
-	for _, want := range []string{"initialize: startup_timeout (300ms) exceeded: no answer to initialize", "it wrote 2 lines the proxy could not use, the first: not a JSON-RPC message: hello this is not json"} {
+	for _, want := range []string{"initialize: startup_timeout (2s) exceeded: no answer to initialize", "it wrote 2 lines the proxy could not use, the first: not a JSON-RPC message: hello this is not json"} {
 		if !strings.Contains(st.Err, want) {
 			t.Errorf("reason %q lacks %q", st.Err, want)
 		}
