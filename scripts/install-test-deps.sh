@@ -21,7 +21,9 @@
 #                              gosdk-conformance  github.com/modelcontextprotocol/go-sdk conformance/everything-server
 #                              mcpgo-everything   github.com/mark3labs/mcp-go examples/everything
 #                              catalogserver      ./examples/catalogserver (serves examples/catalogs/*.jsonl)
-#   Debian packages (apt-get, only when missing): haproxy (integration/scaleout_test.go).
+#   Debian packages (apt-get, only when missing): haproxy (integration/scaleout_test.go);
+#                              wine64 and gcc-mingw-w64-x86-64 (scripts/wine-test.sh: the Windows
+#                              build's unit tests under Wine; mingw builds its stand-in DLL).
 # Each part is skipped when a stamp file shows its inputs (lock file / go.sum, sources, tool
 # versions) are unchanged and its outputs exist; --force reinstalls.
 # Needs: node >= 20 + npm (npm registry reachable on first run), go (Go module proxy reachable
@@ -152,12 +154,17 @@ fi
 
 # ---------------------------------------------------------------- Debian packages
 # Installed with apt-get only when the command is missing (root, or sudo without a password).
-#   haproxy   the load balancer of integration/scaleout_test.go (3 stateless replicas, round robin)
+#   haproxy               the load balancer of integration/scaleout_test.go (3 stateless replicas, round robin)
+#   wine64                runs the Windows test binaries (scripts/wine-test.sh; Debian 12: Wine 8.0)
+#   gcc-mingw-w64-x86-64  builds scripts/wine/bcryptprimitives.c, the DLL Wine 8.0 lacks for Go >= 1.22
+# A cold install of the last two is ~190 MB of downloads (docs/figures.md "Wine in CI").
 if [ "$WITH_APT" = 1 ]; then
   APT_WANT=()
   command -v haproxy >/dev/null || APT_WANT+=(haproxy)
+  command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || APT_WANT+=(wine64)
+  command -v x86_64-w64-mingw32-gcc >/dev/null || APT_WANT+=(gcc-mingw-w64-x86-64)
   if [ "${#APT_WANT[@]}" = 0 ]; then
-    log "apt: haproxy present ($(haproxy -v 2>/dev/null | head -1 | awk '{print $3}')), skipped"
+    log "apt: haproxy, wine64, x86_64-w64-mingw32-gcc present, skipped"
   else
     command -v apt-get >/dev/null || die "apt: ${APT_WANT[*]} missing and apt-get not found (install them with your package manager, or pass --no-apt; the tests that need them then skip)"
     SUDO=()
