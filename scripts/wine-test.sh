@@ -8,7 +8,7 @@
 # Wine prefix's system32 (rebuilt when the source changes; see the file for what it does).
 # scripts/install-test-deps.sh installs both. Missing wine64 or mingw: skipped with exit 0,
 # except under CI=true, where it is an error (exit 1).
-# Env: WINE_TEST_OUT (default /tmp/wine-test), WINE_TEST_TIMEOUT seconds per package (300),
+# Env: WINE_TEST_OUT (default /tmp/wine-test), WINE_TEST_TIMEOUT seconds per package (900; proxy takes 3-5 min on a loaded machine),
 #      WINEPREFIX (default ~/.wine; created on first use).
 # Exit status 1 when any package fails to build or has a failing test; logs in $WINE_TEST_OUT.
 set -u
@@ -55,7 +55,7 @@ for p in "$@"; do
 		printf '%-22s build failed (%s)\n' "$p" "$out/$name.build"; bad=1; continue
 	fi
 	# cwd = the package folder, as go test does (testdata/).
-	(cd "$root/$p" && timeout "${WINE_TEST_TIMEOUT:-300}" wine64 "$out/$name.test.exe" -test.v -test.short >"$out/$name.log" 2>&1)
+	(cd "$root/$p" && timeout "${WINE_TEST_TIMEOUT:-900}" wine64 "$out/$name.test.exe" -test.v -test.short >"$out/$name.log" 2>&1)
 	rc=$?
 	# Count top-level tests; the binary's own exit status decides (a panic or timeout fails too).
 	line=$(awk -v fails="$out/$name.fails" '
