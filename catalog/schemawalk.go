@@ -131,26 +131,8 @@ func (r *schemaReader) leaf(v *paramLeaf) bool {
 // escape), a field given twice, or a value that is not an object makes
 // it give up.
 func (r *schemaReader) object(fields int, f func(k int) bool) bool {
-	r.ws()
-	if r.i >= len(r.b) || r.b[r.i] != '{' {
-		return false
-	}
-	r.depth++
-	if r.depth > fastSchemaDepth {
-		return false
-	}
-	r.i++
 	seen := 0
-	for first := true; ; first = false {
-		r.ws()
-		if r.i >= len(r.b) {
-			return false
-		}
-		if r.b[r.i] == '}' && first {
-			r.i++
-			r.depth--
-			return true
-		}
+	return r.each(func() bool {
 		lo, hi, plain := r.token()
 		if hi < 0 || !plain {
 			return false
@@ -160,24 +142,23 @@ func (r *schemaReader) object(fields int, f func(k int) bool) bool {
 			return false
 		}
 		seen |= k
-		if !r.colon() || !f(k) {
-			return false
-		}
-		if !r.next() {
-			return false
-		}
-		if r.b[r.i] == '}' {
-			r.i++
-			r.depth--
-			return true
-		}
-		r.i++ // ','
-	}
+		return r.colon() && f(k)
+	})
 }
 
 // members reads an object decoded into a map[string]…, calling f with
 // each key (decoded) to read its value.
 func (r *schemaReader) members(f func(name string) bool) bool {
+	return r.each(func() bool {
+		var name string
+		return r.str(&name) && r.colon() && f(name)
+	})
+}
+
+// each reads an object (at most fastSchemaDepth deep), calling member at
+// each member's key to read the key, the colon and the value; false when
+// member gives up or the text is not an object.
+func (r *schemaReader) each(member func() bool) bool {
 	r.ws()
 	if r.i >= len(r.b) || r.b[r.i] != '{' {
 		return false
@@ -197,8 +178,7 @@ func (r *schemaReader) members(f func(name string) bool) bool {
 			r.depth--
 			return true
 		}
-		var name string
-		if !r.str(&name) || !r.colon() || !f(name) || !r.next() {
+		if !member() || !r.next() {
 			return false
 		}
 		if r.b[r.i] == '}' {
