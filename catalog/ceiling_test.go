@@ -62,14 +62,7 @@ func TestGoalCeiling(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range sets {
-		tools, err := LoadBenchTools(filepath.Join(d, name, "tools.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs, err := LoadBenchQueries(filepath.Join(d, name, "queries.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tools, qs := loadBenchSet(t, d, name)
 		for _, withDis := range []bool{false, true} {
 			entries := BenchEntries(tools, "")
 			label := name

@@ -29,14 +29,7 @@ func TestDistractorDump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools, err := LoadBenchTools(filepath.Join(d, name, "tools.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	qs, err := LoadBenchQueries(filepath.Join(d, name, "queries.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	tools, qs := loadBenchSet(t, d, name)
 	n, _ := strconv.Atoi(os.Getenv("MCPTS_DISTDUMP_N"))
 	if n == 0 {
 		n = 1 << 30

@@ -137,14 +137,7 @@ func TestMakeQualitySubset(t *testing.T) {
 		return x.ID + x.QID
 	}
 	for name := range qualityFloors {
-		qs, err := LoadBenchQueries(filepath.Join(src, name, "queries.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools, err := LoadBenchTools(filepath.Join(src, name, "tools.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tools, qs := loadBenchSet(t, src, name)
 		step := max(1, len(qs)/100)
 		keepQ, keepT := map[string]bool{}, map[string]bool{}
 		for i := 0; i < len(qs); i += step {
@@ -178,4 +171,20 @@ func TestMakeQualitySubset(t *testing.T) {
 	}
 	copyLines(filepath.Join(src, "toolsdk_registry", "tools.jsonl"), filepath.Join(out, "toolsdk_registry", "tools.jsonl"), func(raw []byte) bool { return keep[idOf(raw)] })
 	fmt.Fprintln(os.Stderr, "wrote", out)
+}
+
+// loadBenchSet reads the tools and queries of the labelled set name under
+// the bench folder dir (dir/name/tools.jsonl, queries.jsonl); an error
+// fails the test.
+func loadBenchSet(t testing.TB, dir, name string) ([]BenchTool, []BenchQuery) {
+	t.Helper()
+	tools, err := LoadBenchTools(filepath.Join(dir, name, "tools.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs, err := LoadBenchQueries(filepath.Join(dir, name, "queries.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools, qs
 }

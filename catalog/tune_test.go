@@ -41,14 +41,7 @@ func TestTuneRankParams(t *testing.T) {
 	start := DefaultRankParams()
 	var sets []set
 	for _, name := range []string{"sealtools", "bfcl", "stabletoolbench", "metatool"} {
-		tools, err := LoadBenchTools(filepath.Join(d, name, "tools.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		qs, err := LoadBenchQueries(filepath.Join(d, name, "queries.jsonl"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		tools, qs := loadBenchSet(t, d, name)
 		var tune, held []BenchQuery
 		for i, q := range qs {
 			if i%2 == 0 {
