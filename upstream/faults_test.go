@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -216,26 +217,45 @@ func TestHTTPNonJSONRPCBodyFailsOneCall(t *testing.T) {
 
 // Item 6: one cap for every transport: an HTTP answer past it becomes an
 // isError result naming the size and the cap; the session stays (JSON and
-// event-stream answers).
+// event-stream answers, on the go-sdk's path and past it).
 func TestHTTPOversizedAnswer(t *testing.T) {
-	for _, sse := range []bool{false, true} {
-		sc := &fakeupstream.Scenario{Call: func(s *fakeupstream.Session, name string, _ json.RawMessage) string {
-			if name == "big" {
-				return fakeupstream.TextResult(strings.Repeat("x", 3<<20))
-			}
-			return fakeupstream.EchoResult(name)
-		}}
-		h := &fakeupstream.HTTP{Scenario: sc, SSE: sse}
-		m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "big", h)}, Options{MaxMessageBytes: 1 << 20})
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		res, err := m.CallTool(ctx, "big", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{}})
-		cancel()
-		if err != nil || !res.IsError || !strings.Contains(textOf(t, res), "exceeds the cap of 1048576 bytes") {
-			t.Fatalf("sse=%v: res %+v err %v", sse, res, err)
+	for _, path := range []string{"go-sdk", "own"} {
+		for _, sse := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/sse=%v", path, sse), func(t *testing.T) {
+				o := Options{}
+				if path == "own" {
+					o = proxyLikeOptions()
+				}
+				o.MaxMessageBytes = 1 << 20
+				testHTTPOversizedAnswer(t, sse, o)
+			})
 		}
-		if got, err := callText(t, m, "big", "echo"); err != nil || got != "called echo" {
-			t.Fatalf("sse=%v: next call %q %v", sse, got, err)
+	}
+}
+
+func testHTTPOversizedAnswer(t *testing.T, sse bool, o Options) {
+	sc := &fakeupstream.Scenario{Call: func(s *fakeupstream.Session, name string, _ json.RawMessage) string {
+		if name == "big" {
+			return fakeupstream.TextResult(strings.Repeat("x", 3<<20))
 		}
+		return fakeupstream.EchoResult(name)
+	}}
+	h := &fakeupstream.HTTP{Scenario: sc, SSE: sse}
+	m, rec := startManager(t, []*config.Upstream{fakeHTTP(t, "big", h)}, o)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	res, err := m.CallTool(ctx, "big", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{}})
+	cancel()
+	if err != nil || !res.IsError || !strings.Contains(textOf(t, res), "exceeds the cap of 1048576 bytes") {
+		t.Fatalf("res %+v err %v", res, err)
+	}
+	// One WARN for the failed call, naming its method (trial r11 T3:
+	// a JSON answer failed the call twice, the second WARN with method="").
+	logs := rec.log.String()
+	if n := strings.Count(logs, "upstream answer too large"); n != 1 || !strings.Contains(logs, "method=tools/call") || strings.Contains(logs, `method=""`) {
+		t.Fatalf("want one WARN naming method=tools/call, got %d in:\n%s", n, logs)
+	}
+	if got, err := callText(t, m, "big", "echo"); err != nil || got != "called echo" {
+		t.Fatalf("next call %q %v", got, err)
 	}
 }
 

@@ -414,8 +414,11 @@ func (c *httpConn) readJSON(id int64, resp *http.Response) {
 			n = int(resp.ContentLength)
 		}
 		msgs := c.oversized(s.id(), s.sawMethod, n)
-		if len(msgs) == 0 {
-			msgs = c.failCall(id, fmt.Sprintf("upstream answer too large: more than %d bytes (server.max_message_bytes)", c.maxBytes))
+		if c.isPending(id) {
+			// The body did not answer call id (oversized answered nothing,
+			// or another call: an own call is answered on its channel, so
+			// an empty msgs does not say the call is still open).
+			msgs = append(msgs, c.failCall(id, fmt.Sprintf("upstream answer too large: more than %d bytes (server.max_message_bytes)", c.maxBytes))...)
 		}
 		c.deliver(msgs)
 		return

@@ -415,7 +415,11 @@ func (w *wire) take(id int64) pendingCall {
 // failCall answers our call id with a JSON-RPC error (the session stays).
 func (w *wire) failCall(id int64, msg string) []jsonrpc.Message {
 	pc := w.take(id)
-	w.log.Warn("failed one request: "+msg, "method", pc.method, "id", id)
+	if pc.method == "" { // no longer pending: no method to name
+		w.log.Warn("failed one request: "+msg, "id", id)
+	} else {
+		w.log.Warn("failed one request: "+msg, "method", pc.method, "id", id)
+	}
 	if pc.own {
 		w.ownDone(id, ownAnswer{err: &jsonrpc.Error{Code: errInvalid, Message: msg}})
 		return nil
