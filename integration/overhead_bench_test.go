@@ -40,9 +40,19 @@ package integration
 // with 16 callers and 2 idle connections a client redials for many calls
 // and each side's server pays for the new connections (a bench artifact,
 // not proxy work; docs/figures.md says which figures used it).
+// OVERHEAD_RELAY=1 adds the side "relay" for both transports: the same
+// upstream behind integration/relay, a proxy with no MCP logic at all (stdio:
+// lines copied both ways unparsed; HTTP: net/http/httputil.ReverseProxy),
+// the floor any proxy pays on this machine; its CPU per call and RSS come
+// from /proc/PID/stat (it has no /metrics, so no bytes or allocations).
+// OVERHEAD_RELAY=copy adds, for HTTP, "relay-copy" too: the request body
+// read whole and re-sent with a pooled client, the answer copied back (what
+// an HTTP front minimally must do). OVERHEAD_RELAY_ENV="K=V ..." sets
+// variables for the relay processes (e.g. GOMAXPROCS=1).
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -164,6 +174,26 @@ type overheadSide struct {
 	args       map[string]any
 	cs         *gosdk.ClientSession
 	metrics    string // the proxy's /metrics URL; "" for direct sides
+	pid        int    // a relay side's relay process, read in /proc (no /metrics)
+}
+
+// procCPU reads the CPU time (utime+stime) and resident memory of process
+// pid from /proc/PID/stat (Linux; clock ticks of 10 ms, pages of 4 KiB).
+func procCPU(b *testing.B, pid int) (cpu time.Duration, rssMiB float64) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatalf("relay process: %v", err)
+	}
+	// Fields after the command's closing parenthesis start at field 3
+	// (state); utime and stime are fields 14 and 15, rss field 24 (proc(5)).
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+1:]))
+	if len(f) < 22 {
+		b.Fatalf("relay process: /proc/%d/stat: %d fields", pid, len(f))
+	}
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	rss, _ := strconv.ParseInt(f[21], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond, float64(rss*int64(os.Getpagesize())) / (1 << 20)
 }
 
 // BenchmarkOverhead: the official go-sdk client calls list_issues of
@@ -242,6 +272,31 @@ func BenchmarkOverhead(b *testing.B) {
 		return s
 	}
 
+	// relaySides are the no-logic relays of OVERHEAD_RELAY in front of
+	// their own upstream (stdio: the line relay, started by the client as
+	// the proxy is; HTTP: ReverseProxy, or the copying front).
+	relay := os.Getenv("OVERHEAD_RELAY")
+	var relayEnv []string
+	if v := os.Getenv("OVERHEAD_RELAY_ENV"); v != "" {
+		relayEnv = strings.Fields(v)
+	}
+	relaySide := func(name, transport, mode string) *overheadSide {
+		rbin := goBinary(b, "relay", "./integration/relay")
+		s := &overheadSide{name: name, tool: "list_issues", args: args}
+		if transport == "stdio" {
+			c := exec.Command(rbin, "stdio", "--", srv, "-tools", cat)
+			c.Env = append(os.Environ(), relayEnv...)
+			s.cs = benchConnect(b, &gosdk.CommandTransport{Command: c})
+			s.pid = c.Process.Pid
+			return s
+		}
+		front := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		p := startHTTPServer(b, []string{rbin, mode, "-listen", front, "-upstream", httpUpstream()}, relayEnv, "http://"+front+"/mcp")
+		s.cs = benchClientHTTP(b, "http://"+front+"/mcp", nil)
+		s.pid = p.PID()
+		return s
+	}
+
 	bin := buildProxy(b)
 	baseBin := os.Getenv("OVERHEAD_BASELINE_BIN")
 	vias := []string{"proxy", "tool_call"}
@@ -262,6 +317,16 @@ func BenchmarkOverhead(b *testing.B) {
 			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientHTTP(b, httpUpstream(), nil)}
 		}
 		order = append(order, name)
+		if relay != "" {
+			name := transport + "/relay"
+			sides[name] = relaySide(name, transport, "http")
+			order = append(order, name)
+			if relay == "copy" && transport == "http" {
+				name := transport + "/relay-copy"
+				sides[name] = relaySide(name, transport, "http-copy")
+				order = append(order, name)
+			}
+		}
 		for _, via := range vias {
 			name := transport + "/" + via
 			pbin := bin
@@ -304,6 +369,9 @@ func BenchmarkOverhead(b *testing.B) {
 				if s := sides[name]; s.metrics != "" {
 					b0, m0, c0 := memCounters(b, s.metrics)
 					mem[name] = [3]float64{-b0, -m0, -c0}
+				} else if s.pid != 0 {
+					c0, _ := procCPU(b, s.pid)
+					mem[name] = [3]float64{0, 0, -c0.Seconds()}
 				}
 			}
 			for range rounds {
@@ -322,6 +390,9 @@ func BenchmarkOverhead(b *testing.B) {
 					b1, m1, c1 := memCounters(b, s.metrics)
 					m := mem[name]
 					mem[name] = [3]float64{m[0] + b1, m[1] + m1, m[2] + c1}
+				} else if s.pid != 0 {
+					c1, _ := procCPU(b, s.pid)
+					mem[name] = [3]float64{0, 0, mem[name][2] + c1.Seconds()}
 				}
 			}
 			for _, name := range order {
@@ -333,6 +404,8 @@ func BenchmarkOverhead(b *testing.B) {
 				if s := sides[name]; s.metrics != "" {
 					_, _, rss, _ := procCounters(b, s.metrics)
 					r.rssMiB = rss / (1 << 20)
+				} else if s.pid != 0 {
+					_, r.rssMiB = procCPU(b, s.pid)
 				}
 				results[fmt.Sprintf("%s/c%d", name, conc)] = r
 			}
@@ -351,6 +424,14 @@ func BenchmarkOverhead(b *testing.B) {
 		for _, up := range transports {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
 			fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
+			for _, via := range []string{"relay", "relay-copy"} {
+				p, ok := results[fmt.Sprintf("%s/%s/c%d", up, via, conc)]
+				if !ok {
+					continue
+				}
+				fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f %9.1f%% %10.1f %9.1f %11s %8s %8.1f %8.1f\n", fmt.Sprintf("%s/%s/c%d", up, via, conc), p.callsPerSecond, us(p.p50), us(p.p99),
+					100*p.callsPerSecond/d.callsPerSecond, us(p.p50-d.p50), us(p.p99-d.p99), "-", "-", p.rssMiB, us(p.cpuPerCall))
+			}
 			for _, via := range vias {
 				key := fmt.Sprintf("%s/%s/c%d", up, via, conc)
 				p := results[key]
