@@ -18,8 +18,9 @@ func init() {
 
 const importHelp = `mcp-toolsearch import FILE [-o config.toml] [--print] [--force]: turn an MCP client's server list
 into an mcp-toolsearch config. FILE is Claude Desktop's claude_desktop_config.json, Cursor's mcp.json,
-Claude Code's .mcp.json, VS Code's .vscode/mcp.json ("servers") or Windsurf's mcp_config.json.
-Literal secrets in env, headers, secret flags and url (secret query parameters, a password) become ${VAR} references (the config's header lists the
+Claude Code's .mcp.json, VS Code's .vscode/mcp.json ("servers") or settings.json ("mcp"), or Windsurf's
+mcp_config.json. Literal secrets in env, headers, secret flags, --header arguments and urls (secret query
+parameters, a password; in url and in arguments) become ${VAR} references (the config's header lists the
 variables to set); entries that cannot be mapped are named, never dropped. Check the result with
 mcp-toolsearch check --config FILE. Exit 0 written, 1 cannot write, 2 usage or unreadable FILE.`
 

@@ -4,7 +4,8 @@
 //   - Claude Desktop claude_desktop_config.json, Cursor mcp.json, Claude Code
 //     .mcp.json and Windsurf mcp_config.json: a top-level "mcpServers" object;
 //   - VS Code .vscode/mcp.json: a top-level "servers" object (JSON with
-//     comments and trailing commas), an optional "inputs" array.
+//     comments and trailing commas), an optional "inputs" array; VS Code's
+//     user settings.json: the same inside its "mcp" object.
 //
 // Each server becomes an upstream: stdio "command"/"args"/"env"/"cwd", or a
 // "url" (Windsurf: "serverUrl") with "type" http/sse and "headers". The
@@ -205,6 +206,10 @@ type Result struct {
 // and trailing commas are accepted) or has neither "mcpServers" nor
 // "servers".
 func Parse(path string, data []byte) (*Result, error) {
+	// A UTF-8 byte order mark, which Windows editors may write (Notepad,
+	// VS Code with "files.encoding": "utf8bom"), is no part of the JSON
+	// (trial r12: "invalid character 'ï' looking for beginning of value").
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	clean, err := stripJSONC(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -214,6 +219,13 @@ func Parse(path string, data []byte) (*Result, error) {
 		return nil, fmt.Errorf("%s: not a JSON object: %w", path, err)
 	}
 	r := &Result{Path: path}
+	if raw := top["mcp"]; raw != nil && top["servers"] == nil && top["mcpServers"] == nil {
+		// VS Code's user settings.json: {"mcp": {"servers": …, "inputs": …}}
+		// next to the editor's settings (the place before mcp.json).
+		if nested, _, err := objectInOrder(raw); err == nil && nested["servers"] != nil {
+			top = nested
+		}
+	}
 	var servers json.RawMessage
 	switch {
 	case top["servers"] != nil && top["mcpServers"] == nil:
@@ -221,7 +233,7 @@ func Parse(path string, data []byte) (*Result, error) {
 	case top["mcpServers"] != nil:
 		r.Format, servers = detectFormat(path, top["mcpServers"]), top["mcpServers"]
 	default:
-		return nil, fmt.Errorf(`%s: no "mcpServers" (Claude Desktop, Cursor, Claude Code, Windsurf) or "servers" (VS Code) object`, path)
+		return nil, fmt.Errorf(`%s: no "mcpServers" (Claude Desktop, Cursor, Claude Code, Windsurf), "servers" or "mcp": {"servers"} (VS Code) object`, path)
 	}
 	if top["projects"] != nil && r.Format == ClaudeCode {
 		r.Notes = append(r.Notes, `per-project "projects" entries of ~/.claude.json were not read; import a project's .mcp.json instead`)
@@ -371,7 +383,7 @@ func (im *importer) server(name string, raw json.RawMessage) {
 			im.skip(name, raw, fmt.Sprintf(`"type": %q is not http or sse`, s.Type))
 			return
 		}
-		out.URL = im.urlValue(out, url) // vars.go
+		out.URL = im.urlValue(out, "url", url) // vars.go
 		hdr, ok := stringMap(s.Headers)
 		if !ok {
 			im.skip(name, raw, `"headers" is not an object of strings`)

@@ -374,3 +374,73 @@ func TestToolsearchEntryNotImported(t *testing.T) {
 		}
 	}
 }
+
+// TestArgSecrets (trial r12): literal secrets in a stdio server's
+// arguments — a url's password or secret query parameter (server-postgres'
+// postgresql://user:PASS@host, mcp-remote's url) and a secret header given
+// as "--header" "Name: value" (mcp-remote) — become ${VAR} references like
+// the url and header secrets of an HTTP server; the config loads back to
+// the same arguments.
+func TestArgSecrets(t *testing.T) {
+	for _, path := range []string{"claude_desktop_config.json", ".cursor/mcp.json"} {
+		data := []byte(`{"mcpServers": {
+			"pg": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-postgres", "postgresql://admin:hunter2pass@localhost:5432/mydb"]},
+			"remote": {"command": "npx", "args": ["-y", "mcp-remote", "https://mcp.example.com/sse?region=eu&api_key=abcdef0123456789", "--header", "Authorization: Bearer sk-proj-abcdefghijklmnop1234", "-H", "X-Api-Key:k3y-v4lue-1234"]},
+			"plain": {"command": "node", "args": ["https://example.com/docs", "--header", "Accept: text/plain", "file:///tmp/x y"]}
+		}}`)
+		r, err := Parse(path, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := string(r.TOML())
+		for _, s := range []string{"hunter2pass", "abcdef0123456789", "sk-proj-abcdefghijklmnop1234", "k3y-v4lue"} {
+			if strings.Contains(out, s) || strings.Contains(r.Summary(), s) {
+				t.Fatalf("%s: literal secret %q in the output:\n%s", path, s, out)
+			}
+		}
+		vars := map[string]string{"PG_PASSWORD": "hunter2pass", "REMOTE_API_KEY": "abcdef0123456789", "REMOTE_TOKEN": "sk-proj-abcdefghijklmnop1234", "REMOTE_X_API_KEY": "k3y-v4lue-1234"}
+		if len(r.Vars) != len(vars) {
+			t.Errorf("%s: vars %+v, want the names %v", path, r.Vars, vars)
+		}
+		cfg, err := config.Parse([]byte(out), filepath.Join(t.TempDir(), "config.toml"), func(k string) (string, bool) { v, ok := vars[k]; return v, ok })
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", path, err, out)
+		}
+		eq(t, path+" pg args", up(t, cfg, "pg").Args, []string{"-y", "@modelcontextprotocol/server-postgres", "postgresql://admin:hunter2pass@localhost:5432/mydb"})
+		eq(t, path+" remote args", up(t, cfg, "remote").Args, []string{"-y", "mcp-remote", "https://mcp.example.com/sse?region=eu&api_key=abcdef0123456789", "--header", "Authorization: Bearer sk-proj-abcdefghijklmnop1234", "-H", "X-Api-Key:k3y-v4lue-1234"})
+		eq(t, path+" plain args", up(t, cfg, "plain").Args, []string{"https://example.com/docs", "--header", "Accept: text/plain", "file:///tmp/x y"})
+		if !strings.Contains(out, `args[2]: literal secret moved out of the file`) {
+			t.Errorf("%s: the header should name the argument:\n%s", path, out)
+		}
+	}
+}
+
+// TestVSCodeSettingsAndBOM (trial r12): VS Code's user settings.json keeps
+// its servers in "mcp": {"servers", "inputs"} among the editor's settings,
+// and a file saved with a UTF-8 byte order mark (Windows editors) is read.
+func TestVSCodeSettingsAndBOM(t *testing.T) {
+	settings := "\xef\xbb\xbf" + `{
+	// editor settings
+	"editor.fontSize": 14,
+	"mcp": {
+		"inputs": [{"type": "promptString", "id": "gh-token", "description": "GitHub PAT", "password": true}],
+		"servers": {
+			"github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/", "headers": {"Authorization": "Bearer ${input:gh-token}"}},
+			"fetch": {"command": "uvx", "args": ["mcp-server-fetch"],},
+		},
+	},
+}`
+	r, err := Parse("settings.json", []byte(settings))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Format != VSCode || len(r.Servers) != 2 || r.Servers[0].Name != "github" || r.Servers[1].Command != "uvx" {
+		t.Fatalf("format %q, servers %+v", r.Format, r.Servers)
+	}
+	if len(r.Vars) != 1 || r.Vars[0].Name != "GH_TOKEN" {
+		t.Errorf("vars %+v, want GH_TOKEN from the input", r.Vars)
+	}
+	if _, err := Parse("mcp.json", []byte("\xef\xbb\xbf"+`{"mcpServers": {"a": {"command": "x"}}}`)); err != nil {
+		t.Errorf("a file with a byte order mark: %v", err)
+	}
+}

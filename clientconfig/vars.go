@@ -151,20 +151,27 @@ func (im *importer) secretValue(out *Server, table, key, v string) string {
 		return im.value(out, where, v, "")
 	}
 	if table == "headers" {
-		if scheme, tok, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "token")) && tok != "" {
-			name := im.varFor(upperVar(out.Name)+"_TOKEN", tok)
-			im.need(name, out, where, "literal secret moved out of the file")
-			return scheme + " ${" + name + "}"
-		}
-		name := im.varFor(upperVar(out.Name)+"_"+upperVar(key), v)
-		im.need(name, out, where, "literal secret moved out of the file")
-		return "${" + name + "}"
+		return im.headerSecret(out, where, key, v)
 	}
 	name := key
 	if !varName.MatchString(name) {
 		name = upperVar(out.Name) + "_" + upperVar(key)
 	}
 	name = im.varFor(name, v)
+	im.need(name, out, where, "literal secret moved out of the file")
+	return "${" + name + "}"
+}
+
+// headerSecret is the reference that replaces the literal value v of the
+// secret header key: "Bearer ${NAME_TOKEN}" for a token after an
+// authorization scheme, else "${NAME_KEY}". where names the field in notes.
+func (im *importer) headerSecret(out *Server, where, key, v string) string {
+	if scheme, tok, ok := strings.Cut(v, " "); ok && (strings.EqualFold(scheme, "Bearer") || strings.EqualFold(scheme, "Basic") || strings.EqualFold(scheme, "token")) && tok != "" {
+		name := im.varFor(upperVar(out.Name)+"_TOKEN", tok)
+		im.need(name, out, where, "literal secret moved out of the file")
+		return scheme + " ${" + name + "}"
+	}
+	name := im.varFor(upperVar(out.Name)+"_"+upperVar(key), v)
 	im.need(name, out, where, "literal secret moved out of the file")
 	return "${" + name + "}"
 }
@@ -176,15 +183,19 @@ func (im *importer) secretValue(out *Server, table, key, v string) string {
 // env and header secrets do (trial round 6: they were written literally);
 // the rest of the url, its parameter order and escaping are kept. The
 // variable stands for the text as written in the url (still URL-escaped),
-// since ${VAR} expands verbatim. Anything else goes through value.
-func (im *importer) urlValue(out *Server, raw string) string {
+// since ${VAR} expands verbatim. Anything else goes through value. where
+// names the field in notes: "url", or "args[N]" for a url given as a
+// stdio server's argument (trial r12: mcp-remote's url, server-postgres'
+// postgresql://user:PASS@host, which the config's redaction already hid
+// in logs but import wrote literally).
+func (im *importer) urlValue(out *Server, where, raw string) string {
 	var b strings.Builder
 	// Literal pieces go through value (a client's ${…} references in
 	// them are translated); the secrets become references of our own.
-	lit := func(s string) { b.WriteString(im.value(out, "url", s, "")) }
+	lit := func(s string) { b.WriteString(im.value(out, where, s, "")) }
 	secret := func(prefix, value string) {
 		name := im.varFor(prefix, value)
-		im.need(name, out, "url", "literal secret moved out of the file")
+		im.need(name, out, where, "literal secret moved out of the file")
 		b.WriteString("${" + name + "}")
 	}
 	// hostPath writes "[@]host/path…": a path segment shaped like a key
@@ -271,11 +282,23 @@ func (im *importer) urlValue(out *Server, raw string) string {
 }
 
 // arg maps one argument: a literal value of a secret-looking flag
-// ("--api-key=X", or X after "--api-key") becomes a ${VAR} reference.
+// ("--api-key=X", or X after "--api-key"), the secret parts of a url
+// argument (as urlValue) and the value of a secret header given as
+// "--header" "Name: value" (mcp-remote, supergateway) become ${VAR}
+// references.
 func (im *importer) arg(out *Server, i int, a string, all []string) string {
 	where := fmt.Sprintf("args[%d]", i)
 	if clientRef.MatchString(a) && im.r.Format != ClaudeDesktop {
 		return im.value(out, where, a, "")
+	}
+	if i > 0 && (all[i-1] == "--header" || all[i-1] == "-H") {
+		if k, v, ok := strings.Cut(a, ":"); ok && strings.TrimSpace(v) != "" && redact.IsSecretKey(strings.TrimSpace(k)) {
+			pad := v[:len(v)-len(strings.TrimLeft(v, " "))]
+			return k + ":" + pad + im.headerSecret(out, where, strings.TrimSpace(k), strings.TrimSpace(v))
+		}
+	}
+	if !strings.HasPrefix(a, "-") && strings.Contains(a, "://") && !strings.ContainsAny(a, " \t") {
+		return im.urlValue(out, where, a)
 	}
 	if strings.HasPrefix(a, "-") {
 		if flag, val, ok := strings.Cut(a, "="); ok && val != "" && redact.IsSecretKey(flag) {
