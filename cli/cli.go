@@ -52,7 +52,7 @@ var usage = `mcp-toolsearch: one MCP server in front of many, with a compact too
 
 Usage:
   mcp-toolsearch [serve] [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--startup-wait D]
-                                                serve MCP clients (stdio or HTTP, per config)
+                                                serve MCP clients (stdio or HTTP, per config; --listen needs HTTP)
   mcp-toolsearch list [FILE | --config FILE] [--client NAME] [--endpoint NAME] [--json]
                                                 the effective catalog: id, exposed name, upstream, status
   mcp-toolsearch describe ID [--config FILE] [--client NAME]
@@ -85,7 +85,8 @@ file as their argument (mcp-toolsearch check my.toml). On every command that rea
 (serve, list, describe, call, search, check, approve, bench surface):
 --log-level debug|info|warn|error (default info for serve, warn for the others),
 --mode off|code|tools|directory (overrides [tool_search]).
-mcp-toolsearch COMMAND --help explains a command's flags.
+mcp-toolsearch COMMAND --help (or help COMMAND) explains a command's flags. Counts and durations
+given on the command line must be above 0 (leave the flag out for its default).
 Exit codes: 0 ok; 1 runtime failure; 2 usage or config error; 3 the called tool returned isError.
 `
 
@@ -94,9 +95,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := "serve"
 	switch {
 	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help"):
-		cmd = "help"
+		cmd, args = "help", nil
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "-V"):
-		cmd = "version"
+		cmd, args = "version", nil
 	case len(args) > 0 && strings.HasSuffix(args[0], ".toml"):
 		// `mcp-toolsearch my.toml`: serve that config (a positional
 		// config file, as `serve my.toml` takes it).
@@ -119,11 +120,21 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "check":
 		return runCheck(args, stdout, stderr)
 	case "version":
+		if len(args) > 0 {
+			return noArguments("version", args, stderr)
+		}
 		fmt.Fprintln(stdout, "mcp-toolsearch", proxy.Version)
 		return exitOK
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		switch {
+		case len(args) == 0 || len(args) == 1 && (isHelp(args[0]) || args[0] == "help"):
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		case len(args) == 1 && !strings.HasPrefix(args[0], "-"): // help COMMAND
+			return Main([]string{args[0], "--help"}, stdin, stdout, stderr)
+		}
+		fmt.Fprintf(stderr, "mcp-toolsearch help: unexpected arguments %q: give at most one COMMAND (mcp-toolsearch help search)\n", args)
+		return exitUsage
 	default:
 		if h, ok := extraCommands[cmd]; ok {
 			return h(args, stdin, stdout, stderr)
@@ -131,6 +142,31 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcp-toolsearch: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
 	}
+}
+
+// noArguments is the usage error of a command that takes no positional
+// arguments but was given some (trial r11 T4: `version extra` was taken).
+func noArguments(cmd string, args []string, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "mcp-toolsearch %s: unexpected argument %q (%s takes no arguments)\n", cmd, args[0], cmd)
+	return exitUsage
+}
+
+// flagGiven reports whether flag name was on fs's command line (not its
+// default).
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
+// positiveInt checks an int flag that, when given, must be 1 or more
+// (trial r11 T4: `search --limit 0` silently meant the default); what
+// says what the number counts.
+func positiveInt(fs *flag.FlagSet, name string, v int, what string) error {
+	if v < 1 && flagGiven(fs, name) {
+		return fmt.Errorf("--%s %d: want %s, 1 or more (leave --%s out for the default)", name, v, what, name)
+	}
+	return nil
 }
 
 // extraCommands are registered by other files of this package (stats,
@@ -161,9 +197,7 @@ func (c *common) configArg(pos []string) error {
 	case 0:
 		return nil
 	case 1:
-		given := false
-		c.fs.Visit(func(f *flag.Flag) { given = given || f.Name == "config" })
-		if given {
+		if flagGiven(c.fs, "config") {
 			return fmt.Errorf("the config file is given twice (%q and --config %q): give it once", pos[0], c.config)
 		}
 		c.config = pos[0]
@@ -320,7 +354,7 @@ func closeProxy(p *proxy.Proxy) {
 func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	c := newFlags("serve", "mcp-toolsearch serve [FILE | --config FILE] [--transport stdio|http] [--listen ADDR] [--startup-wait D] [--mode MODE]: serve MCP clients over stdio or HTTP, as the config's [server] says.", stderr)
 	transport := c.fs.String("transport", "", "override server.transport: stdio | http")
-	listen := c.fs.String("listen", "", "override server.listen (with http), e.g. 127.0.0.1:8080")
+	listen := c.fs.String("listen", "", "override server.listen, e.g. 127.0.0.1:8080 (HTTP front only: refused when the transport is stdio)")
 	var startupWait optDuration
 	c.fs.Var(&startupWait, "startup-wait", "override server.startup_wait (and MCP_TOOLSEARCH_STARTUP_WAIT): a `duration` such as 0s or 2m")
 	if code, ok := c.parseWithConfig(args, stderr); !ok {
@@ -363,6 +397,11 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}
 	c.serverOverrides(cfg)
+	if *listen != "" && cfg.Server.Transport != "http" {
+		// trial r11 T4: the address was ignored and stdio served.
+		fmt.Fprintf(stderr, "mcp-toolsearch: --listen %q is the HTTP front's address, but server.transport is %q (%s): add --transport http, or set transport = \"http\" in [server] (a stdio front's /metrics and /healthz: [telemetry] metrics_listen)\n", *listen, cfg.Server.Transport, cfg.Path)
+		return exitUsage
+	}
 	tuneGC()
 	defer startProfiles(log)()
 	var ln net.Listener
@@ -547,7 +586,7 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 
 func runSearch(args []string, stdout, stderr io.Writer) int {
 	c := newFlags("search", "mcp-toolsearch search QUERY [--limit N]: search the catalog, print hits as JSON.", stderr)
-	limit := c.fs.Int("limit", 0, "number of hits (default: search_default_limit)")
+	limit := c.fs.Int("limit", 0, "number of hits, 1 or more; more than [tool_search] max_search_limit gives that many (default: search_default_limit)")
 	client := c.fs.String("client", "", "clientInfo.name to evaluate policy for")
 	pos, err := c.parse(args)
 	if err != nil {
@@ -555,6 +594,10 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "search: want a QUERY")
+		return exitUsage
+	}
+	if err := positiveInt(c.fs, "limit", *limit, "a number of hits"); err != nil {
+		fmt.Fprintln(stderr, "search:", err)
 		return exitUsage
 	}
 	p, code := c.open(stderr)

@@ -43,6 +43,20 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "a.toml", "--config", "b.toml"}, exitUsage, `the config file is given twice ("a.toml" and --config "b.toml")`},
 		{[]string{"check", "--config", "/nonexistent/c.toml", "--log-level", "verbose"}, exitUsage, `--log-level "verbose": want debug, info, warn or error`},
 		{[]string{"check", "--config", "/nonexistent/c.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/c.toml")},
+		// Trial r11 T4: bad numbers and extra arguments are refused, naming
+		// the flag or argument (checked before any config is read).
+		{[]string{"search", "x", "--limit", "0", "--config", "/nonexistent/c.toml"}, exitUsage, "search: --limit 0: want a number of hits, 1 or more (leave --limit out for the default)"},
+		{[]string{"search", "x", "--limit", "-3", "--config", "/nonexistent/c.toml"}, exitUsage, "search: --limit -3: want a number of hits, 1 or more"},
+		{[]string{"bench", "surface", "--tools", "x", "--limit", "0"}, exitUsage, "bench surface: --limit 0: want a number of tools, 1 or more"},
+		{[]string{"bench", "search", "--tools", "x", "--queries", "y", "--k", "0"}, exitUsage, "bench search: --k 0: want a cut-off of 1 or more"},
+		{[]string{"bench", "search", "--tools", "x", "--queries", "y", "extra"}, exitUsage, `mcp-toolsearch bench search: unexpected argument "extra" (bench search takes no arguments)`},
+		{[]string{"version", "extra"}, exitUsage, `mcp-toolsearch version: unexpected argument "extra" (version takes no arguments)`},
+		{[]string{"healthcheck", "extra"}, exitUsage, `mcp-toolsearch healthcheck: unexpected argument "extra" (healthcheck takes no arguments)`},
+		{[]string{"healthcheck", "--timeout", "-1s"}, exitUsage, "mcp-toolsearch healthcheck: --timeout -1s: want a duration above 0, such as 3s"},
+		{[]string{"healthcheck", "--timeout", "0s"}, exitUsage, "--timeout 0s: want a duration above 0"},
+		{[]string{"init", "--print", "extra"}, exitUsage, `unexpected argument "extra"`},
+		{[]string{"help", "a", "b"}, exitUsage, `mcp-toolsearch help: unexpected arguments ["a" "b"]`},
+		{[]string{"help", "nosuch"}, exitUsage, `unknown command "nosuch"`},
 	}
 	for _, c := range cases {
 		code, out, errs := run(c.args...)
@@ -92,6 +106,10 @@ func TestVersionAndHelp(t *testing.T) {
 			}
 		}
 	}
+	// help COMMAND is COMMAND --help.
+	if code, out, errs := run("help", "search"); code != exitOK || !strings.Contains(out+errs, "mcp-toolsearch search QUERY [--limit N]") {
+		t.Errorf("help search: exit %d, %q", code, out+errs)
+	}
 	// Round 4 trial: the -1 "not set" sentinel showed as "(default -1ns)".
 	if code, out, errs := run("serve", "--help"); code != exitOK || !strings.Contains(out+errs, "-startup-wait duration") || strings.Contains(out+errs, "-1ns") {
 		t.Errorf("serve --help: exit %d, %q; want -startup-wait with no made-up default", code, out+errs)
@@ -106,6 +124,21 @@ func TestBenchSearchHelpExampleRuns(t *testing.T) {
 	code, out, errs := run("bench", "search", "--tools", "../examples/catalogs/github-like.jsonl", "--queries", "../examples/catalogs/github-like.queries.jsonl")
 	if code != exitOK || !strings.Contains(out, "recall@") {
 		t.Fatalf("exit %d: %s %s", code, out, errs)
+	}
+}
+
+// Trial r11 T4: `serve --listen ADDR` on a config whose front is stdio
+// served stdio and ignored the address; now it is refused (exit 2), naming
+// the flag, the config's transport and file, and what to do.
+func TestServeListenNeedsHTTP(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(cfg, []byte("[upstreams.x]\ncommand = \"true\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run("serve", "--config", cfg, "--listen", "127.0.0.1:0")
+	want := `--listen "127.0.0.1:0" is the HTTP front's address, but server.transport is "stdio" (` + cfg + `): add --transport http`
+	if code != exitUsage || !strings.Contains(out+errs, want) {
+		t.Fatalf("exit %d, output %q; want exit 2 mentioning %q", code, out+errs, want)
 	}
 }
 

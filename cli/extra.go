@@ -117,6 +117,13 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return parseExit(err)
 	}
+	if fs.NArg() > 0 {
+		return noArguments("bench search", fs.Args(), stderr)
+	}
+	if *k < 1 {
+		fmt.Fprintf(stderr, "bench search: --k %d: want a cut-off of 1 or more\n", *k)
+		return exitUsage
+	}
 	if (*dir == "") == (*tools == "" || *queries == "") || *dir != "" && (*tools != "" || *queries != "") {
 		fmt.Fprintln(stderr, "bench search: --tools and --queries are required (or --dir for every set of a folder)")
 		return exitUsage
@@ -177,6 +184,10 @@ func runBenchSurface(args []string, stdout, stderr io.Writer) int {
 	trusted := c.fs.Bool("trusted", false, "with --tools: treat the tools as trusted")
 	if code, ok := c.parseWithConfig(args, stderr); !ok {
 		return code
+	}
+	if err := positiveInt(c.fs, "limit", *limit, "a number of tools"); err != nil {
+		fmt.Fprintln(stderr, "bench surface:", err)
+		return exitUsage
 	}
 	var rows []modes.SurfaceSize
 	if *toolsFile != "" {

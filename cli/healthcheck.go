@@ -17,13 +17,16 @@ func runHealthcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	url := fs.String("url", "http://127.0.0.1:8080/healthz", "the proxy's /healthz URL")
-	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
+	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long (above 0)")
 	fs.Usage = func() { fmt.Fprintf(stderr, "%s\n\nFlags:\n", healthcheckHelp); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "mcp-toolsearch healthcheck: unexpected argument %q\n", fs.Arg(0))
+		return noArguments("healthcheck", fs.Args(), stderr)
+	}
+	if *timeout <= 0 { // 0 would mean no limit to net/http
+		fmt.Fprintf(stderr, "mcp-toolsearch healthcheck: --timeout %s: want a duration above 0, such as 3s\n", *timeout)
 		return exitUsage
 	}
 	c := &http.Client{Timeout: *timeout}
