@@ -47,8 +47,13 @@ package integration
 // from /proc/PID/stat (it has no /metrics, so no bytes or allocations).
 // OVERHEAD_RELAY=copy adds, for HTTP, "relay-copy" too: the request body
 // read whole and re-sent with a pooled client, the answer copied back (what
-// an HTTP front minimally must do). OVERHEAD_RELAY_ENV="K=V ..." sets
-// variables for the relay processes (e.g. GOMAXPROCS=1).
+// an HTTP front minimally must do); OVERHEAD_RELAY=all adds "relay-tcp" as
+// well (bytes copied between TCP connections, no HTTP parsing: the floor of
+// one more network hop). OVERHEAD_RELAY_ENV="K=V ..." sets
+// variables for the relay processes (e.g. GOMAXPROCS=1). With OVERHEAD_RELAY
+// set a second table gives the CPU per call of the bench's client (this
+// process, getrusage around each side's turns) and of the direct sides'
+// upstreams (/proc), the budget the added CPU per call is set against.
 
 import (
 	"bufio"
@@ -65,6 +70,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,6 +181,15 @@ type overheadSide struct {
 	cs         *gosdk.ClientSession
 	metrics    string // the proxy's /metrics URL; "" for direct sides
 	pid        int    // a relay side's relay process, read in /proc (no /metrics)
+	upPID      int    // a direct side's upstream process (read with OVERHEAD_RELAY)
+}
+
+// selfCPU returns this process's CPU time (user and system), the bench's
+// clients' share while one side takes its turn.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // procCPU reads the CPU time (utime+stime) and resident memory of process
@@ -232,9 +247,10 @@ func BenchmarkOverhead(b *testing.B) {
 	}
 	// httpUpstream starts a catalogserver over Streamable HTTP and returns
 	// its endpoint.
+	var lastUpPID int // the process of the last httpUpstream
 	httpUpstream := func() string {
 		addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-		startHTTPServer(b, []string{srv, "-tools", cat, "-http", addr}, nil, "http://"+addr+"/mcp")
+		lastUpPID = startHTTPServer(b, []string{srv, "-tools", cat, "-http", addr}, nil, "http://"+addr+"/mcp").PID()
 		return "http://" + addr + "/mcp"
 	}
 	// proxySide starts the proxy binary bin for transport ("stdio" or
@@ -312,18 +328,24 @@ func BenchmarkOverhead(b *testing.B) {
 	for _, transport := range transports {
 		name := transport + "/direct"
 		if transport == "stdio" {
-			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientStdio(b, []string{srv, "-tools", cat})}
+			c := exec.Command(srv, "-tools", cat)
+			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchConnect(b, &gosdk.CommandTransport{Command: c}), upPID: c.Process.Pid}
 		} else {
-			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientHTTP(b, httpUpstream(), nil)}
+			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientHTTP(b, httpUpstream(), nil), upPID: lastUpPID}
 		}
 		order = append(order, name)
 		if relay != "" {
 			name := transport + "/relay"
 			sides[name] = relaySide(name, transport, "http")
 			order = append(order, name)
-			if relay == "copy" && transport == "http" {
+			if (relay == "copy" || relay == "all") && transport == "http" {
 				name := transport + "/relay-copy"
 				sides[name] = relaySide(name, transport, "http-copy")
+				order = append(order, name)
+			}
+			if relay == "all" && transport == "http" {
+				name := transport + "/relay-tcp"
+				sides[name] = relaySide(name, transport, "tcp")
 				order = append(order, name)
 			}
 		}
@@ -353,6 +375,7 @@ func BenchmarkOverhead(b *testing.B) {
 		rounds = v
 	}
 	results := map[string]overheadResult{}
+	clientCPU, upCPU := map[string]time.Duration{}, map[string]time.Duration{} // "side/cN": CPU per call (OVERHEAD_RELAY)
 	for _, conc := range []int{1, 16} {
 		b.Run(fmt.Sprintf("c%d", conc), func(b *testing.B) {
 			lat := map[string][]time.Duration{}
@@ -374,13 +397,23 @@ func BenchmarkOverhead(b *testing.B) {
 					mem[name] = [3]float64{0, 0, -c0.Seconds()}
 				}
 			}
+			cliCPU, upStart := map[string]time.Duration{}, map[string]time.Duration{}
+			if relay != "" {
+				for _, name := range order {
+					if s := sides[name]; s.upPID != 0 {
+						upStart[name], _ = procCPU(b, s.upPID)
+					}
+				}
+			}
 			for range rounds {
 				for _, name := range order {
 					s := sides[name]
+					c0 := selfCPU()
 					l, el, err := callLoop(s.cs, s.tool, s.args, conc, per)
 					if err != nil {
 						b.Fatalf("%s: %v", name, err)
 					}
+					cliCPU[name] += selfCPU() - c0
 					lat[name] = append(lat[name], l...)
 					wall[name] += el
 				}
@@ -408,6 +441,11 @@ func BenchmarkOverhead(b *testing.B) {
 					_, r.rssMiB = procCPU(b, s.pid)
 				}
 				results[fmt.Sprintf("%s/c%d", name, conc)] = r
+				clientCPU[fmt.Sprintf("%s/c%d", name, conc)] = cliCPU[name] / time.Duration(r.calls)
+				if s := sides[name]; relay != "" && s.upPID != 0 {
+					c1, _ := procCPU(b, s.upPID)
+					upCPU[fmt.Sprintf("%s/c%d", name, conc)] = (c1 - upStart[name]) / time.Duration(r.calls)
+				}
 			}
 			d, p := results[fmt.Sprintf("stdio/direct/c%d", conc)], results[fmt.Sprintf("stdio/proxy/c%d", conc)]
 			b.ReportMetric(100*p.callsPerSecond/d.callsPerSecond, "stdio_proxy_%_of_direct")
@@ -424,7 +462,7 @@ func BenchmarkOverhead(b *testing.B) {
 		for _, up := range transports {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
 			fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
-			for _, via := range []string{"relay", "relay-copy"} {
+			for _, via := range []string{"relay", "relay-copy", "relay-tcp"} {
 				p, ok := results[fmt.Sprintf("%s/%s/c%d", up, via, conc)]
 				if !ok {
 					continue
@@ -441,6 +479,23 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 	}
 	fmt.Fprintf(w, "targets: c16 ratio >= 85%%, c1 +p50 <= 150 µs, +p99 <= 1000 µs, B/call <= 16384\n")
+	if relay != "" {
+		// The CPU budget of a call: what the bench's client (this process,
+		// during the side's turns) and the direct side's upstream spend per
+		// call, beside what a relay or proxy adds (its CPU µs above).
+		fmt.Fprintf(w, "\nCPU µs per call: client = the go-sdk client (this process), upstream = the direct side's catalogserver\n")
+		fmt.Fprintf(w, "%-24s %10s %10s\n", "case", "client", "upstream")
+		for _, conc := range []int{1, 16} {
+			for _, name := range order {
+				key := fmt.Sprintf("%s/c%d", name, conc)
+				up := "-"
+				if d, ok := upCPU[key]; ok {
+					up = fmt.Sprintf("%.1f", us(d))
+				}
+				fmt.Fprintf(w, "%-24s %10.1f %10s\n", key, us(clientCPU[key]), up)
+			}
+		}
+	}
 }
 
 // benchClientStdio and benchClientHTTP are gosdkClientStdio and
