@@ -50,8 +50,9 @@ func (c *frontConn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members
 	if r.Method != "tools/call" || !r.ID.IsValid() {
 		return
 	}
-	var restRec jsonscan.Members
-	trip, rest, ok := metaTriple(r.Params, rec, metaRec, &restRec)
+	restRec := &c.restRec // frontstdio.go: the reader's own
+	restRec.Reset()
+	trip, rest, ok := metaTriple(r.Params, rec, metaRec, restRec)
 	if !ok {
 		return
 	}
@@ -70,7 +71,7 @@ func (c *frontConn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members
 		r.Params = rest
 		c.elided++
 		if rec != nil {
-			*rec = restRec
+			*rec = *restRec
 		}
 	}
 }

@@ -99,6 +99,11 @@ type frontConn struct {
 	trip        []byte                // the accepted 2026-07-28 _meta triple
 	tripPending map[jsonrpc.ID][]byte // triples of tools/calls not yet answered
 	elided      int                   // requests whose triple was taken out
+	// restRec: where elideMeta records the params it rebuilds (read
+	// only by the connection's reader goroutine, one line at a time): a
+	// record of the connection's own, since one on elideMeta's stack
+	// moved to the heap, 160 B per call (issue 16, round 12).
+	restRec jsonscan.Members
 
 	// tools/call fast path (frontfast.go)
 	base      context.Context // fast-path calls' contexts derive from it (the Connect context's values)
