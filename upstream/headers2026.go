@@ -111,10 +111,10 @@ func (c *conn) paramBindings(name string) []paramheader.Binding {
 // them), when the manager put the tool's bindings in ctx (paramBindingsKey,
 // from the upstream's last listing).
 func modernHeaders(ctx context.Context, h http.Header, msg jsonrpc.Message) {
-	r, ok := msg.(*jsonrpc.Request)
-	if !ok || len(r.Params) == 0 || !bytes.Contains(r.Params, []byte(mcp.MetaKeyProtocolVersion)) {
+	if !hasModernMeta(msg) {
 		return
 	}
+	r := msg.(*jsonrpc.Request)
 	var p struct {
 		Meta map[string]json.RawMessage `json:"_meta"`
 		Name string                     `json:"name"`
@@ -142,4 +142,12 @@ func modernHeaders(ctx context.Context, h http.Header, msg jsonrpc.Message) {
 			h.Set("Mcp-Name", p.URI)
 		}
 	}
+}
+
+// hasModernMeta reports whether msg is a request whose params may carry
+// the 2026-07-28 protocol version in _meta, the only messages that
+// modernHeaders gives headers of their own.
+func hasModernMeta(msg jsonrpc.Message) bool {
+	r, ok := msg.(*jsonrpc.Request)
+	return ok && len(r.Params) > 0 && bytes.Contains(r.Params, []byte(mcp.MetaKeyProtocolVersion))
 }

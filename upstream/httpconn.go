@@ -87,7 +87,11 @@ type httpConn struct {
 	// sidHdr and verHdr are sessionID and version as header values, made
 	// once (issue 16: a []string per header per request before).
 	sidHdr, verHdr []string
-	getOnce        sync.Once
+	// postHdr is the header of every POST whose message needs no header
+	// of its own (sharedPostHeader); nil until first used and whenever
+	// sidHdr or verHdr change.
+	postHdr http.Header
+	getOnce sync.Once
 }
 
 // standalone GET stream retry bounds.
@@ -107,6 +111,7 @@ func (c *httpConn) initialized(result json.RawMessage) {
 		c.mu.Lock()
 		c.version = r.ProtocolVersion
 		c.verHdr = []string{r.ProtocolVersion}
+		c.postHdr = nil
 		c.mu.Unlock()
 	}
 }
@@ -156,6 +161,35 @@ func (c *httpConn) deliver(msgs []jsonrpc.Message) bool {
 // Version Header") on h. The value slices are the connection's own, shared
 // by its requests: header values are read, never changed in place (a Set
 // or Add replaces or appends to a fresh slice).
+// sharedPostHeader is the header of a POST whose message carries no
+// header of its own (modernHeaders adds none): the fixed values and the
+// session's Mcp-Session-Id and MCP-Protocol-Version, in one map made once
+// per session state and shared by the requests (issue 16: the first
+// insert into each request's own map allocated its table, ~0.37 KB per
+// call). Shared is safe because nothing writes a request's header after
+// it is built: net/http's client and transport only read it (a
+// RoundTripper must not modify the request; http.Client copies it for
+// redirects), and headerRoundTripper (http.go) sets its headers on a
+// clone.
+func (c *httpConn) sharedPostHeader() http.Header {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.postHdr == nil {
+		h := make(http.Header, 5)
+		h["Content-Type"] = hdrJSON
+		h["Accept"] = hdrAcceptPOST
+		h["Accept-Encoding"] = hdrGzip
+		if c.sidHdr != nil {
+			h["Mcp-Session-Id"] = c.sidHdr
+		}
+		if c.verHdr != nil {
+			h["Mcp-Protocol-Version"] = c.verHdr
+		}
+		c.postHdr = h
+	}
+	return c.postHdr
+}
+
 func (c *httpConn) setHeaders(h http.Header) {
 	c.mu.Lock()
 	sid, ver := c.sidHdr, c.verHdr
@@ -227,11 +261,21 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 		return err
 	}
-	req.Header["Content-Type"] = hdrJSON
-	req.Header["Accept"] = hdrAcceptPOST
-	req.Header["Accept-Encoding"] = hdrGzip
-	c.setHeaders(req.Header)
-	modernHeaders(ctx, req.Header, msg) // headers2026.go
+	// The Host is the URL's (NewRequestWithContext set both alike); left
+	// empty, http.Client.send does not copy the URL for a cookie jar the
+	// client does not have (client.go: cloneURL when req.Host != "";
+	// issue 16: an allocation per call). The transport then writes the
+	// URL's host, the same bytes.
+	req.Host = ""
+	if hasModernMeta(msg) {
+		req.Header["Content-Type"] = hdrJSON
+		req.Header["Accept"] = hdrAcceptPOST
+		req.Header["Accept-Encoding"] = hdrGzip
+		c.setHeaders(req.Header)
+		modernHeaders(ctx, req.Header, msg) // headers2026.go
+	} else {
+		req.Header = c.sharedPostHeader()
+	}
 	var call *jsonrpc.Request
 	method := ""
 	if r, ok := msg.(*jsonrpc.Request); ok {
@@ -255,6 +299,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if c.sessionID == "" {
 			c.sessionID = sid
 			c.sidHdr = []string{sid}
+			c.postHdr = nil
 		}
 		c.mu.Unlock()
 	}
