@@ -34,7 +34,10 @@ package integration
 // runs the sides of that upstream transport only. OVERHEAD_PROFILE_RATE=N
 // samples one allocation per N bytes in those profiles
 // (MCP_TOOLSEARCH_MEMPROFILERATE; the default 512 KiB is too coarse to see
-// one request's allocations). OVERHEAD_CLIENT_IDLE=N lets the HTTP clients
+// one request's allocations). OVERHEAD_TRACE=1 with OVERHEAD_PROFILE_DIR
+// also makes each proxy process write an execution trace there,
+// trace-<case>.out (MCP_TOOLSEARCH_TRACE; go tool trace).
+// OVERHEAD_CLIENT_IDLE=N lets the HTTP clients
 // of every side (direct and proxy alike) keep N idle connections to their
 // server instead of net/http's default 2 (http.DefaultMaxIdleConnsPerHost):
 // with 16 callers and 2 idle connections a client redials for many calls
@@ -241,6 +244,9 @@ func BenchmarkOverhead(b *testing.B) {
 				"MCP_TOOLSEARCH_MEMPROFILE="+filepath.Join(profDir, "mem-"+name+".pprof"))
 			if v := os.Getenv("OVERHEAD_PROFILE_RATE"); v != "" {
 				e = append(e, "MCP_TOOLSEARCH_MEMPROFILERATE="+v)
+			}
+			if os.Getenv("OVERHEAD_TRACE") != "" {
+				e = append(e, "MCP_TOOLSEARCH_TRACE="+filepath.Join(profDir, "trace-"+name+".out"))
 			}
 		}
 		return e
