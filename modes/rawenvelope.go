@@ -517,24 +517,57 @@ func appendRune(dst []byte, r rune) []byte {
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
 }
 
+// escLen is the length of byte c inside a JSON string as encoding/json's
+// appendString (escapeHTML on) writes it: 1 for a byte copied as it is,
+// 2 for a short escape (\" \\ \b \f \n \r \t), 6 for \u00XX (other
+// control characters, <, >, &). Bytes of multi-byte UTF-8 sequences are
+// 1: of them only U+2028 and U+2029 (E2 80 A8/A9) are escaped
+// (isLineSep).
+var escLen = func() (t [256]uint8) {
+	for c := range t {
+		switch {
+		case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
+			t[c] = 2
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			t[c] = 6
+		default:
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
+// isLineSep reports whether s[i:] starts with U+2028 or U+2029 (E2 80
+// A8/A9), which encoding/json writes as \u2028 and \u2029.
+func isLineSep[S ~string | ~[]byte](s S, i int) bool {
+	return s[i] == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8
+}
+
 // appendString appends s (valid UTF-8, no escapes needed to read it) as
-// a JSON string, escaped as encoding/json escapes it.
+// a JSON string, escaped as encoding/json escapes it. Runs of bytes
+// written as they are are copied whole (issue 16: one appendRune call per
+// byte cost ~35k instructions per tool_call).
 func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
+	start := 0
 	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			dst = appendRune(dst, rune(s[i]))
+		c := s[i]
+		switch {
+		case escLen[c] != 1:
+			dst = append(dst, s[start:i]...)
+			dst = appendRune(dst, rune(c))
 			i++
-			continue
+			start = i
+		case c == 0xE2 && isLineSep(s, i):
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xF])
+			i += 3
+			start = i
+		default:
+			i++
 		}
-		r, n := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
-		if r == '\u2028' || r == '\u2029' {
-			dst = appendRune(dst, r)
-		} else {
-			dst = append(dst, s[i:i+n]...)
-		}
-		i += n
 	}
+	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
 
@@ -695,27 +728,11 @@ func toolCallResultLen(env []byte, isError bool) int {
 	if isError {
 		n += len(`,"isError":true`)
 	}
-	for i := 0; i < len(env); {
-		c := env[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&':
-				n++
-			case c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t':
-				n += 2
-			default:
-				n += 6
-			}
-			i++
-			continue
+	for i, c := range env {
+		n += int(escLen[c])
+		if c == 0xE2 && isLineSep(env, i) {
+			n += 3 // \u2028 for 3 bytes
 		}
-		r, size := utf8.DecodeRune(env[i:])
-		if r == '\u2028' || r == '\u2029' {
-			n += 6
-		} else {
-			n += size
-		}
-		i += size
 	}
 	return n
 }

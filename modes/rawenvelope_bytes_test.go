@@ -8,6 +8,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -465,6 +466,36 @@ func TestAppendHit(t *testing.T) {
 		got, err := appendHit([]byte("prefix"), &h)
 		if err != nil || string(got) != "prefix"+string(want) {
 			t.Errorf("appendHit(%+v) = %s, %v\nwant prefix%s", h, got, err, want)
+		}
+	}
+}
+
+// TestAppendStringAsEncodingJSON: appendString's runs and escapes write
+// what encoding/json writes for every ASCII byte, the line separators
+// (also at a string's end) and their UTF-8 neighbours, and
+// toolCallResultLen counts the same bytes.
+func TestAppendStringAsEncodingJSON(t *testing.T) {
+	var cases []string
+	for c := range utf8.RuneSelf {
+		cases = append(cases, string(rune(c)), "ab"+string(rune(c))+"cd")
+	}
+	for r := rune(0x2000); r < 0x2100; r++ {
+		cases = append(cases, string(r), "x"+string(r), string(r)+"é😀<")
+	}
+	cases = append(cases, "", "\u2028\u2029", "plain text with no escapes at all")
+	for _, s := range cases {
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+		if got := appendString(nil, []byte(s)); string(got) != string(want) {
+			t.Errorf("appendString([]byte %q) = %s, want %s", s, got, want)
+		}
+		if n, w := toolCallResultLen([]byte(s), false), len(appendToolCallResult(nil, []byte(s), false)); n != w {
+			t.Errorf("toolCallResultLen(%q) = %d, want %d", s, n, w)
 		}
 	}
 }
