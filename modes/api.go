@@ -252,7 +252,10 @@ type RawAnswerer interface {
 	// AnswerRaw makes result, the JSON of a whole tools/call result, the
 	// answer to the client's tools/call that ctx belongs to. false when
 	// the front cannot take it there; the caller then returns the result
-	// as an mcp.CallToolResult. When it returns true, result is the
+	// as an mcp.CallToolResult. result is compact JSON (no blanks outside
+	// strings) whose members are content, structuredContent and isError
+	// only (no _meta, no resultType), so the front writes it without
+	// compacting or scanning it (issue 16). When it returns true, result is the
 	// front's, its capacity beyond its length included (the front may
 	// append to it in place, and give it back with ReleaseAnswer once
 	// written).

@@ -89,6 +89,9 @@ type rawToolResult struct {
 	spare bool
 	// answer: json's array is such an answer, which the front that
 	// wrote it may give back (modes.ReleaseAnswer; frontfasthttp.go).
+	// Such an answer is compact and has neither a _meta nor a
+	// resultType member (modes.RawAnswerer), so it is neither compacted
+	// nor scanned again when written (issue 16).
 	answer bool
 	// rec: json's members as recorded where it was scanned or built
 	// (upstream.RawResult.Members; nil or not Complete(json): unknown),
@@ -103,7 +106,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 	}
 	if r.spare {
 		r.spare = false // once: the stamps overwrite json's closing brace
-		if b, ok := stampSpare(r.json, r.Meta, r.modern); ok {
+		if b, ok := stampSpare(r.json, r.Meta, r.modern, r.answer); ok {
 			r.json = b // stamped: stampRaw leaves it as it is
 			return b, nil
 		}
@@ -133,7 +136,11 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.metaRec, r.Meta, r.modern)
 		*sp = b[:0]
 	}
-	if err == nil {
+	switch {
+	case err != nil:
+	case r.answer:
+		buf.Write(b) // compact as built (modes.RawAnswerer); the stamps are compact too
+	default:
 		err = compactTo(buf, b)
 	}
 	if err != nil {
@@ -160,13 +167,16 @@ var stampBufs = sync.Pool{New: func() any { return new([]byte) }}
 // and resultType members, written into b's spare capacity: the stamps
 // replace its closing brace and follow its last member, as stampRaw
 // appends them (issue 16: no copy of the result); b itself is no longer
-// a whole object then. ok is false for any other b.
-func stampSpare(b []byte, extra map[string]any, complete bool) (out []byte, ok bool) {
+// a whole object then. ok is false for any other b. known: b is known to
+// be such an object (a modes.RawAnswerer answer), so it is not scanned to
+// find out (issue 16: ~19k instructions per tool_call).
+func stampSpare(b []byte, extra map[string]any, complete, known bool) (out []byte, ok bool) {
 	if len(b) < 3 || b[len(b)-1] != '}' {
 		return nil, false
 	}
 	clean := true
-	if _, err := jsonscan.Object(b, func(k, _ []byte) bool {
+	if known {
+	} else if _, err := jsonscan.Object(b, func(k, _ []byte) bool {
 		clean = string(k) != "_meta" && string(k) != "resultType"
 		return clean
 	}); err != nil || !clean {

@@ -84,7 +84,7 @@ func TestStampSpare(t *testing.T) {
 	} {
 		b := make([]byte, len(c.in), len(c.in)+256)
 		copy(b, c.in)
-		got, ok := stampSpare(b, c.extra, c.complete)
+		got, ok := stampSpare(b, c.extra, c.complete, false)
 		if !ok {
 			t.Fatalf("%s: refused", c.in)
 		}
@@ -97,6 +97,13 @@ func TestStampSpare(t *testing.T) {
 		}
 		if &got[0] != &b[0] {
 			t.Errorf("%s: not stamped in place", c.in)
+		}
+		// Known to have neither member (a modes.RawAnswerer answer): not
+		// scanned, the same bytes.
+		b = make([]byte, len(c.in), len(c.in)+256)
+		copy(b, c.in)
+		if got, ok := stampSpare(b, c.extra, c.complete, true); !ok || string(got) != string(want) {
+			t.Errorf("%s: known:\n stampSpare %s\n stampRaw   %s", c.in, got, want)
 		}
 		// Written twice (a second MarshalJSON): the same bytes.
 		b = make([]byte, len(c.in), len(c.in)+256)
@@ -112,7 +119,7 @@ func TestStampSpare(t *testing.T) {
 		}
 	}
 	for _, in := range []string{`{"_meta":{},"content":[]}`, `{"content":[],"resultType":"complete"}`, `{"content":[]} `, `{}`, `{"content":`} {
-		if got, ok := stampSpare([]byte(in), si, true); ok {
+		if got, ok := stampSpare([]byte(in), si, true, false); ok {
 			t.Errorf("%s: stamped in place (%s), want stampRaw", in, got)
 		}
 	}
