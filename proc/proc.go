@@ -122,6 +122,18 @@ type Process struct {
 	killMu   sync.Mutex
 	released bool // the tree handle is gone (group reaped / job closed)
 	sys      sysProc
+	// asked records what the proxy itself did to end the child (KillFor,
+	// StopFor), so that ExitReason can say the proxy ended it, and why,
+	// instead of what the OS reports (on Windows a terminated job reads
+	// as an exit status). Guarded by killMu.
+	asked asked
+}
+
+// asked is what the proxy asked of a child: a stop request (Unix SIGTERM)
+// and/or a kill, and why (the caller's words, "" when not given).
+type asked struct {
+	term, kill bool
+	why        string
 }
 
 // Start starts the child described by s in its own process group (Unix) or
@@ -244,10 +256,44 @@ func (p *Process) Stderr() string {
 }
 
 // ExitReason describes how the child ended: "exited with status 1",
-// "killed by signal 9 (killed)"; blocks until Done.
+// "killed by signal 9 (killed)"; when the proxy ended it (KillFor,
+// StopFor) "killed by the proxy (WHY): signal 9 (killed)" (Windows: "job
+// terminated, exit code 137"), or "stopped by the proxy (WHY): signal 15
+// (terminated)" after a stop request. Blocks until Done.
 func (p *Process) ExitReason() string {
 	<-p.done
+	if r, ok := p.endedByProxy(); ok {
+		return r
+	}
 	return DescribeExit(p.state, p.err)
+}
+
+// KilledByProxy reports whether the proxy ended the child (KillFor,
+// StopFor, Kill) and, if so, how it reads (as ExitReason); valid after
+// Done.
+func (p *Process) KilledByProxy() (string, bool) {
+	<-p.done
+	return p.endedByProxy()
+}
+
+// endedByProxy is KilledByProxy once done is closed. A child that exited
+// on its own before the proxy's signal or kill took effect reads as its
+// own exit (endedBy checks the OS's exit state matches what was sent).
+func (p *Process) endedByProxy() (string, bool) {
+	p.killMu.Lock()
+	a := p.asked
+	p.killMu.Unlock()
+	if p.state == nil || !a.term && !a.kill {
+		return "", false
+	}
+	verb, how, ok := endedBy(p.state, a)
+	if !ok {
+		return "", false
+	}
+	if a.why != "" {
+		return fmt.Sprintf("%s by the proxy (%s): %s", verb, a.why, how), true
+	}
+	return fmt.Sprintf("%s by the proxy: %s", verb, how), true
 }
 
 // DescribeExit describes a reaped process's state: "exited with status N",
@@ -280,25 +326,41 @@ func (p *Process) Signaled() (bool, string) {
 	return false, ""
 }
 
-// Kill kills the child's whole process group (Unix, SIGKILL) or job
-// (Windows) now. It does not wait; Done does. After Done it does nothing.
-func (p *Process) Kill() {
+// Kill is KillFor with no reason given.
+func (p *Process) Kill() { p.KillFor("") }
+
+// KillFor kills the child's whole process group (Unix, SIGKILL) or job
+// (Windows) now, recording why (e.g. "the run timed out after 1000 ms")
+// for ExitReason: "killed by the proxy (WHY): …". The first kill's reason
+// is kept. It does not wait; Done does. After Done it does nothing.
+func (p *Process) KillFor(why string) {
 	p.killMu.Lock()
 	defer p.killMu.Unlock()
 	if !p.released {
+		if !p.asked.kill && why != "" { // the first kill's reason, over a stop request's
+			p.asked.why = why
+		}
+		p.asked.kill = true
 		p.sys.kill(p.pid)
 	}
 }
 
-// terminate asks the whole group to stop (Unix SIGTERM). It reports false
-// where there is no such request (Windows) or it failed.
-func (p *Process) terminate() bool {
+// terminate asks the whole group to stop (Unix SIGTERM), recording why.
+// It reports false where there is no such request (Windows) or it failed.
+func (p *Process) terminate(why string) bool {
 	p.killMu.Lock()
 	defer p.killMu.Unlock()
 	if p.released {
 		return true
 	}
-	return p.sys.terminate(p.pid)
+	ok := p.sys.terminate(p.pid)
+	if ok {
+		p.asked.term = true
+		if p.asked.why == "" {
+			p.asked.why = why
+		}
+	}
+	return ok
 }
 
 // StopStep says which step of Stop ended the child.
@@ -314,21 +376,29 @@ const (
 	StoppedByKill
 )
 
-// Stop ends the child gracefully and waits until Done: close stdin, wait up
-// to grace; SIGTERM the whole group (Unix; Windows has no such request and
-// goes on), wait up to grace; kill the whole group or job and wait for the
-// reap. It reports the step that ended the child.
-func (p *Process) Stop(grace time.Duration) StopStep {
+// Stop is StopFor with no reason given.
+func (p *Process) Stop(grace time.Duration) StopStep { return p.StopFor(grace, "") }
+
+// StopFor ends the child gracefully and waits until Done: close stdin,
+// wait up to grace; SIGTERM the whole group (Unix; Windows has no such
+// request and goes on), wait up to grace; kill the whole group or job and
+// wait for the reap. why (e.g. "the proxy is shutting down") is recorded
+// for ExitReason when a signal or the kill ended the child, with the steps
+// it outlived. It reports the step that ended the child.
+func (p *Process) StopFor(grace time.Duration, why string) StopStep {
 	if p.stdin != nil {
 		_ = p.stdin.Close()
 	}
 	if p.waitDone(grace) {
 		return StoppedByEOF
 	}
-	if p.terminate() && p.waitDone(grace) {
+	if why != "" {
+		why += "; "
+	}
+	if p.terminate(why+"still running "+grace.String()+" after its stdin was closed") && p.waitDone(grace) {
 		return StoppedByTerm
 	}
-	p.Kill()
+	p.KillFor(why + "still running " + grace.String() + " after its stdin was closed" + termNote(grace))
 	<-p.done
 	return StoppedByKill
 }
@@ -350,7 +420,11 @@ func (p *Process) waitDone(d time.Duration) bool {
 func (p *Process) wait() {
 	zombie := p.sys.awaitExit(p.pid)
 	if zombie {
-		p.Kill() // the leader's pid still names its group
+		// The leader's pid still names its group; what is left of it is
+		// cleared, not a kill of the child (which already exited).
+		p.killMu.Lock()
+		p.sys.kill(p.pid)
+		p.killMu.Unlock()
 	}
 	err := p.cmd.Wait()
 	p.killMu.Lock()

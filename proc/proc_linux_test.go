@@ -176,11 +176,16 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 	if !alive(grandchild) {
 		t.Fatalf("grandchild %d not running", grandchild)
 	}
-	if step := p.Stop(200 * time.Millisecond); step != StoppedByKill {
+	if step := p.StopFor(200*time.Millisecond, "shutting down"); step != StoppedByKill {
 		t.Fatalf("stop step %d, want StoppedByKill", step)
 	}
 	if ok, sig := p.Signaled(); !ok || sig != "killed" {
 		t.Fatalf("signaled %v %q (reason %s)", ok, sig, p.ExitReason())
+	}
+	// The proxy's kill says so, and why (STOP-NOTE r11).
+	const want = "killed by the proxy (shutting down; still running 200ms after its stdin was closed and 200ms after SIGTERM): signal 9 (killed)"
+	if r := p.ExitReason(); r != want {
+		t.Fatalf("exit reason %q, want %q", r, want)
 	}
 	if !waitFor(func() bool { return len(groupMembers(p.Pid())) == 0 }) {
 		t.Fatalf("group %d still has %v after Stop", p.Pid(), groupMembers(p.Pid()))
@@ -198,6 +203,35 @@ func TestStopByTerm(t *testing.T) {
 	}
 	if step := p.Stop(100 * time.Millisecond); step != StoppedByTerm {
 		t.Fatalf("stop step %d (%s), want StoppedByTerm", step, p.ExitReason())
+	}
+	// It caught SIGTERM and exited: its own exit, not the proxy's kill.
+	if r := p.ExitReason(); r != "exited with status 7" {
+		t.Fatalf("exit reason %q", r)
+	}
+}
+
+// KillFor of a running child reads as the proxy's kill; a child that had
+// already exited when KillFor came keeps its own exit reason.
+func TestKillForReason(t *testing.T) {
+	p, err := Start(shell(`echo up; while :; do sleep 0.05; done`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bufio.NewReader(p.Stdout()).ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	p.KillFor("the run timed out")
+	if r, ok := p.KilledByProxy(); !ok || r != "killed by the proxy (the run timed out): signal 9 (killed)" {
+		t.Fatalf("KilledByProxy %q %v", r, ok)
+	}
+	q, err := Start(shell(`exit 3`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-q.Done()
+	q.KillFor("too late")
+	if r := q.ExitReason(); r != "exited with status 3" {
+		t.Fatalf("exit reason %q", r)
 	}
 }
 

@@ -2,8 +2,10 @@ package proc
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -67,12 +69,31 @@ func (s *sysProc) afterStart(pid int, l Limits) error {
 	return nil
 }
 
+// killExitCode is the exit code of every process of a job the proxy
+// terminates: 137, the code a shell gives a process killed by SIGKILL
+// (128+9), so that it reads as a kill to operators and endedBy can tell it
+// from an exit with status 1 (it used to be 1).
+const killExitCode = 137
+
 // kill terminates every process in the job.
 func (s *sysProc) kill(int) {
 	if s.job != 0 {
-		_ = windows.TerminateJobObject(s.job, 1)
+		_ = windows.TerminateJobObject(s.job, killExitCode)
 	}
 }
+
+// endedBy tells whether the reaped state is the proxy's doing: the job
+// terminated by a kill (exit code killExitCode). Windows has no stop
+// request, so only "killed".
+func endedBy(ps *os.ProcessState, a asked) (verb, how string, ok bool) {
+	if !a.kill || ps.ExitCode() != killExitCode {
+		return "", "", false
+	}
+	return "killed", fmt.Sprintf("its job was terminated (exit code %d)", killExitCode), true
+}
+
+// termNote: Windows sends no SIGTERM before the kill.
+func termNote(time.Duration) string { return "" }
 
 // terminate: Windows has no request-to-stop for a console-less child; Stop
 // goes on to kill.

@@ -198,7 +198,7 @@ func (p *Proxy) runApprovalCommand(ctx context.Context, s *session, e *catalog.E
 		select {
 		case <-child.Done():
 		case <-ctx.Done():
-			child.Kill()
+			child.KillFor("tools.approval_timeout exceeded")
 			<-child.Done()
 		}
 		runErr = child.Err()

@@ -646,7 +646,7 @@ func (r *run) workerDied() {
 	select {
 	case <-w.exited:
 	case <-time.After(time.Second):
-		w.kill()
+		w.killFor("its output ended and it did not exit within 1 s")
 		<-w.exited
 	}
 	reason := "exited without a result"
@@ -666,7 +666,9 @@ func (r *run) workerDied() {
 	case strings.Contains(lstderr, "stack overflow") || strings.Contains(lstderr, "stack exceeds"):
 		reason = "stack overflow"
 	case st != nil:
-		if signaled, sig := w.p.Signaled(); signaled {
+		if k, ok := w.p.KilledByProxy(); ok {
+			reason = k + " without a result"
+		} else if signaled, sig := w.p.Signaled(); signaled {
 			reason = "killed by signal " + sig
 			if cpu := st.UserTime() + st.SystemTime(); cpu >= time.Duration(r.pool.opts.CPUSeconds)*time.Second-100*time.Millisecond {
 				reason += fmt.Sprintf(" (CPU time limit of %d s)", r.pool.opts.CPUSeconds)
@@ -782,7 +784,7 @@ func (p *Pool) spawn() (*worker, error) {
 		if ok && m.T == msgReady {
 			return w, nil
 		}
-		w.kill()
+		w.killFor(`its first message was not "ready"`)
 		<-w.exited
 		return nil, fmt.Errorf("sandbox worker %s %s did not start (%s); stderr: %q", p.opts.Exe, strings.Join(p.opts.Args, " "), w.p.ExitReason(), truncateUTF8(w.p.Stderr(), 500))
 	case <-timer.C:
@@ -835,9 +837,13 @@ func (w *worker) send(m message) error {
 // kill kills the worker's whole process group (job on Windows). It does
 // not wait; <-w.exited does. Nil-safe for a worker without a process (the
 // fuzz target's).
-func (w *worker) kill() {
+func (w *worker) kill() { w.killFor("") }
+
+// killFor is kill with the proxy's reason, for the worker's exit reason
+// ("killed by the proxy (WHY): …", package proc).
+func (w *worker) killFor(why string) {
 	if w.p != nil {
-		w.p.Kill()
+		w.p.KillFor(why)
 	}
 }
 

@@ -200,7 +200,7 @@ func (c *conn) run(ctx context.Context) {
 		if err != nil {
 			if ctx.Err() != nil {
 				if l != nil {
-					l.teardown(c.m.opts.Grace, c.log)
+					l.teardown(c.m.opts.Grace, c.log, whyStopping)
 				}
 				return
 			}
@@ -208,7 +208,7 @@ func (c *conn) run(ctx context.Context) {
 			c.transition(StateFailed, err.Error(), causeOf(err), nil, nil)
 			c.signalFirst()
 			if l != nil {
-				l.teardown(c.m.opts.Grace, c.log)
+				l.teardown(c.m.opts.Grace, c.log, "its connection attempt failed")
 			}
 		} else {
 			l.up = time.Now()
@@ -226,12 +226,12 @@ func (c *conn) run(ctx context.Context) {
 			reason, closing := c.watch(ctx, l)
 			if closing {
 				c.transition(StateStopped, "", "", nil, nil)
-				l.teardown(c.m.opts.Grace, c.log)
+				l.teardown(c.m.opts.Grace, c.log, whyStopping)
 				return
 			}
 			c.log.Warn("upstream down", "reason", reason)
 			c.transition(StateFailed, reason, downCause(l), nil, nil)
-			l.teardown(c.m.opts.Grace, c.log)
+			l.teardown(c.m.opts.Grace, c.log, "the upstream is down, to be started again")
 			if time.Since(l.up) >= c.m.opts.BackoffMax {
 				attempt = 0
 			}
@@ -622,10 +622,15 @@ func (c *conn) clientOptions(l *live, own *mcp.ClientOptions) *mcp.ClientOptions
 	return &o
 }
 
+// whyStopping is the reason teardown gives a child when the upstream's
+// manager closes (the proxy shuts down, or a reload retires this instance).
+const whyStopping = "the upstream is stopping: proxy shutdown or reload"
+
 // teardown closes the session, stops the child (stdin, Grace, SIGTERM,
 // Grace, SIGKILL of the group, reap) and waits for the connection's
-// goroutines. It is idempotent.
-func (l *live) teardown(grace time.Duration, log *slog.Logger) {
+// goroutines. why is the proxy's reason, for the child's exit reason when
+// a signal or the kill ended it. It is idempotent.
+func (l *live) teardown(grace time.Duration, log *slog.Logger, why string) {
 	if !l.torn.CompareAndSwap(false, true) {
 		return
 	}
@@ -637,7 +642,7 @@ func (l *live) teardown(grace time.Duration, log *slog.Logger) {
 		}
 	}()
 	if l.child != nil {
-		l.child.stop(grace)
+		l.child.stop(grace, why)
 	}
 	t := time.NewTimer(grace)
 	select {

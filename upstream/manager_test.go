@@ -371,6 +371,9 @@ func TestCloseKillsChildren(t *testing.T) {
 			t.Errorf("child %d still exists after Close", pid)
 		}
 	}
+	// The same words on every OS (STOP-NOTE r11: on Windows it read "exited
+	// with status 1", the code proc's job kill used).
+	const killedAfterGrace = "killed by the proxy (the upstream is stopping: proxy shutdown or reload; still running 100ms after its stdin was closed"
 	if r := stubbornChild.reason(); !strings.Contains(r, killedAfterGrace) {
 		t.Errorf("stubborn child exit = %q, want %q (killed after the grace period)", r, killedAfterGrace)
 	}

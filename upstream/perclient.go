@@ -58,7 +58,7 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 	l, err := c.connect(ctx, opts, mw)
 	if err != nil {
 		if l != nil {
-			l.teardown(m.opts.Grace, c.log)
+			l.teardown(m.opts.Grace, c.log, "its per-client session could not be opened")
 		}
 		return nil, fmt.Errorf("upstream %q: per-client session: %w", upstream, err)
 	}
@@ -70,7 +70,7 @@ func (m *Manager) OpenSession(ctx context.Context, upstream string, opts *mcp.Cl
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
-		l.teardown(m.opts.Grace, c.log)
+		l.teardown(m.opts.Grace, c.log, whyStopping)
 		return nil, unavailable(upstream, "manager closed", nil)
 	}
 	if m.perClient == nil {
@@ -141,7 +141,7 @@ func (cc *ClientConn) Close() {
 	cc.closeOnce.Do(func() {
 		cc.closed.Store(true)
 		m := cc.c.m
-		cc.l.teardown(m.opts.Grace, cc.c.log)
+		cc.l.teardown(m.opts.Grace, cc.c.log, "its client session ended, or the proxy is stopping")
 		m.mu.Lock()
 		delete(m.perClient, cc)
 		m.mu.Unlock()

@@ -12,8 +12,3 @@ func pidGone(pid int) bool {
 	ev, _ := windows.WaitForSingleObject(h, 0)
 	return ev == windows.WAIT_OBJECT_0
 }
-
-// killedAfterGrace is how a child that outlived the grace period is
-// described once Close killed it: proc ends its Job Object with exit code 1
-// (TerminateJobObject), so it reads as an exit with status 1.
-const killedAfterGrace = "exited with status 1"

@@ -173,8 +173,10 @@ func (c *child) reason() string {
 
 // stop closes stdin, waits grace, sends SIGTERM to the process group, waits
 // grace, kills the group (or the job on Windows) and waits for the reap.
-func (c *child) stop(grace time.Duration) {
-	switch c.p.Stop(grace) {
+// why is the proxy's reason to stop it, for the exit reason when a signal
+// or the kill ended it ("killed by the proxy (WHY; …)").
+func (c *child) stop(grace time.Duration, why string) {
+	switch c.p.StopFor(grace, why) {
 	case proc.StoppedByTerm:
 		c.log.Debug("upstream process stopped on SIGTERM after stdin closed")
 	case proc.StoppedByKill:
