@@ -35,6 +35,8 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/proxy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/pathq"
 )
 
 const (
@@ -198,7 +200,7 @@ func (c *common) configArg(pos []string) error {
 		return nil
 	case 1:
 		if flagGiven(c.fs, "config") {
-			return fmt.Errorf("the config file is given twice (%q and --config %q): give it once", pos[0], c.config)
+			return fmt.Errorf("the config file is given twice (%s and --config %s): give it once", pathq.Quote(pos[0]), pathq.Quote(c.config))
 		}
 		c.config = pos[0]
 		return nil

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/pathq"
 )
 
 // EnabledUpstreams returns the enabled upstreams (Upstream.IsEnabled) sorted
@@ -95,7 +97,7 @@ func (c *Config) Summary() string {
 				fmt.Fprintf(&line, " args=[%s]", strings.Join(args, " "))
 			}
 			if u.Cwd != "" {
-				fmt.Fprintf(&line, " cwd=%q", u.Cwd)
+				fmt.Fprintf(&line, " cwd=%s", pathq.Quote(u.Cwd))
 			}
 		}
 		fmt.Fprintf(&line, " trusted=%t prefix=%q session=%s startup_timeout=%s call_timeout=%s",

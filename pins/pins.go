@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/pathq"
 )
 
 // Hash is the pin of a tool: "sha256:" and 64 hex digits over the
@@ -154,10 +156,10 @@ func readFile(path string) (file, error) {
 		return f, nil
 	}
 	if err != nil {
-		return f, fmt.Errorf("pins file %q: %w", path, err)
+		return f, fmt.Errorf("pins file %s: %w", pathq.Quote(path), err)
 	}
 	if err := json.Unmarshal(b, &f); err != nil {
-		return f, fmt.Errorf("pins file %q: %w", path, err)
+		return f, fmt.Errorf("pins file %s: %w", pathq.Quote(path), err)
 	}
 	if f.Pinned == nil {
 		f.Pinned = map[string]Pin{}
@@ -247,7 +249,7 @@ func (s *Store) ApplyApprovals() ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("approvals file %q: %w", ap, err)
+		return nil, fmt.Errorf("approvals file %s: %w", pathq.Quote(ap), err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -256,7 +258,7 @@ func (s *Store) ApplyApprovals() ([]string, error) {
 	}
 	f, err := os.Open(ap)
 	if err != nil {
-		return nil, fmt.Errorf("approvals file %q: %w", ap, err)
+		return nil, fmt.Errorf("approvals file %s: %w", pathq.Quote(ap), err)
 	}
 	defer f.Close()
 	s.approvedMod, s.approvedLen = st.ModTime(), st.Size()
@@ -333,11 +335,11 @@ func (s *Store) writeLocked() error {
 		return err
 	}
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return fmt.Errorf("pins file %q: %w", s.path, err)
+		return fmt.Errorf("pins file %s: %w", pathq.Quote(s.path), err)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".pins-*.tmp")
 	if err != nil {
-		return fmt.Errorf("pins file %q: %w", s.path, err)
+		return fmt.Errorf("pins file %s: %w", pathq.Quote(s.path), err)
 	}
 	_, werr := tmp.Write(append(b, '\n'))
 	cerr := tmp.Close()
@@ -352,7 +354,7 @@ func (s *Store) writeLocked() error {
 	}
 	if werr != nil {
 		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("pins file %q: %w", s.path, werr)
+		return fmt.Errorf("pins file %s: %w", pathq.Quote(s.path), werr)
 	}
 	return nil
 }
@@ -383,7 +385,7 @@ func Approve(path, id string) (string, error) {
 		if len(ids) > 0 {
 			waiting = strings.Join(ids, ", ")
 		}
-		return "", fmt.Errorf("no change of %q is waiting for approval in %q (waiting: %s)", id, path, waiting)
+		return "", fmt.Errorf("no change of %q is waiting for approval in %s (waiting: %s)", id, pathq.Quote(path), waiting)
 	}
 	af, err := os.OpenFile(path+".approved", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logfile"
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/pathq"
 )
 
 // Recorder writes the session log of one deployment (SPEC §7): JSON Lines,
@@ -78,11 +80,11 @@ func NewRecorder(path string, logArguments bool, m *Metrics) (*Recorder, error) 
 	r := &Recorder{logArgs: logArguments, metrics: m, now: time.Now, active: map[*Session]struct{}{}}
 	if path != "" {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("telemetry: session log folder %q: %w", filepath.Dir(path), err)
+			return nil, fmt.Errorf("telemetry: session log folder %s: %w", pathq.Quote(filepath.Dir(path)), err)
 		}
 		f, err := logfile.OpenAppend(path, false)
 		if err != nil {
-			return nil, fmt.Errorf("telemetry: open session log %q: %w", path, err)
+			return nil, fmt.Errorf("telemetry: open session log %s: %w", pathq.Quote(path), err)
 		}
 		r.f, r.toFile, r.path = f, true, path
 	}
@@ -101,7 +103,7 @@ func (r *Recorder) Reopen() error {
 	}
 	f, err := logfile.OpenAppend(r.path, false)
 	if err != nil {
-		return fmt.Errorf("telemetry: reopen session log %q: %w", r.path, err)
+		return fmt.Errorf("telemetry: reopen session log %s: %w", pathq.Quote(r.path), err)
 	}
 	r.mu.Lock()
 	if r.closed || r.f == nil {

@@ -28,6 +28,8 @@ import (
 	"strings"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/pathq"
 )
 
 // ConfigChainEnv names the variable that holds the absolute paths of the
@@ -106,7 +108,7 @@ func resolveCommand(command string, env []string, ownPath bool) (string, error) 
 	if ownPath {
 		where = " (the upstream's env.PATH)"
 	}
-	return "", fmt.Errorf("exec: %q: %w in $PATH%s", command, errNotFound, where)
+	return "", fmt.Errorf("exec: %s: %w in $PATH%s", pathq.Quote(command), errNotFound, where)
 }
 
 var errNotFound = errors.New("executable file not found")
