@@ -192,6 +192,14 @@ func (p *Proxy) listenMiddleware(transport string) mcp.Middleware {
 				return next(ctx, method, req)
 			}
 			s := p.ephemeralSession(ss, "")
+			// The stream's surface mark starts at what this client's
+			// tools/list answers hold now, so that a
+			// notifications/tools/list_changed reaches it only when they
+			// change (listchanged.go); without one every catalog event
+			// reached it: three per restart of an upstream whose tools did
+			// not change (trial r12).
+			s.surface = &surfaceMark{}
+			s.surface.swap(surfaceFingerprint(p.listedTools(s)))
 			p.mu.Lock()
 			p.sessions[ss] = s
 			p.mu.Unlock()

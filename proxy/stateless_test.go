@@ -304,3 +304,64 @@ func TestStatelessListChanged(t *testing.T) {
 		t.Errorf("tools after the change: %v, want t__two among them", names)
 	}
 }
+
+// TestListenNoListChangedForNothing (trial r12): a 2026-07-28 client's
+// subscriptions/listen stream, on the default front and on a stateless
+// one, is told notifications/tools/list_changed only when its tools/list
+// answer changes. Before, its proxy session had no surface mark and every
+// catalog event reached it: an upstream that re-listed the same tools
+// (every restart of a killed upstream did, three times) made the client
+// re-list for nothing, while a 2025 session was told nothing.
+func TestListenNoListChangedForNothing(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		upSrv := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
+		one := &mcp.Tool{Name: "one", InputSchema: json.RawMessage(`{"type":"object"}`)}
+		h := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "1"}}}, nil
+		}
+		upSrv.AddTool(one, h)
+		uh := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return upSrv }, nil))
+		t.Cleanup(uh.Close)
+		cfg := fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[upstreams.t]\nurl = %s\n", stateless, tomlQuote(uh.URL))
+		url := frontURL(t, startProxyText(t, cfg))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+
+		changed := make(chan struct{}, 16)
+		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		})
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := cs.InitializeResult().ProtocolVersion; v != modernVersion {
+			t.Fatalf("negotiated %q", v)
+		}
+		// The same tool again: the upstream says its list changed, the
+		// proxy re-lists it, and nothing the client sees changed.
+		upSrv.AddTool(one, h)
+		time.Sleep(time.Second) // room for a wrong notification to arrive first
+		upSrv.AddTool(&mcp.Tool{Name: "two", InputSchema: json.RawMessage(`{"type":"object"}`)}, h)
+		n := 0
+		for {
+			select {
+			case <-changed:
+			case <-ctx.Done():
+				t.Fatal("no notifications/tools/list_changed for the new tool")
+			}
+			n++
+			lt, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(lt.Tools, func(tl *mcp.Tool) bool { return tl.Name == "t__two" }) {
+				break
+			}
+		}
+		if n != 1 {
+			t.Errorf("stateless=%v: %d notifications/tools/list_changed before the one for the new tool, want none", stateless, n-1)
+		}
+		cs.Close()
+	}
+}
