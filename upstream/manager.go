@@ -643,10 +643,18 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 }
 
 // ready returns the live connection of c, or an error wrapping
-// ErrUnavailable naming the state and reason.
+// ErrUnavailable naming the state and the reason in the proxy's own words
+// (Status.Cause): the error reaches the model as the call's answer, and
+// the upstream's stderr line in Status.Err (a start-up banner, an
+// unrelated earlier complaint) is untrusted text that read as the reason
+// (trial r12: `killed by signal 9 (killed): Starting default (STDIO)
+// server...`). The log keeps the full reason ("upstream down").
 func (c *conn) ready() (*live, error) {
 	c.mu.Lock()
 	state, reason, cur := c.state, c.err, c.cur
+	if c.cause != "" {
+		reason = c.cause
+	}
 	c.mu.Unlock()
 	if state != StateReady || cur == nil {
 		if reason == "" {

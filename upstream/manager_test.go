@@ -275,6 +275,9 @@ func TestCrashFailsThenRecovers(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), `"alpha"`) || !strings.Contains(err.Error(), "exited with status 3") {
 		t.Errorf("call while down: %v; want ErrUnavailable naming alpha and the reason", err)
 	}
+	if err != nil && strings.Contains(err.Error(), "crashing on purpose") { // trial r12: the model reads it
+		t.Errorf("call while down: %v; want the reason in the proxy's words (Status.Cause), not the upstream's stderr", err)
+	}
 	if !pidGone(pid) {
 		t.Errorf("crashed child %d not reaped", pid)
 	}
