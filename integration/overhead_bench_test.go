@@ -57,6 +57,11 @@ package integration
 // set a second table gives the CPU per call of the bench's client (this
 // process, getrusage around each side's turns) and of the direct sides'
 // upstreams (/proc), the budget the added CPU per call is set against.
+// OVERHEAD_UPSTREAM_STATELESS=1 starts the HTTP upstreams with -stateless:
+// the go-sdk serves 2026-07-28 over Streamable HTTP only statelessly, so
+// without it a 2026-07-28 client's direct and relay sides fall back to a
+// 2025-11-25 session with the catalogserver while its proxy sides speak
+// 2026-07-28 to the proxy's front (the client's work per call differs).
 
 import (
 	"bufio"
@@ -254,9 +259,13 @@ func BenchmarkOverhead(b *testing.B) {
 	// httpUpstream starts a catalogserver over Streamable HTTP and returns
 	// its endpoint.
 	var lastUpPID int // the process of the last httpUpstream
+	upArgs := []string{srv, "-tools", cat}
+	if os.Getenv("OVERHEAD_UPSTREAM_STATELESS") == "1" {
+		upArgs = append(upArgs, "-stateless")
+	}
 	httpUpstream := func() string {
 		addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-		lastUpPID = startHTTPServer(b, []string{srv, "-tools", cat, "-http", addr}, nil, "http://"+addr+"/mcp").PID()
+		lastUpPID = startHTTPServer(b, append(slices.Clone(upArgs), "-http", addr), nil, "http://"+addr+"/mcp").PID()
 		return "http://" + addr + "/mcp"
 	}
 	// proxySide starts the proxy binary bin for transport ("stdio" or
