@@ -537,6 +537,9 @@ var escLen = func() (t [256]uint8) {
 	return t
 }()
 
+// shortEsc is the letter of a byte's short escape (escLen 2).
+var shortEsc = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+
 // isLineSep reports whether s[i:] starts with U+2028 or U+2029 (E2 80
 // A8/A9), which encoding/json writes as \u2028 and \u2029.
 func isLineSep[S ~string | ~[]byte](s S, i int) bool {
@@ -553,6 +556,11 @@ func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
+		case escLen[c] == 2:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', shortEsc[c])
+			i++
+			start = i
 		case escLen[c] != 1:
 			dst = append(dst, s[start:i]...)
 			dst = appendRune(dst, rune(c))
@@ -678,8 +686,14 @@ func appendToolCallResult(dst, env []byte, isError bool) []byte {
 // returned result; otherwise the result EnvelopeResult would build.
 func envelopeJSONResult(ctx context.Context, e Env, env []byte, isError bool) *mcp.CallToolResult {
 	if ra, ok := e.(RawAnswerer); ok {
-		b := answerBuf(toolCallResultLen(env, isError) + answerSpare)
-		if ra.AnswerRaw(ctx, appendToolCallResult(b, env, isError)) {
+		// Sized for the usual escaping (the text is env escaped: at most
+		// 6 bytes per byte, about 1.2 for JSON text) without counting it
+		// first (issue 16: ~9k instructions per call); the spare the
+		// front's stamps need is made sure of after.
+		b := answerBuf(2*len(env) + toolCallFrame + answerSpare)
+		b = appendToolCallResult(b, env, isError)
+		b = slices.Grow(b, answerSpare)
+		if ra.AnswerRaw(ctx, b) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: isError}
 		}
 		ReleaseAnswer(b)
@@ -717,25 +731,14 @@ func ReleaseAnswer(b []byte) {
 	answerBufs.Put(bp)
 }
 
+// toolCallFrame is the length of appendToolCallResult's output around
+// the envelope's two copies.
+const toolCallFrame = len(`{"content":[{"type":"text","text":""}],"structuredContent":,"isError":true}`)
+
 // answerSpare is the capacity an answer handed to AnswerRaw has beyond
 // its length, for what the front adds to it (a 2026-07-28 result's
 // resultType and server identity, about 150 bytes).
 const answerSpare = 256
-
-// toolCallResultLen is the length of appendToolCallResult's output.
-func toolCallResultLen(env []byte, isError bool) int {
-	n := len(`{"content":[{"type":"text","text":""}],"structuredContent":}`) + len(env)
-	if isError {
-		n += len(`,"isError":true`)
-	}
-	for i, c := range env {
-		n += int(escLen[c])
-		if c == 0xE2 && isLineSep(env, i) {
-			n += 3 // \u2028 for 3 bytes
-		}
-	}
-	return n
-}
 
 // envelopeBufs holds the buffers tool_call builds envelopes in.
 var envelopeBufs = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}

@@ -84,9 +84,6 @@ func checkRawEnvelope(t *testing.T, raw string) bool {
 		IsError bool `json:"isError"`
 	}
 	_ = json.Unmarshal([]byte(raw), &isErr)
-	if n := toolCallResultLen(got, isErr.IsError); n != len(wantRes) {
-		t.Errorf("%s: toolCallResultLen %d, want %d", raw, n, len(wantRes))
-	}
 	if r := appendToolCallResult(nil, got, isErr.IsError); !bytes.Equal(r, wantRes) {
 		t.Errorf("%s: tools/call result\n raw way %s\n decoded %s", raw, r, wantRes)
 	}
@@ -472,8 +469,7 @@ func TestAppendHit(t *testing.T) {
 
 // TestAppendStringAsEncodingJSON: appendString's runs and escapes write
 // what encoding/json writes for every ASCII byte, the line separators
-// (also at a string's end) and their UTF-8 neighbours, and
-// toolCallResultLen counts the same bytes.
+// (also at a string's end) and their UTF-8 neighbours.
 func TestAppendStringAsEncodingJSON(t *testing.T) {
 	var cases []string
 	for c := range utf8.RuneSelf {
@@ -493,9 +489,6 @@ func TestAppendStringAsEncodingJSON(t *testing.T) {
 		}
 		if got := appendString(nil, []byte(s)); string(got) != string(want) {
 			t.Errorf("appendString([]byte %q) = %s, want %s", s, got, want)
-		}
-		if n, w := toolCallResultLen([]byte(s), false), len(appendToolCallResult(nil, []byte(s), false)); n != w {
-			t.Errorf("toolCallResultLen(%q) = %d, want %d", s, n, w)
 		}
 	}
 }
