@@ -537,6 +537,17 @@ var escLen = func() (t [256]uint8) {
 	return t
 }()
 
+// plain is 1 for a byte appendString copies without looking further: escLen
+// 1, and not 0xE2 (the first byte of U+2028 and U+2029).
+var plain = func() (t [256]uint8) {
+	for c := range t {
+		if escLen[c] == 1 && c != 0xE2 {
+			t[c] = 1
+		}
+	}
+	return t
+}()
+
 // shortEsc is the letter of a byte's short escape (escLen 2).
 var shortEsc = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
 
@@ -554,6 +565,20 @@ func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Runs of plain bytes, four at a time while there are four.
+		for i+4 <= len(s) {
+			w := s[i : i+4] // one bounds check for the four
+			if plain[w[0]]&plain[w[1]]&plain[w[2]]&plain[w[3]] == 0 {
+				break
+			}
+			i += 4
+		}
+		for i < len(s) && plain[s[i]] != 0 {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		switch {
 		case escLen[c] == 2:
@@ -566,7 +591,7 @@ func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 			dst = appendRune(dst, rune(c))
 			i++
 			start = i
-		case c == 0xE2 && isLineSep(s, i):
+		case isLineSep(s, i): // c is 0xE2
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xF])
 			i += 3
