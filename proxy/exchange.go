@@ -265,7 +265,12 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 				return nil, wireError(ex.err)
 			}
 			if ex.raw.JSON != nil {
-				return &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.raw.Answer, answer: ex.raw.Answer, rec: &ex.raw.Members, metaRec: &ex.raw.MetaMembers}, nil
+				r := &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.raw.Answer, answer: ex.raw.Answer}
+				ex.mu.Lock()
+				r.ownRecords(ex.raw.Records) // the first waiter's alone: a second one (a repeated retry) scans
+				ex.raw.Records = nil
+				ex.mu.Unlock()
+				return r, nil
 			}
 			res := ex.res
 			if res.Content == nil {

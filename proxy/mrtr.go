@@ -94,7 +94,8 @@ func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, pa
 		if err == nil && opts.Raw != nil && opts.Raw.JSON != nil && !opts.Raw.Plain {
 			// rawresult.go: what forwardMeta and eraResult do (a plain
 			// result, without _meta and resultType, has nothing to shape)
-			opts.Raw.JSON = shapeRawRec(opts.Raw.JSON, &opts.Raw.Members, &opts.Raw.MetaMembers)
+			rm, mm := opts.Raw.Members()
+			opts.Raw.JSON = shapeRawRec(opts.Raw.JSON, rm, mm)
 		}
 		if err != nil || res == nil || !res.NeedsInput() {
 			if res != nil {

@@ -53,8 +53,31 @@ type innerRawKey struct{}
 // client's _meta does not pass to such calls; its progress token does
 // for tool_call's one call: toolCallRequest).
 func withInnerRawSlot(ctx context.Context) (context.Context, *upstream.RawResult) {
-	slot := &upstream.RawResult{}
-	return context.WithValue(withRawSlot(ctx, slot), innerRawKey{}, slot), slot
+	c := &slotCtx{Context: ctx, inner: true}
+	return c, &c.slot
+}
+
+// slotCtx is a context carrying a fresh raw-result slot (rawSlotKey;
+// with inner also innerRawKey), the slot stored in the context itself: one
+// allocation of 64 B instead of the slot's and one or two
+// context.WithValue's (48 B each; issue 16, round 12). Every other key,
+// the deadline, Done and Err are its parent's.
+type slotCtx struct {
+	context.Context
+	slot  upstream.RawResult
+	inner bool
+}
+
+func (c *slotCtx) Value(key any) any {
+	switch key.(type) {
+	case rawSlotKey:
+		return &c.slot
+	case innerRawKey:
+		if c.inner {
+			return &c.slot
+		}
+	}
+	return c.Context.Value(key)
 }
 
 // innerRawSlot is the slot of withInnerRawSlot when it is still ctx's
@@ -96,8 +119,20 @@ type rawToolResult struct {
 	// rec: json's members as recorded where it was scanned or built
 	// (upstream.RawResult.Members; nil or not Complete(json): unknown),
 	// so that stamping needs no scan of its own (issue 16); metaRec the
-	// same for its _meta (RawResult.MetaMembers).
+	// same for its _meta.
 	rec, metaRec *jsonscan.Members
+	// recs: the records rec and metaRec are in, when r is their one
+	// holder (ownRecords); compactInto gives them back once it wrote r,
+	// their last reader (issue 16, round 12).
+	recs *upstream.Records
+}
+
+// ownRecords makes recs (nil: none) r's: rec and metaRec are read from
+// them, and compactInto gives them back.
+func (r *rawToolResult) ownRecords(recs *upstream.Records) {
+	if recs != nil {
+		r.recs, r.rec, r.metaRec = recs, &recs.Result, &recs.Meta
+	}
 }
 
 func (r *rawToolResult) MarshalJSON() ([]byte, error) {
@@ -135,6 +170,11 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 		}()
 		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.metaRec, r.Meta, r.modern)
 		*sp = b[:0]
+		if r.recs != nil {
+			r.rec, r.metaRec = nil, nil
+			r.recs.Release() // read for the last time (issue 16, round 12)
+			r.recs = nil
+		}
 	}
 	switch {
 	case err != nil:
@@ -389,8 +429,8 @@ func rawSlotFor(ctx context.Context, ss *mcp.ServerSession) (context.Context, *u
 	if !rawFrontOK(ss) {
 		return ctx, nil
 	}
-	slot := &upstream.RawResult{}
-	return withRawSlot(ctx, slot), slot
+	c := &slotCtx{Context: ctx} // the slot and its context in one allocation
+	return c, &c.slot
 }
 
 // rawFrontOK reports whether a client session may get its results

@@ -613,7 +613,8 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		return res, nil
 	}
 	if ra, ok := errors.AsType[*rawAnswer](err); ok && o.Raw != nil {
-		o.Raw.JSON, o.Raw.Plain, o.Raw.Members, o.Raw.MetaMembers = ra.json, ra.plain, ra.members, ra.metaMembers
+		o.Raw.JSON, o.Raw.Plain = ra.json, ra.plain
+		o.Raw.setRecords(ra.rec)
 		return &mcp.CallToolResult{IsError: ra.isError}, nil
 	}
 	var rpcErr *jsonrpc.Error

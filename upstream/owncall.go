@@ -32,10 +32,9 @@ import (
 // received, or the upstream's JSON-RPC error (or the wire's, for a
 // malformed answer).
 type ownAnswer struct {
-	result      json.RawMessage
-	err         error
-	members     jsonscan.Members // result's (frameFields.rm)
-	metaMembers jsonscan.Members // its _meta's (frameFields.mm)
+	result json.RawMessage
+	err    error
+	rec    *Records // a tools/call result's records (frameFields.rm, mm), nil: none
 }
 
 // ownChans are reusable waiter channels of our own requests (cap 1,
@@ -53,7 +52,7 @@ func ownAnswerOf(f frameFields) ownAnswer {
 		}
 		return ownAnswer{err: &we}
 	}
-	return ownAnswer{result: f.result, members: f.rm, metaMembers: f.mm}
+	return ownAnswer{result: f.result}
 }
 
 // ownDone hands a to the waiter of our request id (if it still waits).
@@ -150,8 +149,8 @@ const cancelNotifyTimeout = 5 * time.Second
 // ends as at the end of ctx (notifications/cancelled with the reason
 // "context deadline exceeded") and returns errWireDeadline.
 //
-// A non-nil rec receives the members of the result and of its _meta as
-// the frame's scan recorded them (RawResult.Members, MetaMembers; for the
+// A non-nil rec receives the records of the result's members and of its
+// _meta's as the frame's scan recorded them (RawResult.Records; for the
 // caller's readers of the result: issue 16); its JSON is not set.
 func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time, rec *RawResult) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
@@ -219,7 +218,9 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 				}
 			}
 			if rec != nil {
-				rec.Members, rec.MetaMembers = a.members, a.metaMembers
+				rec.setRecords(a.rec)
+			} else {
+				a.rec.Release()
 			}
 			return a.result, a.err
 		case <-wake:

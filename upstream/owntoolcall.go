@@ -280,10 +280,12 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 		return nil, sdkCallError(ctx, err), true
 	}
 	if raw != nil {
-		if passable, isErr, plain := rawPassableRec(answer, &raw.Members); passable {
+		rm, _ := raw.Members()
+		if passable, isErr, plain := rawPassableRec(answer, rm); passable {
 			raw.JSON, raw.Plain = answer, plain
 			return &mcp.CallToolResult{IsError: isErr}, nil, true
 		}
+		raw.ReleaseRecords() // decoded below: nothing reads them
 	}
 	var r mcp.CallToolResult
 	if err := r.UnmarshalJSON(answer); err != nil {

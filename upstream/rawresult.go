@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
@@ -29,13 +30,75 @@ type RawResult struct {
 	// needs shaping for the client (proxy shapeRaw: issue 16, a scan of
 	// the result fewer per call). False when not known.
 	Plain bool
-	// Members: JSON's top-level members as the transport's one scan of
+	// Records: where JSON's members are, as the transport's one scan of
 	// the frame recorded them (issue 16), for the proxy's shaping and
-	// stamping; it holds for JSON only while JSON is those very bytes
-	// (Members.Complete(JSON)), and whoever replaces JSON may leave it.
-	// MetaMembers: the same for JSON's _meta member.
-	Members, MetaMembers jsonscan.Members
+	// stamping; nil when none. They hold for JSON only while JSON is
+	// those very bytes (jsonscan.Members.Complete(JSON)), and whoever
+	// replaces JSON may leave them. One record per call, reached by this
+	// pointer and reused from a pool (round 12: two records by value,
+	// ~320 B, made every slot, exchange and answer that carried them
+	// that much bigger); see Members and ReleaseRecords.
+	Records *Records
 }
+
+// Records are the member records (jsonscan.Members: offsets, up to 8
+// members each) of one raw tools/call result, made by the transport that
+// received it (the upstream frame's scan).
+type Records struct {
+	Result jsonscan.Members // RawResult.JSON's top-level members
+	Meta   jsonscan.Members // the members of its _meta member's object
+}
+
+// recordsPool reuses Records between calls (ReleaseRecords).
+var recordsPool = sync.Pool{New: func() any { return new(Records) }}
+
+// recordsOf returns a Records from the pool holding result and meta, or
+// nil when result is not a whole record of the object text obj (then
+// neither is meta, and a reader would scan obj anyway).
+func recordsOf(obj []byte, result, meta *jsonscan.Members) *Records {
+	if len(obj) == 0 || !result.Complete(obj) {
+		return nil
+	}
+	r := recordsPool.Get().(*Records)
+	r.Result, r.Meta = *result, *meta
+	return r
+}
+
+// Members returns the records of r.JSON's members and of its _meta's
+// (nil, nil when r has none). Each is read only after Complete(JSON) (or
+// Complete(the _meta value)) said it holds for those bytes.
+func (r *RawResult) Members() (result, meta *jsonscan.Members) {
+	if r.Records == nil {
+		return nil, nil
+	}
+	return &r.Records.Result, &r.Records.Meta
+}
+
+// ReleaseRecords gives r's Records back for reuse by a later call and
+// leaves r without (the readers then scan JSON themselves). Call it once
+// nothing reads them any more: the caller that wrote or consumed the
+// result, on the goroutine that made the call. A Records never given
+// back is garbage like any other value.
+func (r *RawResult) ReleaseRecords() {
+	r.Records.Release()
+	r.Records = nil
+}
+
+// Release gives rec (nil: none) back for reuse by a later call, emptied
+// (its records no longer name the text they were taken from). Only its
+// one holder may call it, once nothing reads it any more.
+func (rec *Records) Release() {
+	if rec != nil {
+		rec.Result.Reset()
+		rec.Meta.Reset()
+		recordsPool.Put(rec)
+	}
+}
+
+// setRecords gives r the records rec (nil: none), dropping any it had
+// (a later round of the same call: garbage, not pooled, since a reader
+// of the earlier round may still hold them).
+func (r *RawResult) setRecords(rec *Records) { r.Records = rec }
 
 type rawResultKey struct{}
 
@@ -51,11 +114,10 @@ func wantsRaw(ctx context.Context) bool {
 // the go-sdk: it travels as the response's error, which the go-sdk hands
 // back unchanged and never decodes.
 type rawAnswer struct {
-	json        json.RawMessage
-	isError     bool
-	plain       bool             // RawResult.Plain
-	members     jsonscan.Members // RawResult.Members
-	metaMembers jsonscan.Members // RawResult.MetaMembers
+	json    json.RawMessage
+	isError bool
+	plain   bool     // RawResult.Plain
+	rec     *Records // RawResult.Records
 }
 
 func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }

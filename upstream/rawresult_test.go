@@ -49,3 +49,43 @@ func TestRawPassable(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordsOf: a result's records travel as one pooled Records (issue
+// 16, round 12) only when they hold the whole result; Release empties
+// them, so a reused Records never names the text it came from.
+func TestRecordsOf(t *testing.T) {
+	frame := []byte(`{"jsonrpc":"2.0","id":-1,"result":{"content":[],"_meta":{"a":1}}}`)
+	var rm, mm jsonscan.Members
+	var result []byte
+	if _, err := jsonscan.ObjectNested2(frame, "result", &rm, "_meta", &mm, func(k, v []byte) bool {
+		if string(k) == "result" {
+			result = v
+		}
+		return true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	rec := recordsOf(result, &rm, &mm)
+	if rec == nil || !rec.Result.Complete(result) || rec.Result.Len() != 2 {
+		t.Fatalf("recordsOf = %+v, want the result's two members", rec)
+	}
+	_, meta := rec.Result.At(result, 1)
+	if !rec.Meta.Complete(meta) || rec.Meta.Len() != 1 {
+		t.Fatalf("the _meta record does not hold %s", meta)
+	}
+	r := &RawResult{JSON: result, Records: rec}
+	if got, gotMeta := r.Members(); got != &rec.Result || gotMeta != &rec.Meta {
+		t.Fatal("Members does not return the Records' own records")
+	}
+	r.ReleaseRecords()
+	if r.Records != nil || rec.Result.Complete(result) || rec.Meta.Complete(meta) || rec.Result.Len() != 0 {
+		t.Fatal("a released Records still holds its result")
+	}
+	if got, gotMeta := r.Members(); got != nil || gotMeta != nil {
+		t.Fatal("Members of a result without Records is not nil, nil")
+	}
+	r.ReleaseRecords() // none: nothing happens
+	if recordsOf(result[:len(result)-1], &rm, &mm) != nil || recordsOf(nil, &rm, &mm) != nil {
+		t.Fatal("recordsOf took records that do not hold the text")
+	}
+}

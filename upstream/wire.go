@@ -432,6 +432,9 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	pc := w.take(id)
 	if pc.own {
 		a := ownAnswerOf(f)
+		if pc.method == "tools/call" && a.err == nil {
+			a.rec = recordsOf(f.result, &f.rm, &f.mm) // one record, by pointer (issue 16, round 12)
+		}
 		if we, ok := a.err.(*jsonrpc.Error); ok && w.lostSession != nil {
 			if lost := w.lostSession(we); lost != nil {
 				a.err = lost
@@ -453,7 +456,7 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	resp.Result = f.result
 	if pc.raw {
 		if ok, isErr, plain := rawPassableRec(f.result, &f.rm); ok {
-			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain, members: f.rm, metaMembers: f.mm}
+			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain, rec: recordsOf(f.result, &f.rm, &f.mm)}
 			return []jsonrpc.Message{resp}
 		}
 	}
