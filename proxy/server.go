@@ -24,7 +24,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		return s
 	}
 	s := mcp.NewServer(serverImpl(), &mcp.ServerOptions{
-		Logger: sdkServerLogger(p.log), // logging.go
+		Logger: sdkServerLogger(p.log, transport == transportStateless), // logging.go
 		// stateless.go: which versions and capabilities each front has
 		// (2026-07-28 on Streamable HTTP only on the stateless server).
 		SupportedProtocolVersions: p.serverVersions(transport),
