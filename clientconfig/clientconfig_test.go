@@ -178,7 +178,7 @@ func TestCursor(t *testing.T) {
 	r, out, cfg := importFile(t, "cursor/.cursor/mcp.json")
 	eq(t, "format", string(r.Format), "Cursor")
 	eq(t, "linear transport", up(t, cfg, "linear").Transport, "sse")
-	eq(t, "context7 header", up(t, cfg, "context7").Headers["CONTEXT7_API_KEY"], "v-CONTEXT7_CONTEXT7_API_KEY")
+	eq(t, "context7 header", up(t, cfg, "context7").Headers["CONTEXT7_API_KEY"], "v-CONTEXT7_API_KEY") // not CONTEXT7_CONTEXT7_… (trial r12)
 	eq(t, "notion env", up(t, cfg, "notion").Env["NOTION_TOKEN"], "v-NOTION_TOKEN")
 	ws, _ := filepath.Abs("testdata/cursor")
 	eq(t, "docs args", up(t, cfg, "docs").Args, []string{ws + "/tools/docs-server.js"})

@@ -171,7 +171,11 @@ func (im *importer) headerSecret(out *Server, where, key, v string) string {
 		im.need(name, out, where, "literal secret moved out of the file")
 		return scheme + " ${" + name + "}"
 	}
-	name := im.varFor(upperVar(out.Name)+"_"+upperVar(key), v)
+	name := upperVar(key)
+	if !strings.HasPrefix(name, upperVar(out.Name)+"_") { // a header named after its server keeps its name (CONTEXT7_API_KEY, not CONTEXT7_CONTEXT7_API_KEY; trial r12)
+		name = upperVar(out.Name) + "_" + name
+	}
+	name = im.varFor(name, v)
 	im.need(name, out, where, "literal secret moved out of the file")
 	return "${" + name + "}"
 }
