@@ -25,11 +25,13 @@ package clientconfig
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
@@ -214,6 +216,9 @@ func Parse(path string, data []byte) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := syntaxAt(clean); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	top, _, err := objectInOrder(clean)
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a JSON object: %w", path, err)
@@ -325,7 +330,7 @@ func (im *importer) server(name string, raw json.RawMessage) {
 		return
 	}
 	if err := json.Unmarshal(raw, &s); err != nil {
-		im.skip(name, raw, "a field has the wrong type: "+err.Error())
+		im.skip(name, raw, wrongType(err))
 		return
 	}
 	out := &Server{Original: name, Name: im.name(name)}
@@ -537,4 +542,67 @@ func objectInOrder(raw []byte) (map[string]json.RawMessage, []string, error) {
 		m[k] = v
 	}
 	return m, keys, nil
+}
+
+// syntaxAt checks that clean (stripJSONC's output, which keeps every
+// offset) is one complete JSON value, and names the line and column of a
+// syntax error (trial r12: `invalid character '"' after object key:value
+// pair` named no place, and a file cut short after its last server was
+// imported as if whole).
+func syntaxAt(clean []byte) error {
+	var v any
+	err := json.Unmarshal(clean, &v)
+	var se *json.SyntaxError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		before := clean[:min(int(se.Offset), len(clean))]
+		line := bytes.Count(before, []byte("\n")) + 1
+		col := utf8.RuneCount(before[bytes.LastIndexByte(before, '\n')+1:])
+		if se.Offset >= int64(len(clean)) || strings.HasPrefix(se.Error(), "unexpected end") {
+			return fmt.Errorf("line %d: the JSON ends before it is complete (a missing '}' or ']'?)", line)
+		}
+		return fmt.Errorf("line %d, column %d: %s", line, col, se.Error())
+	}
+	return nil // not a syntax error: the callers name it
+}
+
+// wrongType names a field of a server entry whose JSON type is not the
+// one its client documents, in the file's terms ("args" is a string, not
+// an array of strings), not Go's (`cannot unmarshal string into Go struct
+// field rawServer.args of type []string`; trial r12).
+func wrongType(err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return "a field has the wrong type: " + err.Error()
+	}
+	jsonType := func(t string) string {
+		switch strings.TrimPrefix(t, "*") {
+		case "string":
+			return "a string"
+		case "[]string":
+			return "an array of strings"
+		case "bool":
+			return "true or false"
+		}
+		return t
+	}
+	got := strings.Fields(te.Value)[0]
+	switch got {
+	case "array", "object":
+		got = "an " + got
+	case "bool":
+		got = "true or false"
+	default:
+		got = "a " + got
+	}
+	if te.Field == "args" && te.Type != nil && te.Type.String() == "string" { // an element of args
+		return fmt.Sprintf("%q holds %s, want only strings", te.Field, got)
+	}
+	want := "a value of another type"
+	if te.Type != nil {
+		want = jsonType(te.Type.String())
+	}
+	return fmt.Sprintf("%q is %s, want %s", te.Field, got, want)
 }

@@ -444,3 +444,30 @@ func TestVSCodeSettingsAndBOM(t *testing.T) {
 		t.Errorf("a file with a byte order mark: %v", err)
 	}
 }
+
+// TestErrorsNamePlaceAndField (trial r12): a syntax error names its line
+// and column, a file cut short is refused (it was imported as if whole),
+// and a field of the wrong type is named in JSON's terms, not Go's.
+func TestErrorsNamePlaceAndField(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"{\"mcpServers\": {\n  \"a\": {\"command\": \"x\" \"args\": []}}}", "f.json: line 2, column 24: invalid character"},
+		{`{"mcpServers": {"a": {"command": "x",}, }`, "f.json: line 1: the JSON ends before it is complete"},
+	} {
+		if _, err := Parse("f.json", []byte(c.in)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", c.in, err, c.want)
+		}
+	}
+	r, err := Parse("f.json", []byte(`{"mcpServers": {"a": {"command": "node", "args": "x.js --port 3"}, "b": {"command": ["node"]}, "c": {"command": "n", "args": ["x", 42]}, "d": {"command": "n", "disabled": "yes"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`"args" is a string, want an array of strings`, `"command" is an array, want a string`, `"args" holds a number, want only strings`, `"disabled" is a string, want true or false`}
+	if len(r.Skipped) != len(want) {
+		t.Fatalf("skipped %+v", r.Skipped)
+	}
+	for i, w := range want {
+		if r.Skipped[i].Reason != w {
+			t.Errorf("%s: reason %q, want %q", r.Skipped[i].Name, r.Skipped[i].Reason, w)
+		}
+	}
+}
