@@ -471,3 +471,33 @@ func TestErrorsNamePlaceAndField(t *testing.T) {
 		}
 	}
 }
+
+// TestHomeResolved (trial r12): the home folder written as an environment
+// variable (Claude Code's ${HOME}, VS Code's ${env:HOME}) is resolved at
+// import like ${userHome}, with a note: as a ${VAR} it would be a secret
+// to the proxy, hidden in every log line that names a path.
+func TestHomeResolved(t *testing.T) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	for path, in := range map[string]string{
+		".mcp.json":        `{"mcpServers": {"s": {"command": "${HOME}/bin/srv", "args": ["${DATA}"]}}}`,
+		".vscode/mcp.json": `{"servers": {"s": {"command": "${env:HOME}/bin/srv", "args": ["${env:DATA}"]}}}`,
+		".cursor/mcp.json": `{"mcpServers": {"s": {"command": "${env:HOME}/bin/srv", "args": ["${env:DATA}"]}}}`,
+	} {
+		r, err := Parse(path, []byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Servers[0].Command; got != home+"/bin/srv" {
+			t.Errorf("%s: command %q, want %q", path, got, home+"/bin/srv")
+		}
+		if len(r.Vars) != 1 || r.Vars[0].Name != "DATA" {
+			t.Errorf("%s: vars %+v, want only DATA", path, r.Vars)
+		}
+		if !strings.Contains(strings.Join(r.Servers[0].Notes, "\n"), "resolved to "+home) {
+			t.Errorf("%s: no note: %v", path, r.Servers[0].Notes)
+		}
+	}
+}

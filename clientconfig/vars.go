@@ -70,7 +70,7 @@ func (im *importer) ref(out *Server, where, inner, whole string) string {
 	f := im.r.Format
 	vscodeLike := im.vscodeLike()
 	switch {
-	case strings.HasPrefix(inner, "env:") && vscodeLike && varName.MatchString(inner[4:]):
+	case strings.HasPrefix(inner, "env:") && vscodeLike && varName.MatchString(inner[4:]) && inner != "env:HOME":
 		im.need(inner[4:], out, where, "referenced by the client config")
 		return "${" + inner[4:] + "}"
 	case strings.HasPrefix(inner, "input:") && f == VSCode:
@@ -95,11 +95,22 @@ func (im *importer) ref(out *Server, where, inner, whole string) string {
 	case inner == "workspaceFolderBasename" && vscodeLike:
 		out.Notes = append(out.Notes, fmt.Sprintf("%s: %s resolved to %s", where, whole, filepath.Base(im.workspace)))
 		return strings.ReplaceAll(filepath.Base(im.workspace), "$", "$$")
-	case inner == "userHome" && vscodeLike:
+	case inner == "userHome" && vscodeLike,
+		// The home folder as an environment variable (Claude Code's
+		// ${HOME}, VS Code's ${env:HOME}) is resolved like ${userHome}:
+		// every value substituted for a ${VAR} is a secret to the proxy,
+		// and "/home/me" was hidden as *** in every log line and error
+		// that names a path (trial r12: `fork/exec ***/bin/my-server`).
+		inner == "HOME" && (f == ClaudeCode || f == Generic),
+		inner == "env:HOME" && vscodeLike:
 		home, err := os.UserHomeDir()
 		if err == nil {
-			out.Notes = append(out.Notes, fmt.Sprintf("%s: ${userHome} resolved to %s", where, home))
+			out.Notes = append(out.Notes, fmt.Sprintf("%s: %s resolved to %s", where, whole, home))
 			return strings.ReplaceAll(home, "$", "$$")
+		}
+		if inner != "userHome" {
+			im.need("HOME", out, where, "referenced by the client config")
+			return "${HOME}"
 		}
 	case (f == ClaudeCode || f == Generic) && varName.MatchString(inner):
 		im.need(inner, out, where, "referenced by the client config")
