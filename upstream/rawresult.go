@@ -41,9 +41,13 @@ type RawResult struct {
 	Records *Records
 }
 
-// Records are the member records (jsonscan.Members: offsets, up to 8
-// members each) of one raw tools/call result, made by the transport that
-// received it (the upstream frame's scan).
+// Records are the member records of one raw tools/call result, made by
+// the transport that received it (the upstream frame's scan): each a
+// jsonscan.Members, the byte offsets of up to 8 members (key and value)
+// from the first byte of the object it was taken from, valid only for
+// that very text (Complete(obj): the same array and length, scanned whole
+// and well-formed); a reader that finds it not Complete scans the object
+// itself. Meta is Complete only when Result is.
 type Records struct {
 	Result jsonscan.Members // RawResult.JSON's top-level members
 	Meta   jsonscan.Members // the members of its _meta member's object
