@@ -61,6 +61,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // fastPath is what a connection needs to serve tools/call itself: its
@@ -193,6 +194,14 @@ type fastCall struct {
 	fp     *fastPath
 	params mcp.CallToolParamsRaw
 	resp   jsonrpc.Response
+	// Set by a 2026-07-28 call's inline exchange (exchange.go runInline):
+	// later is run after the answer (upstream.Later); moved says the
+	// exchange's firstWaiter answered the request (input_required) and
+	// took its place in c.inflight and fastWG, leaving cancel, the
+	// request's context's, to serveFast.
+	later  *upstream.Later
+	moved  bool
+	cancel context.CancelCauseFunc
 }
 
 // Value is the embedded context's, with fastCallKey{} naming f.
@@ -249,8 +258,26 @@ func bindFast(ctx context.Context, s *session) (context.Context, bool) {
 
 // serveFast runs one fast-path tools/call and writes its answer.
 func (c *frontConn) serveFast(f *fastCall) {
-	defer c.fastWG.Done()
 	res, err := f.fp.handle(f, "tools/call", &mcp.CallToolRequest{Session: f.fp.ss, Params: &f.params})
+	if f.moved {
+		// Answered already (exchange.go answerFirst); the call is over.
+		if f.cancel != nil {
+			f.cancel(nil)
+		}
+	} else {
+		if cancel := c.answerFast(f, res, err); cancel != nil {
+			cancel(nil)
+		}
+		c.fastWG.Done()
+	}
+	if f.later != nil {
+		f.later.Run()
+	}
+}
+
+// answerFast writes the answer of fast-path call f (res or err) and
+// returns the cancel of its context, which it took out of c.inflight.
+func (c *frontConn) answerFast(f *fastCall, res mcp.Result, err error) context.CancelCauseFunc {
 	resp, id := &f.resp, f.resp.ID
 	var buf *bytes.Buffer
 	switch {
@@ -278,12 +305,10 @@ func (c *frontConn) serveFast(f *fastCall) {
 	c.mu.Unlock()
 	_ = c.Write(context.Background(), resp)
 	resp.Result = nil // buf goes back to its pool; f may outlive the call as a context
-	if cancel != nil {
-		cancel(nil)
-	}
 	if buf != nil && buf.Cap() <= 1<<20 {
 		resultBufs.Put(buf)
 	}
+	return cancel
 }
 
 var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
