@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestFrontFastInputRequired: 2026-07-28 calls on the stdio front's fast
@@ -112,6 +113,11 @@ func TestFrontFastInputRequired(t *testing.T) {
 		if fast[i] != sdk[i] {
 			t.Errorf("answer %d:\n fast   %s\n go-sdk %s", i, fast[i], sdk[i])
 		}
+	}
+	// The sessions' ends reach their exchanges through context.AfterFunc
+	// (park), on goroutines of their own: wait for them.
+	for deadline := time.Now().Add(20 * time.Second); exchangesLeft(p) != 0 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
 	}
 	if n := exchangesLeft(p); n != 0 {
 		t.Errorf("%d exchanges left after the connections ended", n)
