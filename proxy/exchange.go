@@ -185,8 +185,12 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	// is the request's own, whose cancellation (notifications/cancelled,
 	// the session's end) then reaches the call directly, as waitExchange
 	// passes it on otherwise; once the request is answered with
-	// input_required it is no longer cancelled (firstWaiter).
-	ex.fc = inlineFast(ctx)
+	// input_required it is no longer cancelled (firstWaiter). Not while
+	// requests are traced: the first request's span (identity.go) would
+	// then end with the call, not with its input_required answer.
+	if p.idn == nil || !p.idn.tracer.On() {
+		ex.fc = inlineFast(ctx)
+	}
 	parent := ctx
 	if ex.fc == nil {
 		parent = context.WithoutCancel(ctx)
