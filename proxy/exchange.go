@@ -32,7 +32,10 @@ import (
 //
 //   - the call runs in its own goroutine, on a copy of the client's
 //     session whose ex names the exchange; askClient (relays, approval)
-//     puts a question on the exchange and waits for the answer;
+//     puts a question on the exchange and waits for the answer. A call of
+//     the stdio front's fast path runs on its request's goroutine instead,
+//     and a goroutine that answers that request is started only when a
+//     question comes (runInline, answerFirst; issue 16, round 12);
 //   - each tools/call of the client (the first, then each retry) waits
 //     until the call ends (the result) or has unanswered questions (an
 //     input_required result listing them, with requestState = the
