@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
 
@@ -115,33 +117,132 @@ func modernHeaders(ctx context.Context, h http.Header, msg jsonrpc.Message) {
 		return
 	}
 	r := msg.(*jsonrpc.Request)
-	var p struct {
-		Meta map[string]json.RawMessage `json:"_meta"`
-		Name string                     `json:"name"`
-		URI  string                     `json:"uri"`
+	p, ok := scanModernParams(r.Params)
+	if !ok {
+		p, ok = decodeModernParams(r.Params)
 	}
-	if json.Unmarshal(r.Params, &p) != nil {
+	if !ok || p.version < "2026-07-28" {
 		return
 	}
-	var version string
-	if json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &version) != nil || version < "2026-07-28" {
-		return
-	}
-	h.Set("Mcp-Protocol-Version", version)
+	h.Set("Mcp-Protocol-Version", p.version)
 	h.Set("Mcp-Method", r.Method)
 	switch r.Method {
 	case "tools/call", "prompts/get":
-		if p.Name != "" {
-			h.Set("Mcp-Name", p.Name)
+		if p.name != "" {
+			h.Set("Mcp-Name", p.name)
 		}
 		if bs, ok := ctx.Value(paramBindingsKey{}).([]paramheader.Binding); ok && r.Method == "tools/call" {
 			paramheader.Set(h, bs, r.Params)
 		}
 	case "resources/read":
-		if p.URI != "" {
-			h.Set("Mcp-Name", p.URI)
+		if p.uri != "" {
+			h.Set("Mcp-Name", p.uri)
 		}
 	}
+}
+
+// modernParams is what modernHeaders reads from a request's params: the
+// _meta's protocol version, name and uri ("" when absent).
+type modernParams struct{ version, name, uri string }
+
+// decodeModernParams reads params with encoding/json, as the server side
+// decodes them (case-insensitive member names, escapes, the last of
+// repeated members). ok is false when params is not such an object or the
+// version is not a string.
+func decodeModernParams(params []byte) (modernParams, bool) {
+	var p struct {
+		Meta map[string]json.RawMessage `json:"_meta"`
+		Name string                     `json:"name"`
+		URI  string                     `json:"uri"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return modernParams{}, false
+	}
+	var version string
+	if json.Unmarshal(p.Meta[mcp.MetaKeyProtocolVersion], &version) != nil {
+		return modernParams{}, false
+	}
+	return modernParams{version: version, name: p.Name, uri: p.URI}, true
+}
+
+// scanModernParams is decodeModernParams without decoding params (issue
+// 16: the decode was ~1.3 KB of garbage per 2026-07-28 call): one
+// jsonscan pass over params and one over its _meta. ok is false (the
+// caller then decodes) for anything but the plain shape: a member name
+// that is not exactly "_meta", "name", "uri" or the version key but equal
+// to one of them folding case or with escapes (encoding/json would read
+// it as that member), one of them repeated, a value that is not a string
+// without escapes (the _meta: not an object), or malformed params.
+func scanModernParams(params []byte) (p modernParams, ok bool) {
+	var meta, name, uri []byte
+	ok = true
+	_, err := jsonscan.Object(params, func(k, v []byte) bool {
+		switch {
+		case string(k) == "_meta" && meta == nil:
+			meta = v
+		case string(k) == "name" && name == nil:
+			name = v
+		case string(k) == "uri" && uri == nil:
+			uri = v
+		default:
+			ok = !foldsTo(k, "_meta", "name", "uri")
+		}
+		return ok
+	})
+	if err != nil || !ok || meta == nil {
+		return modernParams{}, false
+	}
+	var version []byte
+	_, err = jsonscan.Object(meta, func(k, v []byte) bool {
+		if string(k) == mcp.MetaKeyProtocolVersion && version == nil {
+			version = v
+			return true
+		}
+		ok = !foldsTo(k, mcp.MetaKeyProtocolVersion)
+		return ok
+	})
+	if err != nil || !ok {
+		return modernParams{}, false
+	}
+	if p.version, ok = plainString(version); !ok {
+		return modernParams{}, false
+	}
+	if name != nil {
+		if p.name, ok = plainString(name); !ok {
+			return modernParams{}, false
+		}
+	}
+	if uri != nil {
+		if p.uri, ok = plainString(uri); !ok {
+			return modernParams{}, false
+		}
+	}
+	return p, true
+}
+
+// foldsTo reports whether the raw member name k (between the quotes) has
+// an escape or equals one of names folding case: a name encoding/json may
+// read as one of names (it matches member names case-insensitively).
+func foldsTo(k []byte, names ...string) bool {
+	if bytes.IndexByte(k, '\\') >= 0 {
+		return true
+	}
+	for _, n := range names {
+		if bytes.EqualFold(k, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// plainString is the JSON string v without its quotes; ok is false when v
+// is not a string, has escapes or is not valid UTF-8 (encoding/json would
+// replace the bad bytes).
+func plainString(v []byte) (string, bool) {
+	if len(v) < 2 || v[0] != '"' || v[len(v)-1] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return "", false
+	}
+	return string(v[1 : len(v)-1]), true
 }
 
 // hasModernMeta reports whether msg is a request whose params may carry
