@@ -98,50 +98,93 @@ func (c *conn) paramBindings(name string) []paramheader.Binding {
 	return c.params[name]
 }
 
-// modernHeaders sets the HTTP headers that protocol 2026-07-28 requires on
-// every request (MCP 2026-07-28 basic/transports, SEP-2243) when msg is a
-// request whose _meta names that version (the go-sdk client puts it there
-// on a 2026-07-28 leg): MCP-Protocol-Version (the _meta's version),
-// Mcp-Method, and Mcp-Name for the methods that name something (tools/call
-// and prompts/get: params.name; resources/read: params.uri). A server
-// refuses a request without them, or with values that differ from the
-// body, with -32020. Requests of older protocols are left alone (their
-// MCP-Protocol-Version comes from the initialize result, setHeaders).
+// modernParamsOf reads the params of a request for its 2026-07-28
+// headers (modernPostHeader); ok is false when
+// they give no headers (no 2026-07-28 or later version in _meta).
+func modernParamsOf(params []byte) (modernParams, bool) {
+	p, ok := scanModernParams(params)
+	if !ok {
+		p, ok = decodeModernParams(params)
+	}
+	return p, ok && p.version >= "2026-07-28"
+}
+
+// setModernHeaders sets the 2026-07-28 headers of a method request with
+// params p (modernPostHeader), but the Mcp-Param-* ones.
+func setModernHeaders(h http.Header, method string, p modernParams) {
+	h.Set("Mcp-Protocol-Version", p.version)
+	h.Set("Mcp-Method", method)
+	if n := modernName(method, p); n != "" {
+		h.Set("Mcp-Name", n)
+	}
+}
+
+// modernName is the Mcp-Name of a method request with params p: params.name
+// for tools/call and prompts/get, params.uri for resources/read, else "".
+func modernName(method string, p modernParams) string {
+	switch method {
+	case "tools/call", "prompts/get":
+		return p.name
+	case "resources/read":
+		return p.uri
+	}
+	return ""
+}
+
+// modernKey is what the headers of a 2026-07-28 POST without Mcp-Param-*
+// headers depend on besides the connection's state.
+type modernKey struct{ version, method, name string }
+
+// modernHdrMax bounds httpConn.modernHdr; when full it starts anew.
+const modernHdrMax = 256
+
+// modernPostHeader is the header of the POST of r, a request whose params
+// may name a protocol version in _meta (hasModernMeta): sharedPostHeader's
+// values and, when that _meta names 2026-07-28 or later (the go-sdk client
+// puts it there on a 2026-07-28 leg), the HTTP headers that protocol
+// requires on every request (MCP 2026-07-28 basic/transports, SEP-2243):
+// MCP-Protocol-Version (the _meta's version), Mcp-Method, and Mcp-Name for
+// the methods that name something (tools/call and prompts/get:
+// params.name; resources/read: params.uri). A server refuses a request
+// without them, or with values that differ from the body, with -32020.
+// Requests of older protocols get sharedPostHeader (their
+// MCP-Protocol-Version comes from the initialize result).
 //
 // A tools/call also gets the Mcp-Param-* headers of the arguments the
 // tool's inputSchema marks x-mcp-header (SEP-2243: a client MUST send
 // them), when the manager put the tool's bindings in ctx (paramBindingsKey,
-// from the upstream's last listing).
-func modernHeaders(ctx context.Context, h http.Header, msg jsonrpc.Message) {
-	if !hasModernMeta(msg) {
-		return
-	}
-	r := msg.(*jsonrpc.Request)
-	p, ok := scanModernParams(r.Params)
+// from the upstream's last listing); such a request gets a map of its
+// own. Any other gets a map shared by the requests with the same
+// modernKey, made once (issue 16: the request's own map was ~0.4 KB per
+// call to a 2026-07-28 upstream); shared maps are read only (see
+// sharedPostHeader).
+func (c *httpConn) modernPostHeader(ctx context.Context, r *jsonrpc.Request) http.Header {
+	p, ok := modernParamsOf(r.Params)
 	if !ok {
-		p, ok = decodeModernParams(r.Params)
+		return c.sharedPostHeader()
 	}
-	if !ok || p.version < "2026-07-28" {
-		return
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if bs, isCall := ctx.Value(paramBindingsKey{}).([]paramheader.Binding); isCall && r.Method == "tools/call" && len(bs) > 0 {
+		h := c.postHeaderLocked(8)
+		setModernHeaders(h, r.Method, p)
+		paramheader.Set(h, bs, r.Params)
+		return h
 	}
-	h.Set("Mcp-Protocol-Version", p.version)
-	h.Set("Mcp-Method", r.Method)
-	switch r.Method {
-	case "tools/call", "prompts/get":
-		if p.name != "" {
-			h.Set("Mcp-Name", p.name)
-		}
-		if bs, ok := ctx.Value(paramBindingsKey{}).([]paramheader.Binding); ok && r.Method == "tools/call" {
-			paramheader.Set(h, bs, r.Params)
-		}
-	case "resources/read":
-		if p.uri != "" {
-			h.Set("Mcp-Name", p.uri)
-		}
+	key := modernKey{version: p.version, method: r.Method, name: modernName(r.Method, p)}
+	if h := c.modernHdr[key]; h != nil {
+		return h
 	}
+	h := c.postHeaderLocked(8)
+	setModernHeaders(h, r.Method, p)
+	if c.modernHdr == nil || len(c.modernHdr) >= modernHdrMax {
+		c.modernHdr = make(map[modernKey]http.Header)
+	}
+	c.modernHdr[key] = h
+	return h
 }
 
-// modernParams is what modernHeaders reads from a request's params: the
+// modernParams is what modernPostHeader reads from a request's params: the
 // _meta's protocol version, name and uri ("" when absent).
 type modernParams struct{ version, name, uri string }
 
@@ -247,7 +290,7 @@ func plainString(v []byte) (string, bool) {
 
 // hasModernMeta reports whether msg is a request whose params may carry
 // the 2026-07-28 protocol version in _meta, the only messages that
-// modernHeaders gives headers of their own.
+// modernPostHeader gives headers of their own.
 func hasModernMeta(msg jsonrpc.Message) bool {
 	r, ok := msg.(*jsonrpc.Request)
 	return ok && len(r.Params) > 0 && bytes.Contains(r.Params, []byte(mcp.MetaKeyProtocolVersion))

@@ -91,7 +91,11 @@ type httpConn struct {
 	// of its own (sharedPostHeader); nil until first used and whenever
 	// sidHdr or verHdr change.
 	postHdr http.Header
-	getOnce sync.Once
+	// modernHdr holds the headers of 2026-07-28 POSTs whose headers depend
+	// on the request only through modernKey (modernPostHeader); emptied
+	// with postHdr.
+	modernHdr map[modernKey]http.Header
+	getOnce   sync.Once
 	// postTmpl is the request every POST is copied from (newPost); nil
 	// when c.url is one NewRequestWithContext refuses.
 	postTmpl *http.Request
@@ -115,7 +119,7 @@ func (c *httpConn) initialized(result json.RawMessage) {
 		c.mu.Lock()
 		c.version = r.ProtocolVersion
 		c.verHdr = []string{r.ProtocolVersion}
-		c.postHdr = nil
+		c.postHdr, c.modernHdr = nil, nil
 		c.mu.Unlock()
 	}
 }
@@ -202,7 +206,7 @@ func (c *httpConn) newPost(ctx context.Context, body []byte) (*http.Request, err
 }
 
 // sharedPostHeader is the header of a POST whose message carries no
-// header of its own (modernHeaders adds none): the fixed values and the
+// header of its own (modernPostHeader adds none): the fixed values and the
 // session's Mcp-Session-Id and MCP-Protocol-Version, in one map made once
 // per session state and shared by the requests (issue 16: the first
 // insert into each request's own map allocated its table, ~0.37 KB per
@@ -215,19 +219,25 @@ func (c *httpConn) sharedPostHeader() http.Header {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.postHdr == nil {
-		h := make(http.Header, 5)
-		h["Content-Type"] = hdrJSON
-		h["Accept"] = hdrAcceptPOST
-		h["Accept-Encoding"] = hdrGzip
-		if c.sidHdr != nil {
-			h["Mcp-Session-Id"] = c.sidHdr
-		}
-		if c.verHdr != nil {
-			h["Mcp-Protocol-Version"] = c.verHdr
-		}
-		c.postHdr = h
+		c.postHdr = c.postHeaderLocked(5)
 	}
 	return c.postHdr
+}
+
+// postHeaderLocked is a new map with sharedPostHeader's values, room for
+// size; c.mu is held.
+func (c *httpConn) postHeaderLocked(size int) http.Header {
+	h := make(http.Header, size)
+	h["Content-Type"] = hdrJSON
+	h["Accept"] = hdrAcceptPOST
+	h["Accept-Encoding"] = hdrGzip
+	if c.sidHdr != nil {
+		h["Mcp-Session-Id"] = c.sidHdr
+	}
+	if c.verHdr != nil {
+		h["Mcp-Protocol-Version"] = c.verHdr
+	}
+	return h
 }
 
 func (c *httpConn) setHeaders(h http.Header) {
@@ -302,12 +312,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return err
 	}
 	if hasModernMeta(msg) {
-		req.Header = make(http.Header, 8)
-		req.Header["Content-Type"] = hdrJSON
-		req.Header["Accept"] = hdrAcceptPOST
-		req.Header["Accept-Encoding"] = hdrGzip
-		c.setHeaders(req.Header)
-		modernHeaders(ctx, req.Header, msg) // headers2026.go
+		req.Header = c.modernPostHeader(ctx, msg.(*jsonrpc.Request)) // headers2026.go
 	} else {
 		req.Header = c.sharedPostHeader()
 	}
@@ -334,7 +339,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		if c.sessionID == "" {
 			c.sessionID = sid
 			c.sidHdr = []string{sid}
-			c.postHdr = nil
+			c.postHdr, c.modernHdr = nil, nil
 		}
 		c.mu.Unlock()
 	}
