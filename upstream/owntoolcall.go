@@ -152,7 +152,14 @@ func (l *live) appendCallParams(buf []byte, p *mcp.CallToolParams, extra []metaM
 		raw json.RawMessage // extra and triple
 		val any             // p.Meta
 	}
-	members := make([]member, 0, len(extra)+len(p.Meta)+len(triple))
+	// A call's _meta has a few members (a 2026-07-28 leg: the captured
+	// triple and the progress token): on the stack up to len(stack), with
+	// no allocation (issue 16: ~0.2 KB per call to a 2026-07-28 upstream).
+	var stack [8]member
+	members := stack[:0]
+	if n := len(extra) + len(p.Meta) + len(triple); n > len(stack) {
+		members = make([]member, 0, n)
+	}
 	// inExtra scans extra only (at most a few members): p.Meta holds the
 	// client's own _meta keys, as many as it sends (untrusted), so
 	// membership is never a scan of what was collected (that made a call
