@@ -52,7 +52,10 @@ package integration
 // read whole and re-sent with a pooled client, the answer copied back (what
 // an HTTP front minimally must do); OVERHEAD_RELAY=all adds "relay-tcp" as
 // well (bytes copied between TCP connections, no HTTP parsing: the floor of
-// one more network hop). OVERHEAD_RELAY_ENV="K=V ..." sets
+// one more network hop) and "relay-fast" (relay-copy built on
+// github.com/valyala/fasthttp instead of net/http). OVERHEAD_RELAY=fast
+// adds only the HTTP sides relay-copy and relay-fast (no ReverseProxy, no
+// stdio relay): is net/http the floor of an HTTP front? OVERHEAD_RELAY_ENV="K=V ..." sets
 // variables for the relay processes (e.g. GOMAXPROCS=1). With OVERHEAD_RELAY
 // set a second table gives the CPU per call of the bench's client (this
 // process, getrusage around each side's turns) and of the direct sides'
@@ -350,10 +353,12 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 		order = append(order, name)
 		if relay != "" {
-			name := transport + "/relay"
-			sides[name] = relaySide(name, transport, "http")
-			order = append(order, name)
-			if (relay == "copy" || relay == "all") && transport == "http" {
+			if relay != "fast" {
+				name := transport + "/relay"
+				sides[name] = relaySide(name, transport, "http")
+				order = append(order, name)
+			}
+			if (relay == "copy" || relay == "all" || relay == "fast") && transport == "http" {
 				name := transport + "/relay-copy"
 				sides[name] = relaySide(name, transport, "http-copy")
 				order = append(order, name)
@@ -361,6 +366,11 @@ func BenchmarkOverhead(b *testing.B) {
 			if relay == "all" && transport == "http" {
 				name := transport + "/relay-tcp"
 				sides[name] = relaySide(name, transport, "tcp")
+				order = append(order, name)
+			}
+			if (relay == "all" || relay == "fast") && transport == "http" {
+				name := transport + "/relay-fast"
+				sides[name] = relaySide(name, transport, "http-fast")
 				order = append(order, name)
 			}
 		}
@@ -477,7 +487,7 @@ func BenchmarkOverhead(b *testing.B) {
 		for _, up := range transports {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
 			fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
-			for _, via := range []string{"relay", "relay-copy", "relay-tcp"} {
+			for _, via := range []string{"relay", "relay-copy", "relay-tcp", "relay-fast"} {
 				p, ok := results[fmt.Sprintf("%s/%s/c%d", up, via, conc)]
 				if !ok {
 					continue

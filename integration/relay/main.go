@@ -7,6 +7,7 @@
 //	relay stdio -- COMMAND [ARG...]
 //	relay http -listen HOST:PORT -upstream URL
 //	relay http-copy -listen HOST:PORT -upstream URL
+//	relay http-fast -listen HOST:PORT -upstream URL
 //	relay tcp -listen HOST:PORT -upstream URL
 //
 // stdio starts COMMAND and copies lines both ways, unparsed: its own stdin
@@ -25,12 +26,16 @@
 // with a pooled client, and copies the answer's status, headers and body
 // back, flushing after every read so that event streams flow.
 //
+// http-fast is http-copy built on github.com/valyala/fasthttp instead of
+// net/http (a fasthttp.Server, a fasthttp.HostClient to URL; fast.go): is
+// net/http the floor of an HTTP front, or would another HTTP stack add less?
+//
 // tcp copies bytes: for each connection accepted it dials URL's host and
 // copies both ways until either side closes (no HTTP parsing at all: the
 // floor of one more network hop; on Linux io.Copy between TCP connections
 // splices in the kernel).
 //
-// Both HTTP modes keep 64 idle connections to the upstream (net/http's
+// The net/http modes keep 64 idle connections to the upstream (net/http's
 // default of 2 would make most of 16 concurrent calls redial).
 package main
 
@@ -67,7 +72,7 @@ func main() {
 		if err := stdio(args); err != nil {
 			log.Fatalf("relay stdio: %v", err)
 		}
-	case "http", "http-copy", "tcp":
+	case "http", "http-copy", "http-fast", "tcp":
 		fs := flag.NewFlagSet(mode, flag.ExitOnError)
 		listen := fs.String("listen", "127.0.0.1:0", "address to listen on")
 		upstream := fs.String("upstream", "", "URL every request goes to")
@@ -76,8 +81,11 @@ func main() {
 		if err != nil || target.Host == "" {
 			log.Fatalf("relay %s: -upstream %q: not an absolute URL (%v)", mode, *upstream, err)
 		}
-		if mode == "tcp" {
+		switch mode {
+		case "tcp":
 			log.Fatal(tcp(*listen, target.Host))
+		case "http-fast":
+			log.Fatal(fastHTTP(*listen, target))
 		}
 		h := reverseProxy(target)
 		if mode == "http-copy" {
@@ -123,7 +131,7 @@ func tcp(listen, upstream string) error {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: relay stdio -- COMMAND [ARG...] | relay http|http-copy|tcp -listen HOST:PORT -upstream URL")
+	fmt.Fprintln(os.Stderr, "usage: relay stdio -- COMMAND [ARG...] | relay http|http-copy|http-fast|tcp -listen HOST:PORT -upstream URL")
 	os.Exit(2)
 }
 
