@@ -2,7 +2,10 @@
 // least a proxy can do between an MCP client and its upstream, with no MCP
 // logic at all, so that BenchmarkOverhead (OVERHEAD_RELAY=1) can show how
 // much of the proxy's added cost any proxy pays on the machine at hand.
-// It is a bench instrument, not part of mcp-toolsearch.
+// It is a bench instrument, not part of mcp-toolsearch, and a Go module of
+// its own (integration/relay/go.mod): fasthttp, which only http-fast uses,
+// stays out of the product's go.mod and build (the bench builds it in this
+// folder: goBinary).
 //
 //	relay stdio -- COMMAND [ARG...]
 //	relay http -listen HOST:PORT -upstream URL
