@@ -315,12 +315,8 @@ func (ex *exchange) answerFirst() {
 		ex.lead = leadMoved
 		ex.firstOut = make(chan struct{})
 		ex.mu.Unlock()
-		var res mcp.Result
-		err := p.park(ex)
-		if err != nil {
-			p.endExchange(ex)
-		} else {
-			res = withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.nextState()}, resultInputRequired)
+		res, err := p.inputRequired(ex, reqs)
+		if err == nil {
 			stampServerInfo(res)
 		}
 		// The request is answered: its id leaves c.inflight (a cancellation
@@ -411,11 +407,7 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 	}
 	for {
 		if reqs := ex.questions(); len(reqs) > 0 {
-			if err := p.park(ex); err != nil {
-				p.endExchange(ex)
-				return nil, err
-			}
-			return withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.nextState()}, resultInputRequired), nil
+			return p.inputRequired(ex, reqs)
 		}
 		select {
 		case <-ex.done:
@@ -439,6 +431,18 @@ func (p *Proxy) waitExchange(ctx context.Context, ex *exchange) (mcp.Result, err
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// inputRequired parks ex between rounds (park) and returns the
+// input_required result that asks the client reqs, with the requestState
+// its retry brings back; when ex cannot be parked it ends, and park's
+// error is returned.
+func (p *Proxy) inputRequired(ex *exchange, reqs mcp.InputRequestMap) (mcp.Result, error) {
+	if err := p.park(ex); err != nil {
+		p.endExchange(ex)
+		return nil, err
+	}
+	return withResultType(&mcp.CallToolResult{InputRequests: reqs, RequestState: ex.nextState()}, resultInputRequired), nil
 }
 
 // result is the answer of ex's call, which has ended (done closed).

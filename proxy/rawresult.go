@@ -214,12 +214,7 @@ func stampSpare(b []byte, extra map[string]any, complete, known bool) (out []byt
 	if len(b) < 3 || b[len(b)-1] != '}' {
 		return nil, false
 	}
-	clean := true
-	if known {
-	} else if _, err := jsonscan.Object(b, func(k, _ []byte) bool {
-		clean = string(k) != "_meta" && string(k) != "resultType"
-		return clean
-	}); err != nil || !clean {
+	if !known && !lacksStamps(b) {
 		return nil, false
 	}
 	out = b[:len(b)-1]
@@ -234,6 +229,17 @@ func stampSpare(b []byte, extra map[string]any, complete, known bool) (out []byt
 		out = append(out, `,"resultType":"complete"`...)
 	}
 	return append(out, '}'), true
+}
+
+// lacksStamps reports whether b is a well-formed object with neither a
+// _meta nor a resultType member (stampSpare may then append both).
+func lacksStamps(b []byte) bool {
+	clean := true
+	_, err := jsonscan.Object(b, func(k, _ []byte) bool {
+		clean = string(k) != "_meta" && string(k) != "resultType"
+		return clean
+	})
+	return err == nil && clean
 }
 
 // stampRaw returns the result object b with the members of extra added to
