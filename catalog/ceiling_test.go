@@ -12,9 +12,9 @@ import (
 	"testing"
 )
 
-// TestGoalCeiling measures how far issue 15's goal (+0.10 nDCG@10 over
+// TestGoalCeiling measures how far the search goal (+0.10 nDCG@10 over
 // plain BM25) can be reached on the labels of the shared sets at all
-// (docs/figures.md "Round 10 (issue 15) — how far the goal is"). It runs
+// (docs/performance.md "Search quality"). It runs
 // only with MCPTS_CEILING=1 and ../shared/bench present (minutes);
 // MCPTS_CEILING_SETS=bfcl,sealtools limits the sets,
 // MCPTS_CEILING_THETA=0.5 sets the twin rule's cosine (default 0.5) and

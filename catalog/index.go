@@ -152,8 +152,7 @@ type RankParams struct {
 	// than its rarity in the catalog suggests. Off by default: at 3 the
 	// held-out half gains on metatool (+0.004, +0.003 with distractors)
 	// and bfcl with distractors (+0.002) but loses on bfcl alone (−0.003)
-	// and stabletoolbench (−0.001 alone and with distractors); see
-	// docs/figures.md "Round 11 (issue 15) — distractors". On, it opens
+	// and stabletoolbench (−0.001 alone and with distractors). On, it opens
 	// the dense table (about 14 ms once per process).
 	EnglishPrior float64
 }

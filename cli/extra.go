@@ -87,7 +87,7 @@ Example, with the files shipped in this repository (12 labelled queries, 1,000 d
       --queries examples/catalogs/github-like.queries.jsonl \
       --distractors examples/catalogs/toolsdk-1000.jsonl
 Larger labelled sets (tools.jsonl and queries.jsonl per source) are described in
-docs/figures.md ("Search quality and speed").
+docs/performance.md ("Search data").
 
 Flags:
 `

@@ -10,7 +10,7 @@ import (
 )
 
 // startProfiles writes profiles of a `serve` run for performance work
-// (docs/figures.md "Overhead: profiles"): MCP_TOOLSEARCH_CPUPROFILE=FILE
+// (docs/performance.md "Overhead per call"): MCP_TOOLSEARCH_CPUPROFILE=FILE
 // records a CPU profile for the whole run, MCP_TOOLSEARCH_MEMPROFILE=FILE
 // writes the allocation profile (go tool pprof -sample_index=alloc_space)
 // when serve ends, sampling one allocation per runtime.MemProfileRate

@@ -42,7 +42,7 @@ package integration
 // server instead of net/http's default 2 (http.DefaultMaxIdleConnsPerHost):
 // with 16 callers and 2 idle connections a client redials for many calls
 // and each side's server pays for the new connections (a bench artifact,
-// not proxy work; docs/figures.md says which figures used it).
+// not proxy work).
 // OVERHEAD_RELAY=1 adds the side "relay" for both transports: the same
 // upstream behind integration/relay, a proxy with no MCP logic at all (stdio:
 // lines copied both ways unparsed; HTTP: net/http/httputil.ReverseProxy),

@@ -115,7 +115,7 @@ func churnClient(url string, n int, stream bool) error {
 // them after opening and dropping the GET stream). After
 // session_idle_timeout the sessions, the per-client sessions and the
 // children are back to the baseline. Counts are asserted; RSS and the peak
-// are logged (the figures of docs/figures.md).
+// are logged (the figures of docs/performance.md).
 // The idle timeout is 5s, not less: on a loaded machine a client can be
 // idle for over 2s between its list and its call, and lose its session.
 func TestSessionChurn(t *testing.T) {

