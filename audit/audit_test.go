@@ -131,7 +131,7 @@ func TestArgsAndNilWriter(t *testing.T) {
 	}
 }
 
-// TestReopenAfterRename (trial r9 F7): logrotate's default renames the
+// TestReopenAfterRename: logrotate's default renames the
 // file (and may create an empty one); Reopen moves writing to the path,
 // the new file's first line is a rotate line continuing the old chain,
 // both files verify alone and as one chain; a foreign chain at the path is

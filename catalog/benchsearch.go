@@ -16,7 +16,7 @@ import (
 	"unicode"
 )
 
-// This file is the search-quality bench (issues 3 and 15; data format in
+// This file is the search-quality bench (data format in
 // shared/bench/README.md). It is the one part of the catalog package that
 // reads files; it is used by the CLI `mcp-toolsearch bench search` and by
 // tests, never by the proxy.
@@ -489,8 +489,8 @@ func queryLengthBucket(q string) string {
 }
 
 // descLengthBucket buckets a query by the longest description (in index
-// tokens) of its relevant tools: failure class 1 of issue 15 is about
-// tools with descriptions over 60 tokens.
+// tokens) of its relevant tools, to show how tools with long
+// descriptions (over 60 tokens) fare.
 func descLengthBucket(n int) string {
 	switch {
 	case n == 0:

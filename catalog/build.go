@@ -9,7 +9,7 @@ import (
 // This file is the per-entry analysis of the index build (DESIGN "Search",
 // "Index build"): the terms of each entry counted per field through a
 // table of the terms met so far, instead of collecting every occurrence
-// and sorting them (round 10, issue 15: the per-entry sort was the largest
+// and sorting them (the per-entry sort was the largest
 // single cost of the 10,000-tool build).
 
 // termTable interns the terms met by one analysis worker: each distinct

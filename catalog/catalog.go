@@ -18,8 +18,8 @@ type UpstreamInfo struct {
 // Catalog is the merged, concurrency-safe set of entries of all upstreams.
 // Every change produces a new immutable Snapshot with its own immutable
 // search index view (Index.With), published atomically: readers
-// (Snapshot) never wait for a rebuild and never see a half-applied change
-// (issue 11 item 7). Writers are serialized.
+// (Snapshot) never wait for a rebuild and never see a half-applied change.
+// Writers are serialized.
 type Catalog struct {
 	snap atomic.Pointer[Snapshot]
 

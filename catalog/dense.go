@@ -11,7 +11,7 @@ import (
 	"sync"
 )
 
-// The dense signal (issue 15): a static embedding table, one vector per
+// The dense signal: a static embedding table, one vector per
 // index term, distilled model2vec-style from word vectors by
 // scripts/gen-embed.sh (scripts/embed/gen.go: mean and first principal
 // component removed, PCA to denseDims dimensions, SIF weights, int8).

@@ -66,7 +66,7 @@ func (s *Snapshot) Hit(e *Entry, score float64, b Bounds) Hit {
 	return hit
 }
 
-// Match levels of a search hit (Hit.Match; issue 15, failure class 5: a
+// Match levels of a search hit (Hit.Match: a
 // model needs to know when the catalog has nothing that fits, so it can
 // rephrase or say so instead of calling a tool that shares one word).
 const (

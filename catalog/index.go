@@ -75,7 +75,7 @@ type RankParams struct {
 	// len_f/avglen_f enters as (len_f/avglen_f)^LenPow (0 or 1: plain
 	// BM25F). Below 1 a long description (real MCP servers write 60+
 	// words) is no longer punished in proportion to its length while a
-	// short one still gains (issue 15, failure class 1).
+	// short one still gains.
 	LenPow float64
 	// Semantic is the weight of the semantic signal (0 = off).
 	Semantic float64
@@ -200,8 +200,8 @@ type Scored struct {
 	// Related lists the query words (as written) that the entry matches
 	// only through the semantic table (a related word, not the word
 	// itself: "write" reaching a read_file tool through a neighbour), in
-	// query order; a word is in Matched or Related, never both. Round 4
-	// trial: a read tool showed "matched: write".
+	// query order; a word is in Matched or Related, never both (else a
+	// read tool would show "matched: write").
 	Related []string
 	doc     int32
 	seg     int8  // cand.seg
@@ -928,7 +928,7 @@ func (ix *Index) removeDocLocked(id int32) {
 
 // With returns a new index equal to ix with every entry of upstream
 // replaced by entries (see Replace); ix itself is not changed, so readers
-// of ix never wait for the change and never see it (issue 11 item 7: each
+// of ix never wait for the change and never see it (each
 // catalog snapshot has its own immutable index view). The new index
 // shares ix's posting lists and per-entry analysis; it copies ix's maps
 // and per-entry slices (pointer copies, O(entries + terms): a few ms at

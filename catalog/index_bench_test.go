@@ -33,7 +33,7 @@ func benchCatalog(b *testing.B) ([]*Entry, []BenchQuery) {
 }
 
 // BenchmarkIndexBuild builds the index over 10,000 tools (target: <= 200 ms
-// on the 2-core dev machine, issue 3).
+// on the 2-core dev machine).
 func BenchmarkIndexBuild(b *testing.B) {
 	es, _ := benchCatalog(b)
 	b.ReportAllocs()
@@ -51,7 +51,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 }
 
 // BenchmarkQuery runs the sealtools queries in turn against the 10,000
-// tool index (target: p99 <= 1 ms, issue 3). ns/op is the mean; the
+// tool index (target: p99 <= 1 ms). ns/op is the mean; the
 // p50-ns and p99-ns metrics are per-query percentiles.
 func BenchmarkQuery(b *testing.B) {
 	es, qs := benchCatalog(b)
@@ -101,7 +101,7 @@ func BenchmarkReplace(b *testing.B) {
 }
 
 // BenchmarkWith derives a new index with one upstream's tools replaced
-// (copy-on-write, what the catalog does on every change; issue 11 item 7).
+// (copy-on-write, what the catalog does on every change).
 func BenchmarkWith(b *testing.B) {
 	es, _ := benchCatalog(b)
 	ix := NewIndex(es)

@@ -9,9 +9,8 @@ import (
 	"github.com/kljensen/snowball/russian"
 )
 
-// Korean, Russian and Thai word tables (issue 15, failure class 2: "at
-// least Chinese, Japanese, Korean, Russian, Thai queries against English
-// tools and the reverse"), built by scripts/gen-langdict.sh
+// Korean, Russian and Thai word tables (so that Korean, Russian and Thai
+// queries find English tools and the reverse), built by scripts/gen-langdict.sh
 // (scripts/langdict/gen.go) and embedded gzip-compressed, in the format of
 // the CC-CEDICT table (zhdict.go): sorted lines "word term term…", the
 // terms being English words stemmed as the index stems them; a line with
@@ -118,7 +117,7 @@ func koSegments(run string, f func(lo, hi int, en string)) {
 	// Linear in the run: a stretch's end is found once per stretch, each
 	// position looks koMaxRunes syllables ahead, and the rest of the
 	// stretch is hashed only when it is short enough to be an ending (a
-	// tool's description is upstream text, of any length: round 8 review).
+	// tool's description is upstream text, of any length).
 	stretchEnd := 0
 	for base := 0; base < len(run); {
 		r, sz := utf8.DecodeRuneInString(run[base:])

@@ -68,7 +68,7 @@ func TestStemRussian(t *testing.T) {
 }
 
 // TestKoSegmentsLongRun: a stretch of Hangul is segmented in linear work
-// (round 8 review: every position rescanned and hashed the rest of the
+// (every position rescanned and hashed the rest of the
 // stretch; 32,000 syllables took 13.5 s). 200,000 syllables, with a known
 // word at both ends, are cut as before at the ends; a quadratic cut would
 // run for hours.

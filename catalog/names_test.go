@@ -100,7 +100,7 @@ func FuzzAssignNames(f *testing.F) {
 	})
 }
 
-// Issue 13 item 14: room for a client's prefix.
+// Room for a client's prefix.
 func TestAssignNamesMax(t *testing.T) {
 	in := []NameInput{{ID: "mcp:b:free-tier-usage", Prefix: "billing-cost-management-mcp-server", Tool: "free-tier-usage"}, {ID: "mcp:b:x", Prefix: "b", Tool: "x"}}
 	full := AssignNames(in, "__", nil)

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The search-quality regression test (issue 15): a small labelled subset of
+// The search-quality regression test: a small labelled subset of
 // every shared bench set, with its source licence, lives in
 // testdata/searchq (made by TestMakeQualitySubset from shared/bench), so
 // it runs in every clean clone and in CI. Each set runs with the subset's
@@ -33,7 +33,7 @@ var qualityFloors = map[string]float64{
 // class 2: no-space scripts segmented), English queries against tools
 // described only in Chinese and the other way round (the CC-CEDICT table),
 // requests wrapped whole in quotes and requests framed with "show me",
-// "help me", "provide me with"; and (round 8) Korean, Russian and Thai
+// "help me", "provide me with"; and Korean, Russian and Thai
 // queries against English tools and English queries against tools
 // described in those languages (the word tables of langdict.go). Measured
 // 0.945 (plain BM25 0.440) when set; 22 queries, before round 8: 1.000.

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// This file analyses a search query (issue 15, failure class 4): which index
+// This file analyses a search query: which index
 // terms it asks for and with what weight, and which derived terms
 // (misspelling repairs, compounds, tool names written as a phrase) it adds
 // once the index vocabulary is known.
@@ -901,7 +901,7 @@ func (ix *Index) namedDocs(aq *analyzedQuery, f func(ids []int32)) {
 // individuals convicted of…", "Can you help me find…"). Verbs that name a
 // task even then ("remind me", "email me", "call me") are not in the list,
 // nor "find": "Find me a used bike" asks for a search, the operation that
-// tools named find_*/search_* do (round 11: held-out half 0.7615 → 0.7618,
+// tools named find_*/search_* do (held-out half 0.7615 → 0.7618,
 // bfcl 0.8814 → 0.8825, +dis 0.8634 → 0.8653; "get me" and "fetch me"
 // taken out too lost bfcl 0.0014 on the tuning half, so they stay).
 func isFramingVerb(w string) bool {

@@ -185,7 +185,7 @@ func TestMatchStrength(t *testing.T) {
 	}
 }
 
-// With (issue 11 item 7) leaves the index it starts from unchanged and
+// With leaves the index it starts from unchanged and
 // gives the same results as a full build over the new entries.
 func TestIndexWithIsCopyOnWrite(t *testing.T) {
 	mk := func(up, name, desc string) *Entry {
@@ -333,7 +333,7 @@ func TestGloVeRelatedWords(t *testing.T) {
 	}
 }
 
-// Round 4 trial: for "write a file" a read tool showed `matched: write`
+// For "write a file" a read tool showed `matched: write`
 // although it reaches "write" only through the semantic table. A word
 // matched only through a related word is in Related, not Matched.
 func TestMatchedVersusRelated(t *testing.T) {
@@ -365,7 +365,7 @@ func TestMatchedVersusRelated(t *testing.T) {
 }
 
 // A request's operation verb decides between tools that share its object
-// words (issue 15, class 3): "find entities in the knowledge graph" asks
+// words (class 3): "find entities in the knowledge graph" asks
 // for a look-up, so search_nodes comes before create_entities and
 // delete_entities, whose names match "entities" but which change the
 // graph (RankParams.VerbMismatch, ReadWriteMismatch; find and search are

@@ -6,7 +6,7 @@ import (
 )
 
 // A reader of the parameter levels of an input schema straight from its
-// JSON text (issue 15, round 10: encoding/json's reflection, validity
+// JSON text (encoding/json's reflection, validity
 // scan and map decoding were about a twentieth of the 10,000-tool index
 // build). It fills the same paramRoot that json.Unmarshal would, and it
 // only ever answers for text on which it is sure to agree with

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Class 2 (issue 15): Thai, Lao, Khmer and Burmese are written without
+// Class 2: Thai, Lao, Khmer and Burmese are written without
 // spaces between words; a clause must not become one term (or, split at
 // every combining vowel or tone mark, a heap of partial syllables that
 // matches nothing). Examples of our own.
@@ -112,7 +112,7 @@ func TestFramingVerbsWeighLess(t *testing.T) {
 	}
 }
 
-// Class 2 (issue 15): a tool described only in Chinese is reached by an
+// Class 2: a tool described only in Chinese is reached by an
 // English query through the CC-CEDICT word table, and a Chinese query
 // reaches a tool described in English, for words the hand glossary lacks
 // (popular, ranking, game, station, stock). Tool names here are opaque on

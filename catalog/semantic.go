@@ -10,7 +10,7 @@ import (
 	"sync"
 )
 
-// The semantic signal (issue 15): a related-terms table built from WordNet
+// The semantic signal: a related-terms table built from WordNet
 // 3.0 (Debian's wordnet-base; licence in LICENSE.wordnet beside this file)
 // by scripts/semantic/gen.go, shipped in the binary (1.2 MB gzip). A query
 // term adds its related terms that the index knows as derived query terms

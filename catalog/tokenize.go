@@ -57,8 +57,7 @@ func isCJK(r rune) bool {
 
 // isNoSpaceScript reports whether r is a letter, mark or digit of Thai,
 // Lao, Myanmar or Khmer: alphabetic scripts written without spaces between
-// words, so that a clause would otherwise be one term (issue 15, failure
-// class 2). No dictionary is needed: their runs are indexed as overlapping
+// words, so that a clause would otherwise be one term. No dictionary is needed: their runs are indexed as overlapping
 // trigrams of clusters (a letter with its combining vowel and tone marks,
 // see emitClusters), about one syllable each.
 func isNoSpaceScript(r rune) bool {

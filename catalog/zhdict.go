@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 )
 
-// The Chinese–English word table (issue 15, failure class 2): 129,152
+// The Chinese–English word table: 129,152
 // Chinese words of 2–4 characters (simplified and traditional) with up to
 // three English words each, built from CC-CEDICT by scripts/gen-zhdict.sh
 // (scripts/zhdict/gen.go; licence CC BY-SA 4.0, catalog/LICENSE.cedict),

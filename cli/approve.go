@@ -11,7 +11,7 @@ func init() { extraCommands["approve"] = runApprove }
 
 // runApprove is `mcp-toolsearch approve ID`: accept the changed definition
 // of a tool that security.on_tool_change = "block" (or "approve") holds
-// back (issue 14 item 2). It writes only the approvals file next to the
+// back. It writes only the approvals file next to the
 // pins file; a running proxy applies it within seconds and lists the
 // tool's upstream again, otherwise the next start does.
 func runApprove(args []string, _ io.Reader, stdout, stderr io.Writer) int {

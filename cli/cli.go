@@ -47,7 +47,7 @@ const (
 )
 
 // usage is the top-level help. It names every flag of every command
-// (trial r10 O6: per-command flags were only in each command's --help);
+// (per-command flags were only in each command's --help);
 // TestUsageNamesEveryFlag runs each command's --help and fails when a flag
 // of its flag set is missing from the command's lines here.
 var usage = `mcp-toolsearch: one MCP server in front of many, with a compact tool surface.
@@ -147,7 +147,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // noArguments is the usage error of a command that takes no positional
-// arguments but was given some (trial r11 T4: `version extra` was taken).
+// arguments but was given some (`version extra` was taken).
 func noArguments(cmd string, args []string, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "mcp-toolsearch %s: unexpected argument %q (%s takes no arguments)\n", cmd, args[0], cmd)
 	return exitUsage
@@ -162,7 +162,7 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 }
 
 // positiveInt checks an int flag that, when given, must be 1 or more
-// (trial r11 T4: `search --limit 0` silently meant the default); what
+// (`search --limit 0` silently meant the default); what
 // says what the number counts.
 func positiveInt(fs *flag.FlagSet, name string, v int, what string) error {
 	if v < 1 && flagGiven(fs, name) {
@@ -190,7 +190,7 @@ type common struct {
 	serverOverrides func(*config.Config)
 }
 
-// configArg takes a positional config file (issue 12 item 9): `check
+// configArg takes a positional config file: `check
 // my.toml`, `list my.toml`, `serve my.toml`. pos are the command's
 // positional arguments; it returns an error (usage) for more than one, or
 // for one given together with --config.
@@ -258,7 +258,7 @@ func (c *common) parseWithConfig(args []string, stderr io.Writer) (code int, ok 
 
 // level parses --log-level: debug, info, warn or error (case-insensitive;
 // slog's offsets such as "debug+2" are accepted too). Anything else is an
-// error naming the choices (issue 12 item 12: "verbose" used to become info).
+// error naming the choices ("verbose" used to become info).
 func (c *common) level() (slog.Level, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(c.logLevel)); err != nil {
@@ -281,7 +281,7 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 	cfg, err := config.Load(c.config)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A desktop client may start the proxy from an unexpected folder:
-		// say which file was looked for, from where (issue 12 item 11).
+		// say which file was looked for, from where.
 		abs, _ := filepath.Abs(c.config)
 		wd, _ := os.Getwd()
 		fmt.Fprintf(stderr, "mcp-toolsearch: config file not found: %s (working directory %s); pass --config /absolute/path/config.toml\n", abs, wd)
@@ -386,7 +386,7 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	// The command line's [server] overrides, applied to every config a
 	// reload reads too: without them a reload of a proxy started with
 	// --listen or --transport saw [server] "changed" and logged that it
-	// needs a restart, every time (trial r9).
+	// needs a restart, every time.
 	c.serverOverrides = func(cfg *config.Config) {
 		if *transport != "" {
 			cfg.Server.Transport = *transport
@@ -400,7 +400,7 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	c.serverOverrides(cfg)
 	if *listen != "" && cfg.Server.Transport != "http" {
-		// trial r11 T4: the address was ignored and stdio served.
+		// The address was ignored and stdio served.
 		fmt.Fprintf(stderr, "mcp-toolsearch: --listen %q is the HTTP front's address, but server.transport is %q (%s): add --transport http, or set transport = \"http\" in [server] (a stdio front's /metrics and /healthz: [telemetry] metrics_listen)\n", *listen, cfg.Server.Transport, cfg.Path)
 		return exitUsage
 	}
@@ -434,8 +434,8 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		defer signal.Stop(reopen)
 	}
 	start := time.Now()
-	// No upstream holds the start longer than server.startup_wait (issue
-	// 13 items 1 and 12); later ones are announced when they are ready.
+	// No upstream holds the start longer than server.startup_wait;
+	// later ones are announced when they are ready.
 	wctx, cancelWait := context.WithTimeout(ctx, cfg.Server.StartupWait.Duration)
 	p, err := startProxy(wctx, cfg, log, false)
 	cancelWait()
@@ -503,8 +503,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := knownEndpoint(cfg, *endpoint); err != nil {
 		// A typo would list every tool as denied and exit 0: an operator
-		// checking what an endpoint may call reads "all denied" (trial
-		// round 7 F5).
+		// checking what an endpoint may call reads "all denied".
 		fmt.Fprintln(stderr, "list:", err)
 		return exitUsage
 	}
@@ -514,7 +513,7 @@ func runList(args []string, stdout, stderr io.Writer) int {
 		return exitFail
 	}
 	defer closeProxy(p)
-	// Issue 14 item 3: the whole output passes through Redact (a status
+	// The whole output passes through Redact (a status
 	// or reason may echo a config secret).
 	var out bytes.Buffer
 	defer func() { _, _ = io.WriteString(stdout, p.Config().Redact(out.String())) }()

@@ -43,7 +43,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"check", "a.toml", "--config", "b.toml"}, exitUsage, `the config file is given twice ("a.toml" and --config "b.toml")`},
 		{[]string{"check", "--config", "/nonexistent/c.toml", "--log-level", "verbose"}, exitUsage, `--log-level "verbose": want debug, info, warn or error`},
 		{[]string{"check", "--config", "/nonexistent/c.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/c.toml")},
-		// Trial r11 T4: bad numbers and extra arguments are refused, naming
+		// Bad numbers and extra arguments are refused, naming
 		// the flag or argument (checked before any config is read).
 		{[]string{"search", "x", "--limit", "0", "--config", "/nonexistent/c.toml"}, exitUsage, "search: --limit 0: want a number of hits, 1 or more (leave --limit out for the default)"},
 		{[]string{"search", "x", "--limit", "-3", "--config", "/nonexistent/c.toml"}, exitUsage, "search: --limit -3: want a number of hits, 1 or more"},
@@ -110,7 +110,7 @@ func TestVersionAndHelp(t *testing.T) {
 	if code, out, errs := run("help", "search"); code != exitOK || !strings.Contains(out+errs, "mcp-toolsearch search QUERY [--limit N]") {
 		t.Errorf("help search: exit %d, %q", code, out+errs)
 	}
-	// Round 4 trial: the -1 "not set" sentinel showed as "(default -1ns)".
+	// The -1 "not set" sentinel showed as "(default -1ns)".
 	if code, out, errs := run("serve", "--help"); code != exitOK || !strings.Contains(out+errs, "-startup-wait duration") || strings.Contains(out+errs, "-1ns") {
 		t.Errorf("serve --help: exit %d, %q; want -startup-wait with no made-up default", code, out+errs)
 	}
@@ -142,7 +142,7 @@ func TestServeListenNeedsHTTP(t *testing.T) {
 	}
 }
 
-// Issue 12 item 9: the config file as the argument of check and list.
+// The config file as the argument of check and list.
 func TestPositionalConfig(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "my.toml")
 	// An upstream that exits at once: check reads the file, then reports it.
@@ -186,7 +186,7 @@ func must(s []string, err error) []string {
 }
 
 // list --endpoint with a name the config does not have is a usage error
-// naming the endpoints (trial round 7 F5: it listed every tool as denied
+// naming the endpoints (it listed every tool as denied
 // and exited 0).
 func TestListUnknownEndpoint(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "ep.toml")
@@ -207,7 +207,7 @@ func TestListUnknownEndpoint(t *testing.T) {
 }
 
 // The starter config of `init` does not warn about itself at the first
-// `check` (trial round 7 F7: code mode with the default code_timeout_ms
+// `check` (code mode with the default code_timeout_ms
 // (10 s) warned that a run ends before one call of the memory upstream
 // may end, call_timeout 1m by default then, 55 s since trial r8 F4). The warning (proxy
 // codeBudgetWarning) is said when some upstream's call_timeout outlives
@@ -235,7 +235,7 @@ func TestInitStarterHasNoOwnWarning(t *testing.T) {
 }
 
 // The starter config's npx upstream gets time for npx's first download
-// (trial round 8: into an empty npx cache server-memory took 50 s; the
+// (into an empty npx cache server-memory took 50 s; the
 // default 30 s startup_timeout stopped npx halfway and left its cache
 // broken, so `check` failed on every later run too).
 func TestInitStarterGivesNpxTimeToDownload(t *testing.T) {
@@ -256,7 +256,7 @@ func TestInitStarterGivesNpxTimeToDownload(t *testing.T) {
 	}
 }
 
-// TestDeadlinesEndBeforeClientTimeout (trial r8 F4): the shipped
+// TestDeadlinesEndBeforeClientTimeout: the shipped
 // config.toml, `init`'s starter and the default call_timeout end a code run
 // and a tools/call before 60 s, the TypeScript SDK's default request
 // timeout (DEFAULT_REQUEST_TIMEOUT_MSEC, Claude Desktop, Inspector), so the

@@ -1,6 +1,6 @@
 package cli
 
-// Reload of a serving proxy (issue 11 item 5): triggers and the re-read of
+// Reload of a serving proxy: triggers and the re-read of
 // the config file. Triggers: SIGHUP (Unix; reload_unix.go) and, with
 // [server] watch_config = true, any change of the config file (fsnotify on
 // its folder, so editors that replace the file by renaming are seen; events
@@ -114,7 +114,7 @@ func (c *common) reload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, w
 	next, err := config.Load(c.config)
 	if err != nil {
 		log.Error("reload refused: invalid config; the running config stays", "trigger", why, "problems", err.Error())
-		p.AuditReload(false, "invalid config ("+why+"): "+err.Error()) // trial r7 F12: refused reloads are audit lines too
+		p.AuditReload(false, "invalid config ("+why+"): "+err.Error()) // refused reloads are audit lines too
 		return
 	}
 	if err := c.overrideMode(next); err != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestUsageNamesEveryFlag (trial r10 O6): the top-level usage named only
+// TestUsageNamesEveryFlag: the top-level usage named only
 // some flags of each command (`describe`/`search`/`call --client`,
 // `list --json`, `bench surface --tools/--limit/--trusted` were missing).
 // For every command, built-in and registered (extraCommands), this runs

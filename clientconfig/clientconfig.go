@@ -76,7 +76,7 @@ type Server struct {
 // download can take longer than the default 30 s, and a start stopped
 // halfway can leave the runner's cache broken for every later start (npx:
 // `ERR_MODULE_NOT_FOUND` for a dependency until ~/.npm/_npx is removed;
-// trial round 8: 50 s for server-memory into an empty npx cache).
+// 50 s for server-memory into an empty npx cache).
 const FirstStartTimeout = "3m"
 
 // installsOnFirstStart reports whether command (with args) is a package
@@ -132,7 +132,7 @@ func installsOnFirstStart(command string, args []string) bool {
 		if len(args) >= 2 && strings.EqualFold(args[0], "/c") {
 			rest := args[1:]
 			if len(rest) == 1 {
-				// The one-string form: `cmd /c "npx -y pkg"` (trial r9).
+				// The one-string form: `cmd /c "npx -y pkg"`.
 				rest = strings.Fields(rest[0])
 				if len(rest) == 0 {
 					return false
@@ -210,7 +210,7 @@ type Result struct {
 func Parse(path string, data []byte) (*Result, error) {
 	// A UTF-8 byte order mark, which Windows editors may write (Notepad,
 	// VS Code with "files.encoding": "utf8bom"), is no part of the JSON
-	// (trial r12: "invalid character 'ï' looking for beginning of value").
+	// ("invalid character 'ï' looking for beginning of value").
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	clean, err := stripJSONC(data)
 	if err != nil {
@@ -440,7 +440,7 @@ func unmappedReason(k string) string {
 // isToolsearch reports whether command starts mcp-toolsearch: the entry
 // README's "Add it to a client" puts in a client's file. A client file
 // imported again after that holds it next to the servers it fronts
-// (trial r10: imported, the config's proxy started itself, a new level
+// (imported, the config's proxy started itself, a new level
 // every fraction of a second for as long as the first one ran).
 func isToolsearch(command string) bool {
 	base := command[strings.LastIndexAny(command, `/\`)+1:]
@@ -546,7 +546,7 @@ func objectInOrder(raw []byte) (map[string]json.RawMessage, []string, error) {
 
 // syntaxAt checks that clean (stripJSONC's output, which keeps every
 // offset) is one complete JSON value, and names the line and column of a
-// syntax error (trial r12: `invalid character '"' after object key:value
+// syntax error (`invalid character '"' after object key:value
 // pair` named no place, and a file cut short after its last server was
 // imported as if whole).
 func syntaxAt(clean []byte) error {
@@ -571,7 +571,7 @@ func syntaxAt(clean []byte) error {
 // wrongType names a field of a server entry whose JSON type is not the
 // one its client documents, in the file's terms ("args" is a string, not
 // an array of strings), not Go's (`cannot unmarshal string into Go struct
-// field rawServer.args of type []string`; trial r12).
+// field rawServer.args of type []string`).
 func wrongType(err error) string {
 	var te *json.UnmarshalTypeError
 	if !errors.As(err, &te) {

@@ -97,7 +97,7 @@ func TestClaudeDesktop(t *testing.T) {
 	eq(t, "literal $ kept", up(t, cfg, "price-tracker").Args, []string{"--currency", "US$"})
 	eq(t, "servers", len(cfg.Upstreams), 5)
 	// npx and uvx download the server on the first start: more than the
-	// default startup_timeout (trial round 8); a local binary keeps it.
+	// default startup_timeout; a local binary keeps it.
 	for _, n := range []string{"filesystem", "github", "sqlite", "Brave-Search"} {
 		eq(t, n+" startup_timeout", up(t, cfg, n).StartupTimeout.Duration.String(), "3m0s")
 	}
@@ -139,7 +139,7 @@ func TestInstallsOnFirstStart(t *testing.T) {
 		{"pnpm", []string{"dlx", "x"}, true},
 		{"cmd", []string{"/c", "npx", "-y", "x"}, true},
 		{"cmd", []string{"/c", "node", "server.js"}, false},
-		{"cmd.exe", []string{"/C", "npx -y @modelcontextprotocol/server-github"}, true}, // one string (trial r9)
+		{"cmd.exe", []string{"/C", "npx -y @modelcontextprotocol/server-github"}, true}, // one string
 		{"cmd", []string{"/c", "node server.js"}, false},
 		{"cmd", []string{"/c", "  "}, false},
 		{"node", []string{"server.js"}, false},
@@ -178,7 +178,7 @@ func TestCursor(t *testing.T) {
 	r, out, cfg := importFile(t, "cursor/.cursor/mcp.json")
 	eq(t, "format", string(r.Format), "Cursor")
 	eq(t, "linear transport", up(t, cfg, "linear").Transport, "sse")
-	eq(t, "context7 header", up(t, cfg, "context7").Headers["CONTEXT7_API_KEY"], "v-CONTEXT7_API_KEY") // not CONTEXT7_CONTEXT7_… (trial r12)
+	eq(t, "context7 header", up(t, cfg, "context7").Headers["CONTEXT7_API_KEY"], "v-CONTEXT7_API_KEY") // not CONTEXT7_CONTEXT7_…
 	eq(t, "notion env", up(t, cfg, "notion").Env["NOTION_TOKEN"], "v-NOTION_TOKEN")
 	ws, _ := filepath.Abs("testdata/cursor")
 	eq(t, "docs args", up(t, cfg, "docs").Args, []string{ws + "/tools/docs-server.js"})
@@ -262,7 +262,7 @@ func own(path string) string {
 			"own": {"url": "https://${env:USERNAME_WITH_LONG_NAME}@mcp.example.com/mcp?api_key=${env:MYKEY}"}`
 }
 
-// TestURLSecrets (trial round 6, L5): a literal secret in an HTTP
+// TestURLSecrets: a literal secret in an HTTP
 // server's url (a secret query parameter, a userinfo password) becomes a
 // ${VAR} reference like env and header secrets, in every client format;
 // the rest of the url is kept, and the imported config loads with the url
@@ -334,7 +334,7 @@ func TestRenameReason(t *testing.T) {
 	}
 }
 
-// TestVSCodeWindowsPaths (trial r9 F10): a .vscode/mcp.json written on
+// TestVSCodeWindowsPaths: a .vscode/mcp.json written on
 // Windows ("${workspaceFolder}\\tools\\server.js") imported on Linux or
 // macOS names the same file with "/" (before: "/ws\tools\server.js", a
 // name no file has here, and no note); ${pathSeparator} and
@@ -355,7 +355,7 @@ func TestVSCodeWindowsPaths(t *testing.T) {
 }
 
 // The mcp-toolsearch entry of a client file (README "Add it to a client")
-// is not imported as an upstream of its own config (trial r10).
+// is not imported as an upstream of its own config.
 func TestToolsearchEntryNotImported(t *testing.T) {
 	for _, command := range []string{"mcp-toolsearch", "/usr/local/bin/mcp-toolsearch", `C:\Tools\MCP-Toolsearch.exe`} {
 		data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
@@ -375,7 +375,7 @@ func TestToolsearchEntryNotImported(t *testing.T) {
 	}
 }
 
-// TestArgSecrets (trial r12): literal secrets in a stdio server's
+// TestArgSecrets: literal secrets in a stdio server's
 // arguments — a url's password or secret query parameter (server-postgres'
 // postgresql://user:PASS@host, mcp-remote's url) and a secret header given
 // as "--header" "Name: value" (mcp-remote) — become ${VAR} references like
@@ -415,7 +415,7 @@ func TestArgSecrets(t *testing.T) {
 	}
 }
 
-// TestVSCodeSettingsAndBOM (trial r12): VS Code's user settings.json keeps
+// TestVSCodeSettingsAndBOM: VS Code's user settings.json keeps
 // its servers in "mcp": {"servers", "inputs"} among the editor's settings,
 // and a file saved with a UTF-8 byte order mark (Windows editors) is read.
 func TestVSCodeSettingsAndBOM(t *testing.T) {
@@ -445,7 +445,7 @@ func TestVSCodeSettingsAndBOM(t *testing.T) {
 	}
 }
 
-// TestErrorsNamePlaceAndField (trial r12): a syntax error names its line
+// TestErrorsNamePlaceAndField: a syntax error names its line
 // and column, a file cut short is refused (it was imported as if whole),
 // and a field of the wrong type is named in JSON's terms, not Go's.
 func TestErrorsNamePlaceAndField(t *testing.T) {
@@ -472,7 +472,7 @@ func TestErrorsNamePlaceAndField(t *testing.T) {
 	}
 }
 
-// TestHomeResolved (trial r12): the home folder written as an environment
+// TestHomeResolved: the home folder written as an environment
 // variable (Claude Code's ${HOME}, VS Code's ${env:HOME}) is resolved at
 // import like ${userHome}, with a note: as a ${VAR} it would be a secret
 // to the proxy, hidden in every log line that names a path.

@@ -36,7 +36,7 @@ func (im *importer) value(out *Server, where, s, _ string) string {
 		inner := s[m[2]:m[3]]
 		b.WriteString(im.ref(out, where, inner, s[m[0]:m[1]]))
 		if pathRefs[inner] && im.vscodeLike() && filepath.Separator == '/' && last < len(s) && s[last] == '\\' {
-			// trial r9 F10: a Windows user's "${workspaceFolder}\\tools"
+			// A Windows user's "${workspaceFolder}\\tools"
 			// (VS Code resolves the folder and keeps the rest as written:
 			// a path only on Windows). Off Windows the path that continues
 			// the folder is written with "/" so it names the same file.
@@ -100,7 +100,7 @@ func (im *importer) ref(out *Server, where, inner, whole string) string {
 		// ${HOME}, VS Code's ${env:HOME}) is resolved like ${userHome}:
 		// every value substituted for a ${VAR} is a secret to the proxy,
 		// and "/home/me" was hidden as *** in every log line and error
-		// that names a path (trial r12: `fork/exec ***/bin/my-server`).
+		// that names a path (`fork/exec ***/bin/my-server`).
 		inner == "HOME" && (f == ClaudeCode || f == Generic),
 		inner == "env:HOME" && vscodeLike:
 		home, err := os.UserHomeDir()
@@ -183,7 +183,7 @@ func (im *importer) headerSecret(out *Server, where, key, v string) string {
 		return scheme + " ${" + name + "}"
 	}
 	name := upperVar(key)
-	if !strings.HasPrefix(name, upperVar(out.Name)+"_") { // a header named after its server keeps its name (CONTEXT7_API_KEY, not CONTEXT7_CONTEXT7_API_KEY; trial r12)
+	if !strings.HasPrefix(name, upperVar(out.Name)+"_") { // a header named after its server keeps its name (CONTEXT7_API_KEY, not CONTEXT7_CONTEXT7_API_KEY)
 		name = upperVar(out.Name) + "_" + name
 	}
 	name = im.varFor(name, v)
@@ -195,12 +195,12 @@ func (im *importer) headerSecret(out *Server, where, key, v string) string {
 // query parameter (redact.IsSecretKey: ?api_key=…, ?token=…), a
 // userinfo password (https://user:PASS@host) and a path segment shaped like
 // a key (redact.LooksLikeToken) become ${VAR} references, as
-// env and header secrets do (trial round 6: they were written literally);
+// env and header secrets do (they were written literally);
 // the rest of the url, its parameter order and escaping are kept. The
 // variable stands for the text as written in the url (still URL-escaped),
 // since ${VAR} expands verbatim. Anything else goes through value. where
 // names the field in notes: "url", or "args[N]" for a url given as a
-// stdio server's argument (trial r12: mcp-remote's url, server-postgres'
+// stdio server's argument (mcp-remote's url, server-postgres'
 // postgresql://user:PASS@host, which the config's redaction already hid
 // in logs but import wrote literally).
 func (im *importer) urlValue(out *Server, where, raw string) string {

@@ -12,7 +12,7 @@ import (
 // The client address is used where no verified identity exists: the owner
 // of a sessionless code run of an anonymous caller (proxy/sandboxowner.go).
 // Behind a load balancer every connection comes from the balancer, so every
-// anonymous caller shared one owner (trial r9 F5). Trust: the header is
+// anonymous caller shared one owner. Trust: the header is
 // believed only from a connection whose peer is in TrustedProxies (the
 // operator's list); anyone else can write any header, and a client without
 // a token must not choose the address it is counted under.

@@ -805,7 +805,7 @@ func FuzzParse(f *testing.F) {
 			t.Errorf("error leaks secret: %v", err)
 		}
 		if cfg != nil {
-			// Issue 14 item 3: a secret is never shown by check, in any
+			// A secret is never shown by check, in any
 			// escaping (only when ${X} made "secretvalue" a secret).
 			if sum := cfg.Summary(); slices.Contains(cfg.Secrets(), "secretvalue") && strings.Contains(sum, "secretvalue") {
 				t.Errorf("summary shows the secret:\n%s", sum)
@@ -844,7 +844,7 @@ func TestConfigDirBuiltin(t *testing.T) {
 	}
 }
 
-// TestListenExpanded (trial r9 F8): ${VAR} in server.listen and
+// TestListenExpanded: ${VAR} in server.listen and
 // telemetry.metrics_listen is expanded, so one file serves several replicas
 // on one host; the values are not secrets (a port is not redacted in logs);
 // an unset variable is an error naming the key.
@@ -879,7 +879,7 @@ func TestBadURLFromSecretNotEchoed(t *testing.T) {
 	}
 }
 
-// Issue 12 item 10: an explicit mode implies enabled; with enabled = false
+// An explicit mode implies enabled; with enabled = false
 // it has no effect and a warning says so.
 func TestModeImpliesEnabled(t *testing.T) {
 	c := mustParse(t, minimal+"[tool_search]\nmode = \"tools\"\n", nil)

@@ -133,7 +133,7 @@ func (p *parser) expandAll(getenv func(string) (string, bool)) {
 	p.expand(&c.Server.BearerToken, getenv, []string{"server", "bearer_token"}, "")
 	// Listen addresses are not secrets (a port redacted as *** would hide
 	// that number in every log line): expanded as public values, so one
-	// file serves several replicas on one host (trial r9 F8).
+	// file serves several replicas on one host.
 	p.expand(&c.Server.Listen, publicLookup(getenv), []string{"server", "listen"}, "")
 	p.expand(&c.Telemetry.MetricsListen, publicLookup(getenv), []string{"telemetry", "metrics_listen"}, "")
 	for _, name := range sortedKeys(c.Endpoints) {

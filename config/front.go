@@ -3,7 +3,7 @@ package config
 import "time"
 
 // FrontLimits are the [server] keys that keep the HTTP front from being
-// exhausted (issue 14 item 4). They are embedded in Server, so they are
+// exhausted. They are embedded in Server, so they are
 // written directly in [server]. Trust: they guard against clients without
 // a token (docs/security.md).
 type FrontLimits struct {

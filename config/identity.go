@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
-// Defaults of the identity keys (issue 18; docs/config.md).
+// Defaults of the identity keys (docs/config.md).
 const (
 	DefaultClockSkew      = 60 * time.Second
 	DefaultConnectWait    = 2 * time.Minute

@@ -15,8 +15,8 @@ import (
 const MinLiteralSecret = 4
 
 // collectLiteralSecrets adds to the secret list the values written
-// literally in the config that are secrets by where they stand (issue 14
-// item 3; trust: the operator's config holds secrets, every output is
+// literally in the config that are secrets by where they stand (trust:
+// the operator's config holds secrets, every output is
 // read by someone who must not see them):
 //
 //   - env values whose variable name is secret (redact.IsSecretKey:

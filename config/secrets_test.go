@@ -115,7 +115,7 @@ func TestURLPathAndFragmentSecrets(t *testing.T) {
 	}
 }
 
-// TestJWTAndBase64PathKeysHidden (review r9 U4): a JWT or a standard base64
+// TestJWTAndBase64PathKeysHidden: a JWT or a standard base64
 // key in a URL path segment ('.', '+', '/' written %2F, '=') was not seen
 // as a key, so Go's transport error, which quotes the url, showed it in the
 // log and `check`. Now both are secrets of the config and the log line is

@@ -6,7 +6,7 @@ import (
 )
 
 // Security is the [security] table: how the proxy treats tool text it
-// does not trust (issue 14 items 1 and 2; docs/security.md). Trust: tool
+// does not trust (docs/security.md). Trust: tool
 // definitions come from upstream servers, which are not trusted.
 type Security struct {
 	// HiddenCharacters is what happens to a tool whose model-facing text
@@ -32,8 +32,8 @@ type Security struct {
 	// MaxToolBytes bounds one upstream tool's definition as the proxy
 	// passes it on (its compact JSON after text strings longer than 16,384
 	// characters were cut, the inputSchema as received included when the
-	// proxy normalised it), in bytes; a larger tool is quarantined (trial
-	// round 8 F8; package ingest SizeBound). Default DefaultMaxToolBytes,
+	// proxy normalised it), in bytes; a larger tool is quarantined (package
+	// ingest SizeBound). Default DefaultMaxToolBytes,
 	// clamped to MinMaxToolBytes..MaxMaxToolBytes.
 	MaxToolBytes int `toml:"max_tool_bytes"`
 }

@@ -21,9 +21,9 @@ type Config struct {
 	Endpoints  map[string]*Endpoint `toml:"endpoints"`
 	Telemetry  Telemetry            `toml:"telemetry"`
 	Security   Security             `toml:"security"`    // security.go
-	Auth       Auth                 `toml:"auth"`        // issue 18: OAuth resource-server mode (identity.go)
-	RateLimits RateLimits           `toml:"rate_limits"` // issue 18 (identity.go)
-	Audit      Audit                `toml:"audit"`       // issue 18 (identity.go)
+	Auth       Auth                 `toml:"auth"`        // OAuth resource-server mode (identity.go)
+	RateLimits RateLimits           `toml:"rate_limits"` // token buckets (identity.go)
+	Audit      Audit                `toml:"audit"`       // the audit log (identity.go)
 
 	// Warnings collects non-fatal findings of Load (clamped values and the like).
 	Warnings []string `toml:"-"`
@@ -49,7 +49,7 @@ type Server struct {
 	NameSeparator  string   `toml:"name_separator"`  // default "__"; must match ^[a-zA-Z0-9_-]{1,4}$
 	ShutdownGrace  Duration `toml:"shutdown_grace"`  // default 3s: time a stdio child gets after stdin closes before SIGTERM, and again before SIGKILL
 
-	// Client sessions (HTTP; issue 11). See docs/config.md.
+	// Client sessions (HTTP). See docs/config.md.
 	SessionIdleTimeout    Duration `toml:"session_idle_timeout"`     // default 30m; "0s" = never: a Streamable HTTP session with no request for this long is closed
 	DrainTimeout          Duration `toml:"drain_timeout"`            // default 10s; "0s" = none: at shutdown (SIGTERM) the HTTP front stops accepting and waits this long, at most, for client requests in flight
 	MaxSessions           int      `toml:"max_sessions"`             // default 1000, clamped to 1..1000000: client sessions open at once; initialize past it is refused
@@ -57,7 +57,7 @@ type Server struct {
 	KeepaliveInterval     Duration `toml:"keepalive_interval"`       // default 25s: an SSE comment on every open event stream idle this long
 	WatchConfig           bool     `toml:"watch_config"`             // default false: reload when the config file changes (SIGHUP always reloads on Unix)
 
-	// Scale-out (issue 11 item 6): docs/scale-out.md.
+	// Scale-out: docs/scale-out.md.
 	Stateless bool `toml:"stateless"` // default false: the HTTP front keeps no client state between requests
 	// MaxMessageBytes caps one JSON-RPC message from an upstream on every
 	// transport, and one line from a stdio client; default 32 MiB, clamped
@@ -85,7 +85,7 @@ type ToolSearch struct {
 	MaxSearchLimit     int      `toml:"max_search_limit"`     // default 20, clamped to 1..50
 	Pinned             []string `toml:"pinned"`               // directory mode: tools shown with full schemas
 	DirectoryMaxChars  int      `toml:"directory_max_chars"`  // directory mode: default 6000, clamped to 500..50000
-	// Code-mode sandbox limits (issue 14 items 5, 6; docs/config.md). Trust:
+	// Code-mode sandbox limits (docs/config.md). Trust:
 	// they bound what model-written code can make the proxy hold and how
 	// many sandbox slots one client session can take.
 	CodeMaxRuns           int `toml:"code_max_runs"`             // runs at once; default 4, clamped to 1..64
@@ -128,13 +128,13 @@ type Upstream struct {
 	CallTimeout    Duration    `toml:"call_timeout"`    // default 55s
 	PingInterval   Duration    `toml:"ping_interval"`   // default 30s: health ping of a ready upstream; two failed pings in a row reconnect it
 	Session        string      `toml:"session"`         // "shared" (default) | "per-client"
-	Credential     *Credential `toml:"credential"`      // issue 18: per-user credentials (identity.go); nil means static
+	Credential     *Credential `toml:"credential"`      // per-user credentials (identity.go); nil means static
 	// AllowInternalRedirects lets redirects of this HTTP upstream reach
 	// link-local, cloud-metadata, unspecified and (for a url not on
-	// loopback) loopback addresses; default false (issue 14 item 8).
+	// loopback) loopback addresses; default false.
 	AllowInternalRedirects bool `toml:"allow_internal_redirects"`
 	// ValidateInput: check each call's arguments against the tool's
-	// inputSchema before forwarding (issue 12 item 3). nil means on in the
+	// inputSchema before forwarding. nil means on in the
 	// code, tools and directory modes and off in direct mode.
 	ValidateInput *bool `toml:"validate_input"`
 	// Roots: offer the MCP roots capability (MCP spec, client/roots) to
@@ -142,7 +142,7 @@ type Upstream struct {
 	// (docs/policy.md). nil means true. false: the upstream is told the
 	// client has no roots, so a server that takes its folders from roots
 	// keeps the ones on its command line and asks nothing at start
-	// (server-filesystem; issue 12 item 16).
+	// (server-filesystem).
 	Roots *bool `toml:"roots"`
 }
 
@@ -203,7 +203,7 @@ type Telemetry struct {
 	SessionLog    string `toml:"session_log"`    // JSON Lines file; "" disables
 	LogArguments  bool   `toml:"log_arguments"`  // default false: no argument values in logs
 	MetricsListen string `toml:"metrics_listen"` // for stdio deployments: address of /metrics and /healthz; "" disables
-	// Issue 18: OpenTelemetry traces over OTLP/HTTP; off while TracesEndpoint is "".
+	// OpenTelemetry traces over OTLP/HTTP; off while TracesEndpoint is "".
 	TracesEndpoint    string            `toml:"traces_endpoint"`     // e.g. "http://127.0.0.1:4318/v1/traces"
 	TracesHeaders     map[string]string `toml:"traces_headers"`      // sent with every export; secrets
 	TracesSampleRatio float64           `toml:"traces_sample_ratio"` // default 1.0, clamped to 0..1

@@ -165,7 +165,7 @@ func (p *parser) defaults() {
 	p.clientAddressDefaults()
 
 	ts := &c.ToolSearch
-	// An explicit mode implies enabled (issue 12 item 10: `mode = "tools"`
+	// An explicit mode implies enabled (`mode = "tools"`
 	// alone used to run direct mode without a word); with enabled = false
 	// the mode has no effect, and a warning says so.
 	if p.defined("tool_search", "mode") {

@@ -1,7 +1,6 @@
 // Package connlimit caps the concurrent connections of a listener, in
 // total and per remote address, so that connections which never
-// authenticate cannot take every file descriptor of the process (issue 14
-// item 4).
+// authenticate cannot take every file descriptor of the process.
 //
 // A connection starts unvetted; the server marks it vetted (Vet) once one
 // of its requests passed authentication. When a new connection would

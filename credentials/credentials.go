@@ -1,5 +1,5 @@
 // Package credentials decides which credential a tool call carries to an
-// HTTP upstream ([upstreams.NAME.credential], issue 18):
+// HTTP upstream ([upstreams.NAME.credential]):
 //
 //   - "static": the configured headers (not handled here);
 //   - "passthrough": the caller's own access token, only when the token's

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// Issue 12 item 6: the members mcp.Tool does not know ("execution" of MCP
+// The members mcp.Tool does not know ("execution" of MCP
 // 2025-11-25, a later or extension member) are kept as received; members it
 // decodes under another spelling ("Name", an escaped key) never are, so
 // nothing can stand beside the proxy's own "name".

@@ -14,7 +14,7 @@ import (
 const StepHidden = "hidden-characters"
 
 // HiddenChars removes, from every model-facing string of a tool,
-// characters a person cannot see but a model reads (issue 14 item 1):
+// characters a person cannot see but a model reads:
 //
 //   - the Unicode TAG block U+E0000–U+E007F (invisible copies of ASCII:
 //     whole instructions fit in them);

@@ -33,7 +33,7 @@ func hasHidden(t *testing.T, v any) bool {
 	return false
 }
 
-// TestHiddenCharactersStripped (issue 14 item 1): TAG-encoded instructions,
+// TestHiddenCharactersStripped: TAG-encoded instructions,
 // zero-width characters and bidi controls are removed from the title,
 // description, annotations.title and every schema description/title, each
 // change flagged with what was removed; visible text and the emoji form of

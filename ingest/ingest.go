@@ -70,7 +70,7 @@ type Diagnostic struct {
 	// Logged is set when the step that made the diagnostic logged it
 	// itself (under its own rate limit, e.g. the proxy's pinning step):
 	// Log skips it and Same ignores it, so a definition that changes at
-	// every listing does not log a line per listing here (trial r10 O4).
+	// every listing does not log a line per listing here.
 	Logged bool `json:"-"`
 }
 

@@ -35,7 +35,7 @@ func diagOf(r Result, name string) *Diagnostic {
 	return nil
 }
 
-// Issue 13 item 3: schemas that strict clients refuse, each checked on its own.
+// Schemas that strict clients refuse, each checked on its own.
 func TestSchemaShapes(t *testing.T) {
 	r := Default().Run("odd", raws(
 		`{"name":"draft7","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"}}`,
@@ -88,7 +88,7 @@ func TestSchemaShapes(t *testing.T) {
 	}
 }
 
-// Issue 13 item 10: one deep schema quarantines only its own tool.
+// One deep schema quarantines only its own tool.
 func TestDeepToolQuarantinedAlone(t *testing.T) {
 	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 300) + `{"type":"string"}` + strings.Repeat(`}}`, 300)
 	var tools []string

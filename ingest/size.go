@@ -23,7 +23,7 @@ const MaxTextRunes = 16384
 const DefaultMaxToolBytes = 128 << 10
 
 // SizeBound bounds what one upstream tool puts in front of a client and the
-// model (trial round 8 F8: a tool's 1 MB title, schema descriptions,
+// model (a tool's 1 MB title, schema descriptions,
 // outputSchema, annotations and _meta reached the model whole through
 // describe, 11.5 MB for one tool). Trust: tool text is not trusted
 // (docs/security.md).
@@ -151,8 +151,8 @@ func (s SizeBound) Apply(t *Tool) error {
 // decodeKeepNumbers decodes one JSON value with its numbers as written
 // (json.Number), for a step that changes strings of a schema and encodes it
 // again: an enum, const or bound past float64's exact integers
-// (9007199254740993) must not change when a text string beside it does
-// (review r9). Trailing bytes other than blanks are an error.
+// (9007199254740993) must not change when a text string beside it does.
+// Trailing bytes other than blanks are an error.
 func decodeKeepNumbers(raw []byte) (any, error) {
 	var doc any
 	dec := json.NewDecoder(bytes.NewReader(raw))

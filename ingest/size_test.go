@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// TestSizeBoundCutsText (trial round 8 F8): text strings past MaxTextRunes
+// TestSizeBoundCutsText: text strings past MaxTextRunes
 // are cut wherever a client or the model reads them — title, description,
 // annotations.title, schema descriptions at any depth, examples, unknown
 // members, the inputSchema kept as received — while names and values stay
@@ -112,7 +112,7 @@ func TestSizeBoundQuarantinesBulk(t *testing.T) {
 // TestSizeBoundKeepsNumbers: a schema rewritten because a text string of
 // it was cut keeps its numbers as written: an integer past 2^53 (an enum,
 // const or bound the upstream validates against) is not rounded to the
-// nearest float64 (review r9: 9007199254740993 became 9007199254740992).
+// nearest float64 (9007199254740993 became 9007199254740992).
 func TestSizeBoundKeepsNumbers(t *testing.T) {
 	js := jsonStr(strings.Repeat("x", MaxTextRunes+10))
 	p := New(SchemaShape{}, SizeBound{Max: 1 << 20})

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// TestAuditStartsAndRefusedReloads (trial r7 F12): `check` and `list`
+// TestAuditStartsAndRefusedReloads: `check` and `list`
 // write no "start" line to the audit log (they serve no client; before,
 // each read as a proxy start); a serving proxy writes one; a reload the
 // CLI refuses (invalid file) is an audit line with outcome "refused" and

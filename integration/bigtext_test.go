@@ -12,7 +12,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestBulkyToolTextIsBounded (trial round 8 F8): an upstream whose tool
+// TestBulkyToolTextIsBounded: an upstream whose tool
 // carries 1 MiB of text in every member a client or the model reads
 // (title, description, annotations.title, a schema description,
 // outputSchema, an unknown member), a tool with a 50,000-value enum and

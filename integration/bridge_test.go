@@ -2,7 +2,7 @@
 
 package integration
 
-// The bridge cannot inflate the proxy (issue 14 item 5): four clients each
+// The bridge cannot inflate the proxy: four clients each
 // run a tool_search_code body that fires 64 bridge calls with 3.9 MB of
 // arguments at once (the attack of the issue), then 64 calls of 250 KB
 // (under the per-call limit, over the limit of a run), against the real

@@ -2,7 +2,7 @@
 
 package integration
 
-// by_client only narrows (issue 14 item 7): a client that claims
+// by_client only narrows: a client that claims
 // clientInfo.name = "trusted-agent" on the main endpoint gets what the main
 // endpoint's token grants (nothing here), not the 5 tools a
 // [tools.by_client."trusted-agent"] table names; the same 5 tools are

@@ -2,7 +2,7 @@
 
 package integration
 
-// `mcp-toolsearch check` on the real binary (trial round 6).
+// `mcp-toolsearch check` on the real binary.
 
 import (
 	"os"

@@ -2,7 +2,7 @@
 
 package integration
 
-// End-to-end tests of the "code" mode (issue 4, SPEC §3-§5): tool_search_code
+// End-to-end tests of the "code" mode (SPEC §3-§5): tool_search_code
 // through the real binary, with its sandbox workers, real upstreams and real
 // clients.
 
@@ -58,7 +58,7 @@ return await openclaw.tools.call(t.id, {owner: "octo", repo: "hello", title: "Cr
 // direct-only memory__read_graph. The seed's example body (search, then
 // describe, then call) leaves out arguments the github catalog's
 // create_issue requires: the run fails with the validation error naming them
-// and the upstream is not called (issue 12 item 3); the corrected body
+// and the upstream is not called; the corrected body
 // returns the github upstream's real result: the same content and
 // structuredContent as a call straight to that upstream.
 func TestCodeModeSeedExample(t *testing.T) {
@@ -180,11 +180,11 @@ trusted = true
 		{"array bomb", `new Array(1e9).fill(0)`, `out of memory|timed out|RangeError`, false},
 		{"string doubling", `let s = "x"; while (true) s += s;`, `out of memory|timed out|RangeError`, false},
 		{"unbounded recursion", `function f(){ return f() } return f()`, `maximum call stack size exceeded`, false},
-		// Trial round 6 L2: an error naming the limit, not a dead worker (past 10,000 levels:
+		// An error naming the limit, not a dead worker (past 10,000 levels:
 		// Go's encoder refuses them). 100,000 levels: sandbox TestDeepValues.
 		{"deeply nested value", `let a = []; for (let i = 0; i < 20000; i++) a = [a]; return a`, `^the returned value is nested deeper than 1000 levels`, false},
 		{"deeply nested call arguments", `let a = []; for (let i = 0; i < 20000; i++) a = [a]; return await openclaw.tools.call("mcp:github:create_issue", {owner: "o", repo: "r", title: "t", a})`, `^Error: the arguments of openclaw.tools.call are nested deeper than 1000 levels`, false},
-		// Trial round 6 M4: one fenced block runs; a fence with text around it is named.
+		// One fenced block runs; a fence with text around it is named.
 		{"fenced body", "```js\nreturn (await openclaw.tools.search(\"create an issue\", {limit: 1}))[0].id\n```", ``, false},
 		{"fence and text", "Here it is:\n```js\nreturn 1\n```", "^the body holds Markdown code fences \\(``` on lines 2 and 4\\), so it is not JavaScript: send only the JavaScript body", false},
 		{"constructor escape", `return this.constructor.constructor('return process')()`, `process is not defined`, false},

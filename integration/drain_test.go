@@ -19,7 +19,7 @@ import (
 // trigger-long-running-operation, 3 s in 3 steps). The call must still get
 // its upstream's result: the front stops accepting connections and waits,
 // up to server.drain_timeout, for the requests in flight before it ends
-// the sessions. Before (trial r9), the call was cut the moment the signal
+// the sessions. Before, the call was cut the moment the signal
 // arrived: the client read an empty response to its POST
 // ("HTTP 200", no JSON-RPC answer) and the go-sdk client failed the call.
 // The signal is sent on the call's first progress notification, so the

@@ -2,7 +2,7 @@
 
 package integration
 
-// The environment of stdio upstreams (issue 11 item 4), read back through
+// The environment of stdio upstreams, read back through
 // server-everything's get-env tool, the way a model could.
 
 import (

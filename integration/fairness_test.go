@@ -2,7 +2,7 @@
 
 package integration
 
-// A fair sandbox (issue 14 item 6): while one client keeps 16 looping
+// A fair sandbox: while one client keeps 16 looping
 // bodies (while(true){}) running in tool_search_code (6 slots, at most 3 a
 // session: code_max_runs, code_max_runs_per_session), another client's
 // `return 1` runs all succeed, and the looping client's surplus runs are
@@ -109,7 +109,7 @@ token = "bob-token"
 	}
 }
 
-// TestSandboxOwnerNotByClientName (trial r9 F5): an anonymous 2026-07-28
+// TestSandboxOwnerNotByClientName: an anonymous 2026-07-28
 // caller that gives each request another client name does not get more
 // than its address's allowance: with 6 slots, at most 3 an owner, 6
 // looping runs under 6 names get 3 slots and 3 "sandbox busy" answers.

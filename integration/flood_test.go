@@ -17,7 +17,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Trial round 7, F2: an upstream that writes notifications/message and
+// An upstream that writes notifications/message and
 // notifications/tools/list_changed in a tight loop (testdata/
 // flood_upstream.py) while a client listens at logging level debug made the
 // proxy's memory grow without bound (909 MB RSS in 60 s) — the go-sdk

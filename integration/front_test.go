@@ -2,7 +2,7 @@
 
 package integration
 
-// A front that cannot be exhausted (issue 14 item 4): while 20,500 slow,
+// A front that cannot be exhausted: while 20,500 slow,
 // unauthenticated connections are held open against the real binary
 // (integration/slowloris: 10,000 spread over 40 addresses trickling headers
 // that never end, and 10,500 from one address with a wrong token trickling

@@ -18,7 +18,7 @@ import (
 // longer to start than the others. Plain /healthz is 200 as soon as one
 // upstream is ready, so the load balancer sent it clients whose calls of
 // the slow upstream's tools failed ("unknown tool … still starting") while
-// the other replica could have served them (trial r9). /healthz?started is
+// the other replica could have served them. /healthz?started is
 // 503 until every upstream of the start has settled its first attempt,
 // then as /healthz. The slow upstream here waits for a file the test
 // creates, so nothing depends on timing.

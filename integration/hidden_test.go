@@ -2,7 +2,7 @@
 
 package integration
 
-// Hidden instructions in tool text (issue 14 item 1): a real server (the
+// Hidden instructions in tool text: a real server (the
 // catalog server, serving a crafted catalog) whose tool text carries
 // characters a person cannot see but a model reads — an instruction in the
 // Unicode TAG block, zero-width characters, bidi controls. Through the real

@@ -2,7 +2,7 @@
 
 package integration
 
-// Trial round 8: hostile upstreams met by desktop clients over stdio.
+// Hostile upstreams met by desktop clients over stdio.
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 // (Claude Desktop and the Inspector list resources and prompts and set the
 // log level when they connect). The hanging upstream's startup_timeout is
 // "3m", what `init` writes for an npx server: the bound does not follow it
-// (review r8: with the bound at startup_timeout, these requests waited 3
+// (with the bound at startup_timeout, these requests waited 3
 // minutes, longer than clients wait; the client's deadline below is 2
 // minutes).
 func TestHangingUpstreamListsDoNotHoldClients(t *testing.T) {
@@ -117,7 +117,7 @@ const (
 // proxy's log: a desktop client keeps the proxy's stderr in a file. The
 // proxy logs a burst of its lines, then at most a few a second, and says
 // how many it dropped, naming the upstream. Before, every line was logged:
-// 378 MB in 30 s (trial round 8).
+// 378 MB in 30 s.
 func TestStderrFloodIsRateLimitedInLog(t *testing.T) {
 	cfg := writeConfig(t, `
 [server]
@@ -186,7 +186,7 @@ startup_timeout = "3s"
 // call reaches the client with at most 8 of them waiting at a time; the
 // others are refused with an error naming the bound (the upstream sees
 // it), and the user is not flooded with questions. Before, every request
-// was relayed (trial round 8: 417 questions during one call).
+// was relayed (417 questions during one call).
 func TestElicitationFloodIsBounded(t *testing.T) {
 	cfg := writeConfig(t, `
 [tool_search]

@@ -16,7 +16,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestLogRotationReopensOnSIGUSR1 (trial r9 F7): logrotate's default
+// TestLogRotationReopensOnSIGUSR1: logrotate's default
 // (rename, then signal) works for the session log and the audit file. After
 // the files are renamed and the proxy gets SIGUSR1, later records go to new
 // files at the configured paths; the new audit file starts with a "rotate"

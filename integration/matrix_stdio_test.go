@@ -20,7 +20,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestProtocolMatrixStdio (issue 17): the stdio front at both protocol
+// TestProtocolMatrixStdio: the stdio front at both protocol
 // generations. Each cell runs `mcp-toolsearch serve` as a child over stdio
 // (one client per process) in direct mode with one upstream,
 // examples/catalogserver -interactive, at 2024-11-05, at 2025-11-25 or at its default

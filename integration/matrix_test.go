@@ -18,7 +18,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestProtocolMatrix (issue 17): every client generation × upstream
+// TestProtocolMatrix: every client generation × upstream
 // generation × mode is a real round trip through the proxy's Streamable
 // HTTP front: tools/list, a tools/call, a call whose upstream asks the user
 // a question (elicitation), and a call that changes the upstream's tool

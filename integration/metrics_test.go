@@ -2,7 +2,7 @@
 
 package integration
 
-// Prometheus metrics and /healthz of the real binary (issue 6, SPEC §7):
+// Prometheus metrics and /healthz of the real binary (SPEC §7):
 // on the HTTP front, and on [telemetry] metrics_listen for stdio
 // deployments. /metrics is parsed with the Prometheus text parser.
 

@@ -51,10 +51,10 @@ direct_only = ["search_issues"]
 // TypeScript SDK words its errors (the code repeated in the message).
 const upstreamRPCError = `{"code":-32042,"message":"MCP error -32042: URL elicitation required","data":{"url":"https://example.com/auth"}}`
 
-// wantUpstreamError is the one clean line a client gets for it (issue 12 item 13).
+// wantUpstreamError is the one clean line a client gets for it.
 const wantUpstreamError = `upstream "github": URL elicitation required`
 
-// TestModelFirstAttemptsToolsMode (issue 12 items 1, 2, 3, 5), with the
+// TestModelFirstAttemptsToolsMode, with the
 // official TypeScript SDK client: each slip gets an isError answer naming
 // the fix and writes nothing; the corrected calls work.
 func TestModelFirstAttemptsToolsMode(t *testing.T) {
@@ -125,7 +125,7 @@ func TestModelFirstAttemptsToolsMode(t *testing.T) {
 	}
 }
 
-// TestModelFirstAttemptsCodeMode (issue 12 items 2, 3, 4, 5) with
+// TestModelFirstAttemptsCodeMode with
 // mark3labs/mcp-go as the client: the same slips through the code bridge,
 // and the hints for a body that returns nothing and a missing await.
 func TestModelFirstAttemptsCodeMode(t *testing.T) {
@@ -198,7 +198,7 @@ catch (e) { return {message: e.message, upstream: e.upstream, code: e.code, data
 	}
 }
 
-// TestCodeRunKilledCancelsUpstreamCall (issue 12 item 7): a run that times
+// TestCodeRunKilledCancelsUpstreamCall: a run that times
 // out while a bridge call waits on a slow upstream tool cancels that call
 // upstream (catalogserver -slow-tool logs "call cancelled"), and the proxy
 // warned at start that a run cannot outlive one call of that upstream.
@@ -244,7 +244,7 @@ trusted = true
 	}
 }
 
-// TestHTTPUpstreamWrongTransportHint (issue 12 item 14): server-everything
+// TestHTTPUpstreamWrongTransportHint: server-everything
 // serving legacy SSE, configured as Streamable HTTP (its /sse answers the
 // initialize POST with 404), and serving Streamable HTTP, configured as SSE
 // (its /mcp answers the SSE GET with 400): `check` names the other
@@ -279,7 +279,7 @@ startup_timeout = "10s"
 	}
 }
 
-// TestUnknownToolSuggestion (issue 12 trial, trip point 10), with the
+// TestUnknownToolSuggestion (trip point 10), with the
 // official TypeScript SDK client: a misspelled name in a direct tools/call
 // gets the "did you mean" that tool_describe gives, by exposed name, in
 // directory mode and with search off (direct mode); a tool the policy
@@ -320,7 +320,7 @@ deny = [%s]
 	}
 }
 
-// TestSearchWhileUpstreamsStart (issue 12 trial, trip point 1), with the
+// TestSearchWhileUpstreamsStart (trip point 1), with the
 // official TypeScript SDK client: while an upstream is still starting
 // (here one that never answers initialize), the instructions, the catalog
 // summary in tool_search's description and the search notes name it and

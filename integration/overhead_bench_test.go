@@ -2,7 +2,7 @@
 
 package integration
 
-// Proxy overhead (issue 6 item 5, issue 16): tools/call through the real
+// Proxy overhead: tools/call through the real
 // proxy binary against the same call made straight to the same upstream,
 // side by side in one run, for both upstream transports (stdio, and
 // Streamable HTTP with the proxy's front over HTTP too), in direct mode and

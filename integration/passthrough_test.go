@@ -17,7 +17,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// everythingTransparent writes a transparent-mode config (issue 7 item 4):
+// everythingTransparent writes a transparent-mode config:
 // one upstream, server-everything, prefix "", tool search off. session is
 // "shared" or "per-client".
 func everythingTransparent(t *testing.T, session string) string {
@@ -282,7 +282,7 @@ args = ["-c", %s]
 	// The TS SDK at 2025-11-25 over Streamable HTTP (the go-sdk's session
 	// handler on the front) and over the legacy SSE transport: its call
 	// times out, it sends notifications/cancelled, and no answer to the
-	// call may follow (on the POST stream, resp. the SSE stream) (trial round 7, F8; before: -32603 "context canceled", which
+	// call may follow (on the POST stream, resp. the SSE stream) (before: -32603 "context canceled", which
 	// the SDK reports as "Received a response for an unknown message ID").
 	for _, front := range []string{"http", "sse"} {
 		t.Run("ts-sdk-2025-11-25-"+front, func(t *testing.T) {

@@ -592,8 +592,7 @@ trusted = true
 	if res(2)["isError"] == true || jpath(t, res(2), "structuredContent", "arguments", "paid") != "yes" {
 		t.Errorf("untrusted output must pass through unchanged: %v", res(2))
 	}
-	// A schema that does not compile: not validated, the call is made
-	// (issue 13 item 8).
+	// A schema that does not compile: not validated, the call is made.
 	if res(3)["isError"] == true || !strings.Contains(text(3), `"tool":"list_channels"`) {
 		t.Errorf("broken schema: %v", res(3))
 	}

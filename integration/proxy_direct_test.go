@@ -476,7 +476,7 @@ func TestNoChildrenRemainAfterExit(t *testing.T) {
 // the client's protocol: resultType "complete" and the proxy's own
 // serverInfo in _meta (the upstream's identity does not pass, meta.go).
 // The proxy passes such results on as the upstream's bytes, stamped
-// (issue 16, proxy/rawresult.go); this is what the client must see.
+// (proxy/rawresult.go); this is what the client must see.
 func TestDirectMode2026ResultWire(t *testing.T) {
 	cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.catalog]\ncommand = %s\nargs = [\"-tools\", %s]\n",
 		tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))

@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-// TestDirectModeToolsMatchEverything (issue 12 item 6, issue 17 "Tasks"):
+// TestDirectModeToolsMatchEverything (issue 17 "Tasks"):
 // in direct mode every tool object reaches the client with every member
 // server-everything sent, "execution" included (go-sdk v1.8.0's mcp.Tool
 // drops it; the proxy keeps it at ingest). The same TypeScript SDK client
@@ -114,7 +114,7 @@ func TestDirectModeToolsMatchEverything(t *testing.T) {
 	}
 }
 
-// TestDescribeShowsExecution (issue 12 item 6): tool_describe (tools
+// TestDescribeShowsExecution: tool_describe (tools
 // mode), openclaw.tools.describe (code mode) and the CLI describe show
 // server-everything's execution member, with title and annotations; those
 // modes offer no tasks capability (their catalog tools are not listed).

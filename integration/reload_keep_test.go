@@ -18,7 +18,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestReloadKeepsOldInstanceWhenNewFails (trial r7 F13, F9): a reload
+// TestReloadKeepsOldInstanceWhenNewFails (F9): a reload
 // that changes a working upstream's command to a typo keeps its old
 // instance serving — its tools stay listed and calls work — instead of
 // switching to the failed new one (before: its tools vanished and calls

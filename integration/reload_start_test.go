@@ -2,13 +2,13 @@
 
 package integration
 
-// A reload never waits for an upstream (trial r7 F3): an added upstream
+// A reload never waits for an upstream: an added upstream
 // slow to list starts in the background while the reload's policy is in
 // force at once, and later reloads are not held behind it; a restarted
 // upstream keeps serving on its old instance until its new one started,
 // and a later reload drops that pending start. After a restart of a
 // per-client upstream, the client sessions on the old instance are told
-// to start a new session (trial r7 F6).
+// to start a new session.
 
 import (
 	"context"
@@ -154,7 +154,7 @@ func TestReloadDoesNotWaitForSlowUpstream(t *testing.T) {
 	}
 }
 
-// TestReloadPerClientSessionMessage (trial r7 F6): after SIGHUP restarts a
+// TestReloadPerClientSessionMessage: after SIGHUP restarts a
 // session = "per-client" upstream, the client session whose per-client
 // session was on the old instance is told that a config reload restarted
 // the upstream and to start a new client session (before: "per-client

@@ -2,7 +2,7 @@
 
 package integration
 
-// Reload without restart (issue 11 item 5) on the real binary: SIGHUP
+// Reload without restart on the real binary: SIGHUP
 // re-reads the config while a client keeps calling.
 
 import (
@@ -48,7 +48,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sess.Close()
-	// trial r10 O1: no upstream offers resources or prompts, so a session
+	// No upstream offers resources or prompts, so a session
 	// of the classic handshake (which gets list_changed without
 	// subscribing) is told of neither, and a reload must not send their
 	// list_changed to it.
@@ -162,7 +162,7 @@ func TestReloadUnderLoad(t *testing.T) {
 	t.Logf("refusal logged: %s", tail(proc.Output()[i:], 400))
 }
 
-// TestReloadDrainsCallsInFlight (trial round 6, M3): a reload that changes
+// TestReloadDrainsCallsInFlight: a reload that changes
 // an upstream (call_timeout added) while a call of it is in flight lets
 // the call finish on the old instance; calls after the reload reach the
 // new instance. Before, the call failed at once with "connection lost
@@ -208,7 +208,7 @@ func TestReloadDrainsCallsInFlight(t *testing.T) {
 	}
 }
 
-// TestReloadRemovedUpstreamReason (round 7): after SIGHUP removes an
+// TestReloadRemovedUpstreamReason: after SIGHUP removes an
 // upstream, a direct tools/call of one of its former tools says that its
 // MCP server was removed from the configuration; before, it said "unknown
 // tool" and suggested a tool of another server.

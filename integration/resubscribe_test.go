@@ -14,7 +14,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestSubscriptionRemadeAfterUpstreamRestart (round 7): a client subscribed
+// TestSubscriptionRemadeAfterUpstreamRestart: a client subscribed
 // to a resource of server-everything through the proxy keeps getting
 // notifications/resources/updated after the upstream is killed and the
 // proxy has restarted it. Subscriptions are per session (MCP

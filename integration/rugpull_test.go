@@ -2,7 +2,7 @@
 
 package integration
 
-// Rug pulls (issue 14 item 2): a real server (the catalog server over
+// Rug pulls: a real server (the catalog server over
 // Streamable HTTP) changes a tool's description after the proxy pinned it
 // (SIGHUP re-reads its catalog; the go-sdk sends
 // notifications/tools/list_changed). Through the real binary, with a

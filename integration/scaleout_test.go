@@ -24,7 +24,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Scale-out (issue 11 item 6): three proxy processes with
+// Scale-out: three proxy processes with
 // `[server] stateless = true` behind HAProxy (Debian's haproxy 2.6,
 // installed by scripts/install-test-deps.sh), round robin per request, no
 // stickiness. Every request of a client may land on another replica.

@@ -2,7 +2,7 @@
 
 package integration
 
-// The end-to-end check of SPEC §8 (issue 6): a temporary fake upstream with a
+// The end-to-end check of SPEC §8: a temporary fake upstream with a
 // large catalog and a scripted client, run once in direct mode and once in
 // each Tool Search mode, comparing what the client received and the session
 // log.

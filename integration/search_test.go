@@ -2,7 +2,7 @@
 
 package integration
 
-// End-to-end tests of the "tools" and "directory" modes (issue 3, SPEC §3-§4):
+// End-to-end tests of the "tools" and "directory" modes (SPEC §3-§4):
 // the real binary, the default deployment's real upstreams (config.toml at
 // the repo root) and real clients (client.mjs on the official TypeScript SDK,
 // the official go-sdk client).
@@ -253,7 +253,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		t.Fatalf("tools/list = %v, want %v", names, want)
 	}
 	// tool_search's description says how many tools and which upstreams;
-	// the summary is said once (issue 12 item 8): the instructions give the count.
+	// the summary is said once: the instructions give the count.
 	counts := upstreamCounts(toolNamesGo(refList.Tools), "memory__read_graph")
 	if len(counts) != 6 {
 		t.Fatalf("direct mode shows %d upstreams (%v), want the 6 of config.toml", len(counts), counts)
@@ -381,7 +381,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		t.Errorf("default limit: %d hits, want 8 (search_default_limit)", n)
 	}
 	// Catalog tools are not callable by name in tools mode; direct-only ones are.
-	// The error points to tool_call (issue 12 item 5).
+	// The error points to tool_call.
 	if e, ok := jpath(t, doc, "steps", 17).(map[string]any)["error"].(map[string]any); !ok || e["code"] != float64(-32602) || !strings.Contains(e["message"].(string), `call it with tool_call: {"id": "mcp:github:create_issue"`) {
 		t.Errorf("tools/call github__create_issue in tools mode: %v, want JSON-RPC -32602 pointing to tool_call", jpath(t, doc, "steps", 17))
 	}
@@ -392,7 +392,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		t.Errorf("tool_call of an unknown id: %q", msg)
 	}
 	// describe gives the whole description, the same text direct mode lists,
-	// and the annotations (issue 12 items 1 and 6).
+	// and the annotations.
 	wf := okStructured(t, doc, 20)
 	if want := refTools["filesystem__write_file"].Description; wf["description"] != want || !strings.Contains(want, "Only works within allowed directories") {
 		t.Errorf("describe write_file description = %q\nwant the upstream's whole %q", wf["description"], want)
@@ -403,7 +403,7 @@ func TestToolsModeDefaultConfig(t *testing.T) {
 		t.Errorf("describe write_file annotations = %v, want %v", wf["annotations"], wantAnn)
 	}
 	// The default filesystem upstream writes into scratch/, which git
-	// ignores (issue 12 item 17).
+	// ignores.
 	okStructured(t, doc, 21)
 	if b, err := os.ReadFile(scratch); err != nil || string(b) != "x" {
 		t.Errorf("file written through the default filesystem upstream: %q %v", b, err)

@@ -2,7 +2,7 @@
 
 package integration
 
-// Secrets in every form, on every output (issue 14 item 3): secrets written
+// Secrets in every form, on every output: secrets written
 // literally in the config (a URL password and an API key in the query, one
 // with `"` and `\`; an Authorization header; a secret env value; the
 // bearer token) and a secret argument a client sends never show on any

@@ -16,7 +16,7 @@ import (
 // proxy's own entry was added to it, or written by hand). The child proxy
 // refuses to serve it, so `check` names the upstream as failed with the
 // reason; without the guard every level started one more, a new one every
-// fraction of a second for as long as the first ran (trial r10).
+// fraction of a second for as long as the first ran.
 func TestConfigThatStartsItselfFails(t *testing.T) {
 	bin := buildProxy(t)
 	dir := t.TempDir()

@@ -2,7 +2,7 @@
 
 package integration
 
-// Client session lifetime on the real binary (issue 11 item 1): clients
+// Client session lifetime on the real binary: clients
 // that vanish without DELETE are released after server.session_idle_timeout,
 // with their per-client upstream children.
 

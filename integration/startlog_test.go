@@ -152,7 +152,7 @@ args = [%s]
 	}
 }
 
-// `roots = false` (issue 12 item 16): the upstream is initialized without
+// `roots = false`: the upstream is initialized without
 // the roots capability, on a shared and on a per-client session, although
 // the client has roots: server-everything then does not register
 // get-roots-list (it does only for clients with roots) and never asks

@@ -2,7 +2,7 @@
 
 package integration
 
-// Start-up with broken upstreams (issue 13 items 1 and 12): the time from
+// Start-up with broken upstreams: the time from
 // starting the proxy binary (stdio) to the client's first tools/list
 // answer, with a healthy stdio upstream (go-sdk everything) alone and next
 // to an upstream that stalls. The healthy upstream's own time (started

@@ -21,7 +21,7 @@ import (
 // token must be refused — by new clients and inside a session opened with
 // it — and the new one taken, on the user's endpoint and on /mcp
 // (server.bearer_token), with no restart: the other users' sessions stay
-// open. Before (trial r9) a token change was logged as "need a restart" and
+// open. Before a token change was logged as "need a restart" and
 // the leaked token kept working until the proxy was restarted, which ended
 // every client session.
 func TestTokenRotationByReload(t *testing.T) {
@@ -115,7 +115,7 @@ path = "/u/bob"
 	}
 }
 
-// TestTokenRotationByReloadOAuth (review r9 U3): the same rotation with
+// TestTokenRotationByReloadOAuth: the same rotation with
 // [auth] on. An endpoint whose token equals server.bearer_token has its own
 // token all the same (docs/config.md [auth]: only a route without its own
 // endpoint token wants a JWT): rotating only that endpoint's token must

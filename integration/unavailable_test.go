@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestFailedUpstreamsNamedToModel (trial r8, F7), with the official
+// TestFailedUpstreamsNamedToModel, with the official
 // TypeScript SDK client: an upstream whose command is not on PATH and one
 // that exits during initialize are named, with the proxy's reason, in the
 // instructions, the catalog summary (tool_search's description), the

@@ -23,8 +23,7 @@ type API struct {
 	Bounds catalog.Bounds
 }
 
-// Description is describe's answer (SPEC §4 describe; issue 12 items 1
-// and 6): the hit, with the tool's WHOLE description in place of the hit's
+// Description is describe's answer (SPEC §4 describe): the hit, with the tool's WHOLE description in place of the hit's
 // short one, plus what a host needs to use the tool: the exact input and
 // output schemas, title, annotations (readOnlyHint, destructiveHint,
 // idempotentHint, openWorldHint), icons and _meta, each as the upstream
@@ -235,7 +234,7 @@ func fullDescription(s string) string {
 }
 
 // RawCaller is implemented by Envs whose call path can hand back a
-// result as the upstream's JSON (the proxy, issue 16: no decode of the
+// result as the upstream's JSON (the proxy: no decode of the
 // upstream result where nothing needs it decoded).
 type RawCaller interface {
 	// CallRaw is Env.Call, with the result as the upstream's JSON object
@@ -246,7 +245,7 @@ type RawCaller interface {
 }
 
 // RawAnswerer is implemented by Envs whose front can write a tools/call
-// answer handed over as JSON bytes (the proxy, issue 16: tool_call's
+// answer handed over as JSON bytes (the proxy: tool_call's
 // answer is written without building an mcp.CallToolResult).
 type RawAnswerer interface {
 	// AnswerRaw makes result, the JSON of a whole tools/call result, the
@@ -255,7 +254,7 @@ type RawAnswerer interface {
 	// as an mcp.CallToolResult. result is compact JSON (no blanks outside
 	// strings) whose members are content, structuredContent and isError
 	// only (no _meta, no resultType), so the front writes it without
-	// compacting or scanning it (issue 16). When it returns true, result is the
+	// compacting or scanning it. When it returns true, result is the
 	// front's, its capacity beyond its length included (the front may
 	// append to it in place, and give it back with ReleaseAnswer once
 	// written).
@@ -412,7 +411,7 @@ func invalidResult(up string, err error) error {
 	if errors.As(err, &se) {
 		if strings.Contains(se.Error(), "exceeded max depth") {
 			// encoding/json's own limit (maxNestingDepth): the result is
-			// JSON, nested too deep to decode (trial r8 F9).
+			// JSON, nested too deep to decode.
 			return fmt.Errorf("upstream %q sent an invalid tool result: nested deeper than %d levels (the JSON decoder's limit) at byte %d", clipRef(up), maxJSONDepth, se.Offset)
 		}
 		return fmt.Errorf("upstream %q sent an invalid tool result: not JSON at byte %d", clipRef(up), se.Offset)
@@ -425,7 +424,7 @@ func invalidResult(up string, err error) error {
 // CallToolResult (an encoding/json type or syntax error anywhere in its
 // chain: the go-sdk's decoder and the proxy's own upstream leg both wrap
 // it), and if so returns it worded by invalidResult: the member and the
-// JSON kinds, not the decoder's Go types (trial round 7 F1: `cannot
+// JSON kinds, not the decoder's Go types (`cannot
 // unmarshal "\"notanobject\"" into Go value of type struct { mcp.res; …
 // mcp.wireContent … }`). The returned error unwraps to err.
 func AsInvalidResult(up string, err error) (error, bool) {

@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
-// Argument shapes of the modes' own tools (issue 12 item 2). A model's
+// Argument shapes of the modes' own tools. A model's
 // first call often has the right intent and the wrong shape: `args` as a
 // JSON string or an array, the tool's arguments flat next to `id`,
 // `arguments` instead of `args`, no `id` at all. These mistakes are caught
@@ -90,7 +90,7 @@ func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json
 // knownMembers is what json.Unmarshal into a map[string]json.RawMessage
 // gives for raw when raw is a valid JSON object whose keys are all known,
 // plain (no escapes, valid UTF-8) and not repeated; the values are raw's
-// own bytes, not copies (issue 16: no decoder per call of an own tool).
+// own bytes, not copies (no decoder per call of an own tool).
 // ok is false for anything else (ownArgs then decodes it as before).
 func knownMembers(raw []byte, known []string) (m map[string]json.RawMessage, ok bool) {
 	if !json.Valid(raw) {
@@ -218,8 +218,7 @@ const placeholderID = "<id of a tool_search hit>"
 
 // exampleFor is the corrected call shown with an argument-shape error of
 // tool: for tool_call and tool_describe it is built from what the model
-// sent (m, nil when not an object), so it can be copied (issue 12 trial,
-// trip point 7): the id it gave (under `id` or a slip such as `name`),
+// sent (m, nil when not an object), so it can be copied: the id it gave (under `id` or a slip such as `name`),
 // and for tool_call the arguments it gave (under `args`, a slip such as
 // `arguments`, or flat next to `id`). Missing parts are placeholders. The
 // echoed values come from the model (untrusted) and are bounded: an id by

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Issue 12 item 2: argument-shape mistakes in tool_call (and the other
+// Argument-shape mistakes in tool_call (and the other
 // own tools) are rejected or repaired before any upstream sees them, with an
 // error that names the fix.
 func TestToolCallArgumentShapes(t *testing.T) {
@@ -74,7 +74,7 @@ func TestToolCallArgumentShapes(t *testing.T) {
 		})
 	}
 	// A numeric string for tool_search's integer `limit` is taken as the
-	// integer (issue 12 trial, trip 6), like a JSON string holding `args`.
+	// integer (trip 6), like a JSON string holding `args`.
 	for _, limit := range []string{`"1"`, `" 2 "`, `2`} {
 		r, err := s.Call(context.Background(), env, ToolSearch, json.RawMessage(`{"query":"issue","limit":`+limit+`}`))
 		if err != nil || r.IsError {
@@ -94,7 +94,7 @@ func TestToolCallArgumentShapes(t *testing.T) {
 	}
 }
 
-// The same mistakes through the code bridge (issue 12 item 2).
+// The same mistakes through the code bridge.
 func TestBridgeArgumentShapes(t *testing.T) {
 	env := newTestEnv(t)
 	c := newTestCode(t, 1)
@@ -140,7 +140,7 @@ return out;`)
 	}
 }
 
-// Issue 12 item 5: a tools/call of a hidden catalog tool's name in tools or
+// A tools/call of a hidden catalog tool's name in tools or
 // code mode points to the route; a denied tool stays identical to unknown.
 func TestHiddenCatalogNamePointsToTheRoute(t *testing.T) {
 	env := newTestEnv(t)
@@ -171,7 +171,7 @@ func TestHiddenCatalogNamePointsToTheRoute(t *testing.T) {
 	}
 }
 
-// Issue 12 item 4: a body that returns nothing, and a missing await, get a hint.
+// A body that returns nothing, and a missing await, get a hint.
 func TestCodeHints(t *testing.T) {
 	env := newTestEnv(t)
 	c := newTestCode(t, 1)
@@ -195,7 +195,7 @@ return {a: a.length, b: {}};`, ""},
 	}
 }
 
-// Issue 12 item 13: in the bridge an upstream's JSON-RPC error rejects with
+// In the bridge an upstream's JSON-RPC error rejects with
 // one clean message and carries upstream, code and data as properties.
 func TestBridgeUpstreamErrorProps(t *testing.T) {
 	env := newTestEnv(t)

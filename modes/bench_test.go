@@ -32,7 +32,7 @@ func (l latencies) report(b *testing.B) {
 // (pool warm, workers = this test binary) and as tool_search + tool_call, on
 // the 1,013-tool catalog of newTestEnv with an in-process echo upstream. The
 // difference of the p50 figures is code mode's added latency (target: at
-// most 5 ms, issue 4). Run with -benchtime=200x or more for a stable p99.
+// most 5 ms). Run with -benchtime=200x or more for a stable p99.
 func BenchmarkCodeVsTools(b *testing.B) {
 	env := newTestEnv(b)
 	ctx := context.Background()

@@ -78,7 +78,7 @@ type CodeOutput struct {
 	Error    string          `json:"error,omitempty"`
 	TimedOut bool            `json:"timedOut,omitempty"`
 	// Busy is set when no sandbox slot came free in time: the body never
-	// ran, and the same call may be retried (issue 14 item 6).
+	// ran, and the same call may be retried.
 	Busy      bool              `json:"busy,omitempty"`
 	Logs      []sandbox.LogLine `json:"logs"`
 	Truncated bool              `json:"truncated,omitempty"`
@@ -238,7 +238,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		}
 		return nil, fmt.Errorf("unknown bridge operation %q", op)
 	}
-	// Issue 18: a span for the run and one per bridge call (trace.go).
+	// A span for the run and one per bridge call (trace.go).
 	bridge := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
 		name, ok := bridgeSpan[op]
 		if !ok {
@@ -250,7 +250,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 		return out, err
 	}
 	if o, ok := env.(SandboxOwner); ok {
-		ctx = sandbox.WithOwner(ctx, o.SandboxOwner(ctx)) // fair slots between sessions (issue 14 item 6)
+		ctx = sandbox.WithOwner(ctx, o.SandboxOwner(ctx)) // fair slots between sessions
 	}
 	rctx, endRun := startSpan(ctx, env, spanSandboxRun)
 	r := c.Pool.Run(rctx, code, c.Timeout, bridge)
@@ -342,8 +342,8 @@ func weakSearchHint(notes []string) string {
 // bridgeCallRE finds the bridge calls of a body.
 var bridgeCallRE = regexp.MustCompile(`openclaw\.tools\.(search|describe|call)\s*\(`)
 
-// codeHint is a hint for two common first-attempt slips of a model
-// (issue 12 item 4), or "":
+// codeHint is a hint for two common first-attempt slips of a model,
+// or "":
 //   - the body returned undefined (no `return`): the result is null, which
 //     reads as "found nothing" unless said;
 //   - a bridge call without `await` (openclaw.tools.* return Promises): the

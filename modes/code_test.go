@@ -192,7 +192,7 @@ func TestCodeRunLateBlocksNoRace(t *testing.T) {
 }
 
 // A run whose search had no strong first hit says so in its hint, as
-// tools mode's tool_search note does (issue 12, code mode had no such
+// tools mode's tool_search note does (code mode had no such
 // signal); the hits themselves carry match, matched and score, which the
 // tool description explains. A strong search adds no hint.
 func TestCodeWeakSearchHint(t *testing.T) {
@@ -242,7 +242,7 @@ func TestCodeRejectedCallNamesLine(t *testing.T) {
 	}
 }
 
-// TestCodeConsoleTruncationNoted (trial round 6, L1): console output past
+// TestCodeConsoleTruncationNoted: console output past
 // the sandbox's 16 KiB ends at a line boundary, and the text and
 // structuredContent.logs end with a note saying what was dropped.
 func TestCodeConsoleTruncationNoted(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 )
 
 // UpstreamError is an upstream's JSON-RPC error answer to a tools/call as
-// the call path hands it to every route (issue 12 item 13): one clean line,
+// the call path hands it to every route: one clean line,
 // `upstream "NAME": <the upstream's message>`, with the code and data kept
 // as data rather than repeated in the text. It unwraps to the
 // *jsonrpc.Error (same code, message and data), so a direct tools/call

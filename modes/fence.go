@@ -11,7 +11,7 @@ import (
 // Models often send tool_search_code's body as a Markdown code block
 // ("```js\n…\n```"). The backticks are JavaScript too — an empty template
 // literal tagging the next one — so the run used to fail with
-// "TypeError: Value is not an object:" and no position (trial round 6, M4).
+// "TypeError: Value is not an object:" and no position.
 //
 // Trust: the body is model-written and untrusted; what is done here is
 // plain text work on it, before it reaches the sandbox, and never runs it.

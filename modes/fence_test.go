@@ -50,7 +50,7 @@ func TestUnfence(t *testing.T) {
 	}
 }
 
-// TestCodeFencedBody (trial round 6, M4): a body sent as one Markdown code
+// TestCodeFencedBody: a body sent as one Markdown code
 // block runs, with errors at their line in the text as sent; a fence that
 // cannot be unwrapped gets an error saying to send the body without it; a
 // body that starts with a template literal, or holds a ~~~ line that is

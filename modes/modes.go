@@ -74,7 +74,7 @@ type SearchIndexer interface {
 }
 
 // DeniedRecorder is implemented by Envs that record attempts to describe or
-// call a tool the session's policy denies (issue 12 item 15): the client
+// call a tool the session's policy denies: the client
 // gets the same answer as for an unknown tool (SPEC §6), so the attempt is
 // visible only here. ref is what the client named (id, exposed or original
 // name); via is one of the Via* constants.
@@ -126,8 +126,7 @@ func ErrUnknownTool(name string) error {
 }
 
 // unknownDirect is ErrUnknownTool for a direct tools/call of name, with
-// the "did you mean" that describe gives (suggest; issue 12 trial, trip
-// point 10) among the tools the session may see, each shown as label
+// the "did you mean" that describe gives (suggest) among the tools the session may see, each shown as label
 // names it (the exposed name where the mode calls it directly, else its
 // id). The suggestions depend only on name and the tools the session may
 // see, so a denied tool's answer is the one it would get if the tool did
@@ -144,7 +143,7 @@ func unknownDirect(env Env, name string, label func(*catalog.Entry) string) erro
 }
 
 // notExposed is the answer to a tools/call of name in a mode that does not
-// list it (issue 12 item 5): ErrUnknownTool, with a pointer to the route
+// list it: ErrUnknownTool, with a pointer to the route
 // when name is an exposed name, id or unique original name of a catalog tool
 // the session may see. via is ToolCall (tools mode) or ToolSearchCode (code
 // mode). A denied or missing tool gets ErrUnknownTool with the "did you

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestPrototypeEditsKeepBridge (trial r10 O5): a run whose code edits the
+// TestPrototypeEditsKeepBridge: a run whose code edits the
 // prototypes JSON.stringify consults (Object.prototype.toJSON,
 // Array.prototype.toJSON, an accessor at an array index) broke its own
 // bridge calls with "search: arguments are not a JSON array": the worker

@@ -1,6 +1,6 @@
 package modes
 
-// The tool_call envelope as bytes (issue 16). A plain upstream result (the
+// The tool_call envelope as bytes. A plain upstream result (the
 // shapes envelopeResultRaw accepts) becomes the envelope's JSON without
 // being decoded into Go values and marshaled again: appendEnvelope writes
 // the bytes json.Marshal(Envelope) writes for the map MakeEnvelope builds
@@ -559,7 +559,7 @@ func isLineSep[S ~string | ~[]byte](s S, i int) bool {
 
 // appendString appends s (valid UTF-8, no escapes needed to read it) as
 // a JSON string, escaped as encoding/json escapes it. Runs of bytes
-// written as they are are copied whole (issue 16: one appendRune call per
+// written as they are are copied whole (one appendRune call per
 // byte cost ~35k instructions per tool_call).
 func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
@@ -604,7 +604,7 @@ func appendString[S ~string | ~[]byte](dst []byte, s S) []byte {
 	return append(dst, '"')
 }
 
-// appendHit appends hit's JSON as json.Marshal writes it (issue 16: no
+// appendHit appends hit's JSON as json.Marshal writes it (no
 // allocation per tool_call), or json.Marshal's own output for a hit it
 // does not write itself (a score, a string that is not valid UTF-8).
 func appendHit(dst []byte, h *catalog.Hit) ([]byte, error) {
@@ -713,7 +713,7 @@ func envelopeJSONResult(ctx context.Context, e Env, env []byte, isError bool) *m
 	if ra, ok := e.(RawAnswerer); ok {
 		// Sized for the usual escaping (the text is env escaped: at most
 		// 6 bytes per byte, about 1.2 for JSON text) without counting it
-		// first (issue 16: ~9k instructions per call); the spare the
+		// first (~9k instructions per call); the spare the
 		// front's stamps need is made sure of after.
 		b := answerBuf(2*len(env) + toolCallFrame + answerSpare)
 		b = appendToolCallResult(b, env, isError)
@@ -728,7 +728,7 @@ func envelopeJSONResult(ctx context.Context, e Env, env []byte, isError bool) *m
 }
 
 // answerBufs holds buffers of answers handed to a RawAnswerer that its
-// front gave back once written (ReleaseAnswer; issue 16: tool_call's
+// front gave back once written (ReleaseAnswer: tool_call's
 // answer, the envelope twice, ~2 KB per call).
 var answerBufs sync.Pool // of *[]byte
 

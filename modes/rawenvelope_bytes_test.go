@@ -418,7 +418,7 @@ func (e *badRawEnv) CallRaw(ctx context.Context, en *catalog.Entry, args json.Ra
 	return &mcp.CallToolResult{}, json.RawMessage(e.raw), nil
 }
 
-// TestInvalidUpstreamResult (trial round 6, L7): a raw upstream result
+// TestInvalidUpstreamResult: a raw upstream result
 // that is not a CallToolResult is answered with the upstream's name and
 // the member in JSON terms, not the decoder's Go types.
 func TestInvalidUpstreamResult(t *testing.T) {

@@ -6,7 +6,7 @@ import "fmt"
 // servers a config reload removed (the proxy: the catalog entries of the
 // removed upstreams as they were just before that reload, kept until the
 // next reload). A call to such a tool then says why it is gone instead of
-// "unknown tool" with a suggestion from another server (round 7).
+// "unknown tool" with a suggestion from another server.
 type RemovedReporter interface {
 	// RemovedUpstream returns the name of the removed upstream whose tool
 	// ref names (by id, or by exposed name, case-insensitively) when the

@@ -9,7 +9,7 @@ import (
 // still starting (the proxy: upstreams in state "starting" whose features
 // the session's policy lets it see). Until one is ready its tools are not
 // in the catalog, so a search that finds nothing may find it a moment
-// later (issue 12 trial, trip point 1: with server.startup_wait shorter
+// later (trip point 1: with server.startup_wait shorter
 // than a slow upstream's start, the first search said "tell the user that
 // no available tool fits" while filesystem was still starting).
 type StartingReporter interface {
@@ -94,7 +94,7 @@ func startingInstructions(env Env) string {
 }
 
 // startingRef is the reason a reference to a tool that is not in the
-// catalog may still be good (trial round 6, M1): ref names, by its id or
+// catalog may still be good: ref names, by its id or
 // exposed-name form (catalog.Snapshot.UpstreamOf), an upstream env reports
 // as still starting, whose tools are not listed yet. "" otherwise. Only
 // upstreams the session's policy lets it see are reported as starting

@@ -156,7 +156,7 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 		if set && limit <= 0 {
 			return errorResult("tool_search: limit must be at least 1, got %d", limit), nil
 		}
-		_, end := startSpan(ctx, env, spanSearch) // issue 18 (trace.go)
+		_, end := startSpan(ctx, env, spanSearch) // (trace.go)
 		hits, err := t.API.Search(env, q, limit, ViaTool)
 		end(err)
 		if err != nil {

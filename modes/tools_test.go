@@ -52,7 +52,7 @@ func TestToolsListsThreeToolsAndDirectOnly(t *testing.T) {
 			t.Errorf("%s description lacks the total %d: %q", tl.Name, n, tl.Description)
 		}
 	}
-	// The summary is said once on the whole surface (issue 12 item 8):
+	// The summary is said once on the whole surface:
 	// tool_search's description, not the instructions or the other tools.
 	for _, surf := range []Surface{s, &Tools{API: testAPI(), Directory: true}, &Code{API: testAPI(), Timeout: time.Second}} {
 		whole := surf.Instructions(env)
@@ -249,7 +249,7 @@ func TestToolCallEnvelope(t *testing.T) {
 	} else if stub["omitted"] != "returned as content block 2 of this tool_call result" {
 		t.Errorf("tool_call stub = %q", stub["omitted"])
 	}
-	// Through the bridge the stub says where the block really goes (issue 12 item 8).
+	// Through the bridge the stub says where the block really goes.
 	envl, _, err := s.API.Call(context.Background(), env, "mcp:gitlab:create_issue", nil, ViaBridge)
 	if err != nil {
 		t.Fatal(err)
@@ -258,7 +258,7 @@ func TestToolCallEnvelope(t *testing.T) {
 		t.Errorf("bridge stub = %q", o)
 	}
 	// An upstream JSON-RPC error: an isError result with one clean line,
-	// the code and data in structuredContent (issue 12 item 13).
+	// the code and data in structuredContent.
 	r, m = call(map[string]any{"id": "mcp:github:list_issues", "args": map[string]any{"owner": "o", "repo": "r"}})
 	if want := `tool_call mcp:github:list_issues: upstream "github": boom`; !r.IsError || resultText(t, r) != want {
 		t.Errorf("JSON-RPC error: %q, want %q", resultText(t, r), want)

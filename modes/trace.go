@@ -3,7 +3,7 @@ package modes
 import "context"
 
 // Spanner is implemented by Envs that trace (the proxy: OpenTelemetry
-// spans, issue 18). StartSpan starts a child of the span in ctx and
+// spans). StartSpan starts a child of the span in ctx and
 // returns the context to pass on and the function that ends the span
 // (err marks it failed). With traces off it returns ctx and a function
 // that does nothing, allocating nothing.

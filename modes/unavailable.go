@@ -20,7 +20,7 @@ type Unavailable struct {
 // the session's policy). Search notes, the catalog summary, the
 // instructions and the unknown-tool answer name them, so a model can tell
 // the user that a server is broken and why instead of "no tool fits"
-// (trial r8, F7: `command = "uvx"` not on a desktop client's PATH).
+// (`command = "uvx"` not on a desktop client's PATH).
 type UnavailableReporter interface {
 	// Unavailable returns those upstreams, sorted by name.
 	Unavailable() []Unavailable

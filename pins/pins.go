@@ -1,6 +1,6 @@
 // Package pins keeps the definition of every upstream tool as first seen
 // ("pinned"), so that a definition that changes later — a rug pull — is
-// noticed (issue 14 item 2). A pin is the SHA-256 of a tool's name,
+// noticed. A pin is the SHA-256 of a tool's name,
 // title, description, inputSchema, outputSchema and annotations, in
 // canonical JSON (object keys sorted), keyed by the tool's catalog id
 // ("mcp:<upstream>:<tool>").
@@ -291,8 +291,8 @@ func (s *Store) stamp() string { return s.now().UTC().Format(time.RFC3339) }
 // changes of other callers meanwhile) and returns that write's error.
 // The state in memory changes at once as without Hold. For a listing:
 // each write is the whole file, so writing it per new tool made the first
-// sight of a catalog quadratic (2,000 new tools: 38 s; 4,000: 141 s;
-// trial round 7 F4); held over a listing it is one write. Holds may
+// sight of a catalog quadratic (2,000 new tools: 38 s; 4,000: 141 s);
+// held over a listing it is one write. Holds may
 // overlap (several upstreams listing at once): every release with a
 // change pending writes, so no hold delays another's write for longer
 // than its own listing. release must be called once.

@@ -151,7 +151,7 @@ func TestHashWithExtra(t *testing.T) {
 // TestHoldWritesOncePerListing: under Hold the state changes at once but
 // the file is written only at the release, once, with every change in it
 // (the first sight of a catalog was one whole-file write per new tool:
-// quadratic; trial round 7 F4). Overlapping holds: each release writes
+// quadratic). Overlapping holds: each release writes
 // what is pending.
 func TestHoldWritesOncePerListing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "c.pins.json")

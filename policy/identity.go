@@ -2,7 +2,7 @@ package policy
 
 import "strings"
 
-// Verified-identity keys of tools.by_client (issue 18). A by_client key
+// Verified-identity keys of tools.by_client. A by_client key
 // of the form "user:PATTERN", "group:PATTERN" or "scope:PATTERN" matches
 // the identity the HTTP front verified from an OAuth access token
 // (Subject.User, Subject.Groups, Subject.Scopes), never the client's

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// by_client may only narrow (issue 14 item 7).
+// by_client may only narrow.
 //
 // Trust: clientInfo.name is chosen by the client. A client claiming the
 // name of a more trusted one must not get more than its endpoint and token

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestByClientOnlyNarrows (issue 14 item 7): a client that claims the name
+// TestByClientOnlyNarrows: a client that claims the name
 // of a trusted one gets no more than the endpoint grants, by any kind of
 // by_client rule (profile, allow, also_allow), for tools and for an
 // upstream's features; narrowing still works; an endpoint with its own

@@ -101,7 +101,7 @@ func TestPolicyDenyBeatsAllow(t *testing.T) {
 
 	// A later layer's allow "*" cannot undo an earlier deny, and its own deny
 	// beats its own also_allow. Nor can it grant what the endpoint does not
-	// (issue 14 item 7: by_client only narrows).
+	// (by_client only narrows).
 	got = polDecisions(p, Subject{ClientName: "cursor"})
 	polWant(t, got, "github__delete_repo", false, `denied by tools.deny "github__delete_*"`)
 	polWant(t, got, "slack__delete_message", false, `denied by tools.by_client."cursor".deny "slack__delete_message"`)
@@ -413,7 +413,7 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 			ByClient: map[string]Rules{"cli": {Allow: []string{"fs__*"}}},
 		}.compile(t)
 		// The by_client allow list resolves (no fail-closed error), but it
-		// would widen the grant, which it cannot: warned (issue 14 item 7).
+		// would widen the grant, which it cannot: warned.
 		warns, err := p.Check(Subject{ClientName: "cli"}, polCatalog())
 		if err != nil || len(warns) != 2 || !strings.HasPrefix(warns[0], `tools.by_client."cli" would allow 2 tool(s) that the main endpoint does not (fs__read_file, fs__status): by_client rules only narrow`) ||
 			warns[1] != `client "cli" on the main endpoint: no tool is allowed` {

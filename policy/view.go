@@ -20,7 +20,7 @@ type Subject struct {
 	ClientName string
 	Endpoint   string
 	// User, Groups and Scopes are the identity the HTTP front verified from
-	// an OAuth access token (issue 18; empty otherwise). They are matched
+	// an OAuth access token (empty otherwise). They are matched
 	// only by tools.by_client keys "user:…", "group:…" and "scope:…"
 	// (identity.go).
 	User   string
@@ -188,7 +188,7 @@ func (p *Policy) View(s Subject) *View {
 	name := strings.ToLower(s.ClientName)
 	// The key: the endpoint, then "\x00<index>" per matching pattern, built
 	// on the stack (a strings.Builder passed to fmt escaped: one allocation
-	// per call, issue 16).
+	// per call).
 	var kb [64]byte
 	key := append(kb[:0], s.Endpoint...)
 	var matched []*clientLayer

@@ -206,7 +206,7 @@ func unquote(q string) string {
 // Replacer hides a fixed set of secrets in text, in every form of Forms.
 // The zero value and a nil *Replacer hide nothing. Safe for concurrent use.
 //
-// The rule (trial r9 F11): a form of ShortSecret bytes or more is hidden
+// The rule: a form of ShortSecret bytes or more is hidden
 // wherever it appears, also inside a longer word (a key in a URL path, a
 // token glued to its scheme). A shorter form is hidden only as a whole
 // word: where the text before and after it is not a letter, a digit or "_" (a

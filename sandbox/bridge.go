@@ -16,7 +16,7 @@ import (
 	"github.com/dop251/goja"
 )
 
-// The bridge's byte caps (issue 14 item 5). Trust: the worker runs
+// The bridge's byte caps. Trust: the worker runs
 // model-written code; whatever it sends, the parent (the proxy) holds in
 // its own memory, which the worker's memory limit does not cover. So:
 //

@@ -81,7 +81,7 @@ func callLine(id int, argBytes int) string {
 	return fmt.Sprintf(`{"t":"call","id":%d,"op":"call","args":["mcp:a:b",{"x":%q}]}`, id, strings.Repeat("y", argBytes))
 }
 
-// TestParentRefusesPastRunBytes (issue 14 item 5): a worker that does not
+// TestParentRefusesPastRunBytes: a worker that does not
 // keep to the limit of a run (the real one refuses such calls itself) gets
 // its calls past MaxRunBridgeBytes refused by the parent, with the limit
 // named, and they never reach the bridge.

@@ -11,8 +11,8 @@ import (
 // JSON has no text for, such as undefined or a function, is null, as in
 // an array), the brackets and commas around them by the worker itself.
 //
-// Why not JSON.stringify of an array holding the arguments, as before
-// (trial r10 O5): that array was a script-visible object, so a script
+// Why not JSON.stringify of an array holding the arguments, as before:
+// that array was a script-visible object, so a script
 // that had set Object.prototype.toJSON or Array.prototype.toJSON, or an
 // accessor at an array index on Array.prototype, changed the array itself
 // and broke every bridge call of its run ("search: arguments are not a
@@ -56,7 +56,7 @@ func (w *jsWorker) bridgeArgs(args []goja.Value) (raw string, tooDeep bool, err 
 // toJSON on the prototype of plain objects or of arrays; "" otherwise. A
 // bridge call that fails adds it to its error (checked when it fails, so
 // calls that succeed pay nothing), so the model reads why its
-// arguments were not what it wrote (trial r10 O5).
+// arguments were not what it wrote.
 func (w *jsWorker) protoNote(why string) string {
 	var set []string
 	if w.objectProto != nil && hasOwn(w.objectProto, "toJSON") {

@@ -13,7 +13,7 @@ import (
 // worker keeps at most the limit and the parent, which must not believe the
 // worker, bounds what it keeps again.
 //
-// What is cut is said, never dropped silently (trial round 6, L1: 3,000
+// What is cut is said, never dropped silently (3,000
 // lines ended "[log] lin", and a line after a long one vanished): the output
 // ends at a line boundary — a line that no longer fits is dropped whole —
 // except that a line arriving while at least half of the limit is still

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestConsoleTruncationSaysWhatWasDropped (trial round 6, L1): console
+// TestConsoleTruncationSaysWhatWasDropped: console
 // output past MaxLogBytes ends at a line boundary with a note (Level "note",
 // the last entry of Logs) saying how many lines and bytes were not kept; a
 // single long line keeps its start and the note says it was cut short.

@@ -17,7 +17,7 @@ import (
 // with status 1 without a result"), and goja's JSON.stringify checks for a
 // circular structure by scanning the whole path at every level, so its
 // work grows with the square of the depth (100,000 levels: 48 s of worker
-// CPU before anything was sent; trial round 6, L2). 1,000 levels is far
+// CPU before anything was sent). 1,000 levels is far
 // past any value a model returns or a tool takes, leaves Go's limit room
 // for the envelopes around the value, and costs the check under a million
 // steps. The cap is applied while stringify walks (stringifyBounded), so a

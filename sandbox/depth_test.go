@@ -16,7 +16,7 @@ func nest(depth int) string {
 	return fmt.Sprintf("let a = []; for (let i = 1; i < %d; i++) a = [a];\n", depth)
 }
 
-// TestDeepValues (trial round 6, L2): values nested deeper than
+// TestDeepValues: values nested deeper than
 // MaxValueDepth end with an error naming the limit — the returned value,
 // the arguments of a bridge call, a console.log argument, a thrown value —
 // never a dead worker; and a value 100,000 levels deep is refused at once

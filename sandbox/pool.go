@@ -88,7 +88,7 @@ type Options struct {
 	// MaxOutputBytes bounds Result.Value, in bytes; default 64 KiB.
 	MaxOutputBytes int
 	// MaxMessageBytes bounds the JSON arguments of one bridge call, in
-	// bytes; default 256 KiB (issue 14 item 5: the parent holds what the
+	// bytes; default 256 KiB (the parent holds what the
 	// worker sends, many times over on its way to the upstream).
 	MaxMessageBytes int
 	// MaxResultBytes bounds the JSON result the Bridge returns for one call,
@@ -327,7 +327,7 @@ func (p *Pool) refill() {
 			case errors.Is(err, errPoolClosed):
 			case closed:
 				// The pool closed while the spare was starting and Close
-				// killed it (round 4 trial: a WARN at every stdio
+				// killed it (a WARN at every stdio
 				// session's end): expected, not a fault.
 				p.opts.Logger.Debug("sandbox: spare worker stopped by Close while starting", "error", err)
 			default:
@@ -629,7 +629,7 @@ func (r *run) done(m message) {
 // the worker's memory limit (RLIMIT_DATA) one allocation past it, such as
 // 'x'.repeat(2**28) with a 128 MiB limit, makes the Go 1.26 collector
 // (mgcmark_greenteagc.go, spanQueue.tryDrain) fault on memory it could not
-// map instead of throwing "runtime: out of memory" (trial r10). A pure-Go
+// map instead of throwing "runtime: out of memory". A pure-Go
 // worker has no other way into such a fault, so it is worded as the
 // memory limit.
 func gcFaultOnMemory(stderr string) bool {

@@ -403,7 +403,7 @@ func TestMemoryBombs(t *testing.T) {
 		"new Array(1e9).fill(0); return 1;",
 		"let s = 'x'; while (true) { s += s; } return s.length;",
 		"const a = []; while (true) { a.push({x: a.length, y: 'abcdefgh' + a.length}); }",
-		// One allocation past the limit at once (trial r10: the Go runtime
+		// One allocation past the limit at once (the Go runtime
 		// of the worker died of SIGSEGV in its GC, and the model read
 		// "exited with status 2 without a result").
 		fmt.Sprintf("return 'x'.repeat(%d).length;", 2*limit),
@@ -700,7 +700,7 @@ func TestWorkerLimitsApplied(t *testing.T) {
 
 // A bridge call the parent rejects (the reply comes later, with no frame of
 // the body on the stack) names the call's (line, col) in the body when the
-// rejection is not caught (issue 12, fresh-user trial: rejected bridge calls
+// rejection is not caught (rejected bridge calls
 // had no position).
 func TestRejectedBridgeCallLine(t *testing.T) {
 	p := newPool(t, nil)

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Fair sandbox slots (issue 14 item 6). Trust: model-written code from one
+// Fair sandbox slots. Trust: model-written code from one
 // client session must not keep other sessions from running theirs. A pool
 // has MaxConcurrentRuns slots; one owner (a client session: WithOwner) holds
 // at most MaxRunsPerOwner of them at once; a run that finds no slot it may

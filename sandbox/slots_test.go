@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// TestSlotsPerOwner (issue 14 item 6): one owner cannot hold every slot;
+// TestSlotsPerOwner: one owner cannot hold every slot;
 // another owner gets one at once.
 func TestSlotsPerOwner(t *testing.T) {
 	s := newSlots(4, 2)

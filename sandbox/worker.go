@@ -263,7 +263,7 @@ func (w *jsWorker) bridgeCall(op string, args []goja.Value) goja.Value {
 		return vm.ToValue(p)
 	}
 	if w.limits.MaxRunBytes > 0 && w.sentBytes+len(raw) > w.limits.MaxRunBytes {
-		// Refused here, so the parent never holds them (issue 14 item 5).
+		// Refused here, so the parent never holds them.
 		_ = reject(w.newError(runBytesMessage(op, w.sentBytes, w.limits.MaxRunBytes)))
 		return vm.ToValue(p)
 	}

@@ -22,7 +22,7 @@ const MaxMismatches = 5
 //
 // jsonschema-go stops at the first failure and names array items only by
 // their schema location ("*"), so a model fixing a call needed one round
-// per mismatch (issue 12 trial, trip points 4 and 5). collect runs only
+// per mismatch (trip points 4 and 5). collect runs only
 // after the library said the value is invalid; it is the library that
 // decides validity. Keywords whose failure depends on other branches
 // (anyOf, oneOf, not, if/then/else, unevaluated*, patternProperties) are
@@ -210,7 +210,7 @@ func (w *walker) array(sm map[string]any, x []any, path string, depth int) {
 
 // requiredPart is the schema shown with a missing required property: the
 // "required" list and the subschema of every property it names, so the
-// excerpt never names a required property it does not show (trial trip 3).
+// excerpt never names a required property it does not show.
 func requiredPart(sm map[string]any) string {
 	props, _ := sm["properties"].(map[string]any)
 	req, _ := sm["required"].([]any)

@@ -62,7 +62,7 @@ func TestAllMismatches(t *testing.T) {
 	if !strings.HasSuffix(err.Error(), `[5] /e: missing required property "e" … and 3 more. Schema of [1], [2], [3], [4] and [5]: {"properties":{"a":{"type":"string"},"b":{"type":"string"},"c":{"type":"string"},"d":{"type":"string"},"e":{"type":"string"},"f":{"type":"string"},"g":{"type":"string"},"h":{"type":"string"}},"required":["a","b","c","d","e","f","g","h"]}`) {
 		t.Errorf("8 missing: %v", err)
 	}
-	// Round 4 trial: the code bridge keeps 512 bytes of an error, and the
+	// The code bridge keeps 512 bytes of an error, and the
 	// second mismatch was cut off inside the first one's schema part. Every
 	// field and reason now comes before any schema part.
 	err = entities.ValidateJSON(json.RawMessage(`{"entities":[{"name":"a","observations":"just one"}]}`))

@@ -12,8 +12,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A fast accept for arguments that plainly satisfy a plain schema (issue
-// 16: validating a call's arguments decoded them into Go values and ran
+// A fast accept for arguments that plainly satisfy a plain schema
+// (validating a call's arguments decoded them into Go values and ran
 // the library's validator, ~2 KB and ~50 allocations per call, for the
 // usual object of a few strings and numbers). ValidateJSON first reads the
 // JSON text against a fastNode tree built once per compiled schema; when

@@ -423,7 +423,7 @@ func TestFastAcceptEdges(t *testing.T) {
 	}
 }
 
-// A plain call's arguments are validated without an allocation (issue 16).
+// A plain call's arguments are validated without an allocation.
 func TestFastAcceptAllocs(t *testing.T) {
 	s := mustCompile(t, string(listIssuesSchema(t)))
 	args := []byte(`{"owner":"octo","repo":"hello","state":"open","labels":["bug"],"page":2}`)
@@ -455,7 +455,7 @@ func FuzzFastAccept(f *testing.F) {
 
 // A reference loop that never reaches into the value made jsonschema-go's
 // validator recurse until the stack was exhausted (a fatal error of the
-// whole process, round 9): Compile refuses it; references that go into
+// whole process): Compile refuses it; references that go into
 // the value (recursion through properties or items) still compile.
 func TestCompileRefusesRefLoop(t *testing.T) {
 	for _, loop := range []string{

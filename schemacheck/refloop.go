@@ -12,8 +12,7 @@ import (
 // {"$defs":{"a":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}.
 // jsonschema-go v0.4.3 resolves such a schema and then, validating any
 // value, follows the loop until the goroutine's stack is exhausted: a
-// fatal error that ends the whole process, not a panic (found in round 9;
-// an upstream's inputSchema is untrusted text). Compile refuses such
+// fatal error that ends the whole process, not a panic (an upstream's inputSchema is untrusted text). Compile refuses such
 // schemas (the proxy then skips validation for the tool, as for any schema
 // that does not compile).
 //

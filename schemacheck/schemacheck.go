@@ -53,7 +53,7 @@ type cached struct {
 }
 
 // cache holds compiled schemas by a hash of their bytes (maphash, with a
-// seed of this process: issue 16, sha256 cost ~28k instructions per
+// seed of this process: sha256 cost ~28k instructions per
 // tool_call for a 1.5 KB schema, maphash and the comparison ~1k). The
 // bytes are compared on a hit, so a collision is a miss, never another
 // schema's result.

@@ -20,7 +20,7 @@ func mustCompile(t *testing.T, raw string) *Schema {
 }
 
 // Every draft an MCP server is seen to declare compiles and validates with
-// that draft's meaning (issue 12 item 3, issue 13 item 8).
+// that draft's meaning.
 func TestDrafts(t *testing.T) {
 	for _, tc := range []struct {
 		name, schema, dialect string

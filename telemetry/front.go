@@ -23,8 +23,8 @@ type frontSeries struct {
 	stats atomic.Pointer[func() FrontStats]
 }
 
-// SetFrontStats makes /metrics report the HTTP front's connections (issue
-// 14 item 4), read from stats at each scrape:
+// SetFrontStats makes /metrics report the HTTP front's connections,
+// read from stats at each scrape:
 //
 //	mcp_toolsearch_http_connections                          gauge, open now
 //	mcp_toolsearch_http_connections_refused_total{cap}       counter, cap "total"|"address"

@@ -11,7 +11,7 @@ const (
 
 var knownLimits = map[string]bool{LimitMaxSessions: true, LimitMaxPerClientUpstreams: true}
 
-// limitMetrics are the series of the session limits (issue 11).
+// limitMetrics are the series of the session limits.
 type limitMetrics struct {
 	perClient prometheus.Gauge
 	refused   *prometheus.CounterVec

@@ -24,15 +24,15 @@ const (
 	OutcomeUnavailable     = "unavailable"      // unknown id, or the upstream is down
 	OutcomeTimeout         = "timeout"          // the upstream call timed out
 	// OutcomeInvalidArguments: the arguments did not match the tool's
-	// inputSchema; the upstream was not called (issue 12 item 3).
+	// inputSchema; the upstream was not called.
 	OutcomeInvalidArguments = "invalid_arguments"
 	// OutcomeDenied: an attempt to describe or call a tool the session's
 	// policy denies (by id, exposed or original name); the client got the
 	// same answer as for an unknown tool (SPEC §6), the record keeps the
-	// rule (issue 12 item 15).
+	// rule.
 	OutcomeDenied      = "denied"
-	OutcomeRateLimited = "rate_limited"     // refused by [rate_limits] (issue 18)
-	OutcomeConnect     = "connect_required" // the user has not connected the upstream (issue 18)
+	OutcomeRateLimited = "rate_limited"     // refused by [rate_limits]
+	OutcomeConnect     = "connect_required" // the user has not connected the upstream
 )
 
 // Code-run outcomes: the "outcome" label of mcp_toolsearch_code_runs_total.
@@ -108,7 +108,7 @@ type Metrics struct {
 	calls        *prometheus.CounterVec
 	callDuration *prometheus.HistogramVec
 	// callSeries caches the two series ObserveCall feeds per (upstream
-	// label, outcome label) pair (issue 16: two label lookups per call,
+	// label, outcome label) pair (two label lookups per call,
 	// hashing and validating the values each time); DeleteUpstream drops
 	// an upstream's entries with its series. seriesMu orders the cache's
 	// misses (series created and stored) with DeleteUpstream's two steps:

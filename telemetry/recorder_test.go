@@ -322,7 +322,7 @@ func TestLogArguments(t *testing.T) {
 					t.Errorf("log contains %q = %v, want %v", v, got, logArgs)
 				}
 			}
-			// Issue 14 item 3: the value of a secret key ("token") is never
+			// The value of a secret key ("token") is never
 			// kept, log_arguments or not.
 			if bytes.Contains(b, []byte(secretArg)) {
 				t.Errorf("log contains the secret argument %q", secretArg)
@@ -527,7 +527,7 @@ func TestConcurrentSessions(t *testing.T) {
 	}
 }
 
-// TestReopenAfterRename (trial r9 F7): after logrotate renames the session
+// TestReopenAfterRename: after logrotate renames the session
 // log, Reopen moves later records to a new file at the path; without it
 // they went on into the renamed file.
 func TestReopenAfterRename(t *testing.T) {

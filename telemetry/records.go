@@ -33,7 +33,7 @@ type header struct {
 	TS      time.Time `json:"ts"` // RFC 3339 with nanoseconds, UTC
 	Session string    `json:"session"`
 	// Client is the session's clientInfo.name, on every record so that a
-	// line read alone says whose it is (issue 12 item 15).
+	// line read alone says whose it is.
 	Client string `json:"client,omitempty"`
 	Event  string `json:"event"`
 }

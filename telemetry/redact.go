@@ -5,7 +5,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// Secrets (issue 14 item 3). The operator's config holds secrets; the
+// Secrets. The operator's config holds secrets; the
 // session log and /metrics are read by people and tools that must not see
 // them. The proxy hands its config's redaction (config.Config.Redact:
 // every secret, in every escaping) to both.

@@ -6,8 +6,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// securitySeries are the series of tool-text defences (issue 14 items 1
-// and 2), registered on first use.
+// securitySeries are the series of tool-text defences (hidden
+// characters, pins), registered on first use.
 type securitySeries struct {
 	once    sync.Once
 	hidden  *prometheus.GaugeVec

@@ -246,7 +246,7 @@ type Options struct {
 	// Demo adds DemoNote as a last text block to every echo result, so
 	// that a model calling a tool of a demo catalog (the default
 	// config.toml's registry, github and gitlab upstreams) does not take
-	// the echo for work done (issue 12, fresh-user trial). content[0] and
+	// the echo for work done. content[0] and
 	// structuredContent stay EchoResult's.
 	Demo bool
 }

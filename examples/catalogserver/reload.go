@@ -13,8 +13,7 @@ import (
 // reload_unix.go) and replaces the served tools with it: tools that are new
 // or changed are added again, tools that are gone are removed, and the
 // go-sdk tells connected clients with notifications/tools/list_changed.
-// Tests use it to change a tool's definition after start (a "rug pull",
-// issue 14 item 2). A file that cannot be read keeps the tools as they are.
+// Tests use it to change a tool's definition after start (a "rug pull"). A file that cannot be read keeps the tools as they are.
 func reloadOn(sigs []os.Signal, s *mcp.Server, path string, load LoadOptions, opts Options, served []Tool, stderr io.Writer) {
 	if len(sigs) == 0 {
 		return

@@ -1,6 +1,6 @@
 // Command fakeupstream runs one scenario of the deliberately broken MCP
-// server of internal/fakeupstream over stdio (the end-to-end tests of
-// issue 13 use it as an upstream).
+// server of internal/fakeupstream over stdio (the end-to-end fault tests
+// use it as an upstream).
 //
 //	fakeupstream -scenario NAME [-init-delay DURATION] [-prefix NAME] [-bom]
 //

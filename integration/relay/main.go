@@ -1,4 +1,4 @@
-// Command relay is the overhead bench's floor (issue 16, round 12): the
+// Command relay is the overhead bench's floor: the
 // least a proxy can do between an MCP client and its upstream, with no MCP
 // logic at all, so that BenchmarkOverhead (OVERHEAD_RELAY=1) can show how
 // much of the proxy's added cost any proxy pays on the machine at hand.

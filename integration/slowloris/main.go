@@ -1,5 +1,5 @@
 // Command slowloris is the attacker of the front exhaustion test
-// (integration/front_test.go, issue 14 item 4). It opens -n TCP
+// (integration/front_test.go). It opens -n TCP
 // connections to -addr from the source addresses in -src (round robin) and
 // keeps each one slow and unauthenticated:
 //

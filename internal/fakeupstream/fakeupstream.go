@@ -3,7 +3,7 @@
 // produce the faults a real SDK refuses to produce (log lines on stdout,
 // responses without "jsonrpc", odd ids, schemas strict clients refuse,
 // oversized results, a GET stream that stalls or flaps, lost sessions).
-// The proxy's tests run it as an upstream (issue 13: each kind of fault is
+// The proxy's tests run it as an upstream (each kind of fault is
 // one scenario). It is test infrastructure only; nothing in the proxy
 // imports it.
 package fakeupstream

@@ -20,7 +20,7 @@ type HTTP struct {
 	Scenario *Scenario
 	// GET is how the standalone GET stream behaves:
 	//   ""       headers, then held open quietly
-	//   "stall"  held open WITHOUT sending headers (issue 13 item 1)
+	//   "stall"  held open WITHOUT sending headers
 	//   "flaky"  the first GET sends ping events and an empty data event
 	//            without ids and closes after 300 ms; later GETs get 405
 	//            (item 2)

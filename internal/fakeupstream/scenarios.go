@@ -8,7 +8,7 @@ import (
 	"sync"
 )
 
-// OddSchemaTools are the tools of scenario "oddschemas" (issue 13 item 3):
+// OddSchemaTools are the tools of scenario "oddschemas":
 // schemas strict clients refuse, plus one healthy tool.
 const OddSchemaTools = `[
 {"name":"draft7","description":"Only a $schema.","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#"}},
@@ -19,7 +19,7 @@ const OddSchemaTools = `[
 {"name":"healthy","description":"A healthy tool.","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}
 ]`
 
-// DeepTools are the six tools of scenario "deep" (issue 13 item 10): one
+// DeepTools are the six tools of scenario "deep": one
 // inputSchema nests 1,500 levels.
 func DeepTools() string {
 	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 750) + `{"type":"string"}` + strings.Repeat(`}}`, 750)
@@ -34,7 +34,7 @@ func DeepTools() string {
 	return "[" + strings.Join(tools, ",") + "]"
 }
 
-// BigTextTools are the tools of scenario "bigtext" (trial round 8 F8):
+// BigTextTools are the tools of scenario "bigtext":
 // "big" holds 1 MiB of text in its title, description, annotations.title,
 // an inputSchema property's description, outputSchema's description and
 // an unknown member; "enums" a 50,000-value enum; "meta" a 1 MiB _meta;

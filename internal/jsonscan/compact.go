@@ -1,7 +1,7 @@
 package jsonscan
 
 // AppendCompact is encoding/json.Compact for the common case, about
-// three times faster (issue 16: the proxy compacts every raw tools/call
+// three times faster (the proxy compacts every raw tools/call
 // result it writes, the only full check of the upstream's JSON, and every
 // call's arguments it sends upstream).
 //
@@ -36,8 +36,8 @@ type compactor struct {
 }
 
 // blanks skips the blanks at src[i:], cutting them out of the copy. It
-// is small enough to be inlined for the usual case, no blank (issue 16,
-// round 12: it is called at every value and separator); cut does the rest.
+// is small enough to be inlined for the usual case, no blank (it is
+// called at every value and separator); cut does the rest.
 func (c *compactor) blanks(i int) int {
 	if i >= len(c.src) || c.src[i] > ' ' { // every blank is <= ' '
 		return i

@@ -149,7 +149,7 @@ func Object(data []byte, fn func(key, value []byte) bool) (depth int, err error)
 
 // ObjectNested is Object, and it records into in the members of the
 // value of the member named key (raw, between the quotes) when that value
-// is an object, in the same pass (issue 16: one scan per message, the
+// is an object, in the same pass (one scan per message, the
 // reader of the inner object needs no scan of its own). For a repeated key
 // in records the last one fn was shown. in is left not Complete when
 // there is no such member, its value is not an object, or that object is
@@ -279,7 +279,7 @@ const maxMembers = 8
 
 // Members records where the members of one JSON object are in its text,
 // as offsets from the object's first byte, so that the readers of one
-// message need one scan of it between them (issue 16). Only the first
+// message need one scan of it between them. Only the first
 // maxMembers members are recorded; a record is Complete only when the
 // object was scanned whole and well-formed (Object's checks) and every
 // member recorded. The zero value is an empty, not Complete record.

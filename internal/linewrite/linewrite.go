@@ -1,8 +1,7 @@
 // Package linewrite writes whole messages from many goroutines to one
 // stream (a stdio pipe carrying newline-delimited JSON-RPC: the stdio
 // front's stdout, an upstream's stdin), coalescing the messages that
-// arrive while a write is in flight into the next write (issue 16, round
-// 11).
+// arrive while a write is in flight into the next write.
 //
 // A Write when no write is in flight writes its message at once, on the
 // caller's goroutine, with no copy: one caller at a time (one call in

@@ -1,5 +1,5 @@
-// Package testauth is a minimal OAuth 2.1 authorization server for tests
-// (issue 18), following the specs the proxy relies on:
+// Package testauth is a minimal OAuth 2.1 authorization server for tests,
+// following the specs the proxy relies on:
 //
 //   - RFC 8414 metadata at /.well-known/oauth-authorization-server;
 //   - a JWKS (RFC 7517) at /jwks with one ES256 key;

