@@ -24,14 +24,16 @@ import (
 )
 
 // defaultConfig returns the repo's default deployment, config.toml. Its
-// upstreams need integration/node_modules and integration/.bin (both from
-// scripts/install-test-deps.sh).
+// upstreams need examples/servers/node_modules and examples/servers/bin
+// (scripts/install-servers.sh, which scripts/install-test-deps.sh runs).
 func defaultConfig(t testing.TB) string {
 	t.Helper()
 	requireNode(t)
 	root := repoRoot(t)
-	if _, err := os.Stat(filepath.Join(root, "integration", ".bin", "catalogserver")); err != nil {
-		missingDep(t, "integration/.bin/catalogserver is not built; run scripts/install-test-deps.sh")
+	for _, p := range []string{"examples/servers/bin/catalogserver", "examples/servers/node_modules/@modelcontextprotocol/server-memory/dist/index.js"} {
+		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(p))); err != nil {
+			missingDep(t, p+" is not installed; run scripts/install-servers.sh")
+		}
 	}
 	return filepath.Join(root, "config.toml")
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# install-test-deps.sh — install the real MCP servers and clients that mcp-toolsearch's default
-# config.toml and its end-to-end tests (integration/) start. Run it once after cloning; it is
-# idempotent and quick when nothing changed.
+# install-test-deps.sh — install the real MCP servers and clients that mcp-toolsearch's end-to-end
+# tests (integration/) start, and, first, the default config.toml's servers
+# (scripts/install-servers.sh). Run it once after cloning; it is idempotent and quick when nothing
+# changed. The Debian packages need root (or passwordless sudo); --no-apt leaves them out.
 #
 #   scripts/install-test-deps.sh [--no-npm] [--no-go] [--no-apt] [--force] [--quiet]
 #
@@ -52,6 +53,14 @@ now() { date +%s.%N; }
 elapsed() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }
 hashof() { cat "$@" | sha256sum | cut -c1-32; }
 T_ALL=$(now)
+
+# ---------------------------------------------------------------- the default config's servers
+ISARGS=()
+[ "$FORCE" = 1 ] && ISARGS+=(--force)
+[ "$QUIET" = 1 ] && ISARGS+=(--quiet)
+if [ "$WITH_NPM" = 1 ] && [ "$WITH_GO" = 1 ]; then
+  "$ROOT/scripts/install-servers.sh" ${ISARGS[@]+"${ISARGS[@]}"} || die "scripts/install-servers.sh failed"
+fi
 
 # ---------------------------------------------------------------- npm packages
 NPM_ENTRIES=(
