@@ -22,6 +22,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,6 +33,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/proxy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -106,6 +108,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case len(args) > 0 && !strings.HasPrefix(args[0], "-"):
 		cmd, args = args[0], args[1:]
 	}
+	if slices.Contains(commandNames(), cmd) && cmd != "help" && slices.ContainsFunc(args, isHelp) {
+		// COMMAND --help: the command's help is its output, not an
+		// error (stdout, exit 0).
+		stderr = stdout
+	}
 	switch cmd {
 	case "sandbox-worker": // the code sandbox's worker role (see package sandbox)
 		return sandbox.WorkerMain()
@@ -122,6 +129,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "check":
 		return runCheck(args, stdout, stderr)
 	case "version":
+		if len(args) == 1 && isHelp(args[0]) {
+			fmt.Fprintln(stdout, "mcp-toolsearch version (or --version): print the version of this binary.")
+			return exitOK
+		}
 		if len(args) > 0 {
 			return noArguments("version", args, stderr)
 		}
@@ -141,9 +152,39 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if h, ok := extraCommands[cmd]; ok {
 			return h(args, stdin, stdout, stderr)
 		}
-		fmt.Fprintf(stderr, "mcp-toolsearch: unknown command %q\n\n%s", cmd, usage)
+		fmt.Fprintf(stderr, "mcp-toolsearch: unknown command %q%s\n\n%s", cmd, didYouMean(cmd), usage)
 		return exitUsage
 	}
+}
+
+// commandNames are the commands of Main, sorted (not the hidden roles).
+func commandNames() []string {
+	names := []string{"serve", "list", "describe", "call", "search", "check", "version", "help"}
+	for name := range extraCommands {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// didYouMean is ` (did you mean "list"?)` for an unknown command close to
+// a known one (a typo, or a known command's prefix), or "".
+func didYouMean(cmd string) string {
+	names := commandNames()
+	var prefixOf []string
+	for _, n := range names {
+		lc := strings.ToLower(cmd)
+		if len(cmd) >= 2 && strings.HasPrefix(n, lc) || strings.HasPrefix(lc, n) {
+			prefixOf = append(prefixOf, n)
+		}
+	}
+	if len(prefixOf) == 1 {
+		return fmt.Sprintf(" (did you mean %q?)", prefixOf[0])
+	}
+	if n := config.Suggest(cmd, names); n != "" {
+		return fmt.Sprintf(" (did you mean %q?)", n)
+	}
+	return ""
 }
 
 // noArguments is the usage error of a command that takes no positional
@@ -626,9 +667,12 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "call: want exactly one ID")
 		return exitUsage
 	}
-	var a map[string]any
-	if err := json.Unmarshal([]byte(*argsJSON), &a); err != nil {
-		fmt.Fprintf(stderr, "call: --args is not a JSON object: %v\n", err)
+	if err := json.Unmarshal([]byte(*argsJSON), new(json.RawMessage)); err != nil {
+		fmt.Fprintf(stderr, "call: --args is not valid JSON: %v\n", err)
+		return exitUsage
+	}
+	if _, err := modes.ToolArguments(json.RawMessage(*argsJSON), "--args"); err != nil {
+		fmt.Fprintf(stderr, "call: %v\n", err)
 		return exitUsage
 	}
 	p, code := c.open(stderr)

@@ -28,7 +28,13 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{[]string{"nosuch"}, exitUsage, `unknown command "nosuch"`},
 		{[]string{"describe"}, exitUsage, "want exactly one ID"},
-		{[]string{"call", "x", "--args", "[1,2]"}, exitUsage, "--args is not a JSON object"},
+		{[]string{"call", "x", "--args", "[1,2]"}, exitUsage, "call: --args must be an object with the tool's arguments by name, e.g. {\"path\": \"/tmp/a.txt\"}; got an array"},
+		{[]string{"call", "x", "--args", `"hi"`}, exitUsage, "--args must be an object with the tool's arguments by name, e.g. {\"path\": \"/tmp/a.txt\"}; got a string"},
+		{[]string{"call", "x", "--args", "{hi"}, exitUsage, "call: --args is not valid JSON: invalid character 'h' looking for beginning of object key string"},
+		{[]string{"serach", "x"}, exitUsage, `unknown command "serach" (did you mean "search"?)`},
+		{[]string{"lsit"}, exitUsage, `unknown command "lsit" (did you mean "list"?)`},
+		{[]string{"benchmark"}, exitUsage, `unknown command "benchmark" (did you mean "bench"?)`},
+		{[]string{"imp"}, exitUsage, `unknown command "imp" (did you mean "import"?)`},
 		{[]string{"serve", "--config", "/nonexistent/config.toml"}, exitUsage, abs("/nonexistent/config.toml")},
 		{[]string{"bench", "what"}, exitUsage, `unknown benchmark "what"`},
 		{[]string{"bench", "search", "--tools", "x"}, exitUsage, "--tools and --queries are required"},
@@ -74,6 +80,27 @@ func TestModeOverrideValidated(t *testing.T) {
 	code, out, errs := run("list", "--config", cfg, "--mode", "turbo")
 	if code != exitUsage || !strings.Contains(out+errs, `--mode "turbo"`) {
 		t.Fatalf("exit %d, output %q", code, out+errs)
+	}
+}
+
+// TestEveryCommandHelp: `COMMAND --help` (and -h) is the command's help on
+// stdout with exit 0, for every command and subcommand (import, init and
+// healthcheck exited 2; version refused it as an argument).
+func TestEveryCommandHelp(t *testing.T) {
+	for _, name := range commandNames() {
+		for _, args := range [][]string{{name, "--help"}, {name, "-h"}} {
+			if name == "bench" || name == "audit" {
+				args = append([]string{name, map[string]string{"bench": "search", "audit": "verify"}[name]}, args[1:]...)
+			}
+			code, out, errs := run(args...)
+			if code != exitOK || len(strings.TrimSpace(out)) == 0 || errs != "" {
+				t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 0 and the help on stdout", args, code, out, errs)
+			}
+		}
+	}
+	// An unknown command with --help is still an error.
+	if code, _, errs := run("nosuch", "--help"); code != exitUsage || !strings.Contains(errs, `unknown command "nosuch"`) {
+		t.Errorf("nosuch --help: exit %d, stderr %q", code, errs)
 	}
 }
 

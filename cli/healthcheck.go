@@ -20,7 +20,7 @@ func runHealthcheck(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long (above 0)")
 	fs.Usage = func() { fmt.Fprintf(stderr, "%s\n\nFlags:\n", healthcheckHelp); fs.PrintDefaults() }
 	if err := fs.Parse(args); err != nil {
-		return exitUsage
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		return noArguments("healthcheck", fs.Args(), stderr)

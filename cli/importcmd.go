@@ -59,7 +59,7 @@ func runImport(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "mcp-toolsearch import: %v\n", err)
 		}
-		return exitUsage
+		return parseExit(err)
 	}
 	if file == "" {
 		fmt.Fprintf(stderr, "mcp-toolsearch import: FILE is missing\n\n%s\n", importHelp)
@@ -131,7 +131,7 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stderr, "mcp-toolsearch init: %v\n", err)
 		}
-		return exitUsage
+		return parseExit(err)
 	}
 	if *print {
 		fmt.Fprint(stdout, starterConfig)

@@ -441,8 +441,12 @@ func (p *parser) checkValue(v any, t reflect.Type, path []string) bool {
 	}
 }
 
-// suggest returns the candidate closest to k (case-insensitive edit
-// distance at most 2, or a third of k's length when longer), or "".
+// Suggest returns the candidate closest to k (case-insensitive edit
+// distance at most 2, or a third of k's length when longer), or "": the
+// "did you mean" of config keys, and of the command line's commands.
+func Suggest(k string, candidates []string) string { return suggest(k, candidates) }
+
+// suggest is Suggest.
 func suggest(k string, candidates []string) string {
 	best, bestD := "", -1
 	lk := strings.ToLower(k)
@@ -474,8 +478,11 @@ func keysWithPart(k string, candidates []string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b (bytes).
+// editDistance is the optimal-string-alignment distance between a and b
+// (bytes): Levenshtein's insertions, deletions and substitutions, plus the
+// swap of two adjacent bytes as one edit ("lsit" is one edit from "list").
 func editDistance(a, b string) int {
+	prev2 := make([]int, len(b)+1)
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -489,8 +496,11 @@ func editDistance(a, b string) int {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
+		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(b)]
 }
