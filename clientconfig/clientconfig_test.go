@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
@@ -50,6 +51,21 @@ func importFile(t *testing.T, rel string) (*Result, string, *config.Config) {
 		t.Fatalf("%s: the imported config does not load: %v\n%s", rel, err, out)
 	}
 	t.Logf("%s →\n%s", rel, out)
+	// An imported config starts without warnings: none from the loader, and
+	// none from the proxy's start, whose code-mode budget check warns when an
+	// upstream's call may outlast a code run (code_timeout_ms).
+	if len(cfg.Warnings) > 0 {
+		t.Errorf("%s: the imported config loads with warnings: %q", rel, cfg.Warnings)
+	}
+	for _, u := range cfg.EnabledUpstreams() {
+		ct := u.CallTimeout.Duration
+		if ct <= 0 {
+			ct = config.DefaultCallTimeout
+		}
+		if run := time.Duration(cfg.ToolSearch.CodeTimeoutMS) * time.Millisecond; ct > run {
+			t.Errorf("%s: upstream %s: call_timeout %s outlasts code_timeout_ms %s (the proxy warns at start)", rel, u.Name, ct, run)
+		}
+	}
 	return r, out, cfg
 }
 

@@ -37,6 +37,10 @@ func (r *Result) TOML() []byte {
 # enabled = false exposes every upstream tool directly (a plain aggregating proxy).
 enabled = true
 mode = "code"
+# A tool_search_code run (and every call it makes) ends after this many ms (1000..60000;
+# default 10000). 55000 lets a tool take as long as an upstream's default call_timeout (55 s),
+# and both end before the 60 s after which TypeScript SDK clients give up on a request.
+code_timeout_ms = 55000
 `)
 	for _, s := range r.Servers {
 		fmt.Fprintf(&b, "\n# %s server %q\n", r.Format, s.Original)
