@@ -48,17 +48,22 @@ func TestSchemaShapes(t *testing.T) {
 		`{"name":"badreq","inputSchema":{"type":"object","required":"x"}}`,
 		`{"name":"healthy","description":"fine","inputSchema":{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}}`,
 		`{"name":"badout","inputSchema":{"type":"object"},"outputSchema":{"type":"array"}}`,
+		`{"name":"bare","inputSchema":{"type":"object"},"outputSchema":{"type":"object"}}`,
+		`{"name":"nullprops","inputSchema":{"type":"object","properties":null,"additionalProperties":false}}`,
 	))
 	want := map[string]string{
 		"draft7":   `{"type":"object","properties":{},"$schema":"http://json-schema.org/draft-07/schema#"}`,
 		"anyvalue": `{"type":"object","properties":{},"title":"AnyValue"}`,
-		"oneof":    `{"type":"object","oneOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"number"}}}]}`,
+		"oneof":    `{"type":"object","properties":{},"oneOf":[{"type":"object","properties":{"a":{"type":"string"}}},{"type":"object","properties":{"b":{"type":"number"}}}]}`,
 		"empty":    `{"type":"object","properties":{}}`,
 		"absent":   `{"type":"object","properties":{}}`,
 		"nullable": `{"type":"object","properties":{"x":{"type":"string"}}}`,
-		"badreq":   `{"type":"object"}`,
+		"badreq":   `{"type":"object","properties":{}}`,
 		"healthy":  `{"type":"object","properties":{"q":{"type":"string"}},"required":["q"]}`,
-		"badout":   `{"type":"object"}`,
+		"badout":   `{"properties":{},"type":"object"}`,
+		// Strict clients refuse an object schema without "properties".
+		"bare":      `{"properties":{},"type":"object"}`,
+		"nullprops": `{"type":"object","properties":{},"additionalProperties":false}`,
 	}
 	for name, w := range want {
 		if got := schemaOf(t, r, name); got != w {
@@ -82,8 +87,14 @@ func TestSchemaShapes(t *testing.T) {
 		if tool.Name == "badout" && tool.OutputSchema != nil {
 			t.Errorf("badout kept outputSchema %v", tool.OutputSchema)
 		}
+		if out, _ := tool.OutputSchema.(json.RawMessage); tool.Name == "bare" && string(out) != `{"type":"object"}` {
+			t.Errorf("bare: outputSchema %s, want it as received", out)
+		}
 	}
-	if r.Quarantined() != 1 || r.Normalised() != 8 {
+	if d := diagOf(r, "bare"); d != nil {
+		t.Errorf("bare: adding \"properties\":{} changes nothing it allows, yet got a diagnostic: %+v", d)
+	}
+	if r.Quarantined() != 1 || r.Normalised() != 9 {
 		t.Errorf("quarantined %d normalised %d", r.Quarantined(), r.Normalised())
 	}
 }

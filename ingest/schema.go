@@ -30,12 +30,17 @@ const StepSchema = "schema"
 //     "type":"object" added;
 //   - a root "type" list that contains "object" (["object","null"]):
 //     becomes "object";
+//   - an object schema without "properties", such as {"type":"object"}:
+//     gets "properties":{} as its first member, with no diagnostic (it
+//     allows what it allowed; OpenAI-compatible and other strict clients
+//     refuse an object schema without it); "properties": null becomes {};
 //   - "required" that is not a list of strings: dropped;
 //   - any other root type ({"type":"string"}), a schema that is not a JSON
 //     object, or "properties" that is not an object: the tool is
 //     quarantined (its arguments could never be a JSON object).
 //
-// outputSchema gets the same repairs; one that cannot be repaired is
+// outputSchema gets the same repairs but the "properties" one (no model
+// fills it in); one that cannot be repaired is
 // dropped from the exposed tool (the tool stays callable; results are then
 // not validated) instead of quarantining the tool.
 //
@@ -47,19 +52,19 @@ func (SchemaShape) Name() string { return StepSchema }
 
 func (SchemaShape) Apply(t *Tool) error {
 	in, _ := t.Tool.InputSchema.(json.RawMessage)
-	fixed, detail, err := shapeSchema(in)
+	fixed, detail, err := shapeSchema(in, true)
 	if err != nil {
 		return fmt.Errorf("inputSchema: %v", err)
 	}
 	if detail != "" {
 		t.Normalise("inputSchema", in, "inputSchema: "+detail)
-		t.Tool.InputSchema = fixed
 	}
+	t.Tool.InputSchema = fixed
 	out, _ := t.Tool.OutputSchema.(json.RawMessage)
 	if len(out) == 0 {
 		return nil
 	}
-	fixed, detail, err = shapeSchema(out)
+	fixed, detail, err = shapeSchema(out, false)
 	switch {
 	case err != nil:
 		t.Normalise("outputSchema", out, "outputSchema dropped: "+err.Error())
@@ -74,8 +79,9 @@ func (SchemaShape) Apply(t *Tool) error {
 var combinators = []string{"oneOf", "anyOf", "allOf", "not", "if", "then", "else"}
 
 // shapeSchema returns the repaired schema and what was done ("" when raw
-// is fine as it is), or why it cannot be an object schema.
-func shapeSchema(raw json.RawMessage) (json.RawMessage, string, error) {
+// is fine as it is), or why it cannot be an object schema. input says it
+// is an inputSchema, which always gets "properties".
+func shapeSchema(raw json.RawMessage, input bool) (json.RawMessage, string, error) {
 	if isNull(raw) {
 		return json.RawMessage(`{"type":"object","properties":{}}`), `absent: set to {"type":"object","properties":{}}`, nil
 	}
@@ -131,6 +137,14 @@ func shapeSchema(raw json.RawMessage) (json.RawMessage, string, error) {
 			return nil, "", fmt.Errorf(`root type is %s, not "object" (tool arguments are a JSON object)`, typ)
 		}
 	}
+	addProps := false // "properties":{} to add, silently unless something else changes
+	if p, ok := members["properties"]; input && !ok {
+		members["properties"] = []byte(`{}`)
+		addProps = true
+	} else if input && isNull(p) {
+		members["properties"] = []byte(`{}`)
+		detail = append(detail, `"properties" is null: set to {}`)
+	}
 	if r, ok := members["required"]; ok {
 		var req []string
 		if json.Unmarshal(r, &req) != nil {
@@ -139,6 +153,11 @@ func shapeSchema(raw json.RawMessage) (json.RawMessage, string, error) {
 		}
 	}
 	if len(detail) == 0 {
+		if addProps {
+			// It allows what it allowed: no diagnostic, and the schema's
+			// own bytes after the new member.
+			return append([]byte(`{"properties":{},`), bytes.TrimSpace(raw)[1:]...), "", nil
+		}
 		return raw, "", nil
 	}
 	return encodeMembers(members), strings.Join(detail, "; "), nil
