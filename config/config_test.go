@@ -247,6 +247,8 @@ func TestValidation(t *testing.T) {
 		{"headers with command", minimal + "headers = { A = \"b\" }\n", 4, "upstreams.fs.headers: only for url upstreams"},
 		{"bad header name", "[upstreams.x]\nurl = \"http://h\"\nheaders = { \"Bad Name\" = \"b\" }\n", 3, `"Bad Name" is not a valid HTTP header name`},
 		{"session", minimal + "session = \"per-user\"\n", 4, `upstreams.fs.session: invalid value "per-user": must be one of "shared", "per-client"`},
+		{"protocol", minimal + "protocol = \"2026\"\n", 4, `upstreams.fs.protocol: invalid value "2026": must be one of "auto", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"`},
+		{"protocol 2026 over sse", "[upstreams.x]\nurl = \"http://h\"\ntransport = \"sse\"\nprotocol = \"2026-07-28\"\n", 4, `upstreams.x.protocol: "2026-07-28" needs transport "streamable-http" or a command`},
 		{"prefix chars", minimal + "prefix = \"a.b\"\n", 4, `upstreams.fs.prefix: "a.b" must be at most 32 characters of [a-zA-Z0-9_-]`},
 		{"prefix length", minimal + "prefix = \"" + strings.Repeat("p", 33) + "\"\n", 4, "upstreams.fs.prefix:"},
 		{"separator chars", minimal + "[server]\nname_separator = \".\"\n", 5, `server.name_separator: "." must be 1 to 4 characters`},

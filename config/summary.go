@@ -102,6 +102,9 @@ func (c *Config) Summary() string {
 		}
 		fmt.Fprintf(&line, " trusted=%t prefix=%q session=%s startup_timeout=%s call_timeout=%s",
 			u.Trusted, u.PrefixOrName(), u.Session, u.StartupTimeout.Duration, u.CallTimeout.Duration)
+		if u.Protocol != "" && u.Protocol != DefaultProtocol {
+			fmt.Fprintf(&line, " protocol=%s", u.Protocol)
+		}
 		if len(u.DirectOnly) > 0 {
 			fmt.Fprintf(&line, " direct_only=%v", u.DirectOnly)
 		}

@@ -144,6 +144,10 @@ type Upstream struct {
 	// keeps the ones on its command line and asks nothing at start
 	// (server-filesystem).
 	Roots *bool `toml:"roots"`
+	// Protocol is the MCP version the proxy speaks to this upstream:
+	// "auto" (default; docs/config.md, upstream/version.go) or one of
+	// Protocols' versions.
+	Protocol string `toml:"protocol"`
 }
 
 // OffersRoots reports whether the upstream is offered the roots capability

@@ -48,6 +48,7 @@ const (
 	DefaultCallTimeout        = 55 * time.Second // below the TypeScript SDK's 60 s request timeout (docs/config.md)
 	DefaultPingInterval       = 30 * time.Second
 	DefaultSession            = "shared"
+	DefaultProtocol           = "auto"
 	DefaultApprovalTimeout    = 60 * time.Second
 	DefaultSessionIdleTimeout = 30 * time.Minute
 	DefaultDrainTimeout       = 10 * time.Second
@@ -60,6 +61,14 @@ const (
 )
 
 // Reserved HTTP paths of the proxy; endpoints may not use them.
+// Protocols are the values of an upstream's protocol key: "auto", then the
+// MCP versions the proxy's upstream client speaks, newest first.
+var Protocols = []string{DefaultProtocol, ProtocolModern, "2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// ProtocolModern is the first MCP version without the initialize handshake
+// (no session; questions to the client come back as input_required results).
+const ProtocolModern = "2026-07-28"
+
 var reservedPaths = []string{"/mcp", "/sse", "/metrics", "/healthz"}
 
 var (
@@ -192,6 +201,7 @@ func (p *parser) defaults() {
 		p.defaultDuration(&u.CallTimeout, DefaultCallTimeout, "upstreams", name, "call_timeout")
 		p.defaultDuration(&u.PingInterval, DefaultPingInterval, "upstreams", name, "ping_interval")
 		p.defaultString(&u.Session, DefaultSession, "upstreams", name, "session")
+		p.defaultString(&u.Protocol, DefaultProtocol, "upstreams", name, "protocol")
 		switch {
 		case u.URL != "":
 			p.defaultString(&u.Transport, "streamable-http", "upstreams", name, "transport")
@@ -358,6 +368,10 @@ func (p *parser) validateUpstreams() {
 			}
 		}
 		oneOf(p, u.Session, []string{"shared", "per-client"}, at("session")...)
+		oneOf(p, u.Protocol, Protocols, at("protocol")...)
+		if u.Protocol == ProtocolModern && u.Transport == "sse" {
+			p.errf(at("protocol"), "", "%q needs transport \"streamable-http\" or a command: the SSE transport is of 2024-11-05 and carries up to 2025-11-25", u.Protocol)
+		}
 		if u.Prefix != nil {
 			if !rePrefix.MatchString(*u.Prefix) || len(*u.Prefix) > MaxPrefixLen {
 				p.errf(at("prefix"), "", "%q must be at most %d characters of [a-zA-Z0-9_-]", *u.Prefix, MaxPrefixLen)

@@ -80,7 +80,11 @@ func TestProtocolMatrixStdio(t *testing.T) {
 						args += `, "-protocol-versions", ` + tomlString(up.versions)
 					}
 					args += "]"
-					cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.u]\ncommand = %s\nargs = %s\n", tomlString(srv), args))
+					proto := "" // a stdio leg's default is 2025-11-25; the 2026-07-28 upstream is reached at it
+					if up.versions == "" {
+						proto = "protocol = \"2026-07-28\"\n"
+					}
+					cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.u]\ncommand = %s\nargs = %s\n%s", tomlString(srv), args, proto))
 					if up.http {
 						addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 						startHTTPServer(t, []string{srv, "-tools", catalogFile(t, "github-like.jsonl"), "-limit", "3", "-interactive", "-http", addr, "-stateless"}, nil, "http://"+addr+"/mcp")

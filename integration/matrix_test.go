@@ -64,7 +64,11 @@ func TestProtocolMatrix(t *testing.T) {
 					if mode != "direct" {
 						ts = fmt.Sprintf("[tool_search]\nenabled = true\nmode = %q\n", mode)
 					}
-					cfg := writeConfig(t, fmt.Sprintf("[server]\ntransport = \"http\"\n%s[upstreams.u]\ncommand = %s\nargs = %s\n", ts, tomlString(srv), args))
+					proto := "" // a stdio leg's default is 2025-11-25; the 2026-07-28 upstream is reached at it
+					if up.versions == "" {
+						proto = "protocol = \"2026-07-28\"\n"
+					}
+					cfg := writeConfig(t, fmt.Sprintf("[server]\ntransport = \"http\"\n%s[upstreams.u]\ncommand = %s\nargs = %s\n%s", ts, tomlString(srv), args, proto))
 					port := freePort(t)
 					base := fmt.Sprintf("http://127.0.0.1:%d", port)
 					p := startHTTPServer(t, []string{bin, "serve", "--config", cfg, "--listen", fmt.Sprintf("127.0.0.1:%d", port)}, nil, base+"/mcp")

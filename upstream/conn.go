@@ -490,7 +490,12 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 	if _, sdk := transport.(*mcp.StreamableClientTransport); !sdk { // its connection must reach the go-sdk unwrapped
 		l.gate = newNotifyGate(c.name, c.log)
 	}
-	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, &mcp.ClientSessionOptions{ProtocolVersion: offeredVersion(c.cfg)}) // version.go
+	offered := offeredVersion(c.cfg) // version.go
+	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, &mcp.ClientSessionOptions{ProtocolVersion: offered})
+	if err == nil && sess.ID() == "" && statelessUpgrade(c.cfg, offered) {
+		_ = sess.Close()
+		sess, err = client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, nil)
+	}
 	if err != nil {
 		return l, wrongTransportHint(c.cfg, c.attemptError(l, "initialize", err)) // http.go
 	}

@@ -211,12 +211,16 @@ func outcome(res *mcp.CallToolResult, raw *RawResult, err error) string {
 func TestOwnToolCallSameFrames(t *testing.T) {
 	for _, leg := range []struct{ transport, mode, version string }{
 		{"stdio", "plain", "2026-07-28"}, {"http-stateless", "plain", "2026-07-28"},
-		{"http", "plain", "2025-11-25"}, {"stdio", "fake:plain", "2025-11-25"},
+		{"http", "plain", "2025-11-25"}, {"stdio", "fake:plain", "2025-11-25"}, {"stdio", "plain", "2025-11-25"},
 	} {
 		{
 			transport, version := leg.transport, leg.version
-			t.Run(transport+"/"+leg.mode, func(t *testing.T) {
-				sdk, own, sdkLog, ownLog := startPaths(t, transport, leg.mode)
+			t.Run(transport+"/"+leg.mode+"/"+version, func(t *testing.T) {
+				sdk, own, sdkLog, ownLog := startPathsWith(t, transport, leg.mode, func(u *config.Upstream) {
+					if version == config.ProtocolModern {
+						u.Protocol = version // a stdio leg's default is 2025-11-25 (version.go)
+					}
+				})
 				for _, tc := range ownCallCases() {
 					var got [2]string
 					for i, m := range []*Manager{sdk, own} {
