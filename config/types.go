@@ -130,8 +130,9 @@ type Upstream struct {
 	Session        string      `toml:"session"`         // "shared" (default) | "per-client"
 	Credential     *Credential `toml:"credential"`      // per-user credentials (identity.go); nil means static
 	// AllowInternalRedirects lets redirects of this HTTP upstream reach
-	// link-local, cloud-metadata, unspecified and (for a url not on
-	// loopback) loopback addresses; default false.
+	// link-local, cloud-metadata, unspecified, (for a url not on loopback)
+	// loopback and (for a url not on a private address) private addresses;
+	// default false (upstream/redirect.go).
 	AllowInternalRedirects bool `toml:"allow_internal_redirects"`
 	// ValidateInput: check each call's arguments against the tool's
 	// inputSchema before forwarding. nil means on in the

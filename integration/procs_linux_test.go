@@ -81,6 +81,19 @@ func rssKB(pid int) int {
 	return 0
 }
 
+// peakRSSKB returns pid's peak resident set size in KiB (VmHWM), 0 when
+// unknown.
+func peakRSSKB(pid int) int {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n
+		}
+	}
+	return 0
+}
+
 // fdCount returns the number of pid's open file descriptors.
 func fdCount(pid int) int {
 	es, _ := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))

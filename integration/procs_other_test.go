@@ -30,6 +30,9 @@ func rssKB(pid int) int {
 	return n
 }
 
+// peakRSSKB is 0 here: ps(1) shows no peak resident set size.
+func peakRSSKB(pid int) int { return 0 }
+
 // fdCount returns the number of pid's open file descriptors (lsof rows,
 // header excluded), or -1 when lsof fails.
 func fdCount(pid int) int {

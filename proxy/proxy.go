@@ -163,7 +163,9 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 		ClientOptions:    p.pt.clientOptions,
 		ClientMiddleware: p.pt.clientMiddleware,
 		// Issue 11: request identity for server-to-client requests (relay_route.go).
-		WrapHTTP:        func(_ string, rt http.RoundTripper) http.RoundTripper { return callerTagger{base: rt} },
+		WrapHTTP: func(_ string, rt http.RoundTripper) http.RoundTripper {
+			return callerTagger{base: rt, max: cfg.Server.MaxMessageBytes}
+		},
 		Ingest:          ingest.New(ingestSteps(cfg, p.pins)...), // THE tool-ingest point (proxy/ingest.go)
 		MaxMessageBytes: cfg.Server.MaxMessageBytes,
 	}

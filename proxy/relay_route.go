@@ -42,6 +42,9 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
 // metaKeyCaller is the params._meta key that carries a call's token from
@@ -100,7 +103,23 @@ func takeCallerToken(req mcp.Request) string {
 // params._meta[metaKeyCaller] of each JSON-RPC request to the token of the
 // call whose POST the stream answers, or removes the key when the stream
 // answers no call of ours (the standalone GET stream, a resumed stream).
-type callerTagger struct{ base http.RoundTripper }
+//
+// Size: an event is buffered (to be rewritten) only up to max bytes plus
+// tagSlack; past that, what was buffered and the rest of the event pass
+// through as they are read, untouched (tagState.pass), so that memory
+// stays within a small multiple of server.max_message_bytes whatever an
+// upstream sends on a stream (trust: upstream servers are not trusted; one
+// event of hundreds of megabytes once grew the proxy by gigabytes). The
+// reader behind it (upstream's readSSE) keeps no data past the cap either
+// and fails the call such an event answers. An event passed through is
+// not tagged: a request in it (its data within the cap, padded with other
+// fields) is routed by the fallback rule above, and a caller key the
+// upstream wrote itself stays but names no call (tokens are never sent
+// upstream).
+type callerTagger struct {
+	base http.RoundTripper
+	max  int // server.max_message_bytes
+}
 
 func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := c.base.RoundTrip(req)
@@ -116,6 +135,11 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	st := tagReaders.Get().(*tagState)
 	st.in.Reset(resp.Body)
+	limit := c.max
+	if limit <= 0 {
+		limit = config.DefaultMaxMessageBytes
+	}
+	st.limit = limit + tagSlack
 	resp.Body = &tagReader{src: resp.Body, st: st, token: token}
 	return resp, nil
 }
@@ -142,7 +166,22 @@ type tagState struct {
 	line []byte       // the line being read
 	ev   bytes.Buffer // the lines of the event being read, each without its line end, then "\n"
 	out  bytes.Buffer // what Read hands out next
+	more []byte       // handed out after out: a long line, not copied into out
+	tail []byte       // handed out after more: a piece of an event passed through, in the reader's buffer (valid until the next read)
+	// limit is the most bytes of one event that are buffered (ev and
+	// line); past it the event passes through (pass) until its end.
+	limit int
+	// pass: the rest of the current event goes out as it is read;
+	// atStart: the next byte read starts a line (pass mode's own line
+	// tracking, to see the blank line that ends the event); sawData: the
+	// event being buffered has a data line.
+	pass, atStart, sawData bool
 }
+
+// tagSlack is room past server.max_message_bytes for an event's framing
+// (field names, "data: " per line, id and event fields) before the event
+// passes through untagged.
+const tagSlack = 64 << 10
 
 // tagKeep is the most buffer capacity a pooled tagState keeps.
 const tagKeep = 64 << 10
@@ -158,6 +197,8 @@ func (st *tagState) release() {
 	}
 	st.ev.Reset()
 	st.out.Reset()
+	st.pass, st.atStart, st.sawData = false, false, false
+	st.more, st.tail = nil, nil
 	tagReaders.Put(st)
 }
 
@@ -198,8 +239,51 @@ func (t *tagReader) Read(p []byte) (int, error) {
 		return 0, t.err
 	}
 	st := t.st
-	for st.out.Len() == 0 && t.err == nil {
+	for st.out.Len() == 0 && len(st.more) == 0 && len(st.tail) == 0 && t.err == nil {
 		chunk, err := st.in.ReadSlice('\n')
+		if st.pass {
+			t.passChunk(chunk, err)
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				t.err = err
+			}
+			continue
+		}
+		if st.ev.Len()+len(st.line)+len(chunk) > st.limit {
+			// Past the bound: out goes what was kept, then the rest of
+			// the event as it comes, unchanged.
+			// (out is empty here: the buffers trade places and the line
+			// is handed out from its own buffer, no copy.)
+			st.ev, st.out = st.out, st.ev
+			st.pass, st.atStart = true, len(st.line) == 0
+			st.ev.Reset()
+			if len(st.line) > 0 {
+				st.more, st.line = st.line, nil
+			}
+			t.passChunk(chunk, err)
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				t.err = err
+			}
+			continue
+		}
+		if len(st.line) == 0 && !st.sawData && isAnswerData(chunk) {
+			// The first data line of an answer (the results of calls,
+			// the large events): nothing to rewrite, so it passes as it
+			// is read, without being kept.
+			st.ev, st.out = st.out, st.ev
+			st.pass, st.atStart = true, true
+			st.ev.Reset()
+			t.passChunk(chunk, err)
+			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+				t.err = err
+			}
+			continue
+		}
+		if len(st.line) == 0 && bytes.HasPrefix(chunk, []byte("data:")) {
+			st.sawData = true
+		}
+		if need := len(st.line) + len(chunk); need > cap(st.line) { // grow by doubling, up to the bound: less garbage than append's quarter
+			st.line = append(make([]byte, 0, max(min(2*cap(st.line), st.limit), need)), st.line...)
+		}
 		st.line = append(st.line, chunk...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue // a line longer than the reader's buffer
@@ -219,10 +303,34 @@ func (t *tagReader) Read(p []byte) (int, error) {
 			t.err = err
 		}
 	}
-	if st.out.Len() > 0 {
+	switch {
+	case st.out.Len() > 0:
 		return st.out.Read(p)
+	case len(st.more) > 0:
+		n := copy(p, st.more)
+		if st.more = st.more[n:]; len(st.more) == 0 {
+			st.more = nil
+		}
+		return n, nil
+	case len(st.tail) > 0:
+		n := copy(p, st.tail)
+		st.tail = st.tail[n:]
+		return n, nil
 	}
 	return 0, t.err
+}
+
+// passChunk hands out chunk, a piece of an event passed through, as it
+// is (after out and more, without a copy); a blank line ends the event
+// (and pass mode). err is the read's.
+func (t *tagReader) passChunk(chunk []byte, err error) {
+	st := t.st
+	st.tail = chunk
+	complete := err == nil // chunk ends with '\n'
+	if complete && st.atStart && len(bytes.TrimRight(chunk, "\r\n")) == 0 {
+		st.pass, st.sawData = false, false // the blank line: the event ended
+	}
+	st.atStart = complete
 }
 
 // flushEvent writes the buffered event's lines to out, rewriting its data.
@@ -230,11 +338,16 @@ func (t *tagReader) Read(p []byte) (int, error) {
 // answers of calls) passes as it is, without a copy per line.
 func (t *tagReader) flushEvent() {
 	st := t.st
+	st.sawData = false
 	if st.ev.Len() == 0 {
 		return
 	}
 	defer st.ev.Reset()
 	if !bytes.Contains(st.ev.Bytes(), []byte(`"method"`)) { // tag would return ""
+		if st.out.Len() == 0 { // always, from Read: trade places, no copy
+			st.ev, st.out = st.out, st.ev
+			return
+		}
 		st.out.Write(st.ev.Bytes())
 		return
 	}
@@ -308,4 +421,61 @@ func (t *tagReader) tag(data string) string {
 		return ""
 	}
 	return string(out)
+}
+
+// answerScan is how much of an event's first data line isAnswerData
+// looks at.
+const answerScan = 4 << 10
+
+// isAnswerData reports whether line, the start of an event's first data
+// line ("data: {..."), holds a JSON-RPC answer: its object has a "result"
+// or "error" member before any "method" one, within its first answerScan
+// bytes. Anything else (a request, a notification, a member name with an
+// escape, text cut before the answer shows) is false and is buffered
+// whole. An upstream that writes "method" after "result" makes a request
+// that the go-sdk decodes as such and that passes untagged: it is routed
+// by the fallback rule, and a caller key in it names no call.
+func isAnswerData(line []byte) bool {
+	v, ok := bytes.CutPrefix(line, []byte("data:"))
+	if !ok {
+		return false
+	}
+	v = bytes.TrimPrefix(v, []byte(" "))
+	if len(v) > answerScan {
+		v = v[:answerScan]
+	}
+	i := jsonscan.SkipSpace(v, 0)
+	if i >= len(v) || v[i] != '{' {
+		return false
+	}
+	for i++; ; i++ {
+		i = jsonscan.SkipSpace(v, i)
+		if i >= len(v) || v[i] != '"' {
+			return false
+		}
+		end, _, err := jsonscan.Value(v, i)
+		if err != nil {
+			return false
+		}
+		switch key := v[i+1 : end-1]; {
+		case bytes.IndexByte(key, '\\') >= 0:
+			return false
+		case string(key) == "result" || string(key) == "error":
+			return true
+		case string(key) == "method":
+			return false
+		}
+		i = jsonscan.SkipSpace(v, end)
+		if i >= len(v) || v[i] != ':' {
+			return false
+		}
+		i = jsonscan.SkipSpace(v, i+1)
+		if end, _, err = jsonscan.Value(v, i); err != nil {
+			return false
+		}
+		i = jsonscan.SkipSpace(v, end)
+		if i >= len(v) || v[i] != ',' {
+			return false
+		}
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -294,5 +295,44 @@ func TestHTTPUpstreamRequestIDExact(t *testing.T) {
 	slices.Sort(ids)
 	if got := strings.Join(ids, ","); got != "1.5,1180591620717411303424" {
 		t.Fatalf("answer ids %s", got)
+	}
+}
+
+// The legacy HTTP+SSE transport holds the cap too, while the event is
+// read (the go-sdk's own bound was 16 MiB whatever the cap): an answer
+// past it ends that session with the go-sdk's error, the call fails, and
+// the manager connects again.
+func TestLegacySSEOversizedAnswer(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "legacy", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "big", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 3<<20)}}}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "called echo"}}}, nil
+	})
+	srv := httptest.NewServer(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(srv.Close)
+	u := &config.Upstream{Name: "legacy", URL: srv.URL, Transport: "sse"}
+	u.StartupTimeout.Duration = 5 * time.Second
+	m, rec := startManager(t, []*config.Upstream{u}, Options{MaxMessageBytes: 1 << 20})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	res, err := m.CallTool(ctx, "legacy", &mcp.CallToolParams{Name: "big", Arguments: map[string]any{}})
+	cancel()
+	if err == nil && !res.IsError {
+		t.Fatalf("a 3 MiB answer past a 1 MiB cap was delivered (%d bytes)", len(textOf(t, res)))
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		got, err := callText(t, m, "legacy", "echo")
+		if err == nil && got == "called echo" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no call works after the oversized answer: %q %v\n%s", got, err, rec.log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if !strings.Contains(rec.log.String(), "SSE event past the cap") {
+		t.Errorf("the log does not say why the session ended:\n%s", rec.log.String())
 	}
 }

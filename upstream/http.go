@@ -13,6 +13,11 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
+// sseFraming is the room past max_message_bytes an event of the legacy
+// HTTP+SSE transport gets for its framing ("event: message", "data: " and
+// line ends, an id).
+const sseFraming = 4 << 10
+
 // maxIdleConnsPerUpstream is how many idle connections to one HTTP
 // upstream are kept for reuse (net/http's default is 2).
 const maxIdleConnsPerUpstream = 64
@@ -53,7 +58,13 @@ func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth 
 		// The legacy HTTP+SSE transport stays the go-sdk's (deprecated in
 		// the spec since 2025-03-26): the faults the proxy's own transports
 		// contain (issue 13 items 4 to 6 and 10) still end such a session.
-		return &mcp.SSEClientTransport{Endpoint: u.URL, HTTPClient: client}, base, nil
+		// The cap holds while an event is read (eventCap, sse.go; the
+		// go-sdk's own bound, MaxEventSize, is 16 MiB by default whatever
+		// the cap, and it ends the session without saying why): past it
+		// the stream fails, the session ends with a WARN naming the cap,
+		// and the manager connects again.
+		client.Transport = eventCapTripper{base: client.Transport, max: maxBytes + sseFraming, log: log}
+		return &mcp.SSEClientTransport{Endpoint: u.URL, HTTPClient: client, MaxEventSize: maxBytes + 2*sseFraming}, base, nil
 	default:
 		return nil, nil, fmt.Errorf("transport %q: want \"streamable-http\" or \"sse\"", u.Transport)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -24,9 +25,16 @@ import (
 //     address actually dialled: link-local addresses (169.254.0.0/16 with
 //     the metadata services of AWS, GCP, Azure, OCI…, fe80::/10), the other
 //     cloud metadata addresses (fd00:ec2::254, 100.100.100.200,
-//     168.63.129.16), unspecified addresses (0.0.0.0/8, ::) and — when the
-//     configured url is not itself on loopback — loopback addresses are
-//     refused, unless the upstream sets allow_internal_redirects = true;
+//     168.63.129.16), unspecified addresses (0.0.0.0/8, ::), — when the
+//     configured url is not itself on loopback — loopback addresses, and —
+//     when the configured url is not itself on a private address —
+//     private addresses (10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, the
+//     shared 100.64.0.0/10, fc00::/7) are refused, unless the upstream sets
+//     allow_internal_redirects = true. "The configured url is on a private
+//     address" is judged on the address its own connections reach (a name
+//     is resolved by the dial), so an upstream inside a private network may
+//     redirect within it, and a public one cannot send the proxy into the
+//     network it runs in;
 //   - at most maxRedirects redirects are followed;
 //   - the configured headers (an Authorization header, an API key) are sent
 //     only to the configured scheme://host:port, never to a redirect target
@@ -43,9 +51,18 @@ var metadataAddrs = map[string]bool{
 	"168.63.129.16":   true, // Azure WireServer
 }
 
+// sharedAddrs is the shared address space of carrier-grade NAT (RFC
+// 6598), private in practice but not in net.IP.IsPrivate.
+var sharedAddrs = &net.IPNet{IP: net.IPv4(100, 64, 0, 0), Mask: net.CIDRMask(10, 32)}
+
+// isPrivate reports an RFC 1918 / RFC 4193 address or one of the shared
+// address space.
+func isPrivate(ip net.IP) bool { return ip.IsPrivate() || sharedAddrs.Contains(ip) }
+
 // redirectDenied says why a redirect target ip may not be dialled, or ""
-// when it may. loopbackOK is true when the configured url is on loopback.
-func redirectDenied(ip net.IP, loopbackOK bool) string {
+// when it may. loopbackOK is true when the configured url is on loopback,
+// privateOK when it is on a private address.
+func redirectDenied(ip net.IP, loopbackOK, privateOK bool) string {
 	switch {
 	case ip == nil:
 		return "not an IP address"
@@ -57,6 +74,8 @@ func redirectDenied(ip net.IP, loopbackOK bool) string {
 		return "an unspecified address"
 	case ip.IsLoopback() && !loopbackOK:
 		return "a loopback address (the configured url is not on loopback)"
+	case isPrivate(ip) && !privateOK:
+		return "a private address (the configured url is not on a private network)"
 	}
 	return ""
 }
@@ -74,6 +93,12 @@ func guardRedirects(base *http.Transport, target *url.URL, allowInternal bool) f
 	}
 	home := hostPort(target)
 	loopbackOK := isLoopbackName(target.Hostname())
+	// homePrivate: a connection to the configured url reached a private
+	// (or loopback) address; an IP literal says so before any dial.
+	var homePrivate atomic.Bool
+	if ip := net.ParseIP(target.Hostname()); ip != nil && (isPrivate(ip) || ip.IsLoopback()) {
+		homePrivate.Store(true)
+	}
 	d := &net.Dialer{Timeout: defaultDialer.Timeout, KeepAlive: defaultDialer.KeepAlive}
 	guarded := &net.Dialer{Timeout: defaultDialer.Timeout, KeepAlive: defaultDialer.KeepAlive,
 		Control: func(network, address string, _ syscall.RawConn) error {
@@ -81,21 +106,27 @@ func guardRedirects(base *http.Transport, target *url.URL, allowInternal bool) f
 			if err != nil {
 				return err
 			}
-			if why := redirectDenied(net.ParseIP(host), loopbackOK); why != "" {
+			if why := redirectDenied(net.ParseIP(host), loopbackOK, homePrivate.Load()); why != "" {
 				return refuseRedirect(address, why)
 			}
 			return nil
 		}}
 	base.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		if strings.EqualFold(addr, home) {
-			return d.DialContext(ctx, network, addr) // the operator's own url
+			c, err := d.DialContext(ctx, network, addr) // the operator's own url
+			if err == nil {
+				if ta, ok := c.RemoteAddr().(*net.TCPAddr); ok && (isPrivate(ta.IP) || ta.IP.IsLoopback()) {
+					homePrivate.Store(true)
+				}
+			}
+			return c, err
 		}
 		// An IP literal is judged before the dial too: on Windows (and aix,
 		// openbsd) Go's net dials an unspecified address as loopback, so
 		// Control would see 127.0.0.1 for a redirect to 0.0.0.0.
 		if host, _, err := net.SplitHostPort(addr); err == nil {
 			if ip := net.ParseIP(host); ip != nil {
-				if why := redirectDenied(ip, loopbackOK); why != "" {
+				if why := redirectDenied(ip, loopbackOK, homePrivate.Load()); why != "" {
 					return nil, refuseRedirect(addr, why)
 				}
 			}

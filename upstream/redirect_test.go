@@ -2,10 +2,12 @@ package upstream
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -21,27 +23,36 @@ func TestRedirectDenied(t *testing.T) {
 		ip         string
 		loopbackOK bool
 		denied     bool
+		privateOK  bool
 	}{
-		{"169.254.169.254", true, true},
-		{"::ffff:169.254.169.254", true, true},
-		{"169.254.0.1", true, true},
-		{"fe80::1", true, true},
-		{"fd00:ec2::254", true, true},
-		{"100.100.100.200", true, true},
-		{"168.63.129.16", true, true},
-		{"0.0.0.0", true, true},
-		{"0.1.2.3", true, true},
-		{"::", true, true},
-		{"127.0.0.1", false, true},
-		{"::1", false, true},
-		{"127.0.0.1", true, false},
-		{"10.0.0.1", false, false},
-		{"93.184.216.34", false, false},
-		{"2001:db8::1", false, false},
+		{"10.0.0.1", false, true, false},
+		{"172.16.5.4", false, true, false},
+		{"192.168.1.1", false, true, false},
+		{"100.64.0.1", false, true, false},
+		{"fd12::1", false, true, false},
+		{"10.0.0.1", false, false, true},
+		{"192.168.1.1", true, false, true},
+		{"169.254.169.254", true, true, true},
+		{"172.32.0.1", false, false, false},
+		{"169.254.169.254", true, true, false},
+		{"::ffff:169.254.169.254", true, true, false},
+		{"169.254.0.1", true, true, false},
+		{"fe80::1", true, true, false},
+		{"fd00:ec2::254", true, true, false},
+		{"100.100.100.200", true, true, false},
+		{"168.63.129.16", true, true, false},
+		{"0.0.0.0", true, true, false},
+		{"0.1.2.3", true, true, false},
+		{"::", true, true, false},
+		{"127.0.0.1", false, true, false},
+		{"::1", false, true, false},
+		{"127.0.0.1", true, false, false},
+		{"93.184.216.34", false, false, false},
+		{"2001:db8::1", false, false, false},
 	} {
-		why := redirectDenied(net.ParseIP(c.ip), c.loopbackOK)
+		why := redirectDenied(net.ParseIP(c.ip), c.loopbackOK, c.privateOK)
 		if (why != "") != c.denied {
-			t.Errorf("redirectDenied(%s, loopbackOK=%v) = %q, want denied=%v", c.ip, c.loopbackOK, why, c.denied)
+			t.Errorf("redirectDenied(%s, loopbackOK=%v, privateOK=%v) = %q, want denied=%v", c.ip, c.loopbackOK, c.privateOK, why, c.denied)
 		}
 	}
 }
@@ -146,6 +157,36 @@ func TestRedirectKeepsHeadersHome(t *testing.T) {
 	for _, a := range targetSaw() {
 		if a != "" {
 			t.Errorf("the redirect target saw Authorization %q", a)
+		}
+	}
+}
+
+// TestRedirectToPrivateAddress: a redirect of an upstream whose url is
+// public may not reach a private address (the network the proxy runs in);
+// one whose url is itself private may (its own network), and
+// allow_internal_redirects lifts the check.
+func TestRedirectToPrivateAddress(t *testing.T) {
+	dial := func(target string, allow bool) error {
+		u, _ := url.Parse(target)
+		base := http.DefaultTransport.(*http.Transport).Clone()
+		guardRedirects(base, u, allow)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		c, err := base.DialContext(ctx, "tcp", "10.255.255.1:80")
+		if c != nil {
+			c.Close()
+		}
+		return err
+	}
+	if err := dial("https://mcp.example.com/mcp", false); !errors.Is(err, errRedirectRefused) || !strings.Contains(err.Error(), "a private address") || !strings.Contains(err.Error(), "allow_internal_redirects") {
+		t.Errorf("public url: err = %v, want the redirect refused naming a private address and the setting", err)
+	}
+	for _, c := range []struct {
+		target string
+		allow  bool
+	}{{"http://10.1.2.3/mcp", false}, {"http://127.0.0.1:9/mcp", false}, {"https://mcp.example.com/mcp", true}} {
+		if err := dial(c.target, c.allow); errors.Is(err, errRedirectRefused) {
+			t.Errorf("%s (allow_internal_redirects=%v): refused: %v", c.target, c.allow, err)
 		}
 	}
 }

@@ -4,10 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/memtrim"
 )
 
 // sseEvent is one server-sent event (WHATWG HTML "Server-sent events",
@@ -58,6 +63,11 @@ func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
 		line     = st.line[:0]
 		hasData  bool
 		overLine bool // the current data line is being sniffed, not kept
+		// direct: the current data line is longer than the reader's
+		// buffer; its value goes straight into data as it is read (not
+		// into line first and then copied: one copy of a large message
+		// less).
+		direct bool
 	)
 	defer func() {
 		br.Reset(nil)
@@ -84,77 +94,106 @@ func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
 	}
 	for {
 		chunk, err := br.ReadSlice('\n')
+		full := errors.Is(err, bufio.ErrBufferFull)
 		switch {
 		case overLine:
 			sniff.feed(chunk)
 			ev.Size += len(chunk)
+		case direct && !ev.Oversize && len(data)+len(chunk) > maxBytes+len("\r\n"):
+			startOversize()
+			sniff.feed(chunk)
+			ev.Size += len(chunk)
+			direct, overLine = false, true
+		case direct:
+			data = appendDoubling(data, chunk, maxBytes+len("\r\n"))
 		case isDataLine(line, chunk) && len(data)+len(line)+len(chunk) > maxBytes+len("data: \r\n"):
 			startOversize()
-			whole := append(line, chunk...)
-			v := dataValue(whole)
-			sniff.feed(v)
-			ev.Size += len(v)
+			for _, v := range dataValueParts(line, chunk) {
+				sniff.feed(v)
+				ev.Size += len(v)
+			}
 			line, overLine, hasData = line[:0], true, true
+		case full && !ev.Oversize && isDataLine(line, chunk) && len(line)+len(chunk) > len("data: "):
+			for _, v := range dataValueParts(line, chunk) {
+				data = appendDoubling(data, v, maxBytes+len("\r\n"))
+			}
+			line, direct, hasData = line[:0], true, true
 		case !isDataLine(line, chunk) && len(line)+len(chunk) > maxSSELine:
 			line = append(line, chunk[:max(0, maxSSELine-len(line))]...)
 		default:
 			line = append(line, chunk...)
 		}
-		if errors.Is(err, bufio.ErrBufferFull) {
+		if full {
 			continue
 		}
-		if overLine {
+		switch {
+		case overLine:
 			overLine = false
 			sniff.feed([]byte("\n"))
-		} else if l := bytes.TrimRight(line, "\r\n"); len(l) == 0 && len(chunk) > 0 {
-			if hasData || ev.Name != "" {
-				if len(data) > 0 && data[len(data)-1] == '\n' {
-					data = data[:len(data)-1]
-				}
-				ev.Data = data
-				if !fn(ev) {
-					return nil
-				}
+		case direct:
+			direct = false
+			data = bytes.TrimRight(data, "\r\n")
+			if len(data)+1 > maxBytes {
+				startOversize()
+				sniff.feed([]byte("\n"))
+				ev.Size++
+			} else {
+				data = append(data, '\n')
 			}
-			data = data[:0]
-			if cap(data) > 1<<20 {
-				data = nil
-			}
-			ev.Name, ev.Oversize, ev.Size, ev.Retry, hasData = "", false, 0, 0, false
-		} else if len(l) > 0 && l[0] != ':' {
-			field, value, _ := bytes.Cut(l, []byte(":"))
-			value = bytes.TrimPrefix(value, []byte(" "))
-			switch string(field) {
-			case "event":
-				if string(value) == "message" {
-					ev.Name = "message" // the usual name, without a copy
-				} else {
-					ev.Name = string(value)
+		default:
+			if l := bytes.TrimRight(line, "\r\n"); len(l) == 0 && len(chunk) > 0 {
+				if hasData || ev.Name != "" {
+					if len(data) > 0 && data[len(data)-1] == '\n' {
+						data = data[:len(data)-1]
+					}
+					ev.Data = data
+					if !fn(ev) {
+						return nil
+					}
 				}
-			case "data":
-				hasData = true
-				if !ev.Oversize && len(data)+len(value)+1 > maxBytes {
-					startOversize()
+				data = data[:0]
+				if cap(data) > 1<<20 {
+					data = nil
 				}
-				if ev.Oversize {
-					sniff.feed(value)
-					sniff.feed([]byte("\n"))
-					ev.Size += len(value) + 1
-				} else {
-					data = append(data, value...)
-					data = append(data, '\n')
-				}
-			case "id":
-				if bytes.IndexByte(value, 0) < 0 {
-					ev.ID = string(value)
-				}
-			case "retry":
-				if n, err := strconv.Atoi(string(value)); err == nil && n >= 0 {
-					ev.Retry = time.Duration(n) * time.Millisecond
+				ev.Name, ev.Oversize, ev.Size, ev.Retry, hasData = "", false, 0, 0, false
+			} else if len(l) > 0 && l[0] != ':' {
+				field, value, _ := bytes.Cut(l, []byte(":"))
+				value = bytes.TrimPrefix(value, []byte(" "))
+				switch string(field) {
+				case "event":
+					if string(value) == "message" {
+						ev.Name = "message" // the usual name, without a copy
+					} else {
+						ev.Name = string(value)
+					}
+				case "data":
+					hasData = true
+					if !ev.Oversize && len(data)+len(value)+1 > maxBytes {
+						startOversize()
+					}
+					if ev.Oversize {
+						sniff.feed(value)
+						sniff.feed([]byte("\n"))
+						ev.Size += len(value) + 1
+					} else {
+						data = append(data, value...)
+						data = append(data, '\n')
+					}
+				case "id":
+					if bytes.IndexByte(value, 0) < 0 {
+						ev.ID = string(value)
+					}
+				case "retry":
+					if n, err := strconv.Atoi(string(value)); err == nil && n >= 0 {
+						ev.Retry = time.Duration(n) * time.Millisecond
+					}
 				}
 			}
 		}
 		line = line[:0]
+		if cap(line) > sseKeep {
+			line = nil // a long line's buffer is not kept for the stream's life
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil
@@ -162,6 +201,19 @@ func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
 			return err
 		}
 	}
+}
+
+// appendDoubling is append that at least doubles the capacity when it
+// grows, up to ceiling: append grows a large slice by a quarter, so
+// reading a message of n bytes in 16 KiB pieces left about 4n of garbage;
+// doubling leaves at most n.
+func appendDoubling(dst, src []byte, ceiling int) []byte {
+	if need := len(dst) + len(src); need > cap(dst) {
+		grown := make([]byte, len(dst), max(min(2*cap(dst), ceiling), need))
+		copy(grown, dst)
+		dst = grown
+	}
+	return append(dst, src...)
 }
 
 // isDataLine reports whether the line being read (line so far, then
@@ -185,10 +237,82 @@ func isDataLine(line, chunk []byte) bool {
 	return c == ':' || c == '\n' || c == '\r' || c == -1
 }
 
-// dataValue is the value part of a data line ("data: VALUE").
-func dataValue(l []byte) []byte {
-	v := bytes.TrimPrefix(l, []byte("data"))
+// dataValueParts is the value part of a data line ("data: VALUE") read
+// so far as line then chunk, without joining them: the field name, its
+// colon and one space are cut from the front, a line end from the back.
+func dataValueParts(line, chunk []byte) [2][]byte {
+	if len(line) < len("data: ") {
+		whole := append(line, chunk...) // short: the copy is small
+		line, chunk = whole, nil
+	}
+	v := bytes.TrimPrefix(line, []byte("data"))
 	v = bytes.TrimPrefix(v, []byte(":"))
 	v = bytes.TrimPrefix(v, []byte(" "))
-	return bytes.TrimRight(v, "\r\n")
+	if len(chunk) == 0 {
+		return [2][]byte{bytes.TrimRight(v, "\r\n")}
+	}
+	return [2][]byte{v, bytes.TrimRight(chunk, "\r\n")}
+}
+
+// eventCapTripper bounds the events of every event-stream response of the
+// legacy HTTP+SSE transport (whose events the go-sdk reads): a read that
+// would take an event past max bytes fails with errEventTooLarge, which
+// ends the session. Trust: upstream servers are not trusted; without it an
+// event of any size up to the go-sdk's bound was held whole.
+type eventCapTripper struct {
+	base http.RoundTripper
+	max  int
+	log  *slog.Logger
+}
+
+func (e eventCapTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := e.base.RoundTrip(req)
+	if err != nil || resp.Body == nil || mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
+		return resp, err
+	}
+	resp.Body = &eventCap{ReadCloser: resp.Body, max: e.max, log: e.log}
+	return resp, nil
+}
+
+// errEventTooLarge is the read error of an event past the cap.
+var errEventTooLarge = errors.New("the upstream sent an SSE event larger than server.max_message_bytes")
+
+// eventCap is an event-stream body that fails once one event (the bytes
+// since the blank line that ended the previous one) passes max.
+type eventCap struct {
+	io.ReadCloser
+	max     int
+	log     *slog.Logger
+	n       int // bytes of the current event
+	lineLen int // bytes of the current line, line end excluded
+	err     error
+}
+
+func (c *eventCap) Read(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	n, err := c.ReadCloser.Read(p)
+	for i, b := range p[:n] {
+		c.n++
+		switch b {
+		case '\n':
+			if c.lineLen == 0 {
+				c.n = 0 // a blank line: the event ended
+			}
+			c.lineLen = 0
+		case '\r':
+		default:
+			c.lineLen++
+		}
+		if c.n > c.max {
+			c.err = fmt.Errorf("%w (more than %d bytes)", errEventTooLarge, c.max)
+			if c.log != nil {
+				c.log.Warn("upstream sent an SSE event past the cap; ending its session", "cap", c.max, "limit", "server.max_message_bytes")
+			}
+			memtrim.Soon()
+			return i, c.err
+		}
+	}
+	return n, err
 }

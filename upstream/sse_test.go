@@ -1,6 +1,9 @@
 package upstream
 
 import (
+	"fmt"
+	"io"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -30,4 +33,80 @@ func TestReadSSE(t *testing.T) {
 	if strings.Join(got, " ; ") != strings.Join(want, " ; ") {
 		t.Fatalf("got  %q\nwant %q", got, want)
 	}
+}
+
+// Lines longer than the reader's buffer: within the cap a data line's
+// value reaches the event whole (one or several lines, LF or CRLF), past
+// it the event is oversize with its id still found, and either way the
+// reading keeps no more than about the cap.
+func TestReadSSELongLines(t *testing.T) {
+	const capBytes = 1 << 20
+	a := strings.Repeat("a", 100<<10)
+	b := strings.Repeat("b", 40<<10)
+	big := `{"jsonrpc":"2.0","result":{"t":"` + strings.Repeat("x", 3<<20) + `"},"id":7}`
+	in := "data: " + a + "\n\n" +
+		"data: " + b + "\r\ndata:" + b + "\r\n\r\n" +
+		"id: 3\ndata: " + big + "\n\n" +
+		"data: {\"c\":3}\n\n"
+	var got []string
+	err := readSSE(strings.NewReader(in), capBytes, func(ev *sseEvent) bool {
+		if ev.Oversize {
+			got = append(got, fmt.Sprintf("oversize:%s:%d", ev.Sniff.id(), ev.Size))
+		} else {
+			got = append(got, fmt.Sprintf("%s:%d:%.8s", ev.ID, len(ev.Data), ev.Data))
+		}
+		if string(ev.Data) != "" && !ev.Oversize {
+			switch len(ev.Data) {
+			case len(a):
+				if string(ev.Data) != a {
+					t.Error("the 100 KiB line came back changed")
+				}
+			case 2*len(b) + 1:
+				if string(ev.Data) != b+"\n"+b {
+					t.Error("the two 40 KiB lines came back changed")
+				}
+			}
+		}
+		return true
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{":102400:aaaaaaaa", ":81921:bbbbbbbb", fmt.Sprintf("oversize:7:%d", len(big)+1), `3:7:{"c":3}`}
+	if strings.Join(got, " ; ") != strings.Join(want, " ; ") {
+		t.Fatalf("got  %q\nwant %q", got, want)
+	}
+
+	// 64 MiB in one data line, cap 1 MiB: what is allocated stays near
+	// the cap (the line is not kept past it).
+	huge := io.MultiReader(strings.NewReader(`data: {"jsonrpc":"2.0","method":"x","params":{"d":"`), &zeroReader{n: 64 << 20}, strings.NewReader("\"}}\n\n"))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	n := 0
+	if err := readSSE(huge, capBytes, func(ev *sseEvent) bool { n++; return true }); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if n != 1 {
+		t.Fatalf("%d events, want 1", n)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 6*capBytes {
+		t.Errorf("reading a 64 MiB event allocated %d KiB (cap %d KiB)", got>>10, capBytes>>10)
+	}
+}
+
+// zeroReader reads n bytes of 'z'.
+type zeroReader struct{ n int }
+
+func (r *zeroReader) Read(p []byte) (int, error) {
+	if r.n == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), r.n)
+	for i := range p[:k] {
+		p[i] = 'z'
+	}
+	r.n -= k
+	return k, nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/memtrim"
+
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
@@ -592,6 +594,7 @@ func (w *wire) takeToolsPage(cursor string) ([]json.RawMessage, bool) {
 // the frame is skipped with a warning. size is the frame's size in bytes
 // as far as it was read.
 func (w *wire) oversized(id []byte, isRequest bool, size int) []jsonrpc.Message {
+	memtrim.Soon() // reading it grew the heap by about the cap: give that back once it is over
 	what := fmt.Sprintf("a message of %d bytes exceeds the cap of %d bytes (server.max_message_bytes)", size, w.maxBytes)
 	if !isRequest && id != nil {
 		if cid, ok := w.ourCallID(frameFields{id: id, hasID: true}); ok {
