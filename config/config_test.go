@@ -430,9 +430,11 @@ headers = { Authorization = "Bearer ${GH}", X-Plain = "plain" }
 		t.Errorf("tokens = %q %q", cfg.Server.BearerToken, cfg.Endpoints["a"].Token)
 	}
 	got := cfg.Secrets()
-	// "Bearer ghp_abcdef": the Authorization header is a secret by its name
-	// (collectLiteralSecrets), whole and its credential part.
-	want := []string{"Bearer ghp_abcdef", "ghp_abcdef", "bearer-xyz", "ep-secret", "/srv/data", "api.example.com", "tok-123"}
+	// "Bearer ghp_abcdef": a header value is a secret unless public
+	// (collectLiteralSecrets), whole and its credential part; so is
+	// "plain" (X-Plain is not listed in public); "p$" is too short to be
+	// hidden by value.
+	want := []string{"Bearer ghp_abcdef", "ghp_abcdef", "bearer-xyz", "ep-secret", "/srv/data", "api.example.com", "tok-123", "plain"}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
 			t.Errorf("Secrets() = %q, missing %q", got, w)
@@ -629,12 +631,14 @@ mode = "tools"
 [upstreams.fs]
 command = "node"
 args = ["server.js", "${ROOT}"]
-env = { TOKEN = "${TOK}", LEVEL = "debug" }
+env = { TOKEN = "${TOK}", LEVEL = "debug", MODE = "fast" }
+public = ["LEVEL"]
 trusted = true
 [upstreams.gh]
 url = "https://h/mcp"
 prefix = "github"
 headers = { Authorization = "Bearer ${GH}", X-Team = "core" }
+public = ["x-team"]
 [upstreams.old]
 command = "x"
 enabled = false
@@ -653,6 +657,7 @@ enabled = false
 		`fs: stdio command="node" args=["server.js" ***] trusted=true prefix="fs"`,
 		`env LEVEL="debug"`,
 		"env TOKEN=***",
+		"env MODE=***",
 		`gh: streamable-http url="https://h/mcp" trusted=false prefix="github"`,
 		"header Authorization: ***",
 		`header X-Team: "core"`,

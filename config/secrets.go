@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
@@ -15,31 +16,40 @@ import (
 const MinLiteralSecret = 4
 
 // collectLiteralSecrets adds to the secret list the values written
-// literally in the config that are secrets by where they stand (trust:
-// the operator's config holds secrets, every output is
-// read by someone who must not see them):
+// literally in the config that are secrets by the rule (trust: the
+// operator's config holds secrets, every output is read by someone who
+// must not see them). The rule is by where a value stands, not by a list
+// of names, because names do not tell (DB_PASS, GH_PAT, MYSQL_PWD,
+// NPM_CONFIG__AUTH):
 //
-//   - env values whose variable name is secret (redact.IsSecretKey:
-//     TOKEN, API_KEY, DB_PASSWORD…);
-//   - header values whose name is secret (Authorization, Cookie,
-//     X-Api-Key…), whole and the credential after the scheme word
-//     ("Bearer abc" also hides "abc");
-//   - in the url, and in any env, header or args value that holds a URL:
-//     the userinfo password (or a user name of 16+ bytes with no password,
-//     as in https://TOKEN@host), the values of secret query parameters
-//     (?api_key=…, &token=…), path segments shaped like a key
+//   - every value of an upstream's env and headers, unless the upstream
+//     lists the variable or header in `public`; also its parts: the
+//     credential after a scheme word ("Bearer abc" hides "abc"), the
+//     secrets of URLs in it, and the values of secret keys in a connection
+//     string ("Server=db;Password=…", "user:pass@tcp(db)/app");
+//   - in the url: the userinfo password (or a user name of 16+ bytes with
+//     no password, as in https://TOKEN@host), the values of secret query
+//     parameters (?api_key=…, &token=…), path segments shaped like a key
 //     (redact.LooksLikeToken: …/sse/sk-ak-…, …/<uuid>/…) or following a
 //     segment named like a secret (…/token/VALUE), and the fragment
 //     (#access_token=…; never sent to a server);
-//   - args of the forms "--token=VALUE", "--token VALUE", "TOKEN=VALUE" and
-//     "Authorization: Bearer VALUE" (a header passed on a command line).
+//   - in args: the same secrets of URLs and connection strings, and the
+//     argument after a known secret flag (a flag named like a secret,
+//     "--token", "--api-key", "--password"; and "-p", the password flag of
+//     mysql and its kin), of "--token=VALUE", "TOKEN=VALUE" and
+//     "Authorization: Bearer VALUE" (a header passed on a command line),
+//     and the password of "-u"/"--user" "name:password" (curl).
 //
-// Keys whose whole value is secret are remembered for Summary.
+// A value that is a number or a boolean word (true, false, yes, no, on,
+// off) is masked where `check` prints its key but not hidden by value
+// (it would mask every such word of every output), nor is one shorter than
+// MinLiteralSecret. Keys whose whole value is secret are remembered for
+// Summary.
 func (p *parser) collectLiteralSecrets() {
 	c := p.cfg
 	add := func(vs ...string) {
 		for _, v := range vs {
-			if len(v) >= MinLiteralSecret {
+			if len(v) >= MinLiteralSecret && !plainValue(v) {
 				c.secrets = append(c.secrets, v)
 			}
 		}
@@ -57,33 +67,83 @@ func (p *parser) collectLiteralSecrets() {
 		}
 		add(urlSecrets(u.URL)...)
 		for k, v := range u.Env {
-			if redact.IsSecretKey(k) {
+			if !u.IsPublic(k) {
 				add(credentialParts(v)...)
 				mark(keyString([]string{"upstreams", name, "env", k}))
 			}
 			add(textURLSecrets(v)...)
+			add(connStringSecrets(v)...)
 		}
 		for k, v := range u.Headers {
-			if redact.IsSecretKey(k) {
+			if !u.IsPublic(k) {
 				add(credentialParts(v)...)
 				mark(keyString([]string{"upstreams", name, "headers", k}))
 			}
 			add(textURLSecrets(v)...)
+			add(connStringSecrets(v)...)
 		}
 		argsKey := keyString([]string{"upstreams", name, "args"})
 		for i, a := range u.Args {
 			add(textURLSecrets(a)...)
+			add(connStringSecrets(a)...)
 			if v, ok := argSecret(a); ok {
 				add(credentialParts(v)...)
 				mark(argsKey + fmt.Sprintf("[%d]", i))
 				continue
 			}
-			if isSecretFlag(a) && i+1 < len(u.Args) {
-				add(credentialParts(u.Args[i+1])...)
+			if i+1 >= len(u.Args) {
+				continue
+			}
+			switch next := u.Args[i+1]; {
+			case isSecretFlag(a):
+				add(credentialParts(next)...)
 				mark(argsKey + fmt.Sprintf("[%d]", i+1))
+			case a == "-u" || a == "--user":
+				if _, pass, ok := strings.Cut(next, ":"); ok && pass != "" {
+					add(pass)
+					mark(argsKey + fmt.Sprintf("[%d]", i+1))
+				}
 			}
 		}
 	}
+}
+
+// plainValue reports a value that cannot be told from ordinary text: a
+// number or a boolean word.
+func plainValue(v string) bool {
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "on", "off":
+		return true
+	}
+	return false
+}
+
+// connStringSecrets returns the secrets of a connection string in s: the
+// values of secret keys among "key=value" pairs separated by ';', '&' or
+// blanks (ADO.NET, ODBC, JDBC and libpq forms: "Password=…", "pwd=…",
+// "password=…"), and the password of a "user:password@" prefix without a
+// scheme (a Go MySQL DSN "app:pw@tcp(db)/app"). Quotes around a value are
+// dropped.
+func connStringSecrets(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ';' || r == '&' || r == ' ' || r == '\t' }) {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok || v == "" || !redact.IsSecretKey(strings.TrimSpace(k)) {
+			continue
+		}
+		out = append(out, strings.Trim(v, `"'{}`))
+	}
+	if !strings.Contains(s, "://") {
+		if ui, _, ok := strings.Cut(s, "@"); ok && !strings.ContainsAny(ui, " /;=") {
+			if _, pass, ok := strings.Cut(ui, ":"); ok && pass != "" {
+				out = append(out, pass)
+			}
+		}
+	}
+	return out
 }
 
 // credentialParts returns v, and for "Scheme credential" values (Bearer,
@@ -109,8 +169,12 @@ func argSecret(a string) (string, bool) {
 }
 
 // isSecretFlag reports "--token" and the like: a flag whose name is secret
-// and that carries no "=value" (its value is the next argument).
+// and that carries no "=value" (its value is the next argument), and "-p"
+// (the password flag of mysql, mysqladmin and their kin).
 func isSecretFlag(a string) bool {
+	if a == "-p" {
+		return true
+	}
 	return strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && redact.IsSecretKey(strings.TrimLeft(a, "-"))
 }
 

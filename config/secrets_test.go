@@ -18,9 +18,11 @@ const literalSecrets = `
 command = "node"
 args = ["server.js", "--api-key", "flag-secret-111", "--token=flag-secret-222", "--header", "Authorization: Bearer hdr-arg-333", "https://bob:arg-url-pass-444@db.example.com/x"]
 env = { GITHUB_TOKEN = "env-tok-555", DB_PASSWORD = 'pw"with\quote-666', LOG_LEVEL = "debug", DATABASE_URL = "postgres://app:db-url-pass-777@db:5432/app" }
+public = ["LOG_LEVEL"]
 [upstreams.gh]
 url = "https://user:p%22ss%5Cword-888@api.example.com/mcp?api_key=query-999&page=2"
 headers = { Authorization = "Bearer hdr-tok-aaa", X-Api-Key = "xkey-bbb", X-Trace = "not-secret" }
+public = ["X-Trace"]
 `
 
 var literalSecretValues = []string{
@@ -143,5 +145,61 @@ func TestJWTAndBase64PathKeysHidden(t *testing.T) {
 	}
 	if got := cfg.Redact("decoded q1Zx+3Rt/9LmNpQ2w8YvKa== too"); got != "decoded *** too" {
 		t.Errorf("decoded form: %q", got)
+	}
+}
+
+// TestSecretsByRule: values whose names do not say "secret" are secrets
+// by where they stand (every env and header value, the argument after
+// -p, a password inside a connection string, the password of -u
+// user:password), in check and in every printed text, unless public;
+// numbers and boolean words are masked in check only.
+func TestSecretsByRule(t *testing.T) {
+	cfg := mustParse(t, `
+[upstreams.db]
+command = "mysql-mcp"
+args = ["-h", "db.internal", "-u", "app", "-p", "Hunter2-args", "--conn", "Server=db;User Id=sa;Password=conn-pw-1;Encrypt=true", "-u", "bob:curl-pw-2", "--dsn", "app:dsn-pw-3@tcp(db:3306)/app"]
+env = { DB_PASS = "db-pass-4", SMTP_PASS = "smtp-pass-5", MYSQL_PWD = "mysql-pwd-6", GH_PAT = "ghp_0123456789abcdefABCDEF0123456789abcd", NPM_CONFIG__AUTH = "bnBtOm5wbS1hdXRoLTc=", CONN = "Driver={ODBC};Uid=x;Pwd=odbc-pw-8;", PORT = "5432", DEBUG = "true", REGION = "eu-west-1" }
+public = ["REGION"]
+[upstreams.api]
+url = "https://api.example.com/mcp"
+headers = { X-Customer = "cust-secret-9", Accept-Language = "de-DE" }
+public = ["accept-language"]
+`, nil)
+	sum := cfg.Summary()
+	secrets := []string{"Hunter2-args", "conn-pw-1", "curl-pw-2", "dsn-pw-3", "db-pass-4", "smtp-pass-5", "mysql-pwd-6",
+		"ghp_0123456789abcdefABCDEF0123456789abcd", "bnBtOm5wbS1hdXRoLTc=", "odbc-pw-8", "cust-secret-9"}
+	for _, s := range secrets {
+		if strings.Contains(sum, s) {
+			t.Errorf("check shows %q:\n%s", s, sum)
+		}
+		if got := cfg.Redact("log: " + s + " end"); got != "log: *** end" {
+			t.Errorf("Redact hides %q as %q", s, got)
+		}
+	}
+	for _, want := range []string{`env REGION="eu-west-1"`, "env PORT=***", "env DEBUG=***", "env GH_PAT=***", `header Accept-Language: "de-DE"`, "header X-Customer: ***"} {
+		if !strings.Contains(sum, want) {
+			t.Errorf("check lacks %q:\n%s", want, sum)
+		}
+	}
+	// Numbers and boolean words are not hidden in other text; public
+	// values are not hidden at all.
+	for _, plain := range []string{"port 5432 open", "isError:true", "region eu-west-1", "de-DE"} {
+		if got := cfg.Redact(plain); got != plain {
+			t.Errorf("Redact(%q) = %q", plain, got)
+		}
+	}
+}
+
+// TestPublicNamesKnownKeys: a public entry that names no env variable or
+// header of its upstream is refused, with a suggestion.
+func TestPublicNamesKnownKeys(t *testing.T) {
+	_, err := Parse([]byte(`
+[upstreams.a]
+command = "x"
+env = { LOG_LEVEL = "debug" }
+public = ["LOG_LEVL"]
+`), "config.toml", env(nil))
+	if err == nil || !strings.Contains(err.Error(), `upstreams.a.public[0]: "LOG_LEVL" names no env variable or header`) || !strings.Contains(err.Error(), `did you mean "LOG_LEVEL"`) {
+		t.Fatalf("err = %v", err)
 	}
 }

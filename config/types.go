@@ -3,6 +3,7 @@ package config
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
@@ -119,6 +120,10 @@ type Upstream struct {
 	URL       string            `toml:"url"`
 	Transport string            `toml:"transport"` // "streamable-http" (default with url) | "sse"
 	Headers   map[string]string `toml:"headers"`
+	// Public names env variables and headers of this upstream whose values
+	// are not secrets: `check` shows them and outputs do not hide them.
+	// Every other env and header value is a secret (secrets.go).
+	Public []string `toml:"public"`
 
 	Trusted        bool        `toml:"trusted"`
 	Prefix         *string     `toml:"prefix"` // nil means Name; "" allowed
@@ -154,6 +159,20 @@ type Upstream struct {
 // OffersRoots reports whether the upstream is offered the roots capability
 // (key roots, default true).
 func (u *Upstream) OffersRoots() bool { return u.Roots == nil || *u.Roots }
+
+// IsPublic reports whether name, an env variable (exact) or a header
+// (any case) of the upstream, is listed in public.
+func (u *Upstream) IsPublic(name string) bool {
+	for _, p := range u.Public {
+		if p == name {
+			return true
+		}
+		if _, isHeader := u.Headers[name]; isHeader && strings.EqualFold(p, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsEnabled reports whether the upstream is enabled (default true).
 func (u *Upstream) IsEnabled() bool { return u.Enabled == nil || *u.Enabled }

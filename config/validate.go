@@ -367,6 +367,21 @@ func (p *parser) validateUpstreams() {
 				p.errf(at("env"), "", "%q is not a valid environment variable name", k)
 			}
 		}
+		for i, k := range u.Public {
+			_, known := u.Env[k]
+			for h := range u.Headers {
+				known = known || strings.EqualFold(h, k)
+			}
+			if known {
+				continue
+			}
+			names := append(sortedKeys(u.Env), sortedKeys(u.Headers)...)
+			msg := fmt.Sprintf("%q names no env variable or header of this upstream (public lists those whose values are not secret)", k)
+			if s := suggest(k, names); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			p.errf(at("public"), fmt.Sprintf("[%d]", i), "%s", msg)
+		}
 		oneOf(p, u.Session, []string{"shared", "per-client"}, at("session")...)
 		oneOf(p, u.Protocol, Protocols, at("protocol")...)
 		if u.Protocol == ProtocolModern && u.Transport == "sse" {

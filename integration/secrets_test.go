@@ -169,3 +169,76 @@ func scrapeMetricsAuth(t *testing.T, u, token string) string {
 	}
 	return string(b)
 }
+
+// Secrets by rule, not by name: env values whose names do not say
+// "secret" (DB_PASS, SMTP_PASS, MYSQL_PWD, a ghp_ token under GH_PAT,
+// NPM_CONFIG__AUTH), a Password= inside a connection string and the value
+// after -p in an upstream's arguments never show in `check`, the serve
+// log (the upstream itself prints them on its stderr), the errors clients
+// get, /metrics or the audit log. A value listed in public is shown.
+func TestSecretsByRuleNeverPrinted(t *testing.T) {
+	secrets := []string{"db-pass-0101", "smtp-pass-0102", "mysql-pwd-0103", "ghp_0123456789abcdefABCDEF0123456789abcd",
+		"bnBtOm5wbS1hdXRoLTc=", "conn-pw-0104", "Hunter2-0105"}
+	auditFile := filepath.Join(t.TempDir(), "audit.jsonl")
+	script := `echo "upstream sees: $* DB_PASS=$DB_PASS SMTP_PASS=$SMTP_PASS MYSQL_PWD=$MYSQL_PWD GH_PAT=$GH_PAT NPM_CONFIG__AUTH=$NPM_CONFIG__AUTH REGION=$REGION" >&2; exec "$0" -tools "$TOOLS"`
+	cfg := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = false
+
+[audit]
+file = %s
+arguments = true
+
+[upstreams.db]
+command = "sh"
+args = ["-c", %s, %s, "-h", "db.internal", "-p", "Hunter2-0105", "--conn", "Server=db;User Id=sa;Password=conn-pw-0104;"]
+env = { DB_PASS = "db-pass-0101", SMTP_PASS = "smtp-pass-0102", MYSQL_PWD = "mysql-pwd-0103", GH_PAT = "ghp_0123456789abcdefABCDEF0123456789abcd", NPM_CONFIG__AUTH = "bnBtOm5wbS1hdXRoLTc=", TOOLS = %s, REGION = "eu-west-1" }
+public = ["TOOLS", "REGION"]
+`, tomlString(auditFile), tomlString(script), tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+	leaks := func(text string) []string {
+		var found []string
+		for _, s := range secrets {
+			j, _ := json.Marshal(s)
+			for _, f := range []string{s, string(j[1 : len(j)-1]), url.QueryEscape(s)} {
+				if strings.Contains(text, f) {
+					found = append(found, f)
+				}
+			}
+		}
+		return found
+	}
+	check := runCLI(t, "check", "--config", cfg)
+	if l := leaks(check); len(l) > 0 || !strings.Contains(check, "env DB_PASS=***") || !strings.Contains(check, `env REGION="eu-west-1"`) {
+		t.Errorf("check leaks %q or lost its content:\n%s", l, check)
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	proc := startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr, "--log-level", "debug"), nil, "http://"+addr+"/mcp")
+	waitOutput(t, proc, "msg=ready")
+	cs := gosdkClientHTTP(t, "http://"+addr+"/mcp", nil)
+	if res := callGo(t, cs, "db__list_issues", map[string]any{"owner": "o", "repo": "r", "note": "db-pass-0101"}); res.IsError {
+		t.Fatalf("db__list_issues: %v", res.Content)
+	}
+	m := scrapeMetricsAuth(t, "http://"+addr+"/metrics", "")
+	if l := leaks(m); len(l) > 0 {
+		t.Errorf("/metrics leaks %q", l)
+	}
+	cs.Close()
+	proc.Stop()
+	out := proc.Output()
+	if !strings.Contains(out, "upstream sees:") || !strings.Contains(out, "REGION=eu-west-1") {
+		t.Fatalf("the upstream's stderr line is not in the debug log:\n%s", tail(out, 3000))
+	}
+	if l := leaks(out); len(l) > 0 {
+		t.Errorf("serve log leaks %q:\n%s", l, tail(out, 3000))
+	}
+	audit, err := os.ReadFile(auditFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(audit), "mcp:db:list_issues") {
+		t.Fatalf("the call is not in the audit log:\n%s", audit)
+	}
+	if l := leaks(string(audit)); len(l) > 0 {
+		t.Errorf("audit log leaks %q:\n%s", l, audit)
+	}
+}
