@@ -23,6 +23,7 @@
 #                              mcpgo-everything   github.com/mark3labs/mcp-go examples/everything
 #                              catalogserver      ./examples/catalogserver (serves examples/catalogs/*.jsonl)
 #   Debian packages (apt-get, only when missing): haproxy (integration/scaleout_test.go);
+#                              redis-server (the shared state store's tests: statestore/, integration/);
 #                              wine64 and gcc-mingw-w64-x86-64 (scripts/wine-test.sh: the Windows
 #                              build's unit tests under Wine; mingw builds its stand-in DLL).
 # Each part is skipped when a stamp file shows its inputs (lock file / go.sum, sources, tool
@@ -164,16 +165,19 @@ fi
 # ---------------------------------------------------------------- Debian packages
 # Installed with apt-get only when the command is missing (root, or sudo without a password).
 #   haproxy               the load balancer of integration/scaleout_test.go (3 stateless replicas, round robin)
+#   redis-server          the shared state store ([server] state_store) the tests start on a loopback port;
+#                         Debian 12: Redis 7.0 (the package's own service is not used)
 #   wine64                runs the Windows test binaries (scripts/wine-test.sh; Debian 12: Wine 8.0)
 #   gcc-mingw-w64-x86-64  builds scripts/wine/bcryptprimitives.c, the DLL Wine 8.0 lacks for Go >= 1.22
 # A cold install of the last two is ~190 MB of downloads (docs/performance.md).
 if [ "$WITH_APT" = 1 ]; then
   APT_WANT=()
   command -v haproxy >/dev/null || APT_WANT+=(haproxy)
+  command -v redis-server >/dev/null || [ -x /usr/bin/redis-server ] || APT_WANT+=(redis-server)
   command -v wine64 >/dev/null || [ -x /usr/lib/wine/wine64 ] || APT_WANT+=(wine64)
   command -v x86_64-w64-mingw32-gcc >/dev/null || APT_WANT+=(gcc-mingw-w64-x86-64)
   if [ "${#APT_WANT[@]}" = 0 ]; then
-    log "apt: haproxy, wine64, x86_64-w64-mingw32-gcc present, skipped"
+    log "apt: haproxy, redis-server, wine64, x86_64-w64-mingw32-gcc present, skipped"
   else
     command -v apt-get >/dev/null || die "apt: ${APT_WANT[*]} missing and apt-get not found (install them with your package manager, or pass --no-apt; the tests that need them then skip)"
     SUDO=()
