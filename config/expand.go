@@ -160,6 +160,7 @@ func (p *parser) expandAll(getenv func(string) (string, bool)) {
 		}
 	}
 	p.expandIdentity(getenv)
+	p.expandStateStore(getenv)
 }
 
 // Secrets returns every value Redact hides: the values substituted for
@@ -185,6 +186,9 @@ func (c *Config) Secrets() []string {
 	}
 	add(c.Server.BearerToken)
 	for _, s := range c.identitySecrets() {
+		add(s)
+	}
+	for _, s := range c.stateStoreSecrets() {
 		add(s)
 	}
 	for _, name := range sortedKeys(c.Endpoints) {

@@ -257,8 +257,8 @@ func (p *parser) validateIdentity() {
 		}
 	}
 	if needStore {
-		if a.TokenStore == "" {
-			p.errf([]string{"auth", "token_store"}, "", "required when an upstream has credential source \"oauth\": the file for per-user tokens (encrypted)")
+		if a.TokenStore == "" && !c.Server.Shared() {
+			p.errf([]string{"auth", "token_store"}, "", "required when an upstream has credential source \"oauth\" and there is no server.state_store: the file for per-user tokens (encrypted)")
 		}
 		if k := a.TokenStoreKeyBytes(); len(k) != 32 {
 			p.errf([]string{"auth", "token_store_key"}, "", "must be 32 random bytes in base64 (e.g. `openssl rand -base64 32`), given with ${VAR}")

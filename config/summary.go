@@ -62,6 +62,9 @@ func (c *Config) Summary() string {
 	if len(s.AllowedOrigins) > 0 || len(s.AllowedHosts) > 0 {
 		w("  allowed_origins=%v allowed_hosts=%v", s.AllowedOrigins, s.AllowedHosts)
 	}
+	if s.Shared() {
+		w("  state_store=%s state_store_key=%s", s.StateStoreURL, set(s.StateStoreKey))
+	}
 	if len(s.TrustedProxies) > 0 {
 		w("  trusted_proxies=%v client_ip_header=%s", s.TrustedProxies, s.ClientIPHeader)
 	}

@@ -75,6 +75,7 @@ type Server struct {
 	ClientPrefixRoom int `toml:"client_prefix_room"`
 	FrontLimits          // timeouts and connection caps of the HTTP front (front.go)
 	ClientAddress        // whose X-Forwarded-For/Forwarded is believed (clientaddr.go)
+	StateStore           // the state replicas share (statestore.go)
 }
 
 // ToolSearch is the [tool_search] table (SPEC §3, §4).

@@ -249,6 +249,7 @@ func (p *parser) resolvePaths(dir string) {
 	}
 	c.Telemetry.SessionLog = resolveFile(dir, c.Telemetry.SessionLog)
 	p.resolveIdentityPaths(dir)
+	c.Server.StateStoreCA = resolveFile(dir, c.Server.StateStoreCA)
 }
 
 func oneOf(p *parser, v string, allowed []string, path ...string) {
@@ -309,6 +310,7 @@ func (p *parser) validate() {
 	p.validateEndpoints()
 	p.validateStateless()
 	p.validateIdentity()
+	p.validateStateStore()
 }
 
 func (p *parser) validateUpstreams() {
