@@ -63,6 +63,9 @@ func (p *parser) validateStateStore() {
 		return
 	}
 	at := []string{"server", "state_store"}
+	if p.cfg.Auth.TokenStore != "" {
+		p.warnf([]string{"auth", "token_store"}, "not used with server.state_store: per-user tokens are kept in the state store (still encrypted with auth.token_store_key)")
+	}
 	u, err := url.Parse(s.StateStoreURL)
 	switch {
 	case err != nil:

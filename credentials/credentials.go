@@ -17,6 +17,12 @@
 //
 // OAuth requests use golang.org/x/oauth2.
 //
+// Connect links live in a statestore.Store (Options.States): in memory on
+// one machine, in the shared store with [server] state_store, so that the
+// browser's callback may reach any replica. A link's record (user,
+// upstream, PKCE verifier) is encrypted with the token store's key, kept
+// under the SHA-256 of its state value, and taken once.
+//
 // Trust: the upstream's authorization server is named by the operator's
 // config; the browser callback is not trusted beyond its one-time,
 // expiring state value, which binds it to the user and upstream the link
@@ -28,6 +34,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -39,6 +47,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/statestore"
 )
 
 // Sources.
@@ -65,6 +74,9 @@ type Options struct {
 	Upstreams []Upstream
 	// Store holds "oauth" tokens (required when an upstream uses it).
 	Store *Store
+	// States holds connect links in progress (default: a Memory store).
+	// A shared one lets the callback reach any replica.
+	States statestore.Store
 	// CallbackURL is the redirect URI of the connect flow
 	// (auth.public_url + CallbackPath).
 	CallbackURL string
@@ -81,23 +93,24 @@ const CallbackPath = "/oauth/callback"
 // pendingTTL is how long a connect link stays valid.
 const pendingTTL = 10 * time.Minute
 
-// maxPending and maxExchanged bound the in-memory maps.
-const (
-	maxPending   = 10000
-	maxExchanged = 10000
-)
+// maxExchanged bounds the cache of exchanged tokens.
+const maxExchanged = 10000
+
+// pollConnected is how often Wait looks in a shared store for a token
+// that a callback on another replica stored.
+const pollConnected = 500 * time.Millisecond
 
 // Manager hands out credentials. Safe for concurrent use.
 type Manager struct {
 	ups   map[string]*upstream
-	store *Store
-	cb    string
+	store  *Store
+	states statestore.Store
+	cb     string
 	hc    *http.Client
 	onCon func(upstream, subject, elicitationID string)
 	now   func() time.Time
 
 	mu        sync.Mutex
-	pending   map[string]*pending // state -> connect in progress
 	exchanged map[string]*oauth2.Token
 	waiters   map[string][]chan struct{} // upstream\x00subject -> connected
 	locks     map[string]*sync.Mutex     // upstream\x00subject -> refresh lock
@@ -108,15 +121,26 @@ type upstream struct {
 	cfg *oauth2.Config
 }
 
+// pending is a connect link in progress, kept (encrypted) under
+// "oauth:state:<sha256 of state>" until its callback takes it; link is
+// what "oauth:link:<slot>" keeps so that the same user is shown the same
+// link while it has at least half its life left.
 type pending struct {
-	upstream, subject, verifier, elicitationID, url string
-	expires                                         time.Time
+	Upstream      string    `json:"u"`
+	Subject       string    `json:"s"`
+	Verifier      string    `json:"v"`
+	ElicitationID string    `json:"e"`
+	URL           string    `json:"l"`
+	Expires       time.Time `json:"x"`
 }
 
 // New builds a Manager. It does no I/O.
 func New(o Options) (*Manager, error) {
-	m := &Manager{ups: map[string]*upstream{}, store: o.Store, cb: o.CallbackURL, hc: o.HTTPClient, onCon: o.OnConnected, now: time.Now,
-		pending: map[string]*pending{}, exchanged: map[string]*oauth2.Token{}, waiters: map[string][]chan struct{}{}, locks: map[string]*sync.Mutex{}}
+	m := &Manager{ups: map[string]*upstream{}, store: o.Store, states: o.States, cb: o.CallbackURL, hc: o.HTTPClient, onCon: o.OnConnected, now: time.Now,
+		exchanged: map[string]*oauth2.Token{}, waiters: map[string][]chan struct{}{}, locks: map[string]*sync.Mutex{}}
+	if m.states == nil {
+		m.states = statestore.NewMemory(0)
+	}
 	if m.hc == nil {
 		m.hc = &http.Client{Timeout: 30 * time.Second}
 	}
@@ -275,31 +299,36 @@ func (m *Manager) userToken(ctx context.Context, u *upstream, subject string) (*
 	l := m.lock(u.Name + "\x00" + subject)
 	l.Lock()
 	defer l.Unlock()
-	t, err := m.store.Get(u.Name, subject)
+	t, err := m.store.Get(ctx, u.Name, subject)
 	if err != nil {
-		return nil, fmt.Errorf("upstream %q: %w", u.Name, err)
+		return nil, fmt.Errorf("upstream %q: your stored token cannot be read, so the call was not made: %w", u.Name, err)
 	}
 	if t == nil {
-		return nil, m.connectRequired(u, subject)
+		return nil, m.connectRequired(ctx, u, subject)
 	}
 	if t.Valid() {
 		return t, nil
 	}
 	if t.RefreshToken == "" {
-		_ = m.store.Put(u.Name, subject, nil)
-		return nil, m.connectRequired(u, subject)
+		_ = m.store.Put(ctx, u.Name, subject, nil)
+		return nil, m.connectRequired(ctx, u, subject)
 	}
 	nt, err := u.cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, m.hc), t).Token()
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.ErrorCode == "invalid_grant" {
-			_ = m.store.Put(u.Name, subject, nil) // revoked or expired: connect again
-			return nil, m.connectRequired(u, subject)
+			// Another replica may have refreshed it first (a refresh
+			// token is used once): its new token is in the store.
+			if now, gerr := m.store.Get(ctx, u.Name, subject); gerr == nil && now != nil && now.RefreshToken != t.RefreshToken && now.Valid() {
+				return now, nil
+			}
+			_ = m.store.Put(ctx, u.Name, subject, nil) // revoked or expired: connect again
+			return nil, m.connectRequired(ctx, u, subject)
 		}
 		return nil, fmt.Errorf("upstream %q: refreshing your token at %s failed: %s", u.Name, u.TokenURL, oauthErr(err))
 	}
 	if nt.AccessToken != t.AccessToken || nt.RefreshToken != t.RefreshToken {
-		if err := m.store.Put(u.Name, subject, nt); err != nil {
+		if err := m.store.Put(ctx, u.Name, subject, nt); err != nil {
 			return nil, fmt.Errorf("upstream %q: saving your refreshed token: %w", u.Name, err)
 		}
 	}
@@ -313,32 +342,49 @@ func randomString() string {
 }
 
 // connectRequired makes (or reuses, while it has at least half its life
-// left) the connect link of subject for u.
-func (m *Manager) connectRequired(u *upstream, subject string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	for _, p := range m.pending {
-		if p.upstream == u.Name && p.subject == subject && p.expires.Sub(now) > pendingTTL/2 {
-			return &ConnectRequired{Upstream: u.Name, URL: p.url, ElicitationID: p.elicitationID}
-		}
+// left) the connect link of subject for u. A store that cannot be reached
+// is an error: no link is shown that no replica could complete.
+func (m *Manager) connectRequired(ctx context.Context, u *upstream, subject string) error {
+	name, _ := slot(u.Name, subject)
+	linkKey, linkAAD := "oauth:link:"+name, []byte("oauth-link\x00"+u.Name+"\x00"+subject)
+	fail := func(err error) error {
+		return fmt.Errorf("upstream %q needs your own account, but no connect link can be made now: %w", u.Name, err)
 	}
-	if len(m.pending) >= maxPending {
-		for k, p := range m.pending {
-			if now.After(p.expires) {
-				delete(m.pending, k)
-			}
-		}
-		if len(m.pending) >= maxPending {
-			return fmt.Errorf("upstream %q: too many connect links in progress; try again in a few minutes", u.Name)
+	now := m.now()
+	raw, err := m.states.Get(ctx, linkKey)
+	if err != nil {
+		return fail(err)
+	}
+	if plain, ok := m.store.open(raw, linkAAD); raw != nil && ok {
+		var p pending
+		if json.Unmarshal(plain, &p) == nil && p.Expires.Sub(now) > pendingTTL/2 {
+			return &ConnectRequired{Upstream: u.Name, URL: p.URL, ElicitationID: p.ElicitationID}
 		}
 	}
 	state := randomString()
 	verifier := oauth2.GenerateVerifier()
 	url := u.cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", u.Audience))
-	p := &pending{upstream: u.Name, subject: subject, verifier: verifier, elicitationID: randomString()[:22], url: url, expires: now.Add(pendingTTL)}
-	m.pending[state] = p
-	return &ConnectRequired{Upstream: u.Name, URL: url, ElicitationID: p.elicitationID}
+	p := pending{Upstream: u.Name, Subject: subject, Verifier: verifier, ElicitationID: randomString()[:22], URL: url, Expires: now.Add(pendingTTL)}
+	plain, _ := json.Marshal(p)
+	key, aad := stateKey(state)
+	if err := m.states.Set(ctx, key, m.store.seal(plain, aad), pendingTTL); err != nil {
+		if errors.Is(err, statestore.ErrFull) {
+			return fmt.Errorf("upstream %q: too many connect links in progress; try again in a few minutes", u.Name)
+		}
+		return fail(err)
+	}
+	link, _ := json.Marshal(pending{URL: url, ElicitationID: p.ElicitationID, Expires: p.Expires})
+	_ = m.states.Set(ctx, linkKey, m.store.seal(link, linkAAD), pendingTTL/2) // only a reuse of the link is lost
+	return &ConnectRequired{Upstream: u.Name, URL: url, ElicitationID: p.ElicitationID}
+}
+
+// stateKey is where a connect link's record is kept: under the SHA-256 of
+// its state value (the store never sees a state that would complete a
+// link), which is also the record's additional authenticated data.
+func stateKey(state string) (key string, aad []byte) {
+	sum := sha256.Sum256([]byte(state))
+	h := hex.EncodeToString(sum[:])
+	return "oauth:state:" + h, []byte("oauth-state\x00" + h)
 }
 
 // Wait blocks until subject has connected upstream (the callback stored a
@@ -349,20 +395,33 @@ func (m *Manager) Wait(ctx context.Context, upstream, subject string, d time.Dur
 	m.mu.Lock()
 	m.waiters[key] = append(m.waiters[key], ch)
 	m.mu.Unlock()
-	connected := false
-	if m.store != nil { // the callback may have come before Wait registered
-		if tok, err := m.store.Get(upstream, subject); err == nil && tok != nil {
-			connected = true
-		}
+	has := func() bool {
+		tok, err := m.store.Get(ctx, upstream, subject)
+		return err == nil && tok != nil
 	}
+	// The callback may have come before Wait registered.
+	connected := m.store != nil && has()
 	t := time.NewTimer(d)
 	defer t.Stop()
-	if !connected {
+	// With a shared store the callback may reach another replica, which
+	// cannot close this one's channel: look in the store now and then.
+	var poll <-chan time.Time
+	if m.store != nil && m.states.Shared() {
+		tick := time.NewTicker(pollConnected)
+		defer tick.Stop()
+		poll = tick.C
+	}
+wait:
+	for !connected {
 		select {
 		case <-ch:
 			return true
+		case <-poll:
+			connected = has()
 		case <-ctx.Done():
+			break wait
 		case <-t.C:
+			break wait
 		}
 	}
 	m.mu.Lock()
@@ -388,17 +447,22 @@ func (m *Manager) Callback() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
 		state := q.Get("state")
-		m.mu.Lock()
-		p, ok := m.pending[state]
-		if ok {
-			delete(m.pending, state) // one use
+		key, aad := stateKey(state)
+		raw, err := m.states.Take(r.Context(), key) // one use, on whichever replica
+		if err != nil {
+			page(w, http.StatusServiceUnavailable, "The proxy cannot reach its state store just now, so this link cannot be checked. Open the link again in a moment.")
+			return
 		}
-		m.mu.Unlock()
-		if !ok || m.now().After(p.expires) {
+		var p pending
+		plain, ok := m.store.open(raw, aad)
+		if ok {
+			ok = json.Unmarshal(plain, &p) == nil
+		}
+		u := m.ups[p.Upstream]
+		if !ok || u == nil || state == "" || m.now().After(p.Expires) {
 			page(w, http.StatusBadRequest, "This connect link is unknown, used or expired. Call the tool again to get a new one.")
 			return
 		}
-		u := m.ups[p.upstream]
 		if e := q.Get("error"); e != "" {
 			page(w, http.StatusBadRequest, fmt.Sprintf("The authorization server refused: %s %s", e, q.Get("error_description")))
 			return
@@ -409,36 +473,38 @@ func (m *Manager) Callback() http.Handler {
 			return
 		}
 		ctx := context.WithValue(r.Context(), oauth2.HTTPClient, m.hc)
-		t, err := u.cfg.Exchange(ctx, code, oauth2.VerifierOption(p.verifier), oauth2.SetAuthURLParam("resource", u.Audience))
+		t, err := u.cfg.Exchange(ctx, code, oauth2.VerifierOption(p.Verifier), oauth2.SetAuthURLParam("resource", u.Audience))
 		if err != nil {
 			page(w, http.StatusBadGateway, fmt.Sprintf("Exchanging the code at %s failed: %s", u.TokenURL, oauthErr(err)))
 			return
 		}
-		if err := m.store.Put(u.Name, p.subject, t); err != nil {
+		if err := m.store.Put(r.Context(), u.Name, p.Subject, t); err != nil {
 			page(w, http.StatusInternalServerError, "Saving the token failed: "+err.Error())
 			return
 		}
-		key := u.Name + "\x00" + p.subject
+		name, _ := slot(u.Name, p.Subject)
+		_ = m.states.Delete(r.Context(), "oauth:link:"+name) // used: the next prompt makes a new one
+		wkey := u.Name + "\x00" + p.Subject
 		m.mu.Lock()
-		ws := m.waiters[key]
-		delete(m.waiters, key)
+		ws := m.waiters[wkey]
+		delete(m.waiters, wkey)
 		m.mu.Unlock()
 		for _, ch := range ws {
 			close(ch)
 		}
 		if m.onCon != nil {
-			m.onCon(u.Name, p.subject, p.elicitationID)
+			m.onCon(u.Name, p.Subject, p.ElicitationID)
 		}
 		page(w, http.StatusOK, fmt.Sprintf("Connected %s to mcp-toolsearch. You can close this tab and go back to your client.", u.Name))
 	})
 }
 
 // Disconnect deletes subject's stored token for upstream.
-func (m *Manager) Disconnect(upstream, subject string) error {
+func (m *Manager) Disconnect(ctx context.Context, upstream, subject string) error {
 	if m.store == nil {
 		return nil
 	}
-	return m.store.Put(upstream, subject, nil)
+	return m.store.Put(ctx, upstream, subject, nil)
 }
 
 func page(w http.ResponseWriter, status int, msg string) {

@@ -27,7 +27,7 @@ func TestStoreEncryptsAndBindsSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	tok := &oauth2.Token{AccessToken: "secret-access-token", RefreshToken: "secret-refresh", Expiry: time.Now().Add(time.Hour)}
-	if err := s.Put("gh", "alice", tok); err != nil {
+	if err := s.Put(context.Background(), "gh", "alice", tok); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
@@ -41,23 +41,23 @@ func TestStoreEncryptsAndBindsSlots(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := s2.Get("gh", "alice")
+	got, err := s2.Get(context.Background(), "gh", "alice")
 	if err != nil || got.AccessToken != "secret-access-token" {
 		t.Fatalf("get %v %v", got, err)
 	}
-	if got, _ := s2.Get("gh", "bob"); got != nil {
+	if got, _ := s2.Get(context.Background(), "gh", "bob"); got != nil {
 		t.Fatal("bob has alice's token")
 	}
 	// A value moved into bob's slot does not decrypt.
 	na, _ := slot("gh", "alice")
 	nb, _ := slot("gh", "bob")
 	s2.slots[nb] = s2.slots[na]
-	if _, err := s2.Get("gh", "bob"); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
+	if _, err := s2.Get(context.Background(), "gh", "bob"); err == nil || !strings.Contains(err.Error(), "does not decrypt") {
 		t.Fatalf("moved slot: %v", err)
 	}
 	other := []byte("ffffffffffffffffffffffffffffffff")
 	s3, _ := OpenStore(path, other)
-	if _, err := s3.Get("gh", "alice"); err == nil {
+	if _, err := s3.Get(context.Background(), "gh", "alice"); err == nil {
 		t.Fatal("another key decrypts")
 	}
 }
@@ -160,9 +160,9 @@ func TestOAuthConnectFlowAndRefresh(t *testing.T) {
 	}
 	resp.Body.Close()
 	// Expired access token: refreshed with the refresh token, saved.
-	tok, _ := store.Get("gh", "alice")
+	tok, _ := store.Get(context.Background(), "gh", "alice")
 	tok.Expiry = time.Now().Add(-time.Minute)
-	store.Put("gh", "alice", tok)
+	store.Put(context.Background(), "gh", "alice", tok)
 	h2, err := m.Authorization(ctx, "gh", alice)
 	if err != nil || h2 == h {
 		t.Fatalf("refresh: %v", err)
@@ -171,10 +171,10 @@ func TestOAuthConnectFlowAndRefresh(t *testing.T) {
 		t.Fatalf("token requests %v", got)
 	}
 	// A refresh refused by the AS (revoked): connect again.
-	tok, _ = store.Get("gh", "alice")
+	tok, _ = store.Get(context.Background(), "gh", "alice")
 	tok.Expiry = time.Now().Add(-time.Minute)
 	tok.RefreshToken = "revoked"
-	store.Put("gh", "alice", tok)
+	store.Put(context.Background(), "gh", "alice", tok)
 	if _, err := m.Authorization(ctx, "gh", alice); !errors.As(err, &cr) {
 		t.Fatalf("revoked: %v", err)
 	}

@@ -67,12 +67,17 @@ func (p *Proxy) rateLimited(ctx context.Context, s *session, e *catalog.Entry) *
 	if p.idn.limiter == nil {
 		return nil
 	}
-	err := p.idn.limiter.Allow(s.subjectKey(), e.Upstream, e.ID, e.Exposed)
+	err := p.idn.limiter.Allow(ctx, s.subjectKey(), e.Upstream, e.ID, e.Exposed)
 	if err == nil {
 		return nil
 	}
-	var r *ratelimit.Refusal
-	errors.As(err, &r)
+	r, ok := errors.AsType[*ratelimit.Refusal](err)
+	if !ok { // *ratelimit.Unavailable: the shared store is down, fail closed
+		p.idn.limited.WithLabelValues("store").Inc()
+		text := fmt.Sprintf("call to %s refused: %s. The upstream %q did not receive it.", e.ID, p.conf().Redact(err.Error()), e.Upstream)
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}},
+			Meta: mcp.Meta{MetaKeyBlocked: "rate_limit", MetaKeyRetryAfterMs: int64(1000)}}
+	}
 	p.idn.limited.WithLabelValues(r.Kind).Inc()
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.AddEvent("rate limited", trace.WithAttributes(attribute.String("mcp_toolsearch.bucket", r.Kind)))

@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ratelimit"
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
+	"github.com/mcp-toolsearch/mcp-toolsearch/statestore"
 	"github.com/mcp-toolsearch/mcp-toolsearch/tracing"
 )
 
@@ -39,6 +40,10 @@ type idState struct {
 	limiter *ratelimit.Limiter     // nil when no [rate_limits]
 	audit   *audit.Writer          // nil when no [audit] file
 	limited *prometheus.CounterVec // mcp_toolsearch_rate_limited_total{kind}
+	// state is what replicas share ([server] state_store, statestore.Redis)
+	// or this process alone keeps (statestore.Memory): connect links, rate
+	// limits with a shared store, marks of resumed approvals.
+	state statestore.Store
 
 	idents sync.Map // *mcp.ServerSession -> *identity.Identity (latest request's)
 	// elicits maps a URL elicitation id to the session that got it, for
@@ -61,8 +66,14 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 	defer func() {
 		if err != nil {
 			_ = st.audit.Close()
+			if st.state != nil {
+				_ = st.state.Close()
+			}
 		}
 	}()
+	if st.state, err = p.openStateStore(); err != nil {
+		return err
+	}
 	if cfg.Auth.Enabled() {
 		st.jwt, err = identity.NewJWT(identity.JWTConfig{
 			Issuer: cfg.Auth.Issuer, JWKSURL: cfg.Auth.JWKSURL, Audiences: cfg.Auth.Audiences, Scopes: cfg.Auth.Scopes,
@@ -83,12 +94,17 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 	}
 	if len(ups) > 0 {
 		var store *credentials.Store
-		if cfg.Auth.TokenStore != "" {
+		switch {
+		case st.state.Shared() && len(cfg.Auth.TokenStoreKeyBytes()) == 32:
+			if store, err = credentials.NewSharedStore(st.state, cfg.Auth.TokenStoreKeyBytes()); err != nil {
+				return fmt.Errorf("auth.token_store_key: %w", err)
+			}
+		case cfg.Auth.TokenStore != "":
 			if store, err = credentials.OpenStore(cfg.Auth.TokenStore, cfg.Auth.TokenStoreKeyBytes()); err != nil {
 				return fmt.Errorf("auth.token_store: %w", err)
 			}
 		}
-		st.creds, err = credentials.New(credentials.Options{Upstreams: ups, Store: store,
+		st.creds, err = credentials.New(credentials.Options{Upstreams: ups, Store: store, States: st.state,
 			CallbackURL: p.resourceURL(credentials.CallbackPath), OnConnected: p.connected})
 		if err != nil {
 			return err
@@ -103,12 +119,12 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 	if st.tracer, err = tracing.New(tc); err != nil {
 		return fmt.Errorf("telemetry.traces_endpoint: %w", err)
 	}
-	st.limiter = ratelimit.New(p.rateLimitConfig())
+	st.limiter = ratelimit.New(p.rateLimitConfig(), st.state)
 	st.limited = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "mcp_toolsearch_rate_limited_total",
-		Help: "Tool calls refused by [rate_limits], by the kind of bucket that was empty (subject, upstream, tool).",
+		Help: "Tool calls refused by [rate_limits], by the kind of bucket that was empty (subject, upstream, tool), or store when a shared state store could not be reached (refused, fail closed).",
 	}, []string{"kind"})
-	for _, k := range []string{"subject", "upstream", "tool"} {
+	for _, k := range []string{"subject", "upstream", "tool", "store"} {
 		st.limited.WithLabelValues(k)
 	}
 	if err := p.metrics.Registry().Register(st.limited); err != nil {
@@ -128,6 +144,29 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 		}
 	}
 	return nil
+}
+
+// openStateStore opens [server] state_store, or a Memory store without
+// one. A store that cannot be reached at start is no error (replicas may
+// start before it): it is logged, and what needs it fails closed until it
+// answers.
+func (p *Proxy) openStateStore() (statestore.Store, error) {
+	ss := p.conf().Server.StateStore
+	if !ss.Shared() {
+		return statestore.NewMemory(0), nil
+	}
+	r, err := statestore.OpenRedis(statestore.RedisOptions{URL: ss.StateStoreURL, CAFile: ss.StateStoreCA})
+	if err != nil {
+		return nil, fmt.Errorf("server.state_store: %s", p.conf().Redact(err.Error()))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), statestore.DefaultTimeout)
+	defer cancel()
+	if err := r.Ping(ctx); err != nil {
+		p.log.Warn("state store: not reachable yet; rate-limited and per-user calls are refused until it is", "store", r.Where(), "err", p.conf().Redact(err.Error()))
+	} else {
+		p.log.Info("state store: connected", "store", r.Where())
+	}
+	return r, nil
 }
 
 // rateLimitConfig converts [rate_limits]; per_tool keys are policy entries
@@ -169,6 +208,9 @@ func (p *Proxy) closeIdentity(ctx context.Context) {
 		return
 	}
 	p.idn.users.closeAll()
+	if p.idn.state != nil {
+		_ = p.idn.state.Close()
+	}
 	if err := p.idn.tracer.Shutdown(ctx); err != nil {
 		p.log.Warn("traces: flushing at shutdown failed", "err", p.conf().Redact(err.Error()))
 	}

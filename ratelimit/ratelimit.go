@@ -8,6 +8,11 @@
 // reserved from the others are given back. The refusal names the bucket
 // and how long until a token is there (the retry hint).
 //
+// With a shared state store ([server] state_store) the buckets live there
+// (statestore.Store.Allow: GCRA, which decides as these token buckets do),
+// so N replicas allow the configured rate once, not N times. A store that
+// cannot be reached refuses the call (*Unavailable): fail closed.
+//
 // Trust: a subject is the verified user when the front verified a token;
 // otherwise it is the client's self-declared name on its endpoint, which a
 // client can change at will: per-subject limits then separate
@@ -16,12 +21,15 @@
 package ratelimit
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/statestore"
 )
 
 // Limit is one bucket's shape: Rate tokens per second, at most Burst at once.
@@ -47,8 +55,9 @@ type Config struct {
 // Limiter decides calls. Safe for concurrent use; a nil *Limiter allows
 // everything.
 type Limiter struct {
-	cfg Config
-	now func() time.Time
+	cfg    Config
+	now    func() time.Time
+	shared statestore.Store // nil: the buckets below, in this process
 
 	mu       sync.Mutex
 	subjects map[string]*rate.Limiter
@@ -60,13 +69,28 @@ type Limiter struct {
 // (subjects idle long enough to have every token back) are dropped.
 const maxSubjects = 10000
 
-// New returns a Limiter for cfg, or nil when cfg limits nothing.
-func New(cfg Config) *Limiter {
+// New returns a Limiter for cfg, or nil when cfg limits nothing. With a
+// shared store (its Shared() is true) the buckets are kept there.
+func New(cfg Config, shared statestore.Store) *Limiter {
 	if cfg.PerSubject.Rate <= 0 && len(cfg.PerUpstream) == 0 && len(cfg.PerTool) == 0 {
 		return nil
 	}
-	return &Limiter{cfg: cfg, now: time.Now, subjects: map[string]*rate.Limiter{}, ups: map[string]*rate.Limiter{}, tools: map[string]*rate.Limiter{}}
+	l := &Limiter{cfg: cfg, now: time.Now, subjects: map[string]*rate.Limiter{}, ups: map[string]*rate.Limiter{}, tools: map[string]*rate.Limiter{}}
+	if shared != nil && shared.Shared() {
+		l.shared = shared
+	}
+	return l
 }
+
+// Unavailable is the error of a call whose limits could not be checked
+// because the shared store could not be reached: it is refused.
+type Unavailable struct{ Err error }
+
+func (u *Unavailable) Error() string {
+	return "the rate limits could not be checked, so the call is refused until they can: " + u.Err.Error()
+}
+
+func (u *Unavailable) Unwrap() error { return u.Err }
 
 // Refusal is the error of a refused call.
 type Refusal struct {
@@ -95,10 +119,14 @@ func newBucket(l Limit) *rate.Limiter { return rate.NewLimiter(rate.Limit(l.Rate
 
 // Allow takes a token for one call of tool (catalog id; exposed is the
 // exposed name, matched too) on upstream by subject, from every bucket
-// that applies, or returns a *Refusal and takes nothing.
-func (l *Limiter) Allow(subject, upstream, tool, exposed string) error {
+// that applies, or returns a *Refusal and takes nothing (*Unavailable when
+// a shared store cannot be reached).
+func (l *Limiter) Allow(ctx context.Context, subject, upstream, tool, exposed string) error {
 	if l == nil {
 		return nil
+	}
+	if l.shared != nil {
+		return l.allowShared(ctx, subject, upstream, tool, exposed)
 	}
 	now := l.now()
 	type cand struct {
@@ -174,4 +202,45 @@ func (l *Limiter) sweepLocked(now time.Time) {
 			delete(l.subjects, k)
 		}
 	}
+}
+
+// allowShared is Allow with the buckets in the shared store: one atomic
+// round trip for all of a call's buckets.
+func (l *Limiter) allowShared(ctx context.Context, subject, upstream, tool, exposed string) error {
+	type which struct {
+		kind, key, rule string
+		limit           Limit
+	}
+	var ws [3]which
+	var bs [3]statestore.Bucket
+	n := 0
+	add := func(prefix string, w which) {
+		ws[n] = w
+		bs[n] = statestore.Bucket{Key: prefix + w.key, Rate: w.limit.Rate, Burst: w.limit.Burst}
+		n++
+	}
+	if lim := l.cfg.PerSubject; lim.Rate > 0 {
+		add("rl:s:", which{"subject", subject, "rate_limits.per_subject", lim})
+	}
+	if lim, rule, ok := l.upstreamLimit(upstream); ok {
+		add("rl:u:", which{"upstream", upstream, rule, lim})
+	}
+	for _, r := range l.cfg.PerTool {
+		if r.Match(tool, exposed) {
+			add("rl:t:", which{"tool", tool, fmt.Sprintf("rate_limits.per_tool.%q", r.Key), r.Limit})
+			break
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	v, err := l.shared.Allow(ctx, bs[:n])
+	if err != nil {
+		return &Unavailable{Err: err}
+	}
+	if v.Refused == 0 {
+		return nil
+	}
+	w := ws[v.Refused-1]
+	return &Refusal{Kind: w.kind, Key: w.key, Rule: w.rule, RetryAfter: v.RetryAfter, Limit: w.limit}
 }
