@@ -102,13 +102,13 @@ const pollConnected = 500 * time.Millisecond
 
 // Manager hands out credentials. Safe for concurrent use.
 type Manager struct {
-	ups   map[string]*upstream
+	ups    map[string]*upstream
 	store  *Store
 	states statestore.Store
 	cb     string
-	hc    *http.Client
-	onCon func(upstream, subject, elicitationID string)
-	now   func() time.Time
+	hc     *http.Client
+	onCon  func(upstream, subject, elicitationID string)
+	now    func() time.Time
 
 	mu        sync.Mutex
 	exchanged map[string]*oauth2.Token
