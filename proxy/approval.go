@@ -71,9 +71,22 @@ var approvalSchema = json.RawMessage(`{"type":"object","properties":{"approve":{
 func (p *Proxy) approve(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, rule string) (*mcp.CallToolResult, error) {
 	var reason string
 	var ok bool
+	if d, resumed := resumedDecision(ctx, e, args, rule); resumed { // resume.go: answered in the retry
+		ok, reason = d.OK, d.Reason
+		if ok {
+			p.log.Info("call approved", "id", e.ID, "client", s.client, "by", reason+" (resumed)")
+			return nil, nil
+		}
+		p.log.Warn("call blocked by approval", "id", e.ID, "client", s.client, "reason", reason)
+		return blockedByApproval(e, rule, reason), nil
+	}
 	switch {
 	case s.ss != nil && clientElicits(s.ss):
-		ok, reason = p.elicitApproval(ctx, s, e, args, rule)
+		var handedOff bool
+		ok, reason, handedOff = p.elicitApproval(ctx, s, e, args, rule)
+		if handedOff {
+			return nil, errHandedOff
+		}
 	case len(p.conf().Tools.ApprovalCommand) > 0:
 		ok, reason = p.runApprovalCommand(ctx, s, e, args, rule)
 	case s.ss != nil:
@@ -122,26 +135,37 @@ func clientElicits(ss *mcp.ServerSession) bool {
 
 // elicitApproval asks the calling client's person. ok is true only for
 // accept with approve = true; reason says what happened, for the result
-// text and the log.
-func (p *Proxy) elicitApproval(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, rule string) (ok bool, reason string) {
+// text and the log. handedOff: the question went to a 2026-07-28 client in
+// a resumable requestState (resume.go), and the call ends here.
+func (p *Proxy) elicitApproval(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, rule string) (ok bool, reason string, handedOff bool) {
 	timeout := p.approvalTimeout()
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	msg := fmt.Sprintf("Approve this tool call?\nTool: %s (upstream %q, tool %q), required by %s.\nArguments: %s",
 		e.ID, e.Upstream, e.Name, rule, approvalSummary(args))
+	q := &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}
+	if p.handOffApproval(ctx, s, e, args, rule, q) {
+		return false, "", true
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var res *mcp.ElicitResult
-	r, err := askClient(ctx, s, &mcp.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approvalSchema}) // exchange.go
+	r, err := askClient(ctx, s, q) // exchange.go
 	if err == nil {
 		res = r.(*mcp.ElicitResult)
 	}
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return false, fmt.Sprintf("no answer to the approval request within tools.approval_timeout (%s)", timeout)
+		return false, fmt.Sprintf("no answer to the approval request within tools.approval_timeout (%s)", timeout), false
 	case err != nil:
-		return false, "the approval request failed: " + bounded(err.Error(), 300)
+		return false, "the approval request failed: " + bounded(err.Error(), 300), false
 	case res == nil:
-		return false, "the approval request got no answer"
+		return false, "the approval request got no answer", false
 	}
+	ok, reason = approvalAnswer(res)
+	return ok, reason, false
+}
+
+// approvalAnswer reads the person's answer to the approval question.
+func approvalAnswer(res *mcp.ElicitResult) (ok bool, reason string) {
 	switch res.Action {
 	case "accept":
 		if v, _ := res.Content["approve"].(bool); v {

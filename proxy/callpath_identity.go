@@ -64,7 +64,7 @@ func (p *Proxy) decideTraced(ctx context.Context, s *session, e *catalog.Entry) 
 // rateLimited takes a token for the call from every [rate_limits] bucket
 // that applies; it returns the blocked result when one is empty.
 func (p *Proxy) rateLimited(ctx context.Context, s *session, e *catalog.Entry) *mcp.CallToolResult {
-	if p.idn.limiter == nil {
+	if p.idn.limiter == nil || resumedCall(ctx, e) {
 		return nil
 	}
 	err := p.idn.limiter.Allow(ctx, s.subjectKey(), e.Upstream, e.ID, e.Exposed)
@@ -93,7 +93,9 @@ func (p *Proxy) approveTraced(ctx context.Context, s *session, e *catalog.Entry,
 	actx, span := p.idn.tracer.Start(ctx, "approval", trace.SpanKindInternal)
 	res, err := p.approve(actx, s, e, args, rule)
 	outcome, detail := "allowed", rule
-	if res != nil || err != nil {
+	if err == errHandedOff {
+		outcome, detail = "asked", "the question went to the client; its retry continues the call (on any replica)"
+	} else if res != nil || err != nil {
 		outcome = "blocked"
 		if res != nil && len(res.Content) > 0 {
 			if tc, ok := res.Content[0].(*mcp.TextContent); ok {

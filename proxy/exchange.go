@@ -80,6 +80,9 @@ type exchange struct {
 	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go): &rawSlot
 	// rawSlot is raw's storage (one allocation with the exchange).
 	rawSlot upstream.RawResult
+	// handoff is the input_required answer of a call that ended with its
+	// approval question sealed into requestState (resume.go); under mu.
+	handoff *mcp.CallToolResult
 	mu      sync.Mutex
 	seq     int
 	round   int                  // input_required results given so far
@@ -143,7 +146,19 @@ var errNoAnswer = errors.New("the client did not answer (no retry of its tools/c
 // exchange: a new call, or the retry of one (cr.Params.RequestState).
 func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequest, args json.RawMessage) (mcp.Result, error) {
 	var ex *exchange
-	if state := cr.Params.RequestState; state != "" {
+	if state := cr.Params.RequestState; strings.HasPrefix(state, resumePrefix) {
+		// A call that waited for approval, resumable here (resume.go).
+		rctx, err := p.resumeCall(ctx, s, cr, args)
+		if err != nil {
+			return nil, err
+		}
+		if ex, err = p.startExchange(rctx, s, cr.Params.Name, args); err != nil {
+			return nil, err
+		}
+		if ex.fc != nil {
+			return p.runInline(rctx, ex)
+		}
+	} else if state != "" {
 		p.exs.mu.Lock()
 		ex = p.exs.m[exchangeID(state)]
 		p.exs.mu.Unlock()
@@ -447,6 +462,12 @@ func (p *Proxy) inputRequired(ex *exchange, reqs mcp.InputRequestMap) (mcp.Resul
 
 // result is the answer of ex's call, which has ended (done closed).
 func (ex *exchange) result() (mcp.Result, error) {
+	ex.mu.Lock()
+	h := ex.handoff
+	ex.mu.Unlock()
+	if h != nil {
+		return h, nil
+	}
 	if ex.err != nil {
 		return nil, wireError(ex.err)
 	}

@@ -44,6 +44,9 @@ type idState struct {
 	// or this process alone keeps (statestore.Memory): connect links, rate
 	// limits with a shared store, marks of resumed approvals.
 	state statestore.Store
+	// resume seals the requestState of approvals any replica can resume
+	// (resume.go); nil without a shared state store.
+	resume *sealer
 
 	idents sync.Map // *mcp.ServerSession -> *identity.Identity (latest request's)
 	// elicits maps a URL elicitation id to the session that got it, for
@@ -73,6 +76,11 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 	}()
 	if st.state, err = p.openStateStore(); err != nil {
 		return err
+	}
+	if st.state.Shared() {
+		if st.resume, err = newSealer(cfg.Server.StateStoreKeyBytes()); err != nil {
+			return fmt.Errorf("server.state_store_key: %w", err)
+		}
 	}
 	if cfg.Auth.Enabled() {
 		st.jwt, err = identity.NewJWT(identity.JWTConfig{

@@ -33,6 +33,10 @@ const (
 	OutcomeDenied      = "denied"
 	OutcomeRateLimited = "rate_limited"     // refused by [rate_limits]
 	OutcomeConnect     = "connect_required" // the user has not connected the upstream
+	// OutcomeInputRequired: the call's approval question went to the
+	// client in a resumable requestState; the retry (on any replica) runs
+	// the call, recorded with its own outcome.
+	OutcomeInputRequired = "input_required"
 )
 
 // Code-run outcomes: the "outcome" label of mcp_toolsearch_code_runs_total.
@@ -62,7 +66,7 @@ const (
 var knownOutcomes = map[string]bool{
 	OutcomeOK: true, OutcomeToolError: true, OutcomeError: true, OutcomeBlockedPolicy: true,
 	OutcomeBlockedApproval: true, OutcomeUnavailable: true, OutcomeTimeout: true, OutcomeInvalidArguments: true, OutcomeDenied: true,
-	OutcomeRateLimited: true, OutcomeConnect: true,
+	OutcomeRateLimited: true, OutcomeConnect: true, OutcomeInputRequired: true,
 }
 
 var knownModes = map[string]bool{ModeDirect: true, ModeCode: true, ModeTools: true, ModeDirectory: true}
