@@ -90,9 +90,9 @@ func (s *sealer) open(state string, v any) bool {
 // approvalStep is one approval of a resumable call: asked (in Ask) or
 // given (in Done).
 type approvalStep struct {
-	Entry  string `json:"e"`           // catalog id
-	Args   string `json:"a"`           // argsHash of the arguments the approval saw
-	Rule   string `json:"r"`           // the rule that asked for it
+	Entry  string `json:"e"`            // catalog id
+	Args   string `json:"a"`            // argsHash of the arguments the approval saw
+	Rule   string `json:"r"`            // the rule that asked for it
 	OK     bool   `json:"ok,omitempty"` // the person approved (Done only)
 	Reason string `json:"why,omitempty"`
 }
