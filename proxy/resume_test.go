@@ -185,8 +185,11 @@ require_approval = ["c__inc"]
 	for i := range 4 {
 		before := n.Load()
 		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "c__inc", Arguments: map[string]any{"i": i}})
-		if err != nil || r.IsError || !strings.HasPrefix(resultText(r), "count ") {
-			t.Fatalf("call %d through the balancer: %v %q", i, err, resultText(r))
+		if err != nil {
+			t.Fatalf("call %d through the balancer: %v", i, err)
+		}
+		if r.IsError || !strings.HasPrefix(resultText(r), "count ") {
+			t.Fatalf("call %d through the balancer: %q", i, resultText(r))
 		}
 		if n.Load()-before != 2 {
 			t.Fatalf("call %d took %d requests, want 2 (the call, then the retry on the other replica)", i, n.Load()-before)

@@ -82,9 +82,12 @@ func OpenRedis(o RedisOptions) (*Redis, error) {
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
 	}
-	// One primary; no client-side cache (replicas must see each other's
-	// writes at once); dial within the operation timeout.
+	// One primary over one connection (concurrent commands are pipelined
+	// on it: a restarted server costs one failed attempt, retried); no
+	// client-side cache (replicas must see each other's writes at once);
+	// dial within the operation timeout.
 	opt.ForceSingleClient = true
+	opt.PipelineMultiplex = -1 // one connection, commands pipelined on it
 	opt.DisableCache = true
 	opt.Dialer.Timeout = r.timeout
 	opt.ConnWriteTimeout = r.timeout
@@ -122,7 +125,25 @@ func (r *Redis) fail(op string, err error) error {
 func (r *Redis) do(ctx context.Context, cmd valkey.Completed) valkey.ValkeyResult {
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	return r.c.Do(ctx, cmd)
+	res := r.c.Do(ctx, cmd)
+	if retryable(ctx, res.Error()) {
+		res = r.c.Do(ctx, cmd) // a failed command is not recycled: it can be sent again
+	}
+	return res
+}
+
+// retryable reports whether err is a connection found dead (the server
+// restarted since the last operation): the client dials again on the
+// next attempt, so one more is made. A command whose answer was lost
+// after the server ran it may so run twice; every use of the store
+// errs on the safe side then (a bucket charged twice, a one-time mark
+// found taken, a link found used): it fails closed.
+func retryable(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil || valkey.IsValkeyNil(err) {
+		return false
+	}
+	_, answered := valkey.IsValkeyErr(err)
+	return !answered
 }
 
 // Ping checks that the server answers.
@@ -230,7 +251,11 @@ func (r *Redis) Allow(ctx context.Context, buckets []Bucket) (Verdict, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	out, err := r.gcra.Exec(ctx, r.c, keys, args).ToArray()
+	res := r.gcra.Exec(ctx, r.c, keys, args)
+	if retryable(ctx, res.Error()) {
+		res = r.gcra.Exec(ctx, r.c, keys, args)
+	}
+	out, err := res.ToArray()
 	if err != nil {
 		return Verdict{}, r.fail("rate-limit script", err)
 	}
