@@ -151,7 +151,7 @@ require_approval = ["c__inc"]
 		req.Header = r.Header.Clone()
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
-			http.Error(w, err.Error(), 502)
+			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
 		}
 		defer resp.Body.Close()
