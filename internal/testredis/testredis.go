@@ -30,6 +30,7 @@ type Server struct {
 	bin, dir string
 	Port     int
 	Password string
+	Persist  bool
 	// TLS: the server listens with TLS only; CAFile verifies it.
 	TLS    bool
 	CAFile string
@@ -42,6 +43,9 @@ type Server struct {
 type Options struct {
 	Password string
 	TLS      bool
+	// Persist: an append-only file written at every command, so a
+	// server killed and started again has its data back.
+	Persist bool
 }
 
 // Start starts a redis-server; it is stopped at the test's end.
@@ -55,7 +59,7 @@ func Start(t testing.TB, o Options) *Server {
 		}
 		t.Skip(msg)
 	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir(), Port: freePort(t), Password: o.Password, TLS: o.TLS}
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), Port: freePort(t), Password: o.Password, TLS: o.TLS, Persist: o.Persist}
 	if o.TLS {
 		s.makeCerts()
 	}
@@ -77,7 +81,8 @@ func (s *Server) URL() string {
 	return fmt.Sprintf("%s://%s127.0.0.1:%d/0", scheme, auth, s.Port)
 }
 
-// Start starts the server again after Stop (same port, empty data).
+// Start starts the server again after Stop (same port; empty unless
+// Persist).
 func (s *Server) Start() {
 	s.t.Helper()
 	s.mu.Lock()
@@ -85,7 +90,12 @@ func (s *Server) Start() {
 	if s.cmd != nil {
 		return
 	}
-	args := []string{"--bind", "127.0.0.1", "--dir", s.dir, "--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}
+	args := []string{"--bind", "127.0.0.1", "--dir", s.dir, "--save", "", "--daemonize", "no", "--loglevel", "warning"}
+	if s.Persist {
+		args = append(args, "--appendonly", "yes", "--appendfsync", "always")
+	} else {
+		args = append(args, "--appendonly", "no")
+	}
 	if s.Password != "" {
 		args = append(args, "--requirepass", s.Password)
 	}
