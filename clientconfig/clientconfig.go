@@ -378,9 +378,12 @@ func (im *importer) server(name string, raw json.RawMessage) {
 	case url != "":
 		switch typ {
 		case "", "http", "streamable-http", "streamablehttp", "streamable_http":
-			if typ == "" && strings.HasSuffix(strings.TrimRight(url, "/"), "/sse") {
+			switch {
+			case typ == "" && strings.HasSuffix(strings.TrimRight(url, "/"), "/sse"):
 				out.Transport = "sse"
 				out.Notes = append(out.Notes, `no "type" and the url ends in /sse: transport "sse"`)
+			case typ == "":
+				out.Notes = append(out.Notes, `no "type": Streamable HTTP is tried first, then the legacy SSE transport if the server refuses it`)
 			}
 		case "sse":
 			out.Transport = "sse"

@@ -118,9 +118,21 @@ type Upstream struct {
 	InheritEnv bool   `toml:"inherit_env"`
 	Cwd        string `toml:"cwd"` // relative paths are resolved against the config file's folder
 
-	URL       string            `toml:"url"`
-	Transport string            `toml:"transport"` // "streamable-http" (default with url) | "sse"
-	Headers   map[string]string `toml:"headers"`
+	URL       string `toml:"url"`
+	Transport string `toml:"transport"` // "streamable-http" (default with url) | "sse"
+	// TransportAuto: url without transport. Streamable HTTP is tried first
+	// and, when the server refuses its POST with 400, 404 or 405, the
+	// legacy SSE transport (what the MCP spec's backwards-compatibility
+	// section asks of clients, and what Cursor does with a bare url).
+	TransportAuto bool `toml:"-"`
+	// SSEPathPrefix is put before the absolute message-endpoint path a
+	// legacy SSE server advertises ("/message?sessionId=…") when a reverse
+	// proxy serves the server under a prefix the server does not know
+	// ("/tools"): the POSTs then go to /tools/message. Unset, the prefix is
+	// derived when the advertised path is the end of url's path (the
+	// go-sdk's SSE handler advertises its own path) (upstream/http.go).
+	SSEPathPrefix string            `toml:"sse_path_prefix"`
+	Headers       map[string]string `toml:"headers"`
 	// Public names env variables and headers of this upstream whose values
 	// are not secrets: `check` shows them and outputs do not hide them.
 	// Every other env and header value is a secret (secrets.go).

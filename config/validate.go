@@ -204,6 +204,7 @@ func (p *parser) defaults() {
 		p.defaultString(&u.Protocol, DefaultProtocol, "upstreams", name, "protocol")
 		switch {
 		case u.URL != "":
+			u.TransportAuto = !p.defined("upstreams", name, "transport")
 			p.defaultString(&u.Transport, "streamable-http", "upstreams", name, "transport")
 		case u.Command != "":
 			p.defaultString(&u.Transport, "stdio", "upstreams", name, "transport")
@@ -345,12 +346,21 @@ func (p *parser) validateUpstreams() {
 				p.errf(at("args"), "", "only for command upstreams (this one has url)")
 			}
 			p.checkURL(u.URL, at("url"))
+			if u.SSEPathPrefix != "" && (!strings.HasPrefix(u.SSEPathPrefix, "/") || strings.ContainsAny(u.SSEPathPrefix, "?#")) {
+				p.errf(at("sse_path_prefix"), "", "%q: want a path that starts with /, such as \"/tools\" (no query)", u.SSEPathPrefix)
+			}
+			if u.SSEPathPrefix != "" && u.Transport != "sse" && !u.TransportAuto {
+				p.errf(at("sse_path_prefix"), "", "only for the legacy SSE transport (this upstream has transport = %q)", u.Transport)
+			}
 		default: // command
 			if u.Transport != "stdio" {
 				p.errf(at("transport"), "", "%q needs url; a command upstream always speaks stdio", u.Transport)
 			}
 			if len(u.Headers) > 0 {
 				p.errf(at("headers"), "", "only for url upstreams (this one has command)")
+			}
+			if u.SSEPathPrefix != "" {
+				p.errf(at("sse_path_prefix"), "", "only for url upstreams (this one has command)")
 			}
 			if u.AllowInternalRedirects {
 				p.errf(at("allow_internal_redirects"), "", "only for url upstreams (this one has command)")

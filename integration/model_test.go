@@ -245,8 +245,9 @@ trusted = true
 }
 
 // TestHTTPUpstreamWrongTransportHint: server-everything
-// serving legacy SSE, configured as Streamable HTTP (its /sse answers the
-// initialize POST with 404), and serving Streamable HTTP, configured as SSE
+// serving legacy SSE, configured as Streamable HTTP in so many words (its
+// /sse answers the initialize POST with 404; without transport the proxy
+// would try SSE next, TestBareURLLegacySSE), and serving Streamable HTTP, configured as SSE
 // (its /mcp answers the SSE GET with 400): `check` names the other
 // transport as the likely fix.
 func TestHTTPUpstreamWrongTransportHint(t *testing.T) {
@@ -258,6 +259,7 @@ func TestHTTPUpstreamWrongTransportHint(t *testing.T) {
 	cfg := writeConfig(t, fmt.Sprintf(`
 [upstreams.legacy]
 url = %q
+transport = "streamable-http"
 startup_timeout = "10s"
 
 [upstreams.modern]

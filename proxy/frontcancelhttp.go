@@ -308,6 +308,16 @@ func (w *sseStreamWriter) Write(b []byte) (int, error) {
 			w.mu.Lock()
 			w.sessions[sid] = &sseCancels{user: w.user, inflight: map[jsonrpc.ID]bool{}, cancelled: map[jsonrpc.ID]bool{}}
 			w.mu.Unlock()
+			// The go-sdk advertises the absolute path it was reached at
+			// ("/sse?sessionid=ID"), which misses the prefix of a reverse
+			// proxy that serves the front under one (/tools/sse → /sse). A
+			// reference relative to the stream's own URL reaches this
+			// handler whatever the prefix: clients resolve it against the
+			// URL they opened (the SSE transport of MCP 2024-11-05).
+			if _, err := w.ResponseWriter.Write([]byte("event: endpoint\ndata: ?sessionid=" + url.QueryEscape(sid) + "\n\n")); err != nil {
+				return 0, err
+			}
+			return len(b), nil
 		}
 		return w.ResponseWriter.Write(b)
 	}

@@ -56,6 +56,11 @@ type conn struct {
 	// relistLog keeps "tools re-listed" to one line and one summary a
 	// minute (an upstream may send list_changed in a loop).
 	relistLog *logwindow.Window
+
+	// sseFound: a url upstream without transport answered the legacy SSE
+	// transport after refusing Streamable HTTP (http.go sseFallback);
+	// later attempts use SSE at once.
+	sseFound atomic.Bool
 }
 
 // live is one connection attempt and, once ready, one live connection.
@@ -440,25 +445,19 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 		relist: make(chan struct{}, 1),
 	}
 	var transport mcp.Transport
+	cfg := c.cfg
+	if c.sseFound.Load() {
+		cfg = asSSE(cfg) // http.go
+	}
 	switch {
 	case c.cfg.URL != "" && c.cfg.Command != "":
 		lcancel()
 		return nil, fmt.Errorf("both command and url are set")
 	case c.cfg.URL != "":
-		t, tr, err := httpTransportAuth(c.cfg, c.log, c.m.opts.MaxMessageBytes, authorizationFrom(ctx)) // credential.go
+		t, tr, err := c.httpTransport(ctx, cfg)
 		if err != nil {
 			lcancel()
 			return nil, err
-		}
-		if wrap := c.m.opts.WrapHTTP; wrap != nil {
-			switch ht := t.(type) {
-			case *streamableTransport:
-				ht.client.Transport = wrap(c.name, ht.client.Transport)
-			case *mcp.StreamableClientTransport:
-				ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
-			case *mcp.SSEClientTransport:
-				ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
-			}
 		}
 		transport, l.httpTr = t, tr
 	case c.cfg.Command != "":
@@ -490,14 +489,35 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 	if _, sdk := transport.(*mcp.StreamableClientTransport); !sdk { // its connection must reach the go-sdk unwrapped
 		l.gate = newNotifyGate(c.name, c.log)
 	}
-	offered := offeredVersion(c.cfg) // version.go
+	offered := offeredVersion(cfg) // version.go
 	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, &mcp.ClientSessionOptions{ProtocolVersion: offered})
-	if err == nil && sess.ID() == "" && statelessUpgrade(c.cfg, offered) {
+	if err == nil && sess.ID() == "" && statelessUpgrade(cfg, offered) {
 		_ = sess.Close()
 		sess, err = client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, nil)
 	}
+	triedSSE := err != nil && sseFallback(cfg, err) // http.go
+	if triedSSE {
+		streamErr := err
+		sse := asSSE(cfg)
+		t, tr, terr := c.httpTransport(ctx, sse)
+		if terr != nil {
+			return l, terr
+		}
+		l.httpTr.CloseIdleConnections()
+		l.httpTr = tr
+		sess, err = client.Connect(actx, &lifeTransport{inner: t, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, &mcp.ClientSessionOptions{ProtocolVersion: offeredVersion(sse)})
+		if err != nil {
+			err = fmt.Errorf("%w; the legacy SSE transport, tried next, failed too: %v", streamErr, err)
+		} else {
+			c.sseFound.Store(true)
+			c.log.Info("the upstream refused Streamable HTTP and speaks the legacy SSE transport: using it (transport = \"sse\" in its table skips the first try)", "status", refusalStatus(streamErr))
+		}
+	}
+	if err != nil && triedSSE {
+		return l, c.attemptError(l, "initialize", err)
+	}
 	if err != nil {
-		return l, wrongTransportHint(c.cfg, c.attemptError(l, "initialize", err)) // http.go
+		return l, wrongTransportHint(cfg, c.attemptError(l, "initialize", err)) // http.go
 	}
 	l.session = sess
 	res, err := c.listTools(actx, l)

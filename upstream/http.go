@@ -62,8 +62,9 @@ func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth 
 		// go-sdk's own bound, MaxEventSize, is 16 MiB by default whatever
 		// the cap, and it ends the session without saying why): past it
 		// the stream fails, the session ends with a WARN naming the cap,
-		// and the manager connects again.
-		client.Transport = eventCapTripper{base: client.Transport, max: maxBytes + sseFraming, log: log}
+		// and the manager connects again. The prefix tripper puts a reverse
+		// proxy's path prefix before the advertised message endpoint.
+		client.Transport = &ssePrefixRoundTripper{base: eventCapTripper{base: client.Transport, max: maxBytes + sseFraming, log: log}, target: parsed, prefix: u.SSEPathPrefix}
 		return &mcp.SSEClientTransport{Endpoint: u.URL, HTTPClient: client, MaxEventSize: maxBytes + 2*sseFraming}, base, nil
 	default:
 		return nil, nil, fmt.Errorf("transport %q: want \"streamable-http\" or \"sse\"", u.Transport)
@@ -110,6 +111,95 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	return resp, err
 }
 
+// httpTransport is httpTransportAuth for cfg (c.cfg, or it as SSE) with
+// the manager's WrapHTTP hook, authorized as ctx says (credential.go).
+func (c *conn) httpTransport(ctx context.Context, cfg *config.Upstream) (mcp.Transport, *http.Transport, error) {
+	t, tr, err := httpTransportAuth(cfg, c.log, c.m.opts.MaxMessageBytes, authorizationFrom(ctx))
+	if err != nil {
+		return nil, nil, err
+	}
+	if wrap := c.m.opts.WrapHTTP; wrap != nil {
+		switch ht := t.(type) {
+		case *streamableTransport:
+			ht.client.Transport = wrap(c.name, ht.client.Transport)
+		case *mcp.StreamableClientTransport:
+			ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
+		case *mcp.SSEClientTransport:
+			ht.HTTPClient.Transport = wrap(c.name, ht.HTTPClient.Transport)
+		}
+	}
+	return t, tr, nil
+}
+
+// ssePrefixRoundTripper puts a reverse proxy's path prefix before the
+// message endpoint a legacy SSE server advertises as an absolute path
+// ("/greeter1?sessionid=…"): the go-sdk client resolves it against the
+// url's host, which drops a prefix the server does not know
+// (http://gw/tools/greeter1 → http://gw/greeter1: 404). Only POSTs to the
+// url's origin whose path lacks the prefix are rewritten. The prefix is
+// sse_path_prefix, or, unset, what is left of url's path before the
+// advertised path when that path is its end (the go-sdk's SSE handler,
+// supergateway with its message path under the SSE one).
+type ssePrefixRoundTripper struct {
+	base   http.RoundTripper
+	target *url.URL
+	prefix string
+}
+
+func (s *ssePrefixRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method != http.MethodPost || !sameOrigin(req.URL, s.target) {
+		return s.base.RoundTrip(req)
+	}
+	p := req.URL.Path
+	prefix := s.prefix
+	if prefix == "" {
+		if t := s.target.Path; len(p) > 1 && strings.HasPrefix(p, "/") && len(t) > len(p) && strings.HasSuffix(t, p) {
+			prefix = t[:len(t)-len(p)]
+		}
+	}
+	prefix = strings.TrimSuffix(prefix, "/")
+	if prefix == "" || p == prefix || strings.HasPrefix(p, prefix+"/") {
+		return s.base.RoundTrip(req)
+	}
+	r := req.Clone(req.Context())
+	r.URL.Path = prefix + p
+	r.URL.RawPath = ""
+	return s.base.RoundTrip(r)
+}
+
+// refusals are the answers to the Streamable HTTP POST after which a url
+// upstream without transport is tried with the legacy SSE transport (MCP
+// spec 2025-11-25 basic/transports, "Backwards Compatibility": a 4xx such
+// as 404 or 405; the go-sdk's SSE handler answers a POST without its
+// session id 400 "sessionid must be provided"). Not 401 or 403: an
+// authorization problem is reported as it is.
+var refusals = []string{"HTTP 400 ", "HTTP 404 ", "HTTP 405 "}
+
+// refusalStatus is the refusal in err ("HTTP 400"), or "".
+func refusalStatus(err error) string {
+	msg := err.Error()
+	for _, r := range refusals {
+		if strings.Contains(msg, r) {
+			return strings.TrimSpace(r)
+		}
+	}
+	return ""
+}
+
+// sseFallback reports whether the failed initialize of cfg (Streamable
+// HTTP, transport not configured) is to be tried again with the legacy
+// SSE transport.
+func sseFallback(cfg *config.Upstream, err error) bool {
+	return cfg.TransportAuto && cfg.Transport == "streamable-http" && refusalStatus(err) != ""
+}
+
+// asSSE is a copy of cfg speaking the legacy SSE transport.
+func asSSE(cfg *config.Upstream) *config.Upstream {
+	c := *cfg
+	c.Transport = "sse"
+	return &c
+}
+
 // wrongTransportHint adds the likely fix to a failed initialize of an HTTP
 // upstream whose server speaks the other HTTP transport (issue 12 item
 // 14): a legacy SSE server answers the Streamable HTTP POST with 404 or
@@ -120,6 +210,9 @@ func wrongTransportHint(u *config.Upstream, err error) error {
 		return err
 	}
 	msg := err.Error()
+	if u.Transport == "sse" && u.SSEPathPrefix == "" && strings.Contains(msg, "failed to write: 404 ") {
+		return fmt.Errorf(`%w (the message endpoint the server advertised answers 404: behind a reverse proxy that serves the server under a path prefix, set sse_path_prefix to that prefix)`, err)
+	}
 	if u.Transport == "sse" {
 		for _, s := range []string{"failed to connect: Bad Request", "failed to connect: Not Found", "failed to connect: Method Not Allowed"} {
 			if strings.Contains(msg, s) {
@@ -128,7 +221,7 @@ func wrongTransportHint(u *config.Upstream, err error) error {
 		}
 		return err
 	}
-	if strings.Contains(msg, "HTTP 404 ") || strings.Contains(msg, "HTTP 405 ") {
+	if refusalStatus(err) != "" {
 		return fmt.Errorf(`%w (if this is a legacy SSE server, try transport = "sse"; its URL usually ends in /sse)`, err)
 	}
 	return err

@@ -417,9 +417,14 @@ func (w *wire) take(id int64) pendingCall {
 // failCall answers our call id with a JSON-RPC error (the session stays).
 func (w *wire) failCall(id int64, msg string) []jsonrpc.Message {
 	pc := w.take(id)
-	if pc.method == "" { // no longer pending: no method to name
+	switch pc.method {
+	case "": // no longer pending: no method to name
 		w.log.Warn("failed one request: "+msg, "id", id)
-	} else {
+	case "server/discover", "initialize":
+		// The connection attempt fails with it and says so; the legacy SSE
+		// transport may be tried next (http.go sseFallback).
+		w.log.Debug("failed one request: "+msg, "method", pc.method, "id", id)
+	default:
 		w.log.Warn("failed one request: "+msg, "method", pc.method, "id", id)
 	}
 	if pc.own {
