@@ -47,6 +47,9 @@ type Snapshot struct {
 	Unavailable map[string]string
 	// Index is the search index over Entries.
 	Index *Index
+	// Clashes are the tools that wanted the same exposed name (or a
+	// reserved one) and got hashed names instead (NameClashes).
+	Clashes []Clash
 
 	cat       *Catalog // the catalog that published it
 	hits      sync.Map // hitKey -> Hit without score (Snapshot.Hit)
@@ -190,6 +193,7 @@ func (c *Catalog) rebuildLocked(changed []string) {
 		}
 	}
 	names := AssignNamesMax(inputs, c.sep, c.reserved, c.maxNameLen())
+	clashes := NameClashes(inputs, c.sep, c.reserved)
 	dirty := map[string]bool{}
 	for _, up := range changed {
 		dirty[up] = true
@@ -205,7 +209,7 @@ func (c *Catalog) rebuildLocked(changed []string) {
 			}
 		}
 	}
-	s := &Snapshot{Unavailable: map[string]string{}, byID: map[string]*Entry{}, byExposed: map[string]*Entry{}, byName: map[string][]*Entry{}}
+	s := &Snapshot{Unavailable: map[string]string{}, Clashes: clashes, byID: map[string]*Entry{}, byExposed: map[string]*Entry{}, byName: map[string][]*Entry{}}
 	for up, r := range c.down {
 		s.Unavailable[up] = r
 	}

@@ -61,15 +61,7 @@ func AssignNamesMax(inputs []NameInput, sep string, reserved []string, maxLen in
 		count[strings.ToLower(r)] += 2 // a reserved name always clashes
 	}
 	for _, in := range inputs {
-		raw := in.Tool
-		if in.Prefix != "" {
-			raw = in.Prefix + sep + in.Tool
-		}
-		b := asciiName(raw)
-		force := asciiName(in.Tool) == ""
-		if force { // e.g. a name entirely in CJK: "x__作成" -> "x__tool_<hash>"
-			b = BaseName(in.Prefix, sep, in.Tool)
-		}
+		b, force := baseOf(in, sep)
 		cands = append(cands, cand{in.ID, b, force})
 		count[strings.ToLower(b)]++
 	}
@@ -111,6 +103,64 @@ func AssignNamesMax(inputs []NameInput, sep string, reserved []string, maxLen in
 			}
 		}
 	}
+	return out
+}
+
+// baseOf is the name AssignNames tries first for in; force is set when
+// nothing of the tool name survived ASCII folding (always hashed).
+func baseOf(in NameInput, sep string) (base string, force bool) {
+	raw := in.Tool
+	if in.Prefix != "" {
+		raw = in.Prefix + sep + in.Tool
+	}
+	base = asciiName(raw)
+	force = asciiName(in.Tool) == ""
+	if force { // e.g. a name entirely in CJK: "x__作成" -> "x__tool_<hash>"
+		base = BaseName(in.Prefix, sep, in.Tool)
+	}
+	return base, force
+}
+
+// Clash is a set of tools that want the same exposed name
+// (case-insensitively), or a tool that wants a reserved name (the mode's
+// own tools): AssignNames gives each of them a hashed name instead, which
+// is a rename the operator should hear about (an upstream with prefix ""
+// or upstream names that nest, "alpha" and "alpha__x", can take a name
+// another upstream's tool had).
+type Clash struct {
+	Name     string   // the name they want (as the first of IDs writes it)
+	IDs      []string // the tools, sorted
+	Reserved bool     // Name is a reserved name
+}
+
+// NameClashes returns the clashes among inputs, sorted by name.
+func NameClashes(inputs []NameInput, sep string, reserved []string) []Clash {
+	res := map[string]bool{}
+	for _, r := range reserved {
+		res[strings.ToLower(r)] = true
+	}
+	byName := map[string]*Clash{}
+	for _, in := range inputs {
+		b, force := baseOf(in, sep)
+		if force || b == "" {
+			continue
+		}
+		k := strings.ToLower(b)
+		c := byName[k]
+		if c == nil {
+			c = &Clash{Name: b, Reserved: res[k]}
+			byName[k] = c
+		}
+		c.IDs = append(c.IDs, in.ID)
+	}
+	var out []Clash
+	for _, c := range byName {
+		if len(c.IDs) > 1 || c.Reserved {
+			sort.Strings(c.IDs)
+			out = append(out, *c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
 	return out
 }
 

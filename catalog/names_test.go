@@ -115,3 +115,34 @@ func TestAssignNamesMax(t *testing.T) {
 		t.Fatalf("a short name changed: %v", short)
 	}
 }
+
+// TestNameClashes: tools that want the same exposed name (across
+// upstreams, or in case only) and a tool that wants a reserved name are
+// reported with every id; a tool without a rival is not.
+func TestNameClashes(t *testing.T) {
+	in := []NameInput{
+		{ID: "mcp:alpha:echo", Prefix: "alpha", Tool: "echo"},
+		{ID: "mcp:beta:alpha__echo", Prefix: "", Tool: "alpha__echo"},
+		{ID: "mcp:gamma:Run", Prefix: "gamma", Tool: "Run"},
+		{ID: "mcp:gamma:run", Prefix: "gamma", Tool: "run"},
+		{ID: "mcp:delta:tool_search", Prefix: "", Tool: "tool_search"},
+		{ID: "mcp:delta:alone", Prefix: "", Tool: "alone"},
+	}
+	got := NameClashes(in, "__", []string{"tool_search"})
+	want := []Clash{
+		{Name: "alpha__echo", IDs: []string{"mcp:alpha:echo", "mcp:beta:alpha__echo"}},
+		{Name: "gamma__Run", IDs: []string{"mcp:gamma:Run", "mcp:gamma:run"}},
+		{Name: "tool_search", IDs: []string{"mcp:delta:tool_search"}, Reserved: true},
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("NameClashes = %+v\nwant %+v", got, want)
+	}
+	names := AssignNames(in, "__", []string{"tool_search"})
+	for _, c := range got {
+		for _, id := range c.IDs {
+			if strings.EqualFold(names[id], c.Name) {
+				t.Errorf("%s kept the contested name %q", id, names[id])
+			}
+		}
+	}
+}

@@ -732,6 +732,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	for _, msg := range p.ToolRefProblems() {
 		fmt.Fprintln(stdout, "warning:", msg)
 	}
+	for _, msg := range p.NameClashes() {
+		fmt.Fprintln(stdout, "warning:", msg)
+	}
 	// The fail-closed policy check already ran in Start (startProxy).
 	return code
 }

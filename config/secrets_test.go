@@ -203,3 +203,40 @@ public = ["LOG_LEVL"]
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestUpstreamNamesDifferingInCase: two upstream names that differ only
+// in case are refused (policy rules, group:NAME and exposed names compare
+// them without case); prefixes that differ only in case are refused as
+// equal; nested prefixes are warned about naming both upstreams.
+func TestUpstreamNamesDifferingInCase(t *testing.T) {
+	_, err := Parse([]byte(`
+[upstreams.github]
+command = "x"
+[upstreams.GitHub]
+command = "y"
+prefix = "gh"
+`), "config.toml", env(nil))
+	if err == nil || !strings.Contains(err.Error(), `upstreams "GitHub" and "github" differ only in case`) {
+		t.Fatalf("err = %v", err)
+	}
+	_, err = Parse([]byte(`
+[upstreams.a]
+command = "x"
+prefix = "GH"
+[upstreams.b]
+command = "y"
+prefix = "gh"
+`), "config.toml", env(nil))
+	if err == nil || !strings.Contains(err.Error(), `both use the prefix`) {
+		t.Fatalf("err = %v", err)
+	}
+	cfg := mustParse(t, `
+[upstreams.alpha]
+command = "x"
+[upstreams.alpha__x]
+command = "y"
+`, nil)
+	if w := strings.Join(cfg.Warnings, "\n"); !strings.Contains(w, `the prefix of upstream "alpha__x" starts with upstream "alpha"'s prefix`) {
+		t.Fatalf("warnings = %q", cfg.Warnings)
+	}
+}

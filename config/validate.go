@@ -319,12 +319,21 @@ func (p *parser) validateUpstreams() {
 	enabled := 0
 	prefixUsers := map[string][]string{}
 	var emptyPrefix []string
+	lowerNames := map[string]string{}
 	for _, name := range sortedKeys(c.Upstreams) {
 		u := c.Upstreams[name]
 		base := []string{"upstreams", name}
 		at := func(k string) []string { return appendKey(base, k) }
 		if !reUpstreamName.MatchString(name) {
 			p.errf(base, "", "upstream name must match ^[a-zA-Z0-9_-]{1,64}$ (it appears in tool ids mcp:NAME:tool)")
+		}
+		// Policy rules, group:NAME, exposed names and the token store
+		// compare upstream names without case: two that differ only in
+		// case would be one upstream to some of them and two to others.
+		if prev, dup := lowerNames[strings.ToLower(name)]; dup {
+			p.errf(base, "", "upstreams %q and %q differ only in case; upstream names are compared without case (policy rules, group:NAME, exposed names): rename one", prev, name)
+		} else {
+			lowerNames[strings.ToLower(name)] = name
 		}
 		switch {
 		case u.Command != "" && u.URL != "":
@@ -418,7 +427,7 @@ func (p *parser) validateUpstreams() {
 			emptyPrefix = append(emptyPrefix, name)
 			continue
 		}
-		prefixUsers[pre] = append(prefixUsers[pre], name)
+		prefixUsers[strings.ToLower(pre)] = append(prefixUsers[strings.ToLower(pre)], name)
 	}
 	for _, pre := range sortedKeys(prefixUsers) {
 		users := prefixUsers[pre]
@@ -429,7 +438,22 @@ func (p *parser) validateUpstreams() {
 		line := func(n string) int { return p.lines.line([]string{"upstreams", n}) }
 		slices.SortStableFunc(users, func(a, b string) int { return line(a) - line(b) })
 		for _, n := range users[1:] {
-			p.errf([]string{"upstreams", n, "prefix"}, "", "upstreams %q and %q both use the prefix %q; exposed tool names would collide", users[0], n, pre)
+			p.errf([]string{"upstreams", n, "prefix"}, "", "upstreams %q and %q both use the prefix %q (exposed names are compared without case); exposed tool names would collide", users[0], n, c.Upstreams[n].PrefixOrName())
+		}
+	}
+	// Prefixes that nest ("alpha" and "alpha__x" with the separator "__"):
+	// alpha's tool "x__echo" and alpha__x's "echo" want the same name.
+	sep := strings.ToLower(c.Server.NameSeparator)
+	if sep == "" {
+		sep = "__"
+	}
+	pres := sortedKeys(prefixUsers)
+	for _, a := range pres {
+		for _, b := range pres {
+			if a != b && strings.HasPrefix(b, a+sep) && len(prefixUsers[a]) == 1 && len(prefixUsers[b]) == 1 {
+				ua, ub := prefixUsers[a][0], prefixUsers[b][0]
+				p.warnf([]string{"upstreams", ub, "prefix"}, "the prefix of upstream %q starts with upstream %q's prefix and the separator %q: a tool of one can want the exposed name of a tool of the other (both are then renamed with a hash, and the log says which)", ub, ua, sep)
+			}
 		}
 	}
 	if len(emptyPrefix) > 1 {

@@ -49,6 +49,7 @@ func (p *Proxy) warnToolRefs() {
 			p.log.Warn("config names a tool the upstream does not list: " + msg)
 		}
 	}
+	p.warnClashes() // clashes.go
 }
 
 // toolRefProblems is ToolRefProblems for cfg over snap; known says whether
