@@ -8,6 +8,7 @@ package integration
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -17,6 +18,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // catalogWithout writes the lines of examples/catalogs/github-like.jsonl
@@ -54,8 +58,14 @@ func catalogWithout(t *testing.T, drop string) string {
 }
 
 // denyConfig is the catalog server under the prefix "cat", with the policy
-// allowing cat__delete_file twice (glob and name) and denying it once.
+// allowing cat__delete_file twice (glob and name) and denying it once. In
+// the reference deployment (toolsFile without the tool) the deny entry is
+// a glob: a literal deny entry that matches no tool refuses the config.
 func denyConfig(t *testing.T, toolsFile string, enabled bool, mode string) string {
+	deny := "cat__delete_file"
+	if !strings.Contains(readFile(t, toolsFile), `"delete_file"`) {
+		deny = "cat__delete_fil?"
+	}
 	return writeConfig(t, fmt.Sprintf(`
 [tool_search]
 enabled = %t
@@ -66,8 +76,8 @@ args = ["-tools", %s]
 trusted = true
 [tools]
 allow = ["cat__*", "cat__delete_file"]
-deny = ["cat__delete_file"]
-`, enabled, mode, tomlString(catalogServer(t)), tomlString(toolsFile)))
+deny = [%q]
+`, enabled, mode, tomlString(catalogServer(t)), tomlString(toolsFile), deny))
 }
 
 // stepOutcome is a client.mjs step's result or error, as JSON.
@@ -653,5 +663,55 @@ tools = { allow = ["cat__get_forecast"] }
 	mainRows := list()
 	if !strings.Contains(mainRows["cat__list_channels"], `allowed by profile "full" (default)`) {
 		t.Errorf("main endpoint: %q", mainRows["cat__list_channels"])
+	}
+}
+
+// A deny rule the operator wrote is never a no-op: written with the
+// tool's name on its upstream ("delete_file", not "cat__delete_file") it
+// keeps the tool away (before: "no tool matches" and the tool stayed
+// callable); one that matches no tool at all (a typo) stops `check` and
+// `serve`, naming the tool it may have meant.
+func TestDenyNeverNoOp(t *testing.T) {
+	conf := func(deny string) string {
+		return writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = false
+[upstreams.cat]
+command = %s
+args = ["-tools", %s]
+[tools]
+deny = [%q]
+`, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl")), deny))
+	}
+	byName := conf("delete_file")
+	if out := runCLI(t, "check", "--config", byName); strings.Contains(out, "fails closed") || !strings.Contains(out, "upstream cat") {
+		t.Fatalf("check with a deny by upstream-side name:\n%s", out)
+	}
+	list := runCLI(t, "list", "--config", byName)
+	if !strings.Contains(list, "cat__delete_file") || !strings.Contains(list, `denied by tools.deny "delete_file"`) {
+		t.Errorf("list does not show the tool denied by its upstream-side name:\n%s", list)
+	}
+	cs := gosdkClientStdio(t, proxyCmd(t, byName))
+	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
+	defer cancel()
+	if res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: "cat__delete_file", Arguments: map[string]any{"path": "/x"}}); err == nil || !strings.Contains(err.Error(), `unknown tool "cat__delete_file"`) {
+		t.Errorf("the denied tool answered: %+v %v", res, err)
+	}
+
+	typo := conf("delete_fil")
+	out := runCLI(t, "check", "--config", typo)
+	for _, want := range []string{`tools.deny: "delete_fil" matches no tool`, `did you mean "cat__delete_file" (mcp:cat:delete_file)?`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check with a deny typo lacks %q:\n%s", want, out)
+		}
+	}
+	p := startProcess(t, proxyCmd(t, typo), nil)
+	select {
+	case <-p.done:
+	case <-time.After(readyTimeout):
+		t.Fatalf("serve with a deny that matches nothing kept running:\n%s", p.Output())
+	}
+	if !strings.Contains(p.Output(), `"delete_fil" matches no tool`) {
+		t.Errorf("serve's log does not say why it stopped:\n%s", tail(p.Output(), 2000))
 	}
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -21,6 +22,23 @@ import (
 // layer, so callers checking several subjects can de-duplicate them), plus
 // one warning when a subject without an explicit allow list gets no tool.
 func (p *Policy) Check(s Subject, tools []Tool) (warnings []string, err error) {
+	return p.CheckPending(s, tools, nil)
+}
+
+// CheckPending is Check with pending naming the enabled upstreams whose
+// tools are not known yet (down or starting since the start).
+//
+// A deny entry the operator wrote is never a no-op (fail closed): a
+// literal deny entry (an exposed name, an id or a tool's name on its
+// upstream, not a glob or a group) of any of s's layers that matches no
+// tool is an error naming the tools it may have meant, e.g.
+// `tools.deny: "delete_repo" matches no tool (by exposed name, id or name
+// on its upstream); did you mean "github__delete_repository"
+// (mcp:github:delete_repository)?`. While some upstream is pending, such an
+// entry is only a warning (its tool may be one of those): a broken
+// upstream never stops the others. Globs and groups that match nothing
+// stay warnings: they may stand for tools an upstream adds later.
+func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnings []string, err error) {
 	v := p.View(s)
 	if v.badEP {
 		return nil, fmt.Errorf("%s: unknown endpoint %q", s, s.Endpoint)
@@ -80,15 +98,110 @@ func (p *Policy) Check(s Subject, tools []Tool) (warnings []string, err error) {
 		return nil, fmt.Errorf("%s", msg)
 	}
 	warnings = allowMisses
+	var denyErrs []string
 	for _, l := range v.layers {
-		warnings = append(warnings, unmatched(l.name+".deny", l.deny)...)
+		for _, m := range l.deny {
+			if anyMatch(m, cands, true) {
+				continue
+			}
+			field := l.name + ".deny"
+			switch {
+			case m.kind != kindLiteral:
+				warnings = append(warnings, fmt.Sprintf("%s: no tool matches %q", field, m.raw))
+			case len(pending) > 0:
+				warnings = append(warnings, fmt.Sprintf("%s: %q matches no tool of the upstreams listed so far (by exposed name, id or name on its upstream; not listed yet: %s)", field, m.raw, strings.Join(pending, ", ")))
+			default:
+				denyErrs = append(denyErrs, fmt.Sprintf("%s: %q matches no tool (by exposed name, id or name on its upstream)%s", field, m.raw, meant(m.pat, tools)))
+			}
+		}
 	}
-	warnings = append(warnings, unmatched("tools.require_approval", p.approval)...)
+	for _, m := range p.approval {
+		if !anyMatch(m, cands, true) {
+			warnings = append(warnings, fmt.Sprintf("tools.require_approval: no tool matches %q", m.raw))
+		}
+	}
 	if w := v.wideningWarning(tools); w != "" {
 		warnings = append(warnings, w)
 	}
 	if allowed == 0 && len(tools) > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: no tool is allowed", s))
 	}
+	if len(denyErrs) > 0 {
+		return warnings, &DenyMissError{Misses: denyErrs}
+	}
 	return warnings, nil
+}
+
+// DenyMissError is the fail-closed error of deny entries that match no
+// tool; each miss reads the same for every subject that shares its layer,
+// so callers checking several subjects can de-duplicate them.
+type DenyMissError struct{ Misses []string }
+
+func (e *DenyMissError) Error() string {
+	return "a deny entry matches no tool, so it keeps nothing away: " + strings.Join(e.Misses, "; ") + " (write the tool's exposed name, its id mcp:UPSTREAM:NAME or its name on its upstream, or a glob)"
+}
+
+// anyMatch reports whether m matches one of cands; safe: as a deny or
+// require_approval entry (asSafe).
+func anyMatch(m *matcher, cands []*cand, safe bool) bool {
+	for _, c := range cands {
+		if safe {
+			c = asSafe(c)
+		}
+		if ok, _ := m.match(c); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// meant names up to three tools an entry that matched nothing may have
+// meant: the ones whose exposed name, id or name on its upstream contains
+// it, is contained in it, or is within a few edits of it.
+func meant(pat string, tools []Tool) string {
+	var hits []string
+	for _, t := range tools {
+		for _, n := range []string{t.Exposed, t.Name, t.ID} {
+			l := strings.ToLower(n)
+			if l == "" {
+				continue
+			}
+			if strings.Contains(l, pat) || strings.Contains(pat, l) || editDistance(l, pat) <= max(2, len(pat)/4) {
+				hits = append(hits, fmt.Sprintf("%q (%s)", t.Exposed, t.ID))
+				break
+			}
+		}
+	}
+	sort.Strings(hits)
+	switch {
+	case len(hits) == 0:
+		return "; no tool has a name close to it"
+	case len(hits) > 3:
+		return fmt.Sprintf("; did you mean %s or %d more?", strings.Join(hits[:3], ", "), len(hits)-3)
+	}
+	return "; did you mean " + strings.Join(hits, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b (bytes).
+func editDistance(a, b string) int {
+	if len(a) > 128 || len(b) > 128 {
+		return max(len(a), len(b))
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }

@@ -27,9 +27,12 @@
 //     error.
 //
 // Matching looks at Tool.Exposed, Tool.Base (the exposed name before a clash
-// or length suffix) and Tool.ID, never at the original tool name alone (it
-// may collide across upstreams), so a rule written for "gh__delete_repo"
+// or length suffix) and Tool.ID, so a rule written for "gh__delete_repo"
 // keeps holding when a later clash renames that tool "gh__delete_repo_4d3cee".
+// Entries of deny lists and require_approval also match Tool.Name, the
+// tool's name on its upstream (it may be shared by several upstreams: a
+// deny then keeps all of them away, which is safe; an allow entry never
+// matches it, as it would open them all).
 // Two [groups] or [profiles] keys that differ only in case, a group named
 // like an upstream, and a profile named "full" or "minimal" are errors.
 //
@@ -76,8 +79,11 @@
 //
 // Check refuses a subject whose explicit allow list resolves to no callable
 // tool (seed: フェイルクローズ), naming each allow/also_allow entry that
-// matched nothing; for a subject that resolves, it returns warnings naming
-// the entries that matched nothing. An unknown endpoint denies everything.
+// matched nothing, and a subject with a literal deny entry that matches no
+// tool (DenyMissError, naming the tools it may have meant; CheckPending
+// makes that a warning while some upstream's tools are not known); for a
+// subject that resolves, it returns warnings naming the entries that
+// matched nothing. An unknown endpoint denies everything.
 //
 // Decision.Rule strings have the form
 //

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,7 +12,7 @@ import (
 // polEnt builds an entry the way the catalog does with the default "__"
 // separator and no prefix override.
 func polEnt(upstream, tool string) Tool {
-	return Tool{ID: "mcp:" + upstream + ":" + tool, Exposed: upstream + "__" + tool, Base: upstream + "__" + tool, Upstream: upstream}
+	return Tool{ID: "mcp:" + upstream + ":" + tool, Exposed: upstream + "__" + tool, Base: upstream + "__" + tool, Name: tool, Upstream: upstream}
 }
 
 func polDirect(upstream, tool string) Tool {
@@ -630,5 +631,51 @@ func BenchmarkPolicyView(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		p.View(Subject{ClientName: "cursor-nightly"})
+	}
+}
+
+// TestDenyByNameAndFailClosed: a deny entry matches a tool by its name on
+// its upstream too ("delete_repo", not only "github__delete_repo"), an
+// allow entry does not (it would reach every upstream's tool of that
+// name); a literal deny entry that matches nothing fails closed naming the
+// tools it may have meant, unless an upstream is still pending; globs
+// that match nothing stay warnings.
+func TestDenyByNameAndFailClosed(t *testing.T) {
+	p := polFixture{Tools: Rules{Deny: []string{"delete_repo"}}}.compile(t)
+	if d := p.View(Subject{}).Decide(polEnt("github", "delete_repo")); d.Allowed || d.Rule != `denied by tools.deny "delete_repo"` {
+		t.Errorf("deny by upstream-side name: %+v", d)
+	}
+	if _, err := p.Check(Subject{}, polCatalog()); err != nil {
+		t.Errorf("a deny that matches by name failed the check: %v", err)
+	}
+	p = polFixture{Tools: Rules{Allow: []string{"read_file", "fs__status"}}}.compile(t)
+	if p.View(Subject{}).Allowed(polEnt("fs", "read_file")) {
+		t.Error("an allow entry matched a tool by its upstream-side name")
+	}
+	p = polFixture{Tools: Rules{Profile: "minimal"}, RequireApproval: []string{"status"}}.compile(t)
+	if d := p.View(Subject{}).Decide(polDirect("fs", "status")); !d.NeedsApproval {
+		t.Errorf("require_approval by upstream-side name: %+v", d)
+	}
+
+	p = polFixture{Tools: Rules{Deny: []string{"delete_repository", "ghost__*"}}, Endpoints: map[string]Rules{"team": {Deny: []string{"mcp:github:delete_repo"}}}}.compile(t)
+	warns, err := p.Check(Subject{}, polCatalog())
+	var miss *DenyMissError
+	if !errors.As(err, &miss) || len(miss.Misses) != 1 {
+		t.Fatalf("err = %v, want one deny miss", err)
+	}
+	for _, want := range []string{`tools.deny: "delete_repository" matches no tool`, `did you mean "github__delete_repo" (mcp:github:delete_repo)?`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Join(warns, "\n") != `tools.deny: no tool matches "ghost__*"` {
+		t.Errorf("warnings = %q", warns)
+	}
+	warns, err = p.CheckPending(Subject{}, polCatalog(), []string{"gitlab"})
+	if err != nil || !strings.Contains(strings.Join(warns, "\n"), `tools.deny: "delete_repository" matches no tool of the upstreams listed so far (by exposed name, id or name on its upstream; not listed yet: gitlab)`) {
+		t.Errorf("with a pending upstream: warnings %q, err %v", warns, err)
+	}
+	if _, err := p.Check(Subject{Endpoint: "team"}, polCatalog()); err == nil || strings.Contains(err.Error(), "mcp:github:delete_repo\" matches") {
+		t.Errorf("endpoint subject: %v (its own deny matches; the base layer's does not)", err)
 	}
 }

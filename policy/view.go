@@ -52,7 +52,12 @@ type Tool struct {
 	Exposed string // "github__create_issue"
 	// Base is the exposed name before any clash or length suffix, so a rule
 	// written for "gh__delete_repo" keeps holding after a clash renames it.
-	Base       string
+	Base string
+	// Name is the tool's name on its upstream ("delete_repository"). Only
+	// deny lists (and require_approval) match it: an entry the operator
+	// wrote to keep a tool away holds whatever name it used, while an
+	// allow entry never widens to every upstream's tool of that name.
+	Name       string
 	Upstream   string
 	DirectOnly bool
 }
@@ -82,7 +87,11 @@ type Decision struct {
 // once per decision.
 type cand struct {
 	exposed, base, id, upstream string
-	directOnly                  bool
+	name                        string // the name on the upstream (Tool.Name), lower case
+	// byName: entries also match name (deny and require_approval lists:
+	// asSafe).
+	byName     bool
+	directOnly bool
 	// whole is set for an upstream as a whole: entries match it only if
 	// they cover every tool it can have (see matcher.match).
 	whole        bool
@@ -93,6 +102,7 @@ func toolCand(t Tool) *cand {
 	return &cand{
 		exposed:    strings.ToLower(t.Exposed),
 		base:       strings.ToLower(t.Base),
+		name:       strings.ToLower(t.Name),
 		id:         strings.ToLower(t.ID),
 		upstream:   strings.ToLower(t.Upstream),
 		directOnly: t.DirectOnly,
@@ -111,12 +121,13 @@ func (m *matcher) match(c *cand) (bool, string) {
 		if c.whole {
 			return false, ""
 		}
-		return c.exposed == m.pat || c.id == m.pat || c.base != "" && c.base == m.pat, ""
+		return c.exposed == m.pat || c.id == m.pat || c.base != "" && c.base == m.pat || c.byName && c.name != "" && c.name == m.pat, ""
 	case kindGlob:
 		if c.whole {
 			return c.nsName != "" && coversLower(m.pat, c.nsName) || c.nsID != "" && coversLower(m.pat, c.nsID), ""
 		}
-		return matchLower(m.pat, c.exposed) || matchLower(m.pat, c.id) || c.base != "" && matchLower(m.pat, c.base), ""
+		return matchLower(m.pat, c.exposed) || matchLower(m.pat, c.id) || c.base != "" && matchLower(m.pat, c.base) ||
+			c.byName && c.name != "" && matchLower(m.pat, c.name), ""
 	case kindUpstream:
 		return c.upstream == m.pat, ""
 	}
@@ -129,6 +140,18 @@ func (m *matcher) match(c *cand) (bool, string) {
 		}
 	}
 	return false, ""
+}
+
+// asSafe is c for the lists whose matches only take away (deny lists) or
+// ask first (require_approval): their entries also match the tool's name
+// on its upstream.
+func asSafe(c *cand) *cand {
+	if c.byName || c.whole {
+		return c
+	}
+	sc := *c
+	sc.byName = true
+	return &sc
 }
 
 // firstMatch returns the first matcher of list that matches c.
@@ -167,8 +190,8 @@ type View struct {
 }
 
 type toolKey struct {
-	id, exposed string
-	directOnly  bool
+	id, exposed, name string
+	directOnly        bool
 }
 
 // viewCacheMax bounds a view's decision cache; past it the cache is dropped
@@ -267,7 +290,7 @@ func (v *View) Allowed(t Tool) bool { return v.Decide(t).Allowed }
 
 // Decide returns the decision for tool t, from the cache when possible.
 func (v *View) Decide(t Tool) Decision {
-	k := toolKey{id: t.ID, exposed: t.Exposed, directOnly: t.DirectOnly}
+	k := toolKey{id: t.ID, exposed: t.Exposed, name: t.Name, directOnly: t.DirectOnly}
 	v.mu.RLock()
 	d, ok := v.cache[k]
 	v.mu.RUnlock()
@@ -294,7 +317,7 @@ func (v *View) decide(c *cand) Decision {
 	}
 	d := v.narrow(c, v.allow(c))
 	if d.Allowed {
-		if m, via := firstMatch(v.p.approval, c); m != nil {
+		if m, via := firstMatch(v.p.approval, asSafe(c)); m != nil {
 			d.NeedsApproval = true
 			d.ApprovalRule = fmt.Sprintf("tools.require_approval %q", m.raw)
 			if via != "" {
@@ -308,7 +331,7 @@ func (v *View) decide(c *cand) Decision {
 // denied applies step 1: a deny entry of any layer wins.
 func (v *View) denied(c *cand) (Decision, bool) {
 	for _, l := range v.layers {
-		if m, via := firstMatch(l.deny, c); m != nil {
+		if m, via := firstMatch(l.deny, asSafe(c)); m != nil {
 			return Decision{Rule: ruleText("denied", l.name+".deny", m, via)}, true
 		}
 	}
@@ -364,7 +387,7 @@ func (v *View) allow(c *cand) Decision {
 		return Decision{Rule: fmt.Sprintf("denied: not in %s %q (only direct-only tools)", field, prof.name)}
 	}
 	pfx := "profiles." + prof.name
-	if m, via := firstMatch(prof.deny, c); m != nil {
+	if m, via := firstMatch(prof.deny, asSafe(c)); m != nil {
 		if d, ok := also(); ok {
 			return d
 		}

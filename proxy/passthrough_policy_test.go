@@ -88,9 +88,11 @@ func TestFeaturesDeniedAsUnknown(t *testing.T) {
 	open, secret := featureUpstream(t, "open"), featureUpstream(t, "secret")
 	const head = "[tool_search]\nenabled = false\n"
 	with := startProxyText(t, head+fmt.Sprintf("[upstreams.open]\nurl = %s\n[upstreams.secret]\nurl = %s\n[tools.by_client.\"restricted*\"]\ndeny = [\"group:secret\"]\n", tomlQuote(open), tomlQuote(secret)))
-	// The reference has a by_client rule too (denying nothing it has): with
-	// any by_client rule, list answers say cacheScope "private" (cache.go).
-	without := startProxyText(t, head+fmt.Sprintf("[upstreams.open]\nurl = %s\n[tools.by_client.\"restricted*\"]\ndeny = [\"open__no_such_tool\"]\n", tomlQuote(open)))
+	// The reference has a by_client rule too (denying nothing it has: a
+	// glob, as a literal deny entry matching nothing refuses the config):
+	// with any by_client rule, list answers say cacheScope "private"
+	// (cache.go).
+	without := startProxyText(t, head+fmt.Sprintf("[upstreams.open]\nurl = %s\n[tools.by_client.\"restricted*\"]\ndeny = [\"open__no_such_tool*\"]\n", tomlQuote(open)))
 
 	got := featureAnswers(t, connect(t, with, "restricted-bot", nil))
 	want := featureAnswers(t, connect(t, without, "restricted-bot", nil))

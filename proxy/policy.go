@@ -28,7 +28,7 @@ func (p *Proxy) view(client, endpoint string) *policy.View {
 
 // toolOf is what the policy looks at in a catalog entry.
 func toolOf(e *catalog.Entry) policy.Tool {
-	return policy.Tool{ID: e.ID, Exposed: e.Exposed, Base: e.Base, Upstream: e.Upstream, DirectOnly: e.DirectOnly}
+	return policy.Tool{ID: e.ID, Exposed: e.Exposed, Base: e.Base, Name: e.Name, Upstream: e.Upstream, DirectOnly: e.DirectOnly}
 }
 
 // toolsOf converts catalog entries for policy.Check.
@@ -45,19 +45,35 @@ func toolsOf(es []*catalog.Entry) []policy.Tool {
 // against the current catalog. Warnings (entries matching nothing) are
 // logged; the error names every allow entry of a list that resolves to no
 // callable tool.
+//
+// A deny entry that names no tool fails closed too (policy.CheckPending),
+// once every enabled upstream's tools are known: pending are the enabled
+// upstreams that are down or starting with no tools listed yet.
 func (p *Proxy) CheckPolicy() error {
-	tools := toolsOf(p.catalog().Snapshot().Entries)
+	snap := p.catalog().Snapshot()
+	tools := toolsOf(snap.Entries)
+	listed := map[string]bool{}
+	for _, e := range snap.Entries {
+		listed[e.Upstream] = true
+	}
+	var pending []string
+	for _, u := range p.conf().EnabledUpstreams() {
+		if _, down := snap.Unavailable[u.Name]; down && !listed[u.Name] {
+			pending = append(pending, u.Name)
+		}
+	}
 	seen := map[string]bool{}
 	var errs []error
 	for _, s := range p.pol().Subjects() {
-		warns, err := p.pol().Check(s, tools)
+		warns, err := p.pol().CheckPending(s, tools, pending)
 		for _, w := range warns {
 			if !seen[w] {
 				seen[w] = true
 				p.log.Warn("policy: " + w)
 			}
 		}
-		if err != nil {
+		if err != nil && !seen[err.Error()] { // a layer's deny misses read the same for every subject
+			seen[err.Error()] = true
 			errs = append(errs, err)
 		}
 	}
