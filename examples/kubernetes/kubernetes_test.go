@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/url"
 	"os"
 	"regexp"
 	"slices"
@@ -83,21 +84,27 @@ func str(t *testing.T, file string, d any, path ...any) string {
 	return s
 }
 
-// byKind loads every manifest of the kustomization and indexes it by kind.
-func byKind(t *testing.T) map[string]doc {
+// byKind loads every manifest of the kustomization and indexes the proxy's
+// by kind, and the state store's (label app.kubernetes.io/name
+// "mcp-toolsearch-state") by kind in store.
+func byKind(t *testing.T) (out, store map[string]doc) {
 	t.Helper()
 	k := load(t, "kustomization.yaml")[0]
-	out := map[string]doc{}
+	out, store = map[string]doc{}, map[string]doc{}
 	for _, r := range get(k, "resources").([]any) {
 		file := r.(string)
 		for _, d := range load(t, file) {
 			str(t, file, d, "apiVersion")
 			kind := str(t, file, d, "kind")
 			str(t, file, d, "metadata", "name")
-			if _, dup := out[kind]; dup {
+			into := out
+			if get(d, "metadata", "labels", "app.kubernetes.io/name") == "mcp-toolsearch-state" {
+				into = store
+			}
+			if _, dup := into[kind]; dup {
 				t.Fatalf("%s: a second %s", file, kind)
 			}
-			out[kind] = d
+			into[kind] = d
 		}
 	}
 	for _, want := range []string{"Namespace", "ConfigMap", "Secret", "Deployment", "Service"} {
@@ -105,11 +112,16 @@ func byKind(t *testing.T) map[string]doc {
 			t.Errorf("kustomization.yaml: no %s among its resources", want)
 		}
 	}
-	return out
+	for _, want := range []string{"StatefulSet", "Service"} {
+		if store[want] == nil {
+			t.Errorf("kustomization.yaml: no state store %s among its resources", want)
+		}
+	}
+	return out, store
 }
 
 func TestManifests(t *testing.T) {
-	m := byKind(t)
+	m, store := byKind(t)
 	dep, svc, cm, sec := m["Deployment"], m["Service"], m["ConfigMap"], m["Secret"]
 
 	// Deployment: selector matches the pod labels and the Service selector.
@@ -203,5 +215,43 @@ func TestManifests(t *testing.T) {
 	svcName := get(svc, "metadata", "name").(string)
 	if !slices.Contains(cfg.Server.AllowedHosts, svcName) {
 		t.Errorf("config: allowed_hosts %v lacks the Service name %q", cfg.Server.AllowedHosts, svcName)
+	}
+
+	// The state store: the config points at its Service and port; the
+	// StatefulSet's pods are that Service's, take their password from the
+	// proxy's Secret and keep an append-only file on a volume.
+	ss, ssvc := store["StatefulSet"], store["Service"]
+	u, err := url.Parse(cfg.Server.StateStoreURL)
+	if err != nil || u.Hostname() != get(ssvc, "metadata", "name") {
+		t.Fatalf("config: state_store %q does not name the store's Service %v", cfg.Server.StateStoreURL, get(ssvc, "metadata", "name"))
+	}
+	if strconv.Itoa(get(ssvc, "spec", "ports", 0, "port").(int)) != u.Port() {
+		t.Errorf("config: state_store port %s is not the store Service's %v", u.Port(), get(ssvc, "spec", "ports", 0, "port"))
+	}
+	if pw, _ := u.User.Password(); pw != env["REDIS_PASSWORD"] {
+		t.Errorf("config: state_store's password is not the Secret's REDIS_PASSWORD")
+	}
+	if len(cfg.Server.StateStoreKeyBytes()) != 32 {
+		t.Errorf("config: state_store_key is not 32 bytes")
+	}
+	slabels := get(ss, "spec", "template", "metadata", "labels").(map[string]any)
+	for k, v := range get(ssvc, "spec", "selector").(map[string]any) {
+		if slabels[k] != v {
+			t.Errorf("store service: selector %s=%v selects no pod of the StatefulSet", k, v)
+		}
+	}
+	rc := get(ss, "spec", "template", "spec", "containers", 0)
+	var rargs []string
+	for _, a := range get(rc, "args").([]any) {
+		rargs = append(rargs, a.(string))
+	}
+	if joined := strings.Join(rargs, " "); !strings.Contains(joined, "--requirepass $(REDIS_PASSWORD)") || !strings.Contains(joined, "--appendonly yes") {
+		t.Errorf("store: args %q; want --requirepass $(REDIS_PASSWORD) and --appendonly yes", joined)
+	}
+	if get(rc, "env", 0, "valueFrom", "secretKeyRef", "name") != get(sec, "metadata", "name") || get(rc, "env", 0, "valueFrom", "secretKeyRef", "key") != "REDIS_PASSWORD" {
+		t.Errorf("store: REDIS_PASSWORD does not come from the Secret")
+	}
+	if get(ss, "spec", "volumeClaimTemplates", 0, "metadata", "name") != get(rc, "volumeMounts", 0, "name") {
+		t.Errorf("store: the data volume is not mounted")
 	}
 }
