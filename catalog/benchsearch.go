@@ -155,7 +155,9 @@ func dedupe(ids []string) []string {
 // reciprocal rank of the first relevant tool (0 when none is in the top
 // max(K,10)).
 type BenchMetrics struct {
-	N        int // queries
+	N int // queries
+	// Top1 is the share of queries whose first result is a relevant tool.
+	Top1     float64
 	Recall1  float64
 	Recall5  float64
 	Recall10 float64
@@ -197,7 +199,18 @@ type BenchReport struct {
 	// description and top-level property names with case/snake splitting
 	// and nothing else, run on the same tools and queries (the baseline
 	// of shared/bench/README.md).
-	Plain     BenchMetrics
+	Plain BenchMetrics
+	// Codex is the Codex CLI's tool_search re-implemented (codexBM25: BM25
+	// with an English stemmer and stop words, at most 8 results); Claude
+	// is Claude Code's ToolSearch keyword scoring re-implemented
+	// (claudeSearch, at most 5 results), ClaudeHint the same with each
+	// tool's search hint (Index.SearchHint) as the hint it scores.
+	Codex, Claude, ClaudeHint BenchMetrics
+	// CatalogSize is the catalog size asked for (BenchOptions.CatalogSize;
+	// 0: every distractor); the catalog has Tools + Distractors tools.
+	CatalogSize int
+	// Half is the half of the queries run ("" all, "tune" or "held").
+	Half      string
 	Breakdown []BenchRow
 	P50ms     float64
 	P99ms     float64
@@ -207,9 +220,24 @@ type BenchReport struct {
 // BenchOptions tune a bench run. The zero value means k = 10, no
 // distractors, DefaultRankParams.
 type BenchOptions struct {
-	K           int
-	Distractors string // a tools.jsonl of unlabelled tools added to the index
-	Params      *RankParams
+	K int
+	// Distractors names tools.jsonl files of unlabelled tools added to the
+	// index (several: separated by commas).
+	Distractors string
+	// Pool names further tools files drawn on after Distractors when
+	// CatalogSize asks for more tools than they hold (bench search --dir
+	// passes the other labelled sets').
+	Pool []string
+	// CatalogSize, when > 0, fills the catalog with distractors up to this
+	// many tools (the labelled set's own tools included), chosen by a hash
+	// of their ids so they spread over servers; a set larger than it gets
+	// none.
+	CatalogSize int
+	// Half runs every other query only: "tune" the 1st, 3rd, 5th, …
+	// (TestTuneRankParams's tuning half), "held" the 2nd, 4th, … (its
+	// held-out half), "" all.
+	Half   string
+	Params *RankParams
 }
 
 // LoadBenchTools reads a tools.jsonl file. Errors name the file and line.
@@ -341,8 +369,16 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 	for i := range tools {
 		known[tools[i].ID] = &tools[i]
 	}
+	switch o.Half {
+	case "", "tune", "held":
+	default:
+		return nil, fmt.Errorf("half %q: want tune or held", o.Half)
+	}
 	var queries []BenchQuery
-	for _, q := range all {
+	for i, q := range all {
+		if o.Half == "tune" && i%2 == 1 || o.Half == "held" && i%2 == 0 {
+			continue
+		}
 		if len(q.Slots) == 0 {
 			continue
 		}
@@ -354,22 +390,27 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 		queries = append(queries, q)
 	}
 	entries := BenchEntries(tools, "")
-	nd := 0
-	if o.Distractors != "" {
-		ds, err := LoadBenchTools(o.Distractors)
-		if err != nil {
-			return nil, err
-		}
-		nd = len(ds)
-		entries = append(entries, BenchEntries(ds, "distractor:")...)
+	ds, err := benchDistractors(o, len(tools))
+	if err != nil {
+		return nil, err
 	}
+	nd := len(ds)
+	entries = append(entries, ds...)
 	t0 := time.Now()
 	ix := NewIndexWithParams(entries, p)
 	build := time.Since(t0)
 	rep := &BenchReport{
 		Dataset: filepath.Base(filepath.Dir(toolsPath)), Tools: len(tools), Distractors: nd,
 		Queries: len(queries), Skipped: len(all) - len(queries), K: k, Semantic: p.Semantic > 0,
-		BuildMs: float64(build.Microseconds()) / 1000,
+		BuildMs: float64(build.Microseconds()) / 1000, CatalogSize: o.CatalogSize, Half: o.Half,
+	}
+	if o.Half != "" {
+		rep.Skipped = 0
+		for i, q := range all {
+			if len(q.Slots) == 0 && (o.Half == "tune") == (i%2 == 0) {
+				rep.Skipped++
+			}
+		}
 	}
 	limit := max(k, 10)
 	runtime.GC() // keep the build's garbage out of the query latencies
@@ -405,6 +446,24 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 	for i, q := range queries {
 		plain[i] = plainIx.search(q.Query, limit)
 	}
+	codexIx := newCodexBM25(entries)
+	claudeIx := newClaudeSearch(entries, nil)
+	hints := make([]string, len(entries))
+	for i, e := range entries {
+		hints[i] = ix.SearchHint(e.ID)
+	}
+	claudeHintIx := newClaudeSearch(entries, hints)
+	codex := make([][]string, len(queries))
+	claude := make([][]string, len(queries))
+	claudeHint := make([][]string, len(queries))
+	for i, q := range queries {
+		codex[i] = codexIx.search(q.Query, codexDefaultLimit)
+		claude[i] = claudeIx.search(q.Query, claudeDefaultLimit)
+		claudeHint[i] = claudeHintIx.search(q.Query, claudeDefaultLimit)
+	}
+	rep.Codex = scoreRuns(queries, codex, k)
+	rep.Claude = scoreRuns(queries, claude, k)
+	rep.ClaudeHint = scoreRuns(queries, claudeHint, k)
 	descLen := func(q BenchQuery) int {
 		n := 0
 		for _, id := range q.Relevant {
@@ -454,6 +513,57 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 		rep.Breakdown = append(rep.Breakdown, row)
 	}
 	return rep, nil
+}
+
+// benchDistractors loads the distractors of a run (BenchOptions): every
+// tool of the Distractors files, or, with CatalogSize, as many as fill the
+// catalog to that size (the set has own tools already), taken from the
+// Distractors files and then the Pool files, each file's tools in the
+// order of a hash of their ids. Ids are prefixed "distractor:" (the first
+// file) or "distractor<n>:" (the n-th, from 2), so they never collide.
+func benchDistractors(o BenchOptions, own int) ([]*Entry, error) {
+	var files []string
+	for _, f := range strings.Split(o.Distractors, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			files = append(files, f)
+		}
+	}
+	if o.CatalogSize > 0 {
+		files = append(files, o.Pool...)
+	}
+	need := -1 // every tool
+	if o.CatalogSize > 0 {
+		need = max(0, o.CatalogSize-own)
+	}
+	var out []*Entry
+	for n, f := range files {
+		if need == 0 {
+			break
+		}
+		ts, err := LoadBenchTools(f)
+		if err != nil {
+			return nil, err
+		}
+		prefix := "distractor:"
+		if n > 0 {
+			prefix = fmt.Sprintf("distractor%d:", n+1)
+		}
+		es := BenchEntries(ts, prefix)
+		if need > 0 {
+			h := func(id string) uint64 {
+				x := uint64(14695981039346656037)
+				for i := 0; i < len(id); i++ {
+					x = (x ^ uint64(id[i])) * 1099511628211
+				}
+				return x
+			}
+			sort.SliceStable(es, func(i, j int) bool { return h(es[i].ID) < h(es[j].ID) })
+			es = es[:min(need, len(es))]
+			need -= len(es)
+		}
+		out = append(out, es...)
+	}
+	return out, nil
 }
 
 func scoredIDs(res []Scored) []string {
@@ -587,6 +697,11 @@ func scoreRuns(queries []BenchQuery, runs [][]string, k int) BenchMetrics {
 			}
 			return float64(len(filled)) / nslots
 		}
+		if len(res) > 0 {
+			if _, ok := slotOf[res[0]]; ok {
+				m.Top1++
+			}
+		}
 		m.Recall1 += filledAt(1)
 		m.Recall5 += filledAt(5)
 		m.Recall10 += filledAt(10)
@@ -612,6 +727,7 @@ func scoreRuns(queries []BenchQuery, runs [][]string, k int) BenchMetrics {
 	}
 	m.N = len(queries)
 	if n := float64(len(queries)); n > 0 {
+		m.Top1 /= n
 		m.Recall1 /= n
 		m.Recall5 /= n
 		m.Recall10 /= n
@@ -648,11 +764,22 @@ func (r *BenchReport) Print(w io.Writer) {
 	if r.Dense {
 		dense = "on"
 	}
-	fmt.Fprintf(w, ", all splits; semantic signal %s, dense signal %s)\n", sem, dense)
+	half := "all queries"
+	switch r.Half {
+	case "tune":
+		half = "tuning half (queries 1, 3, 5, …)"
+	case "held":
+		half = "held-out half (queries 2, 4, 6, …)"
+	}
+	fmt.Fprintf(w, ", %s, all splits; semantic signal %s, dense signal %s)\n", half, sem, dense)
+	if r.CatalogSize > 0 && r.Tools+r.Distractors < r.CatalogSize {
+		fmt.Fprintf(w, "catalog      %d tools asked for, %d reached: the distractor files hold no more\n", r.CatalogSize, r.Tools+r.Distractors)
+	}
 	fmt.Fprintf(w, "index build  %.1f ms\n", r.BuildMs)
 	row := func(name string, v, b float64) {
 		fmt.Fprintf(w, "%-12s %.3f   (plain BM25 %.3f, %+.3f)\n", name, v, b, v-b)
 	}
+	row("top-1", r.Top1, r.Plain.Top1)
 	row("recall@1", r.Recall1, r.Plain.Recall1)
 	row("recall@5", r.Recall5, r.Plain.Recall5)
 	row("recall@10", r.Recall10, r.Plain.Recall10)
@@ -661,6 +788,12 @@ func (r *BenchReport) Print(w io.Writer) {
 	}
 	row(fmt.Sprintf("nDCG@%d", r.K), r.NDCG, r.Plain.NDCG)
 	row("MRR", r.MRR, r.Plain.MRR)
+	base := func(name string, m BenchMetrics) {
+		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f, top-1 %.3f\n", name, r.K, m.NDCG, m.Recall5, m.Top1)
+	}
+	base("Codex-style", r.Codex)
+	base("Claude Code", r.Claude)
+	base("  + hints", r.ClaudeHint)
 	if r.Semantic {
 		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f\n", "no semantic", r.K, r.Lexical.NDCG, r.Lexical.Recall5)
 	}
@@ -704,15 +837,19 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// PrintBenchSummary writes one line per report: plain BM25, the engine
-// without the semantic signal ("lexical"), without the dense signal, and
-// with both as configured, and the engine's lead over plain BM25 in
-// nDCG@K.
+// PrintBenchSummary writes one line per report: nDCG@K, recall@5 and
+// top-1 of the engine, of plain BM25, of the Codex-style and the Claude
+// Code-style searches (the latter with and without the engine's search
+// hints), and the engine without its semantic and dense signals; then the
+// engine's lead over plain BM25 and over Codex-style in nDCG@K.
 func PrintBenchSummary(w io.Writer, reps []*BenchReport) {
-	fmt.Fprintf(w, "%-18s %11s %7s %7s  %-13s %-13s %-13s %-13s %s\n", "set", "distractors", "queries", "skipped", "BM25 nDCG R@5", "lexical", "no dense", "engine", "engine-BM25 nDCG")
+	fmt.Fprintf(w, "nDCG@k / recall@5 / top-1 per run\n")
+	fmt.Fprintf(w, "%-16s %6s %6s  %-17s %-17s %-17s %-17s %-17s %-11s %-11s %s\n", "set", "tools", "queries", "engine", "plain BM25", "Codex-style", "Claude Code", "  + hints", "no semantic", "no dense", "engine-BM25 engine-Codex")
+	trio := func(m BenchMetrics) string { return fmt.Sprintf("%.3f %.3f %.3f", m.NDCG, m.Recall5, m.Top1) }
+	duo := func(m BenchMetrics) string { return fmt.Sprintf("%.3f %.3f", m.NDCG, m.Recall5) }
 	for _, r := range reps {
-		fmt.Fprintf(w, "%-18s %11d %7d %7d  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %.3f  %+.3f\n", r.Dataset, r.Distractors, r.Queries, r.Skipped,
-			r.Plain.NDCG, r.Plain.Recall5, r.Lexical.NDCG, r.Lexical.Recall5, r.NoDense.NDCG, r.NoDense.Recall5, r.NDCG, r.Recall5, r.NDCG-r.Plain.NDCG)
+		fmt.Fprintf(w, "%-16s %6d %6d  %s %s %s %s %s %s %s %+.3f %+.3f\n", r.Dataset, r.Tools+r.Distractors, r.Queries,
+			trio(r.BenchMetrics), trio(r.Plain), trio(r.Codex), trio(r.Claude), trio(r.ClaudeHint), duo(r.Lexical), duo(r.NoDense), r.NDCG-r.Plain.NDCG, r.NDCG-r.Codex.NDCG)
 	}
 }
 

@@ -305,6 +305,9 @@ type Index struct {
 	// instead of one per key); each is capped at 1, so a second document
 	// of that key appends to a copy.
 	idSlab []int32
+	// hints is the catalog's surface word of each term, built on the
+	// first SearchHint (hint.go).
+	hints hintVocab
 }
 
 // NewIndex builds an index over entries (nil entries are skipped). Entries

@@ -78,6 +78,7 @@ Usage:
   mcp-toolsearch audit verify FILE...           check the hash chain of an audit log (rotated files oldest first)
   mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false] [--dense]
   mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
+  mcp-toolsearch bench search ... [--catalog-size N] [--half tune|held]   (catalogs of N tools; half the queries)
   mcp-toolsearch bench search ... [--semantic-weight W] [--dense-weight W] [--clause-mix W]   (weights, for measuring)
   mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N] [--trusted]]
                                                 tools/list bytes of each mode

@@ -70,10 +70,16 @@ func runBench(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	return exitUsage
 }
 
-const benchSearchUsage = `mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl]
-mcp-toolsearch bench search --dir FOLDER [--distractors D.jsonl]   (every sub-folder with tools.jsonl and queries.jsonl)
-Search quality and speed of the catalog's search over labelled files: recall@k, nDCG@k, MRR,
-and the time per query.
+const benchSearchUsage = `mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl[,D2.jsonl]]
+mcp-toolsearch bench search --dir FOLDER [--distractors D.jsonl] [--catalog-size N] [--half tune|held]
+Search quality and speed of the catalog's search over labelled files: top-1, recall@k, nDCG@k,
+MRR and the time per query, beside three baselines run on the same tools and queries: plain
+BM25, a Codex-style BM25 (Codex CLI's tool_search: English stemmer and stop words, at most 8
+results) and Claude Code's ToolSearch keyword scoring (at most 5 results; also with each tool's
+search hint, the _meta["anthropic/searchHint"] that direct mode sends).
+With --dir, every set runs alone and then with the distractors; --catalog-size N fills each
+catalog with distractors up to N tools instead (from the distractor files, then the other
+sets' tools of the folder).
 
 Files are JSON Lines. A tools file has one tool per line:
   {"id": "github::create_issue", "server": "github", "name": "create_issue",
@@ -98,7 +104,9 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	tools := fs.String("tools", "", "labelled tools, JSON Lines (shared/bench format)")
 	queries := fs.String("queries", "", "labelled queries, JSON Lines")
 	dir := fs.String("dir", "", "run every labelled set of this folder (each sub-folder with tools.jsonl and queries.jsonl) instead of --tools/--queries")
-	distractors := fs.String("distractors", "", "extra unlabelled tools added to the index, JSON Lines; with --dir every set runs alone and then with them")
+	distractors := fs.String("distractors", "", "extra unlabelled tools added to the index, JSON Lines (several: comma-separated); with --dir every set runs alone and then with them")
+	catalogSize := fs.Int("catalog-size", 0, "fill the catalog with distractors up to this many tools (0: every distractor)")
+	half := fs.String("half", "", "run every other query only: tune (1st, 3rd, …) or held (2nd, 4th, …; held out from tuning)")
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
 	semantic := fs.Bool("semantic", catalog.DefaultRankParams().Semantic > 0, "rank with the semantic signal (the lexical-only figures are printed too)")
 	weight := fs.Float64("semantic-weight", catalog.DefaultSemanticWeight, "weight of the semantic signal when it is on (for measuring)")
@@ -124,6 +132,18 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "bench search: --k %d: want a cut-off of 1 or more\n", *k)
 		return exitUsage
 	}
+	if *catalogSize < 0 {
+		fmt.Fprintf(stderr, "bench search: --catalog-size %d: want a number of tools, 1 or more (0: every distractor)\n", *catalogSize)
+		return exitUsage
+	}
+	if *half != "" && *half != "tune" && *half != "held" {
+		fmt.Fprintf(stderr, "bench search: --half %q: want tune or held\n", *half)
+		return exitUsage
+	}
+	if *catalogSize > 0 && *distractors == "" {
+		fmt.Fprintln(stderr, "bench search: --catalog-size needs --distractors (the tools it fills the catalog with)")
+		return exitUsage
+	}
 	if (*dir == "") == (*tools == "" || *queries == "") || *dir != "" && (*tools != "" || *queries != "") {
 		fmt.Fprintln(stderr, "bench search: --tools and --queries are required (or --dir for every set of a folder)")
 		return exitUsage
@@ -139,7 +159,7 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	if *dense {
 		p.Dense = *denseWeight
 	}
-	opts := catalog.BenchOptions{K: *k, Params: &p}
+	opts := catalog.BenchOptions{K: *k, Params: &p, CatalogSize: *catalogSize, Half: *half}
 	if *dir == "" {
 		opts.Distractors = *distractors
 		rep, err := catalog.RunBenchOptions(*tools, *queries, opts)
@@ -159,8 +179,17 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	if *distractors != "" {
 		runs = append(runs, *distractors)
 	}
+	if *catalogSize > 0 {
+		runs = []string{*distractors} // one run per set, at that size
+	}
 	var reps []*catalog.BenchReport
 	for _, set := range sets {
+		opts.Pool = nil
+		for _, other := range sets {
+			if other != set {
+				opts.Pool = append(opts.Pool, filepath.Join(other, "tools.jsonl"))
+			}
+		}
 		for _, d := range runs {
 			opts.Distractors = d
 			rep, err := catalog.RunBenchOptions(filepath.Join(set, "tools.jsonl"), filepath.Join(set, "queries.jsonl"), opts)
