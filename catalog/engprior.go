@@ -1,37 +1,58 @@
 package catalog
 
-import "math"
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"math"
+	"strings"
+	"sync"
+)
 
-// englishWeight returns term's weight in general English text, 0..1: the
-// SIF weight a/(a+p) the dense table stores with each term (p is the
-// word's Zipf probability from its GloVe frequency rank, a = 1e-3; see
-// scripts/embed/gen.go), read back as the stored weight times the norm
-// of its int8 row (the row is the unit vector over the weight's scale).
-// A term the table lacks, or a binary without the table, weighs 1.
+// english_words.gz holds the 3,000 index terms most frequent in general
+// English with their SIF weight a/(a+p) in thousandths (p the term's Zipf
+// probability from its rank in GloVe 6B's frequency order, a = 1e-3; built
+// by scripts/gen-engwords.sh, licence in LICENSE.glove beside this file):
+// "new" 0.311, "get" 0.636, "look" 0.878, "weather" 0.945.
 //
-// Used by RankParams.EnglishPrior: a catalog's document frequencies say
-// how rare a word is in tool text, not whether it says what the tool is
-// for; "most", "best", "way", "think" are rare in tool descriptions but
-// carry little of a request's meaning.
+//go:embed english_words.gz
+var englishWordsGz []byte
+
+var (
+	englishOnce sync.Once
+	englishTab  map[string]float64
+)
+
+// englishWeight returns term's weight in general English text, 0..1: low
+// for the words English uses most, 1 for a term outside the table's 3,000.
+//
+// A catalog's document frequencies say how rare a word is in tool text,
+// not whether it says what the tool is for; "most", "best", "way", "think"
+// are rare in tool descriptions but carry little of a request's meaning.
+// Used by RankParams.EnglishPrior and by the match strength (generic
+// words, matchInfo).
 func englishWeight(term string) float64 {
-	t := denseVectors()
-	if t == nil {
-		return 1
+	englishOnce.Do(func() {
+		englishTab = map[string]float64{}
+		readGzLines(englishWordsGz, func(line string) {
+			t, w, ok := strings.Cut(line, " ")
+			if !ok {
+				return
+			}
+			n := 0
+			for _, c := range w {
+				n = n*10 + int(c-'0')
+			}
+			if n > 0 && n <= 1000 {
+				englishTab[t] = float64(n) / 1000
+			}
+		})
+	})
+	if w, ok := englishTab[term]; ok {
+		return w
 	}
-	id, ok := t.ids[term]
-	if !ok {
-		return 1
-	}
-	var ss int64
-	for _, b := range t.row(id) {
-		x := int64(int8(b))
-		ss += x * x
-	}
-	w := float64(t.weight(id)) * math.Sqrt(float64(ss))
-	if w <= 0 || w > 1 {
-		return 1
-	}
-	return w
+	return 1
 }
 
 // englishIDFs multiplies the query's idfs in sc by englishWeight^pow
@@ -49,4 +70,17 @@ func englishIDFs(sc *scratch, pow float64) {
 func plainIDFs(sc *scratch) {
 	copy(sc.idfs, sc.idfsEn)
 	weighUnits(sc)
+}
+
+// readGzLines calls f with each line of a gzip-compressed table (nothing
+// for a build without the table).
+func readGzLines(gz []byte, f func(string)) {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		f(sc.Text())
+	}
 }

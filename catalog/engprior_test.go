@@ -2,13 +2,10 @@ package catalog
 
 import "testing"
 
-// TestEnglishWeight: the dense table's SIF weight, read back, is low for a
-// word frequent in any English text and near 1 for a topical one; a term
-// the table lacks weighs 1.
+// TestEnglishWeight: english_words.gz's SIF weight is low for a word
+// frequent in any English text and near 1 for a topical one; a term the
+// table lacks weighs 1.
 func TestEnglishWeight(t *testing.T) {
-	if denseVectors() == nil {
-		t.Skip("built without the dense table")
-	}
 	most, recipe := englishWeight("most"), englishWeight(stem("recipe"))
 	if !(most < 0.6 && recipe > 0.9) {
 		t.Errorf("englishWeight most %.3f recipe %.3f: want most < 0.6 < 0.9 < recipe", most, recipe)
@@ -25,9 +22,6 @@ func TestEnglishWeight(t *testing.T) {
 // passes two log tools that match "most recent" word for word (without
 // the prior a log tool is first; the test checks that too).
 func TestEnglishPriorCoverage(t *testing.T) {
-	if denseVectors() == nil {
-		t.Skip("built without the dense table")
-	}
 	ix := testIndex(t, append([][3]string{
 		{"strava:get_recent_activities", "Fetches the most recent activities for the athlete.", ""},
 		{"logs:recent_lines", "Returns the most recent lines of a log.", ""},
