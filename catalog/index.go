@@ -211,7 +211,7 @@ type posting struct {
 // termInfo is one term's postings (live and tombstoned) and its live
 // document frequency.
 type termInfo struct {
-	df int32
+	df   int32
 	post []posting
 }
 
