@@ -187,7 +187,3 @@ func (ix *Index) SearchHint(id string) string {
 	}
 	return strings.Join(out, " ")
 }
-
-// translationsOf returns the words of the word tables' languages for an
-// English index term (none yet).
-func translationsOf(t string) []string { return nil }

@@ -150,6 +150,21 @@ type RankParams struct {
 	// and stabletoolbench (−0.001 alone and with distractors). The
 	// weights are english_words.gz's (engprior.go).
 	EnglishPrior float64
+	// GenericDamp (0 = off) multiplies the BM25F weight of each query
+	// term that is no operation verb (toolVerbGroups) by
+	// englishWeight(term)^GenericDamp: a word English uses everywhere
+	// ("facts", "up", "today", "best") but a catalog rarely has gets less
+	// of the score its idf alone would give it, so it does not carry a hit
+	// past one that matches the request's topic ("look up facts about
+	// oolong tea").
+	GenericDamp float64
+	// NameCover (0 = off) multiplies the score of each of the first hits
+	// of a one-task query by 1 + NameCover × c, where c is the share of
+	// the words of the hit's name (its operation verb left out) that the
+	// query has: of two tools that match the request's words alike, the
+	// one named for them (get_weather for "tell me the weather") passes
+	// the one that has them as a side word (get_activity_weather).
+	NameCover float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -612,6 +627,7 @@ func analyze(e *Entry, a *analyzer) idxDoc {
 	}
 	field = fieldDesc
 	tokenizeText(e.Description, sink)
+	emitLatinDesc(e.Description, sink)
 	field = fieldUpstream
 	nameTokens(e.Upstream, sink)
 	walkParams(e.InputSchema, func(name, desc string) {
@@ -1138,6 +1154,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		return nil
 	}
 	ix.resolve(aq)
+	ix.expandLatin(aq)
 	ix.expand(aq)
 	ix.expandVariants(aq)
 	if semantic {
@@ -1191,12 +1208,17 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 			df = float64(ti.df)
 		}
 		idfs[i] = math.Log(1 + (n-df+0.5)/(df+0.5))
-		if ti == nil {
+		if ti == nil || qt.translated {
 			continue
 		}
 		qw := qt.qw
 		if qt.kind == termRelated {
 			qw *= p.Semantic
+		}
+		if p.GenericDamp > 0 && toolVerbGroup[qt.term] == 0 {
+			if ew := englishWeight(qt.term); ew < 1 {
+				qw *= math.Pow(ew, p.GenericDamp)
+			}
 		}
 		w := float32(qw * idfs[i])
 		if nseg == 0 {
@@ -1383,6 +1405,9 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		for i := range out {
 			c, _ := ix.coverage(i, sc)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
+			if p.NameCover > 0 {
+				out[i].Score *= 1 + p.NameCover*ix.nameCover(out[i].doc, &sc.aq)
+			}
 		}
 		if p.EnglishPrior > 0 {
 			plainIDFs(sc)
@@ -1972,8 +1997,114 @@ func (ix *Index) matchInfo(s *Scored, sc *scratch, named bool) (matched, related
 	s.Strength = share
 	if named {
 		s.Strength = 1
+	} else if share >= strongStrength && !ix.strongFit(s.doc, sc) {
+		s.Strength = belowStrong
 	}
 	return matched, related
+}
+
+// Bounds of the match strength's calibration (strongFit).
+const (
+	// genericWeight: a query word whose englishWeight is below it is
+	// generic (look, up, fact, today, best) unless it is a word of the
+	// hit's name.
+	genericWeight = 0.93
+	// strongWords: a hit matching this many informative query words
+	// restates the request and may be strong whatever its name.
+	strongWords = 3
+	// strongNameCover: the least share of the hit's name words (its
+	// operation verb left out) the query must have for a hit matching
+	// fewer informative words to be strong.
+	strongNameCover = 0.6
+	// strongDescCover: the least share of the non-generic terms of the
+	// hit's description the query must have, failing the name.
+	strongDescCover = 0.6
+	// belowStrong is the strength of a hit strongFit turns down: the top
+	// of the partial band.
+	belowStrong = strongStrength - 0.01
+)
+
+// strongFit reports whether hit doc, whose share of the query is in the
+// strong band, fits the request as well as that says (matchInfo left the
+// hit's word credits in sc.credit). A share alone over-rates two kinds of
+// hit: one that matches only generic words ("look" in "a file to look
+// in", "up" in "up to ten links": never strong), and one that matches the
+// one informative word of a short request as a side word of its own:
+// "tell me the weather" and get_activity_weather (the weather of a
+// recorded workout) or a space-weather tool. So it is strong only when it
+// matches strongWords informative words, or the query has at least
+// strongNameCover of its name's words: get_weather for "tell me the
+// weather", not get_activity_weather.
+func (ix *Index) strongFit(doc int32, sc *scratch) bool {
+	aq := &sc.aq
+	var nameBuf [16]string
+	name := nameWords(ix.docs[doc].e.Name, nameBuf[:0])
+	informative := 0
+	for i := range aq.terms {
+		qt := &aq.terms[i]
+		if qt.kind != termWord || sc.credit[i] <= derivedCredit[termRelated] || qt.qw < 1 || qt.whole {
+			continue
+		}
+		if englishWeight(qt.term) >= genericWeight || slices.Contains(name, qt.term) {
+			informative++
+		}
+	}
+	if informative == 0 {
+		return false
+	}
+	if informative >= strongWords || len(name) == 0 || coveredShare(name, aq) >= strongNameCover {
+		return true
+	}
+	// Or the query has much of what the description says: its terms
+	// that are not generic English ("List the repositories of a user"
+	// for "the user's repositories", not "Get the weather conditions
+	// recorded during a workout activity" for "tell me the weather").
+	all, covered := 0, 0
+	for _, tt := range ix.docs[doc].terms {
+		if tt.tf[fieldDesc] == 0 || englishWeight(tt.term) < genericWeight {
+			continue
+		}
+		all++
+		if j, ok := aq.seen[tt.term]; ok && aq.terms[j].kind != termRelated && !aq.terms[j].translated {
+			covered++
+		}
+	}
+	return all > 0 && float64(covered) >= strongDescCover*float64(all)
+}
+
+// nameWords appends to buf the distinct terms of a tool name's words
+// (camelCase and snake_case split, stopwords and operation verbs left
+// out), at most cap(buf) of them.
+func nameWords(name string, buf []string) []string {
+	hintWords(name, func(w string) {
+		t := stem(w)
+		if toolVerbGroup[t] == 0 && !slices.Contains(buf, t) && len(buf) < cap(buf) {
+			buf = append(buf, t)
+		}
+	})
+	return buf
+}
+
+// coveredShare returns the share of terms the query has (not through the
+// semantic table); 0 for none.
+func coveredShare(terms []string, aq *analyzedQuery) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	covered := 0
+	for _, t := range terms {
+		if j, ok := aq.seen[t]; ok && aq.terms[j].kind != termRelated && !aq.terms[j].translated {
+			covered++
+		}
+	}
+	return float64(covered) / float64(len(terms))
+}
+
+// nameCover returns the share of the words of doc's name that the query
+// has (RankParams.NameCover).
+func (ix *Index) nameCover(doc int32, aq *analyzedQuery) float64 {
+	var buf [16]string
+	return coveredShare(nameWords(ix.docs[doc].e.Name, buf[:0]), aq)
 }
 
 // isExact reports whether doc is an exact match of the whole query.

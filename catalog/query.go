@@ -86,6 +86,10 @@ type queryTerm struct {
 	// opt marks a term that counts as a query word only for the hits
 	// that match it, like an identifier whole (unitOptional).
 	opt bool
+	// translated marks a word of a query in a told Latin-script language
+	// that the word tables translate (expandLatin): its English terms are
+	// scored in its place.
+	translated bool
 	// pair, on one half of an unknown query word split in two (zipcode
 	// -> zip, code), is 1 + the index of the other half: the halves stand
 	// for the word only together.
@@ -122,6 +126,9 @@ type analyzedQuery struct {
 	// answer is (when, where, who; questionTerms), each with the index of
 	// the first term written after it (its clause), for expandQuestions.
 	asks []questionWord
+	// lang is the Latin-script language the query is written in (an index
+	// of latinTabs, latin.go; -1: English or not told).
+	lang int
 	// nunits is the number of query words (queryTerm.unit); unitMap maps
 	// the word numbers of the chunk being read (tokenizeWords) to them.
 	nunits  int
@@ -154,6 +161,7 @@ func analyzeQuery(q string) analyzedQuery {
 func (aq *analyzedQuery) analyze(q string) {
 	aq.terms, aq.words, aq.seq = aq.terms[:0], aq.words[:0], aq.seq[:0]
 	aq.nunits = 0
+	aq.lang = latinLanguage(q, 0)
 	if aq.seen == nil {
 		aq.seen = map[string]int{}
 	}
@@ -770,8 +778,14 @@ func (ix *Index) expand(aq *analyzedQuery) {
 			aq.derive(bestTerm, t.qw*weightFuzzy, termFuzzy, i, best)
 			continue
 		}
-		for cut := 3; cut <= len(t.term)-3; cut++ {
-			a, b := stem(t.term[:cut]), stem(t.term[cut:])
+		// The word as written, not its stem: "zipcode" splits as zip +
+		// code, where its stem "zipcod" would leave "cod".
+		w := t.term
+		if lw := normalizeWord(t.word); isASCIILetters(lw) && stem(lw) == t.term {
+			w = lw
+		}
+		for cut := 3; cut <= len(w)-3; cut++ {
+			a, b := stem(w[:cut]), stem(w[cut:])
 			if isStopword(a) || isStopword(b) {
 				continue
 			}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	_ "embed"
 	"slices"
 	"strings"
 	"unicode"
@@ -750,7 +751,11 @@ var maxStopwordLen int
 // (so create, creates, created and creating all become "create"; query and
 // queries become "queri"). Words with non-ASCII letters, words of 3 letters
 // or fewer and words starting with a digit are returned unchanged. It is
-// conservative on purpose: over-stemming merges unrelated tool names.
+// conservative on purpose: over-stemming merges unrelated tool names. The
+// words of stem_guard.gz are kept whole where a rule would turn them into
+// another word (news is no plural of new, plane no form of plan, pope of
+// pop): the word itself, its plural ("planes" -> "plane") and its -ing and
+// -ed forms ("coding" -> "code", not "cod").
 func stem(w string) string {
 	if len(w) <= 3 {
 		return w
@@ -763,6 +768,9 @@ func stem(w string) string {
 	if w[0] >= '0' && w[0] <= '9' {
 		return w
 	}
+	if stemGuarded(w) {
+		return w
+	}
 	switch {
 	case strings.HasSuffix(w, "ies") || strings.HasSuffix(w, "ied"):
 		w = w[:len(w)-2] // queries -> queri, applied -> appli
@@ -773,21 +781,68 @@ func stem(w string) string {
 	case strings.HasSuffix(w, "s"):
 		if !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is") {
 			w = w[:len(w)-1]
+			if stemGuarded(w) {
+				return w // planes -> plane
+			}
 		}
 	case strings.HasSuffix(w, "ing") && len(w) >= 6 && hasVowel(w[:len(w)-3]):
-		w = undouble(w[:len(w)-3])
+		w = undoubleGuarded(w[:len(w)-3])
 	case strings.HasSuffix(w, "ed") && len(w) >= 5 && !strings.HasSuffix(w, "eed") && hasVowel(w[:len(w)-2]):
-		w = undouble(w[:len(w)-2])
+		w = undoubleGuarded(w[:len(w)-2])
 	}
 	if n := len(w); n >= 4 {
 		switch {
 		case w[n-1] == 'e':
+			if stemGuarded(w) {
+				return w
+			}
 			w = w[:n-1]
 		case w[n-1] == 'y' && !strings.ContainsRune("aeiou", rune(w[n-2])):
 			w = w[:n-1] + "i"
 		}
 	}
 	return w
+}
+
+// undoubleGuarded is undouble for what -ing or -ed left, or that with its
+// "e" back when it is a guarded word ("cod" of coding -> "code"; "hopp" of
+// hopping -> "hop", never "hope").
+func undoubleGuarded(w string) string {
+	u := undouble(w)
+	if len(u) == len(w) && len(w) <= maxGuardLen-1 {
+		var buf [maxGuardLen]byte
+		if b := append(append(buf[:0], w...), 'e'); stemGuarded(string(b)) {
+			return string(b)
+		}
+	}
+	return u
+}
+
+//go:embed stem_guard.gz
+var stemGuardGz []byte
+
+// stemGuard holds the words of stem_guard.gz (built from WordNet 3.0 by
+// scripts/gen-stemguard.sh; licence in LICENSE.wordnet).
+var stemGuard = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	readGzLines(stemGuardGz, func(w string) {
+		if w != "" && len(w) <= maxGuardLen {
+			m[w] = struct{}{}
+		}
+	})
+	return m
+}()
+
+// maxGuardLen bounds the guarded words looked up, in bytes.
+const maxGuardLen = 24
+
+// stemGuarded reports whether w is a word of stem_guard.gz.
+func stemGuarded(w string) bool {
+	if len(w) > maxGuardLen {
+		return false
+	}
+	_, ok := stemGuard[w]
+	return ok
 }
 
 func hasVowel(s string) bool {

@@ -1,6 +1,8 @@
 #!/bin/sh
 # Rebuilds catalog/ko_words.gz, ru_words.gz and th_words.gz (the search
 # tokenizer's Korean, Russian and Thai word tables, see catalog/langdict.go)
+# and de_, fr_, es_, pt_ and it_words.gz (German, French, Spanish, Portuguese
+# and Italian, catalog/latin.go)
 # from the hand lists in scripts/langdict/ (written for this repository).
 # The shipped tables are built this way: no GPL data in the binary.
 # MUELLER=1 adds, for Russian, the Mueller English–Russian dictionary as
@@ -22,3 +24,6 @@ else
 fi
 go run scripts/langdict/gen.go -lang ko -hand scripts/langdict/ko.txt -out catalog/ko_words.gz
 go run scripts/langdict/gen.go -lang th -hand scripts/langdict/th.txt -out catalog/th_words.gz
+for l in de fr es pt it; do
+	go run scripts/langdict/gen.go -lang $l -hand scripts/langdict/$l.txt -out catalog/${l}_words.gz
+done

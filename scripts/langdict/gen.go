@@ -27,6 +27,11 @@
 //	go run scripts/langdict/gen.go -lang ru -hand scripts/langdict/ru.txt \
 //		-mueller-index mueller7.index -mueller-dict mueller7.dict.dz -out catalog/ru_words.gz
 //	go run scripts/langdict/gen.go -lang ko -hand scripts/langdict/ko.txt -out catalog/ko_words.gz
+//	go run scripts/langdict/gen.go -lang de -hand scripts/langdict/de.txt -out catalog/de_words.gz
+//
+// German, French, Spanish, Portuguese and Italian (de, fr, es, pt, it) are
+// hand lists too, keyed by the word as written with its accents folded
+// (catalog.FoldLatin).
 package main
 
 import (
@@ -55,15 +60,20 @@ var (
 )
 
 func main() {
-	lang := flag.String("lang", "", "ko, ru or th")
+	lang := flag.String("lang", "", "ko, ru, th, or de, fr, es, pt, it")
 	hand := flag.String("hand", "", "hand list")
 	mIndex := flag.String("mueller-index", "", "mueller7.index (Russian only)")
 	mDict := flag.String("mueller-dict", "", "mueller7.dict.dz (Russian only)")
 	out := flag.String("out", "", "output .gz")
 	flag.Parse()
 	key := func(w string) string { return w }
-	if *lang == "ru" {
+	switch *lang {
+	case "ru":
 		key = func(w string) string { return catalog.StemRussian(w) }
+	case "de", "fr", "es", "pt", "it":
+		// Latin-script languages: words as written, lower-cased, accents
+		// folded (catalog/latin.go looks them up so).
+		key = catalog.FoldLatin
 	}
 	table := map[string][]string{}
 	handKeys := map[string]bool{}
