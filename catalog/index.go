@@ -158,12 +158,15 @@ type RankParams struct {
 	// past one that matches the request's topic ("look up facts about
 	// oolong tea").
 	GenericDamp float64
-	// NameCover (0 = off) multiplies the score of each of the first hits
-	// of a one-task query by 1 + NameCover × c, where c is the share of
-	// the words of the hit's name (its operation verb left out) that the
-	// query has: of two tools that match the request's words alike, the
-	// one named for them (get_weather for "tell me the weather") passes
-	// the one that has them as a side word (get_activity_weather).
+	// NameCover (0 = off) orders siblings, the first hits of a one-task
+	// query that come from one upstream: each one's score is multiplied
+	// by 1 − NameCover × (c_best − c), where c is the share of the words
+	// of its name (its operation verb left out) that the query has and
+	// c_best the largest c among its siblings. Of a server's tools that
+	// match the request's words alike, the one named for them passes the
+	// ones that have them beside other things ("issue": create_issue
+	// before add_issue_comment; "list directory": list_directory before
+	// list_directory_with_sizes).
 	NameCover float64
 }
 
@@ -189,6 +192,7 @@ func DefaultRankParams() RankParams {
 		Bag:               0.3,
 		Diverse:           0.95,
 		DiverseTwin:       0.8,
+		NameCover:         0.1,
 	}
 }
 
@@ -1405,9 +1409,9 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		for i := range out {
 			c, _ := ix.coverage(i, sc)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
-			if p.NameCover > 0 {
-				out[i].Score *= 1 + p.NameCover*ix.nameCover(out[i].doc, &sc.aq)
-			}
+		}
+		if p.NameCover > 0 {
+			ix.siblingNameCover(out, &sc.aq, p.NameCover)
 		}
 		if p.EnglishPrior > 0 {
 			plainIDFs(sc)
@@ -2098,6 +2102,29 @@ func coveredShare(terms []string, aq *analyzedQuery) float64 {
 		}
 	}
 	return float64(covered) / float64(len(terms))
+}
+
+// siblingNameCover applies RankParams.NameCover (weight w) to the hits in
+// out.
+func (ix *Index) siblingNameCover(out []Scored, aq *analyzedQuery, w float64) {
+	var nc [coverageDepth]float64
+	n := min(len(out), coverageDepth)
+	for i := 0; i < n; i++ {
+		nc[i] = ix.nameCover(out[i].doc, aq)
+	}
+	for i := 0; i < n; i++ {
+		up := out[i].Entry.Upstream
+		best, siblings := nc[i], 0
+		for j := 0; j < n; j++ {
+			if j != i && out[j].Entry.Upstream == up {
+				best = max(best, nc[j])
+				siblings++
+			}
+		}
+		if siblings > 0 {
+			out[i].Score *= 1 - w*(best-nc[i])
+		}
+	}
 }
 
 // nameCover returns the share of the words of doc's name that the query

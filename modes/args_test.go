@@ -182,8 +182,8 @@ func TestCodeHints(t *testing.T) {
 return {d}`, "openclaw.tools.describe(…) returns a Promise: did you forget `await`"},
 		{`return null`, ""},
 		{`const [a, b] = await Promise.all([
-  openclaw.tools.search("issue"),
-  openclaw.tools.search("file"),
+  openclaw.tools.search("create issue"),
+  openclaw.tools.search("create entities in the knowledge graph"),
 ]);
 return {a: a.length, b: {}};`, ""},
 	} {
