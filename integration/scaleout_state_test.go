@@ -208,6 +208,25 @@ backend three
 	}
 	t.Logf("connect: alice and bob each connected once (%d code grants), through r1's link; each then called gh on r2 and r3 as themselves", codes)
 
+	// A client that takes URL elicitation is shown the link by the replica
+	// its call reaches; the user signs in; the client's retry reaches
+	// another replica, which waits for the token in the store and calls.
+	var shown string
+	henry := client("henry", lbURL, &gosdk.ClientOptions{
+		Capabilities: &gosdk.ClientCapabilities{Elicitation: &gosdk.ElicitationCapabilities{URL: &gosdk.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *gosdk.ElicitRequest) (*gosdk.ElicitResult, error) {
+			shown = req.Params.Mode + " " + req.Params.URL
+			browseLink(t, req.Params.URL, "henry")
+			return &gosdk.ElicitResult{Action: "accept"}, nil
+		},
+	})
+	if got := text(call(henry, "gh__whoami", nil)); got != "you are henry" || !strings.HasPrefix(shown, "url "+as.URL+"/authorize?") {
+		t.Fatalf("henry, connecting by URL elicitation through the balancer: %q (shown %q)", got, shown)
+	}
+	connects["henry"]++
+	t.Logf("connect by URL elicitation: henry was shown the link by one replica, signed in once, and his retry's replica made the call")
+	t.Logf("per-user connects needed: %v (3 replicas)", connects)
+
 	// 2. One limit across replicas: 10 concurrent calls, burst 3.
 	beforeOK, beforeLimited := metrics(`mcp_toolsearch_tool_calls_total{outcome="ok",upstream="c"}`), metrics(`mcp_toolsearch_rate_limited_total{kind="subject"}`)
 	carol := client("carol", lbURL, nil)

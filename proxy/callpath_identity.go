@@ -165,12 +165,21 @@ func (p *Proxy) injectTrace(ctx context.Context, params *mcp.CallToolParams) {
 // "connect first".
 func (p *Proxy) connect(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, cr *credentials.ConnectRequired) (*mcp.CallToolResult, error) {
 	id := s.ident()
-	if s.ss != nil && clientElicitsURL(s.ss) && id != nil {
-		p.idn.elicits.Store(cr.ElicitationID, s.ss)
+	if st, resumed := resumedConnect(ctx, e, args); resumed && id != nil { // resume.go: answered in the retry
+		wait := p.conf().Auth.ConnectWait.Duration
+		if st.OK && p.idn.creds.Wait(ctx, e.Upstream, id.Subject, wait) {
+			return p.forward(ctx, s, e, args)
+		}
+	} else if s.ss != nil && clientElicitsURL(s.ss) && id != nil {
 		msg := fmt.Sprintf("The tool %s needs your own %s account. Open the link to sign in and connect it; the call goes on when you are done.", e.ID, e.Upstream)
+		q := &mcp.ElicitParams{Mode: "url", Message: msg, URL: cr.URL, ElicitationID: cr.ElicitationID}
+		if p.handOffConnect(ctx, s, e, args, q) {
+			return nil, errHandedOff
+		}
+		p.idn.elicits.Store(cr.ElicitationID, s.ss)
 		ectx, cancel := context.WithTimeout(ctx, p.conf().Auth.ConnectWait.Duration)
 		defer cancel()
-		res, err := askClient(ectx, s, &mcp.ElicitParams{Mode: "url", Message: msg, URL: cr.URL, ElicitationID: cr.ElicitationID})
+		res, err := askClient(ectx, s, q)
 		r, _ := res.(*mcp.ElicitResult)
 		switch {
 		case err != nil:

@@ -39,10 +39,16 @@ import (
 // the person's answer as the approval's decision; the rate limits it
 // passed in the first round are not charged again.
 //
+// The connect prompt of a per-user upstream (a URL elicitation: the
+// user's account is not connected yet) comes before the upstream call
+// too, and is handed off the same way: the retry, on any replica, waits
+// for the token (auth.connect_wait, looking in the shared store) and
+// makes the call.
+//
 // What stays on one replica: a question an upstream asks mid-call
-// (sampling, elicitation, roots), and a connect link shown by URL
-// elicitation; those exchanges keep today's requestState ("mts1.") and
-// their retry must reach the replica that asked (docs/scale-out.md).
+// (sampling, elicitation, roots) and an approval inside a code run;
+// those exchanges keep the in-memory requestState ("mts1.") and their
+// retry must reach the replica that asked (docs/scale-out.md).
 //
 // Trust: the client carries the state but cannot read it (arguments may
 // be secret) nor forge or alter it (GCM's tag); it cannot move it to
@@ -90,6 +96,7 @@ func (s *sealer) open(state string, v any) bool {
 // approvalStep is one approval of a resumable call: asked (in Ask) or
 // given (in Done).
 type approvalStep struct {
+	Kind   string `json:"k,omitempty"`  // "" an approval, "connect" the connect prompt (Rule: the upstream)
 	Entry  string `json:"e"`            // catalog id
 	Args   string `json:"a"`            // argsHash of the arguments the approval saw
 	Rule   string `json:"r"`            // the rule that asked for it
@@ -144,7 +151,23 @@ func resumedDecision(ctx context.Context, e *catalog.Entry, args json.RawMessage
 	}
 	h := argsHash(args)
 	for _, st := range steps {
-		if st.Entry == e.ID && st.Args == h && st.Rule == rule {
+		if st.Kind == "" && st.Entry == e.ID && st.Args == h && st.Rule == rule {
+			return st, true
+		}
+	}
+	return approvalStep{}, false
+}
+
+// resumedConnect is the answer a resumed call brings to the connect
+// prompt of e's upstream.
+func resumedConnect(ctx context.Context, e *catalog.Entry, args json.RawMessage) (approvalStep, bool) {
+	steps := resumedSteps(ctx)
+	if len(steps) == 0 {
+		return approvalStep{}, false
+	}
+	h := argsHash(args)
+	for _, st := range steps {
+		if st.Kind == "connect" && st.Entry == e.ID && st.Args == h && st.Rule == e.Upstream {
 			return st, true
 		}
 	}
@@ -153,7 +176,7 @@ func resumedDecision(ctx context.Context, e *catalog.Entry, args json.RawMessage
 
 // resumedCall reports whether ctx is a resumed call of e: its rate limits
 // were taken in the first round. (The one call a resumed tools/call makes
-// is e's; its arguments are checked by the approval's decision.)
+// is e's; its arguments are checked by the decisions it brings.)
 func resumedCall(ctx context.Context, e *catalog.Entry) bool {
 	for _, st := range resumedSteps(ctx) {
 		if st.Entry == e.ID {
@@ -173,6 +196,15 @@ var errHandedOff = &blockedError{outcome: telemetry.OutcomeInputRequired, err: e
 // one call, not a code run's) and its exchange has asked nothing yet. It
 // reports whether it did.
 func (p *Proxy) handOffApproval(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, rule string, q *mcp.ElicitParams) bool {
+	return p.handOff(ctx, s, e, args, approvalStep{Entry: e.ID, Args: argsHash(args), Rule: rule}, q)
+}
+
+// handOffConnect is handOffApproval for the connect prompt of e's upstream.
+func (p *Proxy) handOffConnect(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, q *mcp.ElicitParams) bool {
+	return p.handOff(ctx, s, e, args, approvalStep{Kind: "connect", Entry: e.ID, Args: argsHash(args), Rule: e.Upstream}, q)
+}
+
+func (p *Proxy) handOff(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, ask approvalStep, q *mcp.ElicitParams) bool {
 	ex := s.ex
 	if p.resumer() == nil || ex == nil || (callRequest(ctx, e.Exposed) == nil && toolCallRequest(ctx) == nil) {
 		return false
@@ -184,9 +216,12 @@ func (p *Proxy) handOffApproval(ctx context.Context, s *session, e *catalog.Entr
 	}
 	var nonce [16]byte
 	_, _ = rand.Read(nonce[:])
-	const key = "approval"
+	key := "approval"
+	if ask.Kind != "" {
+		key = ask.Kind
+	}
 	st := resumeState{Subject: s.subjectKey(), Tool: ex.tool, Args: argsHash(ex.args), Done: resumedSteps(ctx),
-		Ask: approvalStep{Entry: e.ID, Args: argsHash(args), Rule: rule}, Key: key,
+		Ask: ask, Key: key,
 		Nonce: base64.RawURLEncoding.EncodeToString(nonce[:]), Exp: time.Now().Add(p.approvalTimeout()).UnixMilli()}
 	ex.handoff = withResultType(&mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: q}, RequestState: p.resumer().seal(st)}, resultInputRequired)
 	return true
@@ -221,6 +256,9 @@ func (p *Proxy) resumeCall(ctx context.Context, s *session, cr *mcp.CallToolRequ
 		return nil, err
 	}
 	ok, reason := approvalAnswer(res.(*mcp.ElicitResult))
+	if st.Ask.Kind == "connect" {
+		ok, reason = res.(*mcp.ElicitResult).Action == "accept", "the person answered "+res.(*mcp.ElicitResult).Action
+	}
 	fresh, err := p.idn.state.SetNX(ctx, "used:"+st.Nonce, []byte("1"), time.Until(time.UnixMilli(st.Exp))+time.Minute)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: -32000, Message: fmt.Sprintf("mcp-toolsearch: the call cannot continue now: %s; retry with the same requestState (it stays valid until tools.approval_timeout)", p.conf().Redact(err.Error()))}
@@ -228,6 +266,6 @@ func (p *Proxy) resumeCall(ctx context.Context, s *session, cr *mcp.CallToolRequ
 	if !fresh {
 		return nil, bad("already used: the call it continued has run; call the tool again to run it again")
 	}
-	done := append(st.Done[:len(st.Done):len(st.Done)], approvalStep{Entry: st.Ask.Entry, Args: st.Ask.Args, Rule: st.Ask.Rule, OK: ok, Reason: reason})
+	done := append(st.Done[:len(st.Done):len(st.Done)], approvalStep{Kind: st.Ask.Kind, Entry: st.Ask.Entry, Args: st.Ask.Args, Rule: st.Ask.Rule, OK: ok, Reason: reason})
 	return context.WithValue(ctx, resumedKey{}, done), nil
 }
