@@ -24,6 +24,6 @@ func (p *parser) validateStateless() {
 		p.errf([]string{"tools", "by_client", k}, "", "by_client rules need the clientInfo.name a client sends in initialize, which a stateless replica does not keep between requests; give such clients an [endpoints.NAME] with its own token instead")
 	}
 	if len(c.Tools.RequireApproval) > 0 && len(c.Tools.ApprovalCommand) == 0 {
-		p.warnf([]string{"tools", "require_approval"}, "with server.stateless = true no client can be asked (elicitation needs a session) and no tools.approval_command is set: every matching call is blocked")
+		p.warnf([]string{"tools", "require_approval"}, "with server.stateless = true a client on protocol 2025-11-25 or older cannot be asked (elicitation needs a session) and no tools.approval_command is set: its matching calls are blocked (2026-07-28 clients are asked with input_required)")
 	}
 }
