@@ -17,8 +17,9 @@ type Memory struct {
 	max int
 	now func() time.Time
 
-	mu sync.Mutex
-	m  map[string]memEntry
+	mu    sync.Mutex
+	m     map[string]memEntry
+	pools map[string]map[string]time.Time // pool key -> holder -> expiry
 }
 
 type memEntry struct {
@@ -32,7 +33,7 @@ func NewMemory(maxEntries int) *Memory {
 	if maxEntries <= 0 {
 		maxEntries = DefaultMemoryEntries
 	}
-	return &Memory{max: maxEntries, now: time.Now, m: map[string]memEntry{}}
+	return &Memory{max: maxEntries, now: time.Now, m: map[string]memEntry{}, pools: map[string]map[string]time.Time{}}
 }
 
 func (m *Memory) Shared() bool { return false }
@@ -161,4 +162,44 @@ func (m *Memory) Allow(_ context.Context, buckets []Bucket) (Verdict, error) {
 		m.m[b.Key] = e
 	}
 	return Verdict{}, nil
+}
+
+// Acquire is Store.Acquire (the shared store's script does the same).
+func (m *Memory) Acquire(_ context.Context, holder string, ttl time.Duration, pools []Pool) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	for i, p := range pools {
+		held := m.pools[p.Key]
+		for h, exp := range held {
+			if !now.Before(exp) {
+				delete(held, h)
+			}
+		}
+		if _, mine := held[holder]; !mine && len(held) >= p.Max {
+			return i + 1, nil
+		}
+	}
+	for _, p := range pools {
+		held := m.pools[p.Key]
+		if held == nil {
+			held = map[string]time.Time{}
+			m.pools[p.Key] = held
+		}
+		held[holder] = now.Add(ttl)
+	}
+	return 0, nil
+}
+
+// Release is Store.Release.
+func (m *Memory) Release(_ context.Context, holder string, keys []string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range keys {
+		delete(m.pools[k], holder)
+		if len(m.pools[k]) == 0 {
+			delete(m.pools, k)
+		}
+	}
+	return nil
 }

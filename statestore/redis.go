@@ -40,6 +40,7 @@ type Redis struct {
 	where   string // host:port/db, for messages (never the password)
 	timeout time.Duration
 	gcra    *valkey.Lua
+	acquire *valkey.Lua
 }
 
 // OpenRedis builds a Redis store. It does not need the server to be up.
@@ -78,7 +79,7 @@ func OpenRedis(o RedisOptions) (*Redis, error) {
 	if opt.TLSConfig != nil && opt.TLSConfig.MinVersion < tls.VersionTLS12 {
 		opt.TLSConfig.MinVersion = tls.VersionTLS12
 	}
-	r := &Redis{where: opt.InitAddress[0] + "/" + strconv.Itoa(opt.SelectDB), timeout: o.Timeout, gcra: valkey.NewLuaScript(gcraScript)}
+	r := &Redis{where: opt.InitAddress[0] + "/" + strconv.Itoa(opt.SelectDB), timeout: o.Timeout, gcra: valkey.NewLuaScript(gcraScript), acquire: valkey.NewLuaScript(acquireScript)}
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
 	}
@@ -269,4 +270,59 @@ func (r *Redis) Allow(ctx context.Context, buckets []Bucket) (Verdict, error) {
 		return Verdict{}, r.fail("rate-limit script", err)
 	}
 	return Verdict{Refused: int(i), RetryAfter: time.Duration(wait) * time.Microsecond}, nil
+}
+
+// acquireScript is Memory.Acquire on the server: each pool is a sorted
+// set of holders scored by the expiry of their slot (milliseconds, the
+// server's clock). ARGV: holder, ttl, then each pool's Max.
+const acquireScript = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local holder, ttl = ARGV[1], tonumber(ARGV[2])
+for i = 1, #KEYS do
+  redis.call('ZREMRANGEBYSCORE', KEYS[i], '-inf', now)
+  if not redis.call('ZSCORE', KEYS[i], holder) and redis.call('ZCARD', KEYS[i]) >= tonumber(ARGV[2 + i]) then
+    return i
+  end
+end
+for i = 1, #KEYS do
+  redis.call('ZADD', KEYS[i], now + ttl, holder)
+  redis.call('PEXPIRE', KEYS[i], ttl)
+end
+return 0
+`
+
+func (r *Redis) Acquire(ctx context.Context, holder string, ttl time.Duration, pools []Pool) (int, error) {
+	keys := make([]string, len(pools))
+	args := []string{holder, strconv.FormatInt(max(ttl.Milliseconds(), 1), 10)}
+	for i, p := range pools {
+		keys[i] = Prefix + p.Key
+		args = append(args, strconv.Itoa(p.Max))
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	res := r.acquire.Exec(ctx, r.c, keys, args)
+	if retryable(ctx, res.Error()) {
+		res = r.acquire.Exec(ctx, r.c, keys, args)
+	}
+	n, err := res.AsInt64()
+	if err != nil {
+		return 0, r.fail("slot script", err)
+	}
+	return int(n), nil
+}
+
+func (r *Redis) Release(ctx context.Context, holder string, keys []string) error {
+	cmds := make(valkey.Commands, 0, len(keys))
+	for _, k := range keys {
+		cmds = append(cmds, r.c.B().Zrem().Key(Prefix+k).Member(holder).Build())
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	defer cancel()
+	for _, res := range r.c.DoMulti(ctx, cmds...) {
+		if err := res.Error(); err != nil {
+			return r.fail("ZREM", err)
+		}
+	}
+	return nil
 }

@@ -41,6 +41,15 @@ type Store interface {
 	// Allow takes one call from every bucket, or from none when one of
 	// them is empty (Verdict.Refused names it).
 	Allow(ctx context.Context, buckets []Bucket) (Verdict, error)
+	// Acquire takes, for holder, a slot in every one of pools, or in none
+	// when one of them is full (the answer is then 1 + its index; 0 when
+	// taken). A slot is held for ttl: the holder renews it by acquiring
+	// again before then (which never fails for a slot it holds) and gives
+	// it back with Release; a holder that vanished (a replica killed)
+	// loses it when ttl passes.
+	Acquire(ctx context.Context, holder string, ttl time.Duration, pools []Pool) (int, error)
+	// Release gives back holder's slots in pools (named by key).
+	Release(ctx context.Context, holder string, keys []string) error
 	// Shared reports whether other processes see this store (Redis) or
 	// only this one (Memory).
 	Shared() bool
@@ -56,6 +65,13 @@ type Bucket struct {
 	Key   string
 	Rate  float64 // > 0
 	Burst int     // >= 1
+}
+
+// Pool is a set of at most Max slots (sessions of one subject, of the
+// whole deployment), named by Key.
+type Pool struct {
+	Key string
+	Max int
 }
 
 // Verdict is the answer of Allow.

@@ -262,3 +262,45 @@ func TestMemoryBound(t *testing.T) {
 		t.Fatalf("after a key expired: %v", err)
 	}
 }
+
+func TestAcquireSlots(t *testing.T) {
+	stores(t, func(t *testing.T, st statestore.Store) {
+		ctx := context.Background()
+		pools := func(subject string) []statestore.Pool {
+			return []statestore.Pool{{Key: "sess:all", Max: 3}, {Key: "sess:s:" + subject, Max: 2}}
+		}
+		take := func(holder, subject string, ttl time.Duration) int {
+			t.Helper()
+			n, err := st.Acquire(ctx, holder, ttl, pools(subject))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if take("a1", "alice", time.Minute) != 0 || take("a2", "alice", time.Minute) != 0 {
+			t.Fatal("alice's first two sessions refused")
+		}
+		if n := take("a3", "alice", time.Minute); n != 2 {
+			t.Fatalf("alice's third: %d, want refused by her share (2)", n)
+		}
+		if take("b1", "bob", 100*time.Millisecond) != 0 {
+			t.Fatal("bob's first refused")
+		}
+		if n := take("c1", "carol", time.Minute); n != 1 {
+			t.Fatalf("carol with 3 of 3 taken: %d, want refused by the global pool (1)", n)
+		}
+		if take("a1", "alice", time.Minute) != 0 {
+			t.Fatal("renewing a held slot refused")
+		}
+		if err := st.Release(ctx, "a1", []string{"sess:all", "sess:s:alice"}); err != nil {
+			t.Fatal(err)
+		}
+		if take("c1", "carol", time.Minute) != 0 {
+			t.Fatal("carol refused after alice released one")
+		}
+		time.Sleep(150 * time.Millisecond) // bob's slot expires (his replica vanished)
+		if take("a3", "alice", time.Minute) != 0 {
+			t.Fatal("alice refused after bob's slot expired")
+		}
+	})
+}
