@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,18 +39,16 @@ func gatedUpstream(t *testing.T) (url string, a, b *gate) {
 	return hs.URL, a, b
 }
 
-// TestFrontBatchReusesCallID (h16stdio10's hazard, round 11): a client
-// that sends a batch (protocol versions before 2025-06-18) holding the id
-// of its tools/call still in flight breaks JSON-RPC, but it must not get
-// a broken answer: as the go-sdk does (the reference, fast path off), the
-// batch's element with that id is dropped unrun (jsonrpc2 acceptRequest),
-// and the call in flight's answer takes its place in the batch, whole.
-// With the fast path holding the call, the batch kept a pointer to the
-// fast path's answer, whose result bytes went back to resultBufs after
-// the write: the batch then carried {"jsonrpc":"2.0","id":7} with no
-// result, or another call's bytes.
+// TestFrontBatchReusesCallID: a client that sends a batch (protocol
+// versions before 2025-06-18) holding the id of its tools/call still in
+// flight gets, in the batch's answer, an error object for that element
+// (-32600 "duplicate in-flight request ID 7", the Streamable HTTP front's
+// words) and the other element's result; the call in flight is not
+// disturbed and its answer goes out on its own, whole. With and without
+// the fast path (when the fast path held the call, the batch once kept a
+// pointer to the fast path's answer, whose result bytes went back to
+// resultBufs after the write).
 func TestFrontBatchReusesCallID(t *testing.T) {
-	id7, _ := jsonrpc.MakeID(float64(7))
 	for _, fast := range []bool{false, true} {
 		url, a, b := gatedUpstream(t)
 		p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.g]\nurl = %s\n", tomlQuote(url)))
@@ -67,15 +64,17 @@ func TestFrontBatchReusesCallID(t *testing.T) {
 		}
 		lc.send(`[{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"g__b","arguments":{}}},{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"g__b","arguments":{}}}]`)
 		waitSignal(t, b.started, "tool b did not start (batch element 8)")
-		close(a.release) // call 7 answers while the batch is open
-		lc.call(9, "ping", `{}`)
-		waitFor(t, "call 7's answer taken into the open batch", func() bool {
-			c := lc.conn()
-			c.mu.Lock()
-			defer c.mu.Unlock()
-			_, open := c.batches[id7]
-			return !open
-		})
+		close(a.release)
+		var seven []byte
+		for seven == nil {
+			l := lc.next()
+			if !strings.HasPrefix(string(l), "[") && strings.Contains(string(l), `"id":7`) {
+				seven = l
+			}
+		}
+		if !strings.Contains(string(seven), `"text":"tool a"`) {
+			t.Errorf("fast=%v: call 7's own answer: %s", fast, seven)
+		}
 		close(b.release)
 		var batch []map[string]json.RawMessage
 		for batch == nil {
@@ -84,23 +83,60 @@ func TestFrontBatchReusesCallID(t *testing.T) {
 				if err := json.Unmarshal(l, &batch); err != nil {
 					t.Fatalf("fast=%v: the batch's answer: %v: %s", fast, err, l)
 				}
-				continue
-			}
-			if strings.Contains(string(l), `"id":7`) {
-				t.Fatalf("fast=%v: an answer to id 7 outside the batch (its element ran): %s", fast, l)
 			}
 		}
-		want := map[string]string{"7": "tool a", "8": "tool b"}
 		if len(batch) != 2 {
 			t.Fatalf("fast=%v: the batch's answer has %d elements, want 2: %v", fast, len(batch), batch)
 		}
 		for _, m := range batch {
-			if w, ok := want[string(m["id"])]; !ok || !strings.Contains(string(m["result"]), `"text":"`+w+`"`) {
-				t.Errorf("fast=%v: batch answer %s: result %s, want the result of %s", fast, m["id"], m["result"], w)
+			switch string(m["id"]) {
+			case "8":
+				if !strings.Contains(string(m["result"]), `"text":"tool b"`) {
+					t.Errorf("fast=%v: batch answer 8: %s", fast, m["result"])
+				}
+			case "7":
+				if !strings.Contains(string(m["error"]), `"code":-32600,"message":"duplicate in-flight request ID 7"`) {
+					t.Errorf("fast=%v: batch answer 7: %s %s, want -32600 duplicate in-flight request ID 7", fast, m["result"], m["error"])
+				}
+			default:
+				t.Errorf("fast=%v: batch answer with id %s", fast, m["id"])
 			}
 		}
 		if n := b.calls.Load(); n != 1 {
-			t.Errorf("fast=%v: tool b was called %d times, want 1 (the batch's element 7 is dropped unrun)", fast, n)
+			t.Errorf("fast=%v: tool b was called %d times, want 1 (the batch's element 7 is refused unrun)", fast, n)
+		}
+	}
+}
+
+// TestFrontStdioReusedID: a request that reuses the id of a call in
+// flight gets -32600 "duplicate in-flight request ID 7" (as on the
+// Streamable HTTP front), is not run, and the call in flight answers as
+// usual; with and without the fast path.
+func TestFrontStdioReusedID(t *testing.T) {
+	for _, fast := range []bool{false, true} {
+		url, a, b := gatedUpstream(t)
+		p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.g]\nurl = %s\n", tomlQuote(url)))
+		lc := startLineClient(t, p, fast)
+		lc.call(1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}`)
+		lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		lc.call(2, "ping", `{}`)
+		lc.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"g__a","arguments":{}}}`)
+		waitSignal(t, a.started, "tool a did not start")
+		lc.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"g__b","arguments":{}}}`)
+		if l := string(lc.next()); l != `{"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"duplicate in-flight request ID 7"}}` {
+			t.Fatalf("fast=%v: the reused id's answer: %s", fast, l)
+		}
+		close(a.release)
+		if l := string(lc.next()); !strings.Contains(l, `"id":7,"result"`) || !strings.Contains(l, `"text":"tool a"`) {
+			t.Fatalf("fast=%v: call 7's answer: %s", fast, l)
+		}
+		close(b.release)
+		if n := b.calls.Load(); n != 0 {
+			t.Errorf("fast=%v: tool b was called %d times, want 0", fast, n)
+		}
+		// The id is free again once answered.
+		if l := string(lc.call(7, "ping", `{}`)); !strings.Contains(l, `"id":7,"result"`) {
+			t.Errorf("fast=%v: id 7 after its call ended: %s", fast, l)
 		}
 	}
 }

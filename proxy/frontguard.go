@@ -51,6 +51,7 @@ func badRequestID(msg []byte) (raw []byte, why string, ok bool) {
 type frontFields struct {
 	version, id, method, params []byte
 	hasID, other                bool // other: a member besides these four
+	hasResult, hasError         bool // the members of a response (frontbatch.go)
 	depth                       int  // jsonscan.Object's
 	err                         error
 	// pm: params' members, recorded in the same scan
@@ -78,6 +79,10 @@ func (f *frontFields) scan(msg []byte) {
 			f.method = v
 		case "params":
 			f.params = v
+		case "result":
+			f.hasResult, f.other = true, true
+		case "error":
+			f.hasError, f.other = true, true
 		default:
 			f.other = true // result, error, unknown members
 		}
@@ -88,8 +93,8 @@ func (f *frontFields) scan(msg []byte) {
 // badID is badRequestID of the object f was scanned from.
 func (f *frontFields) badID() (raw []byte, why string, ok bool) {
 	id := f.id
-	if f.err != nil || f.method == nil || !f.hasID {
-		return nil, "", true // not a request with an id: the SDK judges it
+	if f.err != nil || f.method == nil || !f.hasID || !json.Valid(id) {
+		return nil, "", true // not a request with an id (or not JSON: 01): the decoder judges it
 	}
 	switch c := id[0]; {
 	case c == '"':
@@ -116,31 +121,6 @@ func idError(raw []byte, why string) []byte {
 	return append(out, '}')
 }
 
-// checkFrame checks a message or a batch; it returns the error answers
-// for refused requests (a batch is refused whole when one id is bad) and
-// whether the frame may go on.
-func checkFrame(frame []byte) (answers [][]byte, pass bool) {
-	frame = bytes.TrimSpace(frame)
-	if len(frame) == 0 {
-		return nil, true
-	}
-	if frame[0] != '[' {
-		if raw, why, ok := badRequestID(frame); !ok {
-			return [][]byte{idError(raw, why)}, false
-		}
-		return nil, true
-	}
-	pass = true
-	_ = jsonscan.Array(frame, func(e []byte) bool {
-		if raw, why, ok := badRequestID(e); !ok {
-			answers = append(answers, idError(raw, why))
-			pass = false
-		}
-		return true
-	})
-	return answers, pass
-}
-
 // isInitialize reports whether a POST body is an initialize request (or a
 // batch holding one).
 func isInitialize(body []byte) bool {
@@ -165,7 +145,11 @@ func isInitialize(body []byte) bool {
 // idGuard wraps an HTTP front handler (Streamable HTTP or SSE) with the
 // id check above. maxBody bounds the body read (bytes; larger bodies get
 // HTTP 413).
-func idGuard(h http.Handler, maxBody int) http.Handler { return idGuardWith(h, maxBody, nil) }
+//
+// It guards the legacy SSE transport's POSTs, where the go-sdk takes no
+// batch ("failed to parse body", even for a valid one): a batch is refused
+// whole with an error object per element (refuseBatch, frontbatch.go).
+func idGuard(h http.Handler, maxBody int) http.Handler { return idGuardWith(h, maxBody, refuseBatch) }
 
 // frameHook sees a POST body that passed the id check before h does: it
 // returns the body to pass on (possibly rewritten), or answered true when
@@ -215,15 +199,29 @@ func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
 			writeRPCError(w, http.StatusRequestEntityTooLarge, []byte("null"), jsonrpc.CodeInvalidRequest, fmt.Sprintf("request body larger than %d bytes (server.max_message_bytes)", maxBody))
 			return
 		}
-		if answers, pass := checkFrame(body); !pass {
+		if hook != nil && isBatch(body) {
+			if _, answered := hook(w, r, body); answered {
+				return // refuseBatch
+			}
+		}
+		pass, answers := checkFrame(body) // frontbatch.go
+		if pass == nil && len(answers) > 0 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			if len(answers) == 1 && bytes.TrimSpace(body)[0] != '[' {
 				_, _ = w.Write(answers[0])
 			} else {
-				_, _ = w.Write([]byte("[" + string(bytes.Join(answers, []byte(","))) + "]"))
+				_, _ = w.Write(joinArray(answers, nil))
 			}
 			return
+		}
+		if len(answers) > 0 {
+			// A batch with malformed elements: the rest goes on, and
+			// the answer holds an error object for each refused one.
+			body = pass
+			ba := &batchAnswers{ResponseWriter: w, pre: answers}
+			defer ba.finish()
+			w = ba
 		}
 		if hook != nil {
 			var answered bool

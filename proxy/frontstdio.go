@@ -25,7 +25,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -127,6 +126,7 @@ type batch struct {
 	open    int
 	answers []*jsonrpc.Response
 	index   map[jsonrpc.ID]int
+	refused [][]byte // error objects of malformed elements (frontbatch.go)
 }
 
 func (c *frontConn) SessionID() string { return "" }
@@ -146,18 +146,23 @@ func (c *frontConn) readLoop() {
 			// its id's check and its decoding (issue 16).
 			var f frontFields
 			frame, one := frontFrame(line, &f)
-			answers, pass := [][]byte(nil), true
-			if !one {
-				answers, pass = checkFrame(line)
-			} else if raw, why, ok := f.badID(); !ok {
-				answers, pass = [][]byte{idError(raw, why)}, false
+			var refused [][]byte // frontbatch.go: error objects of malformed messages or batch elements
+			if one {
+				if a := checkMessage(&f); a != nil {
+					refused = [][]byte{a}
+					frame = nil
+				}
+			} else if frame, refused = checkFrame(frame); frame == nil && len(refused) > 0 && !c.batchesAllowed() {
+				frame, refused = bytes.TrimSpace(line), nil // refused whole below (decode)
 			}
-			if !pass {
-				for _, a := range answers {
-					_, _ = c.out.Write(append(a, '\n'))
+			if frame == nil {
+				if one {
+					_, _ = c.out.Write(append(refused[0], '\n'))
+				} else {
+					_, _ = c.out.Write(append(joinArray(refused, nil), '\n'))
 				}
 			} else {
-				m.msgs, m.err = c.decode(frame, &f, one)
+				m.msgs, m.err = c.decode(frame, &f, one, refused)
 				if m.err != nil && err == nil {
 					// A whole line that is not a message (bad JSON, a wrong
 					// version tag, a batch the version does not allow) is
@@ -324,7 +329,11 @@ func frontFrame(line []byte, f *frontFields) (frame []byte, one bool) {
 // decode turns one line into messages (several for a batch); frame, f and
 // one are frontFrame's for the line. When the _meta elision rewrites a
 // request's params, f.pm is made the record of the new params.
-func (c *frontConn) decode(frame []byte, f *frontFields, one bool) ([]jsonrpc.Message, error) {
+//
+// refused are the error objects of a batch's malformed elements
+// (checkFrame): they go out in the batch's answer. A request whose id is
+// in flight is answered -32600 and dropped (frontbatch.go).
+func (c *frontConn) decode(frame []byte, f *frontFields, one bool, refused [][]byte) ([]jsonrpc.Message, error) {
 	if len(frame) == 0 {
 		return nil, nil
 	}
@@ -334,6 +343,10 @@ func (c *frontConn) decode(frame []byte, f *frontFields, one bool) ([]jsonrpc.Me
 			return nil, err
 		}
 		if r, ok := m.(*jsonrpc.Request); ok {
+			if r.IsCall() && c.inFlight(r.ID) {
+				_, _ = c.out.Write(append(duplicateAnswer(f.id, r.ID.Raw()), '\n'))
+				return nil, nil
+			}
 			if r.Method == "initialize" {
 				c.mu.Lock()
 				c.sawInit = true
@@ -355,22 +368,31 @@ func (c *frontConn) decode(frame []byte, f *frontFields, one bool) ([]jsonrpc.Me
 	if len(elems) == 0 {
 		return nil, errors.New("empty batch")
 	}
-	c.mu.Lock()
-	version := c.version
-	c.mu.Unlock()
-	if version >= "2025-06-18" {
+	if !c.batchesAllowed() {
+		c.mu.Lock()
+		version := c.version
+		c.mu.Unlock()
 		return nil, fmt.Errorf("JSON-RPC batching is not supported in 2025-06-18 and later (request version: %s)", version)
 	}
 	msgs := make([]jsonrpc.Message, 0, len(elems))
-	b := &batch{index: map[jsonrpc.ID]int{}}
+	b := &batch{index: map[jsonrpc.ID]int{}, refused: refused}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for _, e := range elems {
-		m, err := decodeFront(e)
+		ef := scanFront(e)
+		m, err := decodeScanned(e, &ef)
 		if err != nil {
-			return nil, err
+			b.refused = append(b.refused, invalidAnswer(ef.usableID(), "invalid request: "+err.Error()))
+			continue
 		}
-		if r, ok := m.(*jsonrpc.Request); ok && r.ID.IsValid() {
-			if _, dup := b.index[r.ID]; dup {
-				return nil, fmt.Errorf("duplicate message ID %q", r.ID)
+		if r, ok := m.(*jsonrpc.Request); ok && r.IsCall() {
+			// checkFrame refused ids the batch holds twice; an id in
+			// flight before the batch (a call of the go-sdk's, of the
+			// fast path or of an open batch) gets its own error, and
+			// that call goes on.
+			if c.inFlightLocked(r.ID) {
+				b.refused = append(b.refused, duplicateAnswer(ef.id, r.ID.Raw()))
+				continue
 			}
 			b.index[r.ID] = len(b.answers)
 			b.answers = append(b.answers, nil)
@@ -378,33 +400,47 @@ func (c *frontConn) decode(frame []byte, f *frontFields, one bool) ([]jsonrpc.Me
 		}
 		msgs = append(msgs, m)
 	}
-	if b.open > 0 {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for id := range b.index {
-			if _, ok := c.batches[id]; ok {
-				return nil, fmt.Errorf("JSON RPC invalid request: batch contains previously seen request %v", id.Raw())
-			}
+	if b.open == 0 {
+		if len(b.refused) > 0 {
+			_, _ = c.out.Write(append(joinArray(b.refused, nil), '\n'))
 		}
-		if c.batches == nil {
-			c.batches = map[jsonrpc.ID]*batch{}
-		}
-		for id := range b.index {
-			c.batches[id] = b
-		}
-		if len(c.inflight) > 0 {
-			// An element whose id is a fast-path call in flight is dropped
-			// unrun, as jsonrpc2 drops a call whose id is in flight
-			// (acceptRequest; the go-sdk does not know the fast path's
-			// ids); that call's answer takes its place in the batch
-			// (batched), as the go-sdk's own would (frontfast.go).
-			msgs = slices.DeleteFunc(msgs, func(m jsonrpc.Message) bool {
-				r, ok := m.(*jsonrpc.Request)
-				return ok && r.IsCall() && c.inflight[r.ID] != nil
-			})
-		}
+		return msgs, nil
+	}
+	if c.batches == nil {
+		c.batches = map[jsonrpc.ID]*batch{}
+	}
+	for id := range b.index {
+		c.batches[id] = b
 	}
 	return msgs, nil
+}
+
+// batchesAllowed reports whether the session's protocol version allows
+// JSON-RPC batches (before 2025-06-18).
+func (c *frontConn) batchesAllowed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version < "2025-06-18"
+}
+
+// inFlight reports whether a call with id is in flight on the connection:
+// passed to the go-sdk and not answered, on the fast path, or in an open
+// batch.
+func (c *frontConn) inFlight(id jsonrpc.ID) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.inFlightLocked(id)
+}
+
+func (c *frontConn) inFlightLocked(id jsonrpc.ID) bool {
+	if _, ok := c.sdkCalls[id]; ok {
+		return true
+	}
+	if _, ok := c.inflight[id]; ok {
+		return true
+	}
+	_, ok := c.batches[id]
+	return ok
 }
 
 // decodeFront builds the message of one JSON-RPC object: a plain request
@@ -498,7 +534,7 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.noteVersion(resp)
 		c.accepted(resp)                      // frontmeta.go
 		cancelled := c.dropCancelled(resp.ID) // frontcancel.go: the note goes either way
-		if answers, inBatch := c.batched(resp); inBatch {
+		if answers, refused, inBatch := c.batched(resp); inBatch {
 			if answers == nil {
 				return nil
 			}
@@ -511,6 +547,9 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 				if buf, err = appendFront(buf, a); err != nil {
 					return err
 				}
+			}
+			for _, r := range refused {
+				buf = append(append(buf, ','), r...)
 			}
 			_, err := c.out.Write(append(buf, ']', '\n'))
 			return err
@@ -589,12 +628,12 @@ func (c *frontConn) noteVersion(resp *jsonrpc.Response) {
 
 // batched records resp in its batch: inBatch reports whether it belongs to
 // one, answers is the whole batch once its last answer came (else nil).
-func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response, inBatch bool) {
+func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response, refused [][]byte, inBatch bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	b, ok := c.batches[resp.ID]
 	if !ok {
-		return nil, false
+		return nil, nil, false
 	}
 	delete(c.batches, resp.ID)
 	b.open--
@@ -605,10 +644,10 @@ func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response
 		cp := *resp
 		cp.Result = bytes.Clone(resp.Result)
 		b.answers[b.index[resp.ID]] = &cp
-		return nil, true
+		return nil, nil, true
 	}
 	b.answers[b.index[resp.ID]] = resp
-	return b.answers, true
+	return b.answers, b.refused, true
 }
 
 func (c *frontConn) Close() error {

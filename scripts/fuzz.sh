@@ -2,7 +2,8 @@
 # fuzz.sh — runs every fuzz target for a short fixed time (issue 14 item 9);
 # scripts/test.sh calls it after the tests. Each target's seed corpus is in
 # <package>/testdata/fuzz/<Target>/ (and f.Add in the test); an input that
-# fails is written there by `go test` and the run fails: commit it with the fix.
+# fails is moved out of the tree (FUZZ_FINDINGS, default $TMPDIR/mcp-toolsearch-fuzz)
+# and the run fails: fix the bug, then add the input back as a named seed.
 #
 #   FUZZTIME=5s scripts/fuzz.sh     # time per target (default 5s; 0 skips)
 set -euo pipefail
@@ -43,6 +44,17 @@ echo "$TARGETS" | while read -r pkg target; do
       continue
     fi
     echo "$out" | grep -v ' level=' | tail -30 >&2
+    # The failing input Go wrote under testdata/fuzz would fail every later
+    # `go test ./$pkg`: it is moved out of the tree, to be brought back
+    # only with the fix (then it stays as a seed).
+    found=$(echo "$out" | sed -n 's/.*Failing input written to \(testdata\/fuzz\/[^ ]*\).*/\1/p' | head -1)
+    if [ -n "$found" ] && [ -f "$pkg/$found" ]; then
+      keep="${FUZZ_FINDINGS:-${TMPDIR:-/tmp}/mcp-toolsearch-fuzz}"
+      mkdir -p "$keep"
+      mv "$pkg/$found" "$keep/${target}-$(basename "$found")"
+      echo "fuzz: the failing input is $keep/${target}-$(basename "$found") (moved out of $pkg/$found);" >&2
+      echo "fuzz: fix the bug, then copy it back as a named seed: cp $keep/${target}-$(basename "$found") $pkg/testdata/fuzz/$target/<what-it-is>" >&2
+    fi
     echo "fuzz: $pkg $target FAILED" >&2
     exit 1
   done
