@@ -141,9 +141,3 @@ func TestFrontStdioReusedID(t *testing.T) {
 	}
 }
 
-// conn is the connection the line client's proxy made last.
-func (lc *lineClient) conn() *frontConn {
-	lc.fs.mu.Lock()
-	defer lc.fs.mu.Unlock()
-	return lc.fs.last
-}

@@ -38,15 +38,8 @@ import (
 // hold exactly.
 const maxExactID = 1 << 53
 
-// badRequestID checks one message object; it returns the id as received
-// and what is wrong with it, or ok.
-func badRequestID(msg []byte) (raw []byte, why string, ok bool) {
-	f := scanFront(msg)
-	return f.badID()
-}
-
 // frontFields are the top-level members of one message object that
-// badRequestID and decodeFront read (raw; the last of a repeated key), so
+// checkMessage and decodeFront read (raw; the last of a repeated key), so
 // that the stdio front scans a line once for both (issue 16).
 type frontFields struct {
 	version, id, method, params []byte
@@ -90,7 +83,8 @@ func (f *frontFields) scan(msg []byte) {
 	})
 }
 
-// badID is badRequestID of the object f was scanned from.
+// badID checks the id of the request f was scanned from: it returns the
+// id as received and what is wrong with it, or ok.
 func (f *frontFields) badID() (raw []byte, why string, ok bool) {
 	id := f.id
 	if f.err != nil || f.method == nil || !f.hasID || !json.Valid(id) {
