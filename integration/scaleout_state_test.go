@@ -126,20 +126,7 @@ url = %[5]q
 		fmt.Fprintf(&servers, "    server %s 127.0.0.1:%d check inter 100ms fall 1 rise 2\n", r.name, r.port)
 	}
 	hcfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(hcfg, []byte(fmt.Sprintf(`global
-    maxconn 4096
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout check 5s
-    retries 3
-    option redispatch
-    retry-on conn-failure
-    option httpchk
-    http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1
-frontend three
+	if err := os.WriteFile(hcfg, []byte(haproxyDefaults+fmt.Sprintf(`frontend three
     bind 127.0.0.1:%d
     default_backend three
 frontend stats

@@ -48,6 +48,25 @@ type replica struct {
 
 func (r replica) base() string { return fmt.Sprintf("http://127.0.0.1:%d", r.port) }
 
+// haproxyDefaults is the start of the tests' HAProxy configs: round robin
+// per request (set in each backend), health checks on /healthz, and a
+// request whose connection failed (it never reached a replica, so it ran
+// nowhere) retried on another server.
+const haproxyDefaults = `global
+    maxconn 4096
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    timeout check 5s
+    retries 3
+    option redispatch
+    retry-on conn-failure
+    option httpchk
+    http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1
+`
+
 func TestScaleOutHAProxy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("scale-out run (-short)")
@@ -90,20 +109,7 @@ args = ["-tools", %s]
 		fmt.Fprintf(&servers, "    server %s 127.0.0.1:%d check inter 100ms fall 1 rise 2\n", r.name, r.port)
 	}
 	hcfg := filepath.Join(t.TempDir(), "haproxy.cfg")
-	if err := os.WriteFile(hcfg, []byte(fmt.Sprintf(`global
-    maxconn 4096
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 60s
-    timeout server 60s
-    timeout check 5s
-    retries 3
-    option redispatch
-    retry-on conn-failure
-    option httpchk
-    http-check send meth GET uri /healthz ver HTTP/1.1 hdr Host 127.0.0.1
-frontend one
+	if err := os.WriteFile(hcfg, []byte(haproxyDefaults+fmt.Sprintf(`frontend one
     bind 127.0.0.1:%d
     default_backend one
 frontend three
