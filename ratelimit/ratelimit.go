@@ -22,6 +22,8 @@ package ratelimit
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"sync"
@@ -216,7 +218,9 @@ func (l *Limiter) allowShared(ctx context.Context, subject, upstream, tool, expo
 	n := 0
 	add := func(prefix string, w which) {
 		ws[n] = w
-		bs[n] = statestore.Bucket{Key: prefix + w.key, Rate: w.limit.Rate, Burst: w.limit.Burst}
+		// The store sees a hash, not the user's or tool's name.
+		sum := sha256.Sum256([]byte(w.key))
+		bs[n] = statestore.Bucket{Key: prefix + hex.EncodeToString(sum[:16]), Rate: w.limit.Rate, Burst: w.limit.Burst}
 		n++
 	}
 	if lim := l.cfg.PerSubject; lim.Rate > 0 {
