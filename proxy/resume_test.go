@@ -199,3 +199,65 @@ require_approval = ["c__inc"]
 		t.Fatalf("upstream calls %d, want 6", count.Load())
 	}
 }
+
+// TestApprovalInCodeRunStaysOnItsReplica: an approval asked inside a
+// tool_search_code run is not handed on (the run is in progress on the
+// replica that asked): its requestState is the in-memory kind, the retry
+// on that replica runs the call, and on another it is refused with the
+// reason.
+func TestApprovalInCodeRunStaysOnItsReplica(t *testing.T) {
+	srv := testredis.Start(t, testredis.Options{})
+	var count atomic.Int32
+	cfg := fmt.Sprintf(`
+[server]
+transport = "http"
+stateless = true
+state_store = %s
+state_store_key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+[tool_search]
+enabled = true
+mode = "code"
+[upstreams.c]
+url = %s
+[tools]
+require_approval = ["c__inc"]
+`, tomlQuote(srv.URL()), tomlQuote(countingUpstream(t, &count)))
+	urlA, urlB := frontURL(t, startProxyText(t, cfg)), frontURL(t, startProxyText(t, cfg))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	connect := func(url string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "cli", Version: "1"}, &mcp.ClientOptions{
+			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+			Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		})
+		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	a, b := connect(urlA), connect(urlB)
+	run := map[string]any{"code": `return await openclaw.tools.call("mcp:c:inc", {});`}
+	for i, retryOn := range []*mcp.ClientSession{a, b} {
+		r1, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "tool_search_code", Arguments: run})
+		if err != nil || !r1.NeedsInput() || !strings.HasPrefix(r1.RequestState, "mts1.") {
+			t.Fatalf("run %d: %v needsInput=%v state=%.8q; want an in-memory exchange", i, err, r1 != nil && r1.NeedsInput(), r1.RequestState)
+		}
+		answers := mcp.InputResponseMap{}
+		for k := range r1.InputRequests {
+			answers[k] = &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}
+		}
+		r2, err := retryOn.CallTool(ctx, &mcp.CallToolParams{Name: "tool_search_code", Arguments: run, RequestState: r1.RequestState, InputResponses: answers})
+		if retryOn == a {
+			if err != nil || !strings.Contains(resultText(r2), "count 1") {
+				t.Fatalf("retry on the replica that asked: %v %q", err, resultText(r2))
+			}
+		} else if err == nil || !strings.Contains(err.Error(), "requestState is unknown") {
+			t.Fatalf("retry on another replica: %v; want the unknown-state error", err)
+		}
+	}
+	if count.Load() != 1 {
+		t.Fatalf("upstream calls %d, want 1", count.Load())
+	}
+}
