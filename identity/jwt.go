@@ -106,6 +106,12 @@ func NewJWT(cfg JWTConfig) (*JWT, error) {
 	return &JWT{cfg: cfg, algs: algs, now: time.Now, kc: &keyCache{jwksURL: cfg.JWKSURL}}, nil
 }
 
+// ClockSkew is the tolerance the verifier applies to exp, nbf and iat:
+// a token is accepted until its exp plus this. Whatever else checks a
+// verified token's expiry (the go-sdk's RequireBearerToken) must apply the
+// same, or a token inside the skew passes here and fails there.
+func (j *JWT) ClockSkew() time.Duration { return j.cfg.ClockSkew }
+
 // ForResource returns a verifier for one protected resource (an MCP route)
 // sharing j's keys: it also accepts tokens whose audience is resource, and
 // its challenges point at metadataURL.
@@ -140,6 +146,10 @@ func (j *JWT) Authenticate(r *http.Request) (*Identity, error) {
 	}
 	return id, nil
 }
+
+// Challenge is the WWW-Authenticate value of a refusal with OAuth error
+// code and description (RFC 6750 section 3).
+func (j *JWT) Challenge(code, desc string) string { return j.challenge(code, desc) }
 
 func (j *JWT) challenge(code, desc string) string {
 	scope := strings.Join(j.cfg.Scopes, " ")

@@ -121,17 +121,49 @@ func (p *Proxy) authenticate(a identity.Authenticator, w http.ResponseWriter, r 
 		return r, false
 	}
 	// The go-sdk puts TokenInfo into RequestExtra only through its own
-	// middleware; feed it the identity verified above.
+	// middleware; feed it the identity verified above. Its expiry check
+	// applies the identity layer's clock skew (one rule: a token expired
+	// less than auth.clock_skew ago passes both). Should it still refuse
+	// (the token's last moment passed between the two checks), the answer
+	// is the 401 of an expired token.
 	var out *http.Request
 	next := http.HandlerFunc(func(_ http.ResponseWriter, r2 *http.Request) { out = r2 })
 	auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
 		return tokenInfo(id), nil
-	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next).ServeHTTP(noWriter{}, withBearer(r))
+	}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true, ClockSkew: p.clockSkew()})(next).ServeHTTP(noWriter{}, withBearer(r))
 	if out == nil {
-		http.Error(w, "internal error: identity not attached", http.StatusInternalServerError)
+		if c := p.expiredChallenge(a); c != "" {
+			w.Header().Set("WWW-Authenticate", c)
+		}
+		reject(w, http.StatusUnauthorized, "unauthorized: the access token expired")
 		return r, false
 	}
 	return out, true
+}
+
+// clockSkew is the identity layer's tolerance on token times
+// (auth.clock_skew; identity.JWT.ClockSkew), 0 without [auth].
+func (p *Proxy) clockSkew() time.Duration {
+	if p.idn == nil || p.idn.jwt == nil {
+		return 0
+	}
+	return p.idn.jwt.ClockSkew()
+}
+
+// expiredChallenge is the WWW-Authenticate value for an expired token on
+// a route whose authenticator is a (or has) a JWT verifier, "" otherwise.
+func (p *Proxy) expiredChallenge(a identity.Authenticator) string {
+	var j *identity.JWT
+	switch v := a.(type) {
+	case *identity.JWT:
+		j = v
+	case identity.Either:
+		j, _ = v.OAuth.(*identity.JWT)
+	}
+	if j == nil {
+		return ""
+	}
+	return j.Challenge("invalid_token", "the access token expired")
 }
 
 // withBearer gives the go-sdk's middleware a bearer header to parse when

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -354,5 +355,34 @@ func TestPooledSessionOwnIdentity(t *testing.T) {
 	}
 	if n := env.P.fastHTTPCalls.Load() - before; n != 10 {
 		t.Errorf("the fast path served %d of the 10 calls", n)
+	}
+}
+
+// TestTokenInsideClockSkew: an access token that expired less than
+// auth.clock_skew (default 60 s) ago is accepted by the identity layer and
+// by the go-sdk's check alike (one rule): the client initializes and
+// lists tools; one that expired longer ago gets 401 with an invalid_token
+// challenge. Before, the first got HTTP 500 "internal error: identity not
+// attached" (the go-sdk compared exp without the skew).
+func TestTokenInsideClockSkew(t *testing.T) {
+	env := startIdentityEnv(t, "")
+	recent := env.AS.Mint("alice", []string{env.MCP}, "", -20*time.Second)
+	cs := env.userClient(t, "cli", recent, nil)
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("a token expired 20 s ago (inside the skew): %v", err)
+	}
+	old := env.AS.Mint("alice", []string{env.MCP}, "", -5*time.Minute)
+	req, _ := http.NewRequest(http.MethodPost, env.MCP, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+old)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `error="invalid_token"`) {
+		t.Fatalf("a token expired 5 min ago: HTTP %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b)
 	}
 }
