@@ -140,4 +140,3 @@ func TestFrontStdioReusedID(t *testing.T) {
 		}
 	}
 }
-
