@@ -15,6 +15,7 @@ ARG NODE_IMAGE=docker.io/library/node:22-bookworm-slim
 FROM ${GO_IMAGE} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
+COPY third_party/ third_party/
 RUN go mod download
 COPY . .
 ARG VERSION=container

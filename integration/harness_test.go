@@ -31,6 +31,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -137,11 +138,14 @@ var (
 	builds   = map[string]*buildResult{}
 )
 
+// gosdkModule is the go-sdk's module path.
+const gosdkModule = "github.com/modelcontextprotocol/go-sdk"
+
 // goBinary builds Go package pkg (an import path, or a path relative to the
 // repo root such as "./examples/catalogserver") with `go build -mod=readonly`
 // from the repo root, once per test binary, into a shared temp dir under the
 // name name, and returns the binary's path. Versions of packages outside the
-// repo come from go.mod. A build error fails every test that asks for it,
+// repo come from go.mod; the go-sdk's are built as released. A build error fails every test that asks for it,
 // with the compiler output.
 func goBinary(t testing.TB, name, pkg string) string {
 	t.Helper()
@@ -163,6 +167,10 @@ func goBinary(t testing.TB, name, pkg string) string {
 			cmd.Args[len(cmd.Args)-1] = "."
 			cmd.Dir = filepath.Join(root, pkg)
 		}
+		if strings.HasPrefix(pkg, gosdkModule+"/") {
+			b.path, b.err = goInstallReleased(root, binDir, name, pkg)
+			return
+		}
 		if msg, err := cmd.CombinedOutput(); err != nil {
 			b.err = fmt.Errorf("go build %s: %v\n%s", pkg, err, msg)
 			return
@@ -173,6 +181,28 @@ func goBinary(t testing.TB, name, pkg string) string {
 		t.Fatal(b.err)
 	}
 	return b.path
+}
+
+// goInstallReleased builds pkg, a package of the go-sdk, as released at
+// the version go.mod requires: go.mod replaces the go-sdk with a patched
+// copy (third_party/README.md), and `go install pkg@version` ignores the
+// replace. The binary is binDir/name.
+func goInstallReleased(root, binDir, name, pkg string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", gosdkModule)
+	cmd.Dir = root
+	v, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m %s: %v", gosdkModule, err)
+	}
+	gobin := filepath.Join(binDir, "gobin-"+name)
+	cmd = exec.Command("go", "install", pkg+"@"+strings.TrimSpace(string(v)))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, msg)
+	}
+	out := filepath.Join(binDir, name)
+	return out, os.Rename(filepath.Join(gobin, path.Base(pkg)), out)
 }
 
 // buildProxy returns the path of the mcp-toolsearch binary built from the

@@ -65,6 +65,14 @@ package integration
 // without it a 2026-07-28 client's direct and relay sides fall back to a
 // 2025-11-25 session with the catalogserver while its proxy sides speak
 // 2026-07-28 to the proxy's front (the client's work per call differs).
+// OVERHEAD_TRANSPORTS=http-stdio runs the proxy's HTTP front before a
+// stdio upstream, against the client calling that stdio upstream
+// directly; with OVERHEAD_OTHERS=1 the side "mcp-proxy" (the TypeScript
+// mcp-proxy of integration/node_modules, the same upstream behind its
+// Streamable HTTP endpoint; CPU and RSS from /proc, of its node process)
+// runs beside it. OVERHEAD_FRONT=stateless serves the proxy's HTTP sides
+// from a `[server] stateless = true` front, OVERHEAD_FRONT=sse connects
+// their clients to the SSE transport (/sse) instead of Streamable HTTP.
 
 import (
 	"bufio"
@@ -259,6 +267,12 @@ func BenchmarkOverhead(b *testing.B) {
 		}
 		return e
 	}
+	front := os.Getenv("OVERHEAD_FRONT") // the proxy's HTTP front: stateful (default), stateless or sse
+	switch front {
+	case "", "stateful", "stateless", "sse":
+	default:
+		b.Fatalf("OVERHEAD_FRONT=%q: want stateful, stateless or sse", front)
+	}
 	// httpUpstream starts a catalogserver over Streamable HTTP and returns
 	// its endpoint.
 	var lastUpPID int // the process of the last httpUpstream
@@ -285,6 +299,9 @@ func BenchmarkOverhead(b *testing.B) {
 		if transport == "http" {
 			up = fmt.Sprintf("[upstreams.gh]\nurl = %s\n", tomlString(httpUpstream()))
 		}
+		if front == "stateless" {
+			mode = "[server]\ntransport = \"http\"\nstateless = true\n" + mode
+		}
 		if toolCall {
 			up += "trusted = true\n"
 		}
@@ -298,11 +315,28 @@ func BenchmarkOverhead(b *testing.B) {
 			s.metrics = fmt.Sprintf("http://127.0.0.1:%d/metrics", port)
 			return s
 		}
-		front := fmt.Sprintf("127.0.0.1:%d", freePort(b))
+		addr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
 		cfg := writeConfig(b, mode+up)
-		startHTTPServer(b, cmd(cfg, "--transport", "http", "--listen", front), env(name), "http://"+front+"/healthz")
-		s.cs = benchClientHTTP(b, "http://"+front+"/mcp", nil)
-		s.metrics = "http://" + front + "/metrics"
+		startHTTPServer(b, cmd(cfg, "--transport", "http", "--listen", addr), env(name), "http://"+addr+"/healthz")
+		if front == "sse" {
+			s.cs = benchConnect(b, &gosdk.SSEClientTransport{Endpoint: "http://" + addr + "/sse"})
+		} else {
+			s.cs = benchClientHTTP(b, "http://"+addr+"/mcp", nil)
+		}
+		s.metrics = "http://" + addr + "/metrics"
+		return s
+	}
+
+	// otherSide is another proxy serving the same upstream over HTTP:
+	// mcp-proxy (TypeScript, integration/node_modules), before a stdio
+	// catalogserver, on its Streamable HTTP endpoint.
+	otherSide := func(name string) *overheadSide {
+		requireNode(b)
+		js := filepath.Join(integrationDir(b), "node_modules", "mcp-proxy", "dist", "bin", "mcp-proxy.mjs")
+		port := freePort(b)
+		p := startHTTPServer(b, []string{"node", js, "--host", "127.0.0.1", "--port", strconv.Itoa(port), "--server", "stream", "--", srv, "-tools", cat}, nil, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
+		s := &overheadSide{name: name, tool: "list_issues", args: args, pid: p.PID()}
+		s.cs = benchClientHTTP(b, fmt.Sprintf("http://127.0.0.1:%d/mcp", port), nil)
 		return s
 	}
 
@@ -345,14 +379,14 @@ func BenchmarkOverhead(b *testing.B) {
 	var order []string
 	for _, transport := range transports {
 		name := transport + "/direct"
-		if transport == "stdio" {
+		if transport == "stdio" || transport == "http-stdio" {
 			c := exec.Command(srv, "-tools", cat)
 			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchConnect(b, &gosdk.CommandTransport{Command: c}), upPID: c.Process.Pid}
 		} else {
 			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchClientHTTP(b, httpUpstream(), nil), upPID: lastUpPID}
 		}
 		order = append(order, name)
-		if relay != "" {
+		if relay != "" && transport != "http-stdio" {
 			if relay != "fast" {
 				name := transport + "/relay"
 				sides[name] = relaySide(name, transport, "http")
@@ -373,6 +407,11 @@ func BenchmarkOverhead(b *testing.B) {
 				sides[name] = relaySide(name, transport, "http-fast")
 				order = append(order, name)
 			}
+		}
+		if transport == "http-stdio" && os.Getenv("OVERHEAD_OTHERS") != "" {
+			name := transport + "/mcp-proxy"
+			sides[name] = otherSide(name)
+			order = append(order, name)
 		}
 		for _, via := range vias {
 			name := transport + "/" + via
@@ -487,7 +526,7 @@ func BenchmarkOverhead(b *testing.B) {
 		for _, up := range transports {
 			d := results[fmt.Sprintf("%s/direct/c%d", up, conc)]
 			fmt.Fprintf(w, "%-24s %10.0f %10.1f %10.1f\n", fmt.Sprintf("%s/direct/c%d", up, conc), d.callsPerSecond, us(d.p50), us(d.p99))
-			for _, via := range []string{"relay", "relay-copy", "relay-tcp", "relay-fast"} {
+			for _, via := range []string{"relay", "relay-copy", "relay-tcp", "relay-fast", "mcp-proxy"} {
 				p, ok := results[fmt.Sprintf("%s/%s/c%d", up, via, conc)]
 				if !ok {
 					continue

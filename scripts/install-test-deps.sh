@@ -11,13 +11,15 @@
 #                              @modelcontextprotocol/sdk (TypeScript SDK v1, used by integration/client.mjs),
 #                              @modelcontextprotocol/client (TypeScript SDK v2, 2026-07-28; matrix-client.mjs),
 #                              server-everything, server-filesystem, server-memory,
-#                              server-sequential-thinking. Installed with `npm ci --ignore-scripts`.
+#                              server-sequential-thinking; mcp-proxy (a TypeScript stdio-to-HTTP proxy,
+#                              the overhead bench's other proxy). Installed with `npm ci --ignore-scripts`.
 #   integration/conformance/node_modules
 #                              the official MCP conformance suite (@modelcontextprotocol/conformance,
 #                              2026-07-28 requirement set) and, on Linux x64/arm64, the Node 22 it needs
 #                              (npm package node-linux-<arch>; the system node may be 20). Pinned by
 #                              integration/conformance/package.json + package-lock.json; `npm ci --ignore-scripts`.
-#   integration/.bin           Go MCP servers built from the versions pinned in go.mod:
+#   integration/.bin           Go MCP servers built from the versions pinned in go.mod (the go-sdk ones
+#                              as released, without go.mod's replace of it by third_party/go-sdk):
 #                              gosdk-everything   github.com/modelcontextprotocol/go-sdk examples/server/everything
 #                              gosdk-conformance  github.com/modelcontextprotocol/go-sdk conformance/everything-server
 #                              mcpgo-everything   github.com/mark3labs/mcp-go examples/everything
@@ -71,6 +73,7 @@ NPM_ENTRIES=(
   "@modelcontextprotocol/server-filesystem/dist/index.js"
   "@modelcontextprotocol/server-memory/dist/index.js"
   "@modelcontextprotocol/server-sequential-thinking/dist/index.js"
+  "mcp-proxy/dist/bin/mcp-proxy.mjs"
 )
 if [ "$WITH_NPM" = 1 ]; then
   command -v node >/dev/null || die "node not found (need Node.js >= 20)"
@@ -101,9 +104,9 @@ if [ "$WITH_NPM" = 1 ]; then
   fi
   if [ "$QUIET" = 0 ]; then
     for e in "${NPM_ENTRIES[@]}"; do
-      pj="$NM/${e%%/*}/$(echo "$e" | cut -d/ -f2)/package.json"
-      v=$(grep -m1 -o '"version": *"[^"]*"' "$pj" | cut -d'"' -f4)
-      log "  $(echo "$e" | cut -d/ -f1-2)@$v  integration/node_modules/$e"
+      case "$e" in @*) pkg=$(echo "$e" | cut -d/ -f1-2) ;; *) pkg=${e%%/*} ;; esac
+      v=$(grep -m1 -o '"version": *"[^"]*"' "$NM/$pkg/package.json" | cut -d'"' -f4)
+      log "  $pkg@$v  integration/node_modules/$e"
     done
   fi
   # The conformance suite (integration/conformance_test.go) and its Node 22.
@@ -150,10 +153,20 @@ if [ "$WITH_GO" = 1 ]; then
   else
     T=$(now)
     cd "$ROOT"
-    # Versions come from go.mod (go-sdk and mcp-go are dependencies), so no @version here.
+    # Versions come from go.mod (go-sdk and mcp-go are dependencies).
     build() { log "go: go build -o integration/.bin/$1 $2"; go build -mod=readonly -o "$BIN/$1" "$2" || die "go build $2 failed"; }
-    build gosdk-everything github.com/modelcontextprotocol/go-sdk/examples/server/everything
-    build gosdk-conformance github.com/modelcontextprotocol/go-sdk/conformance/everything-server
+    # The go-sdk servers are built as released: go.mod replaces the go-sdk with a patched copy
+    # (third_party/README.md), and `go install pkg@version` ignores that replace.
+    GOSDK_VERSION=$(go list -m -f '{{.Version}}' github.com/modelcontextprotocol/go-sdk)
+    GOSDK_TMP=$(mktemp -d)
+    trap 'rm -rf "$GOSDK_TMP"' EXIT
+    install_released() {
+      log "go: go install $2@$GOSDK_VERSION -> integration/.bin/$1"
+      GOFLAGS= GOBIN="$GOSDK_TMP" go install "$2@$GOSDK_VERSION" || die "go install $2@$GOSDK_VERSION failed"
+      mv "$GOSDK_TMP/${2##*/}" "$BIN/$1"
+    }
+    install_released gosdk-everything github.com/modelcontextprotocol/go-sdk/examples/server/everything
+    install_released gosdk-conformance github.com/modelcontextprotocol/go-sdk/conformance/everything-server
     build mcpgo-everything github.com/mark3labs/mcp-go/examples/everything
     build catalogserver ./examples/catalogserver
     echo "$WANT" > "$STAMP"
