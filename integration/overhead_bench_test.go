@@ -30,7 +30,8 @@ package integration
 // any variables for them (e.g. GOMAXPROCS=1). OVERHEAD_BASELINE_BIN=PATH adds the
 // sides base/proxy and base/tool_call for both transports: the same proxy
 // cases served by another build (e.g. the commit before a change), for
-// before/after ratios in one run. OVERHEAD_TRANSPORTS=stdio (or http)
+// before/after ratios in one run; OVERHEAD_BASELINE_ENV="K=V ..." sets
+// variables for those sides' proxies only (the same build run two ways). OVERHEAD_TRANSPORTS=stdio (or http)
 // runs the sides of that upstream transport only. OVERHEAD_PROFILE_RATE=N
 // samples one allocation per N bytes in those profiles
 // (MCP_TOOLSEARCH_MEMPROFILERATE; the default 512 KiB is too coarse to see
@@ -254,6 +255,9 @@ func BenchmarkOverhead(b *testing.B) {
 	profDir := os.Getenv("OVERHEAD_PROFILE_DIR")
 	env := func(name string) []string {
 		e := slices.Clone(proxyEnv)
+		if strings.Contains(name, "/base/") {
+			e = append(e, strings.Fields(os.Getenv("OVERHEAD_BASELINE_ENV"))...)
+		}
 		if profDir != "" {
 			name = strings.ReplaceAll(name, "/", "-")
 			e = append(e, "MCP_TOOLSEARCH_CPUPROFILE="+filepath.Join(profDir, "cpu-"+name+".pprof"),
@@ -319,7 +323,15 @@ func BenchmarkOverhead(b *testing.B) {
 		cfg := writeConfig(b, mode+up)
 		startHTTPServer(b, cmd(cfg, "--transport", "http", "--listen", addr), env(name), "http://"+addr+"/healthz")
 		if front == "sse" {
-			s.cs = benchConnect(b, &gosdk.SSEClientTransport{Endpoint: "http://" + addr + "/sse"})
+			// The SSE stream is the GET of Connect's context: one that
+			// outlives the connect (benchConnect's ends when it returns).
+			c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-test-client", Version: "0.1.0"}, nil)
+			cs, err := c.Connect(context.Background(), &gosdk.SSEClientTransport{Endpoint: "http://" + addr + "/sse"}, &gosdk.ClientSessionOptions{ProtocolVersion: os.Getenv("OVERHEAD_CLIENT_VERSION")})
+			if err != nil {
+				b.Fatalf("SSE connect: %v", err)
+			}
+			b.Cleanup(func() { cs.Close() })
+			s.cs = cs
 		} else {
 			s.cs = benchClientHTTP(b, "http://"+addr+"/mcp", nil)
 		}
