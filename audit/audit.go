@@ -55,6 +55,10 @@ const (
 	KindReload   = "reload" // a config reload (applied or refused)
 	KindStart    = "start"  // a serving proxy started writing to this log (one-shot commands such as check write none)
 	KindConnect  = "connect"
+	// KindForeignState is a retry of a 2026-07-28 call that presented the
+	// requestState of a call another subject started (answered as an
+	// unknown state).
+	KindForeignState = "foreign_state"
 	// KindRotate is the first line of a file the writer reopened after the
 	// old one was moved away (Reopen, log rotation): its seq and prev
 	// continue the previous file's chain, so old file + new file verify

@@ -51,9 +51,17 @@ type Server struct {
 	ShutdownGrace  Duration `toml:"shutdown_grace"`  // default 3s: time a stdio child gets after stdin closes before SIGTERM, and again before SIGKILL
 
 	// Client sessions (HTTP). See docs/config.md.
-	SessionIdleTimeout    Duration `toml:"session_idle_timeout"`     // default 30m; "0s" = never: a Streamable HTTP session with no request for this long is closed
-	DrainTimeout          Duration `toml:"drain_timeout"`            // default 10s; "0s" = none: at shutdown (SIGTERM) the HTTP front stops accepting and waits this long, at most, for client requests in flight
-	MaxSessions           int      `toml:"max_sessions"`             // default 1000, clamped to 1..1000000: client sessions open at once; initialize past it is refused
+	SessionIdleTimeout Duration `toml:"session_idle_timeout"` // default 30m; "0s" = never: a Streamable HTTP session with no request for this long is closed
+	DrainTimeout       Duration `toml:"drain_timeout"`        // default 10s; "0s" = none: at shutdown (SIGTERM) the HTTP front stops accepting and waits this long, at most, for client requests in flight
+	MaxSessions        int      `toml:"max_sessions"`         // default 1000, clamped to 1..1000000: client sessions open at once; initialize past it is refused
+	// MaxSessionsPerSubject is one subject's share of max_sessions (an
+	// OAuth user, an endpoint with its own token, else a client address,
+	// the one trusted_proxies forward): default max_sessions/10 (at least
+	// 10, at most max_sessions), clamped to 1..max_sessions.
+	MaxSessionsPerSubject int `toml:"max_sessions_per_subject"`
+	// InitializeTimeout closes a legacy SSE stream (GET /sse) whose
+	// session has not sent initialize within it; default 15s.
+	InitializeTimeout     Duration `toml:"initialize_timeout"`
 	MaxPerClientUpstreams int      `toml:"max_per_client_upstreams"` // default 100, clamped to 0..100000: per-client upstream sessions open at once (all clients)
 	KeepaliveInterval     Duration `toml:"keepalive_interval"`       // default 25s: an SSE comment on every open event stream idle this long
 	WatchConfig           bool     `toml:"watch_config"`             // default false: reload when the config file changes (SIGHUP always reloads on Unix)

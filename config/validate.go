@@ -53,6 +53,7 @@ const (
 	DefaultSessionIdleTimeout = 30 * time.Minute
 	DefaultDrainTimeout       = 10 * time.Second
 	DefaultMaxSessions        = 1000
+	DefaultInitializeTimeout  = 15 * time.Second
 	MaxMaxSessions            = 1000000
 	DefaultMaxPerClientUps    = 100
 	MaxMaxPerClientUps        = 100000
@@ -157,6 +158,8 @@ func (p *parser) defaults() {
 		p.errf([]string{"server", "drain_timeout"}, "", "must be 0 (no drain) or greater, got %s", c.Server.DrainTimeout.Duration)
 	}
 	p.clampInt(&c.Server.MaxSessions, DefaultMaxSessions, 1, MaxMaxSessions, "server", "max_sessions")
+	p.clampInt(&c.Server.MaxSessionsPerSubject, min(c.Server.MaxSessions, max(10, c.Server.MaxSessions/10)), 1, c.Server.MaxSessions, "server", "max_sessions_per_subject")
+	p.defaultDuration(&c.Server.InitializeTimeout, DefaultInitializeTimeout, "server", "initialize_timeout")
 	p.clampInt(&c.Server.MaxPerClientUpstreams, DefaultMaxPerClientUps, 0, MaxMaxPerClientUps, "server", "max_per_client_upstreams")
 	p.defaultDuration(&c.Server.KeepaliveInterval, DefaultKeepaliveInterval, "server", "keepalive_interval")
 	p.clampInt(&c.Server.MaxMessageBytes, DefaultMaxMessageBytes, MinMaxMessageBytes, MaxMaxMessageBytes, "server", "max_message_bytes")

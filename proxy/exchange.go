@@ -68,11 +68,15 @@ const (
 type exchanges struct {
 	mu sync.Mutex
 	m  map[string]*exchange
+	// owners binds each parked exchange to its subject (exchangeowner.go).
+	owners     stateOwners
+	ownersOnce sync.Once
 }
 
 type exchange struct {
-	id     string
-	tool   string // the tools/call name; a retry must name the same
+	id      string
+	tool    string // the tools/call name; a retry must name the same
+	subject string // who started it (exchangeowner.go); a retry must be the same
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the call returned
 	res    *mcp.CallToolResult
@@ -159,14 +163,20 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 			return p.runInline(rctx, ex)
 		}
 	} else if state != "" {
+		id := exchangeID(state)
 		p.exs.mu.Lock()
-		ex = p.exs.m[exchangeID(state)]
+		ex = p.exs.m[id]
 		p.exs.mu.Unlock()
+		if owner, bound := p.owners().Owner(ctx, id); bound {
+			if subject := p.exchangeSubject(ctx, s); owner != subject {
+				return nil, p.foreignState(s, subject, owner, cr.Params.Name) // exchangeowner.go
+			}
+		}
 		if ex != nil && !ex.current(state) {
 			ex = nil // an earlier round's or a forged state
 		}
 		if ex == nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "requestState is unknown or expired: the call it continued ended (answered, timed out after tools.approval_timeout, or started on another replica of a stateless deployment); call the tool again without requestState"}
+			return nil, errUnknownState
 		}
 		if ex.tool != cr.Params.Name {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("requestState belongs to a call of %q, not %q", ex.tool, cr.Params.Name)}
@@ -196,7 +206,7 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	// most calls never do, and while a request waits on the exchange its
 	// own context (bound to the session, server.go) ends it (issue 16: a
 	// random id, a timer and two context registrations per call).
-	ex := &exchange{tool: name, done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life, p: p, cs: *s, args: args}
+	ex := &exchange{tool: name, subject: p.exchangeSubject(ctx, s), done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life, p: p, cs: *s, args: args}
 	ex.raw = &ex.rawSlot
 
 	// A call of the stdio fast path runs inline (runInline): its context
@@ -370,12 +380,17 @@ func (p *Proxy) park(ex *exchange) error {
 	var idb [16]byte
 	_, _ = rand.Read(idb[:])
 	ex.id = statePrefix + base64.RawURLEncoding.EncodeToString(idb[:])
+	// Bound to its subject before a retry can find it (exchangeowner.go).
+	if err := p.owners().Bind(context.Background(), ex.id, ex.subject, p.approvalTimeout()); err != nil {
+		return &jsonrpc.Error{Code: -32000, Message: "mcp-toolsearch: the call cannot wait for client input now: " + p.conf().Redact(err.Error())}
+	}
 	p.exs.mu.Lock()
 	if p.exs.m == nil {
 		p.exs.m = map[string]*exchange{}
 	}
 	if len(p.exs.m) >= maxExchanges {
 		p.exs.mu.Unlock()
+		p.owners().Forget(ex.id)
 		return &jsonrpc.Error{Code: -32000, Message: fmt.Sprintf("mcp-toolsearch: too many calls waiting for client input (%d); retry later", maxExchanges)}
 	}
 	ex.mu.Lock()
@@ -398,6 +413,7 @@ func (p *Proxy) endExchange(ex *exchange) {
 		p.exs.mu.Lock()
 		delete(p.exs.m, ex.id) // first: a retry no longer finds a cancelled call
 		p.exs.mu.Unlock()
+		p.owners().Forget(ex.id)
 	}
 	ex.cancel()
 	ex.mu.Lock()

@@ -75,7 +75,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
 		}
-		sse := keepalive(ka, idGuard(p.sseHandler(endpoint, path), maxBody))
+		sse := keepalive(ka, idGuard(p.sseShareGate(endpoint, p.sseHandler(endpoint, path)), maxBody)) // shares.go
 		if _, static := a.(liveToken); a != nil && !static {
 			sse = p.sseRefused(path) // front_auth.go
 		}

@@ -49,18 +49,30 @@ func (p *Proxy) tooManySessions() *jsonrpc.Error {
 }
 
 // reserve admits the initialize of ss under server.max_sessions: a session
-// already known, or one more while fewer than the maximum are open or
-// admitted. nil ss (no session to count) is always admitted.
-func (p *Proxy) reserve(ss *mcp.ServerSession) error {
+// already known; one whose request took a ticket (shares.go: the global
+// cap and its subject's share were checked then), which it claims; or one
+// more while fewer than the maximum are open, admitted or ticketed. nil ss
+// (no session to count) is always admitted.
+func (p *Proxy) reserve(ctx context.Context, ss *mcp.ServerSession) error {
 	if ss == nil {
 		return nil
 	}
 	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, ok := p.sessions[ss]; ok || p.reserved[ss] {
+	_, known := p.sessions[ss]
+	known = known || p.reserved[ss]
+	p.mu.Unlock()
+	if known {
 		return nil
 	}
-	if len(p.sessions)+len(p.reserved) >= p.conf().Server.MaxSessions {
+	if p.claimTicket(ctx, ss) {
+		p.mu.Lock()
+		p.reserved[ss] = true
+		p.mu.Unlock()
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.sessions)+len(p.reserved)+int(p.shares.pending.Load()) >= p.conf().Server.MaxSessions {
 		p.metrics.Refused(telemetry.LimitMaxSessions)
 		p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.conf().Server.MaxSessions)
 		return p.tooManySessions()
@@ -86,7 +98,7 @@ func (p *Proxy) admitStdio(req mcp.Request) error {
 	if known {
 		return nil
 	}
-	if err := p.reserve(ss); err != nil {
+	if err := p.reserve(context.Background(), ss); err != nil {
 		return err
 	}
 	go func() {
@@ -104,6 +116,7 @@ func (p *Proxy) unreserve(ss *mcp.ServerSession) {
 	p.mu.Lock()
 	delete(p.reserved, ss)
 	p.mu.Unlock()
+	p.releaseTicket(ss) // shares.go
 }
 
 // sessionCount is the number of client sessions open or admitted.
@@ -124,6 +137,7 @@ func (p *Proxy) sessionGone(s *session) {
 	p.mu.Lock()
 	delete(p.sessions, s.ss)
 	p.mu.Unlock()
+	p.releaseTicket(s.ss) // shares.go
 }
 
 // bind returns ctx cancelled also when s ends; stop releases it.
@@ -157,24 +171,16 @@ func (p *Proxy) endByID(id string) {
 	}
 }
 
-// sessionGate wraps the Streamable HTTP handler: a POST that would create a
-// session (no Mcp-Session-Id) while server.max_sessions are open gets HTTP
-// 503 with Retry-After and the JSON-RPC error initialize would get. (A
-// DELETE's cancelling of the session's requests in flight is
+// sessionGate wraps the Streamable HTTP handler of endpoint: a POST that
+// would create a session (no Mcp-Session-Id) takes a ticket under
+// server.max_sessions and its subject's share (shares.go); refused, it
+// gets HTTP 503 with Retry-After and the JSON-RPC error initialize would
+// get. (A DELETE's cancelling of the session's requests in flight is
 // sessionsFront's, after the owner check: frontsession.go.)
-func (p *Proxy) sessionGate(h http.Handler) http.Handler {
+func (p *Proxy) sessionGate(endpoint string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get("Mcp-Session-Id")
-		switch {
-		case r.Method == http.MethodPost && id == "" && p.sessionCount() >= p.conf().Server.MaxSessions:
-			p.metrics.Refused(telemetry.LimitMaxSessions)
-			p.log.Warn("client session refused", "limit", "server.max_sessions", "max", p.conf().Server.MaxSessions)
-			reqID := requestID(r)
-			body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": reqID, "error": p.tooManySessions()})
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Retry-After", "5")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write(body)
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {
+			p.withTicket(w, r, endpoint, h)
 			return
 		}
 		h.ServeHTTP(w, r)

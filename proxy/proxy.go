@@ -81,12 +81,14 @@ type Proxy struct {
 	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
 	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
 	drains        drainCount   // drain.go: client requests in flight, waited for at shutdown
+	shares        shareState   // shares.go: each subject's share of server.max_sessions
 
 	mu        sync.Mutex
 	servers   map[string]*mcp.Server       // endpoint name ("" = main) -> server
 	chains    map[string]mcp.MethodHandler // the same keys: each server's receiving chain (server.go)
 	sessions  map[*mcp.ServerSession]*session
 	reserved  map[*mcp.ServerSession]bool // initialize admitted, session not created yet (lifetime.go)
+	tickets   map[any]*shareTicket        // shares.go: the share each admitted session holds
 	closed    bool
 	refWarned map[string]bool // toolrefs.go: config tool references already warned about
 

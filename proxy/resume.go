@@ -220,7 +220,7 @@ func (p *Proxy) handOff(ctx context.Context, s *session, e *catalog.Entry, args 
 	if ask.Kind != "" {
 		key = ask.Kind
 	}
-	st := resumeState{Subject: s.subjectKey(), Tool: ex.tool, Args: argsHash(ex.args), Done: resumedSteps(ctx),
+	st := resumeState{Subject: p.exchangeSubject(ctx, s), Tool: ex.tool, Args: argsHash(ex.args), Done: resumedSteps(ctx),
 		Ask: ask, Key: key,
 		Nonce: base64.RawURLEncoding.EncodeToString(nonce[:]), Exp: time.Now().Add(p.approvalTimeout()).UnixMilli()}
 	ex.handoff = withResultType(&mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: q}, RequestState: p.resumer().seal(st)}, resultInputRequired)
@@ -241,8 +241,11 @@ func (p *Proxy) resumeCall(ctx context.Context, s *session, cr *mcp.CallToolRequ
 	if time.Now().UnixMilli() > st.Exp {
 		return nil, bad("expired: the approval was not answered within tools.approval_timeout (%s); call the tool again without requestState", p.approvalTimeout())
 	}
-	if st.Subject != s.subjectKey() {
-		return nil, bad("it belongs to another caller")
+	if subject := p.exchangeSubject(ctx, s); st.Subject != subject {
+		// Another subject's call: answered as a state not made here
+		// (exchangeowner.go), and audited.
+		_ = p.foreignState(s, subject, st.Subject, cr.Params.Name)
+		return nil, bad("not made by this deployment, or altered (every replica needs the same server.state_store_key); call the tool again without requestState")
 	}
 	if st.Tool != cr.Params.Name || st.Args != argsHash(args) {
 		return nil, bad("it belongs to another call (the retry must repeat the tool's name and arguments)")

@@ -49,6 +49,9 @@ state_store_key = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
 url = %s
 [tools]
 require_approval = ["c__inc"]
+[endpoints.other]
+path = "/other/mcp"
+token = "token-other"
 `, tomlQuote(srv.URL()), tomlQuote(countingUpstream(t, &count)))
 	urlA, urlB := frontURL(t, startProxyText(t, cfg)), frontURL(t, startProxyText(t, cfg))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -58,14 +61,21 @@ require_approval = ["c__inc"]
 			MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 			Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
 		})
-		cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		tr := &mcp.StreamableClientTransport{Endpoint: url}
+		if strings.HasSuffix(url, "/other/mcp") {
+			tr.HTTPClient = &http.Client{Transport: bearerClient{"token-other"}}
+		}
+		cs, err := c.Connect(ctx, tr, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	a, b, other := manual("cli", urlA), manual("cli", urlB), manual("someone-else", urlB)
+	// other is another subject (an endpoint with its own token); the
+	// same client name on another connection from the same address is
+	// the same subject (a declared name proves nothing).
+	a, b, other := manual("cli", urlA), manual("cli", urlB), manual("cli", strings.TrimSuffix(urlB, "/mcp")+"/other/mcp")
 	args := map[string]any{"x": 1}
 	r1, err := a.CallTool(ctx, &mcp.CallToolParams{Name: "c__inc", Arguments: args})
 	if err != nil {
@@ -90,7 +100,7 @@ require_approval = ["c__inc"]
 		want  string
 	}{
 		{"altered", b, r1.RequestState[:len(r1.RequestState)-2] + "AA", args, "not made by this deployment, or altered"},
-		{"another caller", other, r1.RequestState, args, "belongs to another caller"},
+		{"another subject: as a state not made here", other, r1.RequestState, args, "not made by this deployment, or altered"},
 		{"other arguments", b, r1.RequestState, map[string]any{"x": 2}, "belongs to another call"},
 	} {
 		if _, err := retry(c.cs, c.state, c.args, yes); err == nil || !strings.Contains(err.Error(), c.want) {

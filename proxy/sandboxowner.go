@@ -29,32 +29,7 @@ func (s *session) SandboxOwner(ctx context.Context) string {
 	if s.ss != nil && !s.ephemeral() {
 		return fmt.Sprintf("session:%p", s.ss)
 	}
-	if k := s.ident().Key(); k != "" {
-		return k
-	}
-	if s.ownEndpointToken() {
-		return "endpoint:" + s.endpoint
-	}
-	if addr, ok := callerAddr(ctx); ok { // clientaddr.go: a trusted proxy's X-Forwarded-For
-
-		return "addr:" + addr
-	}
-	return "local:" + s.endpoint
-}
-
-// ownEndpointToken reports whether s came in on an endpoint guarded by a
-// token of its own (endpoints.NAME.token, not the main bearer token): the
-// caller proved it holds that endpoint's token.
-func (s *session) ownEndpointToken() bool {
-	if s.endpoint == "" {
-		return false
-	}
-	c := s.p.conf()
-	if c == nil {
-		return false
-	}
-	ep, ok := c.Endpoints[s.endpoint]
-	return ok && ep != nil && ep.Token != "" && ep.Token != c.Server.BearerToken
+	return s.p.verifiedSubject(ctx, s.ident(), s.endpoint) // shares.go
 }
 
 // ephemeral reports whether s lives for one stateless request.

@@ -117,7 +117,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 			case "initialize":
 				// Issue 11: server.max_sessions (lifetime.go).
 				ss0, _ := req.GetSession().(*mcp.ServerSession)
-				if err := p.reserve(ss0); err != nil {
+				if err := p.reserve(ctx, ss0); err != nil {
 					return nil, err
 				}
 				res, err := next(ctx, method, req)

@@ -121,7 +121,7 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	// fast path alike; frontnotfound.go: -32601 answers; frontcancelhttp.go:
 	// no answer for a call the client cancelled (the fast path withholds
 	// its own).
-	stateful := requireSession(p.sessionGate(p.sessionsFront(endpoint, p.conf().Server.SessionIdleTimeout.Duration,
+	stateful := requireSession(p.sessionGate(endpoint, p.sessionsFront(endpoint, p.conf().Server.SessionIdleTimeout.Duration,
 		cancelGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateful) },
 			&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true}))))))
 	if !p.serve2026() {

@@ -6,10 +6,11 @@ import "github.com/prometheus/client_golang/prometheus"
 // mcp_toolsearch_sessions_refused_total (config keys of [server]).
 const (
 	LimitMaxSessions           = "max_sessions"
+	LimitMaxSessionsPerSubject = "max_sessions_per_subject"
 	LimitMaxPerClientUpstreams = "max_per_client_upstreams"
 )
 
-var knownLimits = map[string]bool{LimitMaxSessions: true, LimitMaxPerClientUpstreams: true}
+var knownLimits = map[string]bool{LimitMaxSessions: true, LimitMaxSessionsPerSubject: true, LimitMaxPerClientUpstreams: true}
 
 // limitMetrics are the series of the session limits.
 type limitMetrics struct {
