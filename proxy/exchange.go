@@ -77,11 +77,11 @@ type exchange struct {
 	id      string
 	tool    string // the tools/call name; a retry must name the same
 	subject string // who started it (exchangeowner.go); a retry must be the same
-	cancel context.CancelFunc
-	done   chan struct{} // closed when the call returned
-	res    *mcp.CallToolResult
-	err    error
-	raw    *upstream.RawResult // the call's raw-result slot (rawresult.go): &rawSlot
+	cancel  context.CancelFunc
+	done    chan struct{} // closed when the call returned
+	res     *mcp.CallToolResult
+	err     error
+	raw     *upstream.RawResult // the call's raw-result slot (rawresult.go): &rawSlot
 	// rawSlot is raw's storage (one allocation with the exchange).
 	rawSlot upstream.RawResult
 	// handoff is the input_required answer of a call that ended with its
