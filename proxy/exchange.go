@@ -167,10 +167,14 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 		p.exs.mu.Lock()
 		ex = p.exs.m[id]
 		p.exs.mu.Unlock()
-		if owner, bound := p.owners().Owner(ctx, id); bound {
+		owner, bound := p.owners().Owner(ctx, id)
+		if bound {
 			if subject := p.exchangeSubject(ctx, s); owner != subject {
 				return nil, p.foreignState(s, subject, owner, cr.Params.Name) // exchangeowner.go
 			}
+		}
+		if ex == nil && bound {
+			return nil, errStateElsewhere // bound by another replica (shares_store.go)
 		}
 		if ex != nil && !ex.current(state) {
 			ex = nil // an earlier round's or a forged state

@@ -47,6 +47,9 @@ type idState struct {
 	// resume seals the requestState of approvals any replica can resume
 	// (resume.go); nil without a shared state store.
 	resume *sealer
+	// shares is the session shares' counter in the shared store; nil
+	// without one.
+	shares *storeShares
 
 	idents sync.Map // *mcp.ServerSession -> *identity.Identity (latest request's)
 	// elicits maps a URL elicitation id to the session that got it, for
@@ -69,6 +72,9 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 	defer func() {
 		if err != nil {
 			_ = st.audit.Close()
+			if st.shares != nil {
+				st.shares.close()
+			}
 			if st.state != nil {
 				_ = st.state.Close()
 			}
@@ -81,6 +87,10 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 		if st.resume, err = newSealer(cfg.Server.StateStoreKeyBytes()); err != nil {
 			return fmt.Errorf("server.state_store_key: %w", err)
 		}
+		// Session shares and exchange owners across replicas (shares_store.go).
+		st.shares = newStoreShares(st.state)
+		p.shares.counter = st.shares
+		p.exs.owners = &storeOwners{st: st.state}
 	}
 	if cfg.Auth.Enabled() {
 		st.jwt, err = identity.NewJWT(identity.JWTConfig{
@@ -216,6 +226,9 @@ func (p *Proxy) closeIdentity(ctx context.Context) {
 		return
 	}
 	p.idn.users.closeAll()
+	if p.idn.shares != nil {
+		p.idn.shares.close()
+	}
 	if p.idn.state != nil {
 		_ = p.idn.state.Close()
 	}

@@ -213,8 +213,8 @@ token = "token-other"
 // TestApprovalInCodeRunStaysOnItsReplica: an approval asked inside a
 // tool_search_code run is not handed on (the run is in progress on the
 // replica that asked): its requestState is the in-memory kind, the retry
-// on that replica runs the call, and on another it is refused with the
-// reason.
+// on that replica runs the call, and on another it is refused saying the
+// call waits on another replica (the owner's binding is in the store).
 func TestApprovalInCodeRunStaysOnItsReplica(t *testing.T) {
 	srv := testredis.Start(t, testredis.Options{})
 	var count atomic.Int32
@@ -263,8 +263,8 @@ require_approval = ["c__inc"]
 			if err != nil || !strings.Contains(resultText(r2), "count 1") {
 				t.Fatalf("retry on the replica that asked: %v %q", err, resultText(r2))
 			}
-		} else if err == nil || !strings.Contains(err.Error(), "requestState is unknown") {
-			t.Fatalf("retry on another replica: %v; want the unknown-state error", err)
+		} else if err == nil || !strings.Contains(err.Error(), "held by another replica") {
+			t.Fatalf("retry on another replica: %v; want the error saying the call waits on another replica", err)
 		}
 	}
 	if count.Load() != 1 {
