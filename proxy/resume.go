@@ -106,7 +106,7 @@ type approvalStep struct {
 
 // resumeState is what a sealed requestState holds.
 type resumeState struct {
-	Subject string         `json:"s"` // session.subjectKey of the caller
+	Subject string         `json:"s"` // the caller (exchangeSubject)
 	Tool    string         `json:"t"` // the client's tools/call name
 	Args    string         `json:"a"` // argsHash of its arguments
 	Done    []approvalStep `json:"d,omitempty"`
