@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -293,4 +294,87 @@ func refuseBatch(w http.ResponseWriter, _ *http.Request, body []byte) ([]byte, b
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(joinArray(answers, nil))
 	return nil, true
+}
+
+// inFlightIDs are the request ids of each Streamable HTTP session whose
+// POST is still being answered, so that a request reusing one gets
+// -32600 "duplicate in-flight request ID" whichever path answers it (the
+// go-sdk checks only the requests it serves itself, not those of the
+// fast path, frontfasthttp.go). An id is released when its POST's
+// answer is written.
+type inFlightIDs struct {
+	mu sync.Mutex
+	m  map[string]map[string]bool // session id -> raw request id
+}
+
+// claim takes the ids of frame's requests for session sid. It returns the
+// frame to pass on without the requests whose id is in flight (nil when
+// none is left), their error objects, and the release of the ids taken.
+func (g *inFlightIDs) claim(sid string, frame []byte) (rest []byte, dups [][]byte, release func()) {
+	one := !isBatch(frame)
+	var elems [][]byte
+	if one {
+		elems = [][]byte{frame}
+	} else if jsonscan.Array(bytes.TrimSpace(frame), func(e []byte) bool { elems = append(elems, e); return true }) != nil {
+		return frame, nil, func() {}
+	}
+	var keep [][]byte
+	var taken []string
+	g.mu.Lock()
+	for _, e := range elems {
+		f := scanFront(e)
+		id := f.usableID()
+		if f.method == nil || id == nil {
+			keep = append(keep, e)
+			continue
+		}
+		if g.m[sid][string(id)] {
+			dups = append(dups, duplicateAnswer(id, idValue(id)))
+			continue
+		}
+		if g.m == nil {
+			g.m = map[string]map[string]bool{}
+		}
+		if g.m[sid] == nil {
+			g.m[sid] = map[string]bool{}
+		}
+		g.m[sid][string(id)] = true
+		taken = append(taken, string(id))
+		keep = append(keep, e)
+	}
+	g.mu.Unlock()
+	release = func() {
+		if len(taken) == 0 {
+			return
+		}
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		for _, id := range taken {
+			delete(g.m[sid], id)
+		}
+		if len(g.m[sid]) == 0 {
+			delete(g.m, sid)
+		}
+	}
+	switch {
+	case len(dups) == 0:
+		return frame, nil, release
+	case len(keep) == 0:
+		return nil, dups, release
+	case one:
+		return keep[0], dups, release
+	}
+	return joinArray(keep, nil), dups, release
+}
+
+// idValue is a usable id (usableID) as the go-sdk's jsonrpc.ID.Raw gives it:
+// the string, or the integer.
+func idValue(id []byte) any {
+	if id[0] == '"' {
+		var s string
+		_ = json.Unmarshal(id, &s)
+		return s
+	}
+	n, _ := strconv.ParseInt(string(id), 10, 64)
+	return n
 }

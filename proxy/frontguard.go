@@ -178,6 +178,7 @@ func readBody(r *http.Request, maxBody int) ([]byte, error) {
 // idGuardWith is idGuard with a frameHook (nil: none), so that the body
 // is read once.
 func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
+	ids := &inFlightIDs{} // frontbatch.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			h.ServeHTTP(w, r)
@@ -199,6 +200,13 @@ func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
 			}
 		}
 		pass, answers := checkFrame(body) // frontbatch.go
+		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && pass != nil {
+			var dups [][]byte
+			var release func()
+			pass, dups, release = ids.claim(sid, pass)
+			defer release()
+			answers = append(answers, dups...)
+		}
 		if pass == nil && len(answers) > 0 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)

@@ -130,6 +130,11 @@ func newConn(m *Manager, u *config.Upstream) *conn {
 const (
 	relistLogWindow = time.Minute
 	relistGap       = 200 * time.Millisecond
+	// relistSettle, relistSettleMax, relistHold: a burst of list_changed
+	// is one change (relistEach).
+	relistSettle    = 50 * time.Millisecond
+	relistSettleMax = time.Second
+	relistHold      = 5
 )
 
 func (c *conn) status() Status {
@@ -384,13 +389,23 @@ func (c *conn) relistLoop(l *live) {
 // listing starts at least relistGap after the previous one started, so an
 // upstream that sends list_changed in a loop costs at most 1/relistGap
 // listings a second (trust: upstreams are not trusted; notifygate.go).
+//
+// A burst is one change: a listing starts once no request came for
+// relistSettle (at most relistSettleMax after the first), and a listing
+// during which another request came is not handed on but followed by the
+// next one (at most relistHold times in a row), so that the clients are
+// told once, about the list the burst ended with, not about each step.
 func (c *conn) relistEach(l *live, what string, got func(ingest.Result)) {
 	var last time.Time
+	held := 0
 	for {
 		select {
 		case <-l.ctx.Done():
 			return
 		case <-l.relist:
+		}
+		if !c.settle(l) {
+			return
 		}
 		if wait := relistGap - time.Since(last); !last.IsZero() && wait > 0 {
 			t := time.NewTimer(wait)
@@ -415,7 +430,39 @@ func (c *conn) relistEach(l *live, what string, got func(ingest.Result)) {
 			}
 			continue
 		}
+		select {
+		case <-l.relist:
+			if held < relistHold {
+				held++
+				l.requestRelist() // this listing may be a step of a burst: the next one is handed on
+				continue
+			}
+		default:
+		}
+		held = 0
 		got(res)
+	}
+}
+
+// settle waits until no re-list request came for relistSettle, at most
+// relistSettleMax; false when l ended.
+func (c *conn) settle(l *live) bool {
+	deadline := time.Now().Add(relistSettleMax)
+	for {
+		wait := min(relistSettle, time.Until(deadline))
+		if wait <= 0 {
+			return true
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-l.ctx.Done():
+			t.Stop()
+			return false
+		case <-l.relist:
+			t.Stop()
+		case <-t.C:
+			return true
+		}
 	}
 }
 

@@ -261,10 +261,11 @@ func testHTTPOversizedAnswer(t *testing.T, sse bool, o Options) {
 }
 
 // Item 7: an upstream that lost the session after a restart and says so
-// with HTTP 400 / -32600, or with an error in a 200 event stream, is
-// initialized again and the call retried once: the call succeeds.
+// with HTTP 404, HTTP 400 / -32600, a JSON-RPC error in a 200 event
+// stream, or a bare {"error":"Session not found"} event (not JSON-RPC),
+// is initialized again and the call retried once: the call succeeds.
 func TestHTTPLostSessionRetried(t *testing.T) {
-	for _, lost := range []string{"404", "400", "sse-error"} {
+	for _, lost := range []string{"404", "400", "sse-error", "sse-bare"} {
 		h := &fakeupstream.HTTP{Lost: lost}
 		m, _ := startManager(t, []*config.Upstream{fakeHTTP(t, "re", h)}, Options{})
 		if _, err := callText(t, m, "re", "echo"); err != nil {
@@ -334,5 +335,36 @@ func TestLegacySSEOversizedAnswer(t *testing.T) {
 	}
 	if !strings.Contains(rec.log.String(), "SSE event past the cap") {
 		t.Errorf("the log does not say why the session ended:\n%s", rec.log.String())
+	}
+}
+
+// One burst of notifications/tools/list_changed (five, 1 to 13 ms apart,
+// the tool list growing with each) is one re-listing handed on
+// (OnToolsChanged: one client notification), holding the final list, in
+// each of 12 bursts.
+func TestListChangedBurstIsOneChange(t *testing.T) {
+	m, rec := startManager(t, []*config.Upstream{stdioUpstream("b", "fake:burst")}, Options{})
+	seen := func() [][]string {
+		rec.mu.Lock()
+		defer rec.mu.Unlock()
+		return append([][]string(nil), rec.lists["b"]...)
+	}
+	before := len(seen()) // the first listing
+	for burst := 1; burst <= 12; burst++ {
+		if _, err := callText(t, m, "b", "burst"); err != nil {
+			t.Fatal(err)
+		}
+		want := 1 + 5*burst
+		waitFor(t, "the burst's last tool listed", func() bool { return len(m.Tools("b")) == want })
+		time.Sleep(400 * time.Millisecond) // a second re-listing would come within relistGap
+		lists := seen()
+		var got []int
+		for _, l := range lists[before:] {
+			got = append(got, len(l))
+		}
+		before = len(lists)
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("burst %d: re-listings handed on with %v tools, want one with %d", burst, got, want)
+		}
 	}
 }

@@ -438,6 +438,47 @@ func (c *httpConn) lostSession(resp *http.Response) error {
 	return nil
 }
 
+// lostInEvent is an error wrapping mcp.ErrSessionMissing when an event's
+// data (or an HTTP 200 JSON body) is not a JSON-RPC message but an error object about the session
+// ({"error":"Session not found"}, {"error":{"message":"…session…"}}): what
+// some servers answer for an unknown session with HTTP 200 and an event
+// stream. nil otherwise, and without a session of ours.
+func (c *httpConn) lostInEvent(data []byte) error {
+	sid := c.SessionID()
+	if sid == "" || !bytes.Contains(bytes.ToLower(data), []byte("session")) {
+		return nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil || m["jsonrpc"] != nil || m["error"] == nil {
+		return nil
+	}
+	var text string
+	if json.Unmarshal(m["error"], &text) != nil {
+		var e struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(m["error"], &e) != nil {
+			return nil
+		}
+		text = e.Message
+	}
+	if !strings.Contains(strings.ToLower(text), "session") {
+		return nil
+	}
+	return fmt.Errorf("%w: HTTP 200 event stream for session %s: %s", mcp.ErrSessionMissing, sid, preview(data, 160))
+}
+
+// lostCall fails call id with lost (an error wrapping
+// mcp.ErrSessionMissing), as failCall does with a message.
+func (c *httpConn) lostCall(id int64, lost error) []jsonrpc.Message {
+	pc := c.take(id)
+	if pc.own {
+		c.ownDone(id, ownAnswer{err: lost})
+		return nil
+	}
+	return []jsonrpc.Message{&jsonrpc.Response{ID: intID(id), Error: lost}}
+}
+
 // bodyNamesSession reports whether an error body is about the session (a
 // JSON-RPC error with a lost-session code or message, or plain text).
 func bodyNamesSession(body []byte) bool {
@@ -506,6 +547,13 @@ func (c *httpConn) readJSON(id int64, resp *http.Response) {
 			msgs = append(msgs, c.failCall(id, fmt.Sprintf("upstream answer too large: more than %d bytes (server.max_message_bytes)", c.maxBytes))...)
 		}
 		c.deliver(msgs)
+		return
+	}
+	if lost := c.lostInEvent(body); lost != nil { // {"error":"Session not found"} as a JSON body
+		if c.isPending(id) {
+			c.deliver(c.lostCall(id, lost))
+		}
+		c.fail(lost)
 		return
 	}
 	msgs := c.decode(body)
@@ -619,6 +667,18 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *pos
 		if ev.Oversize {
 			msgs = c.oversized(ev.Sniff.id(), ev.Sniff.sawMethod, ev.Size)
 		} else if len(ev.Data) > 0 {
+			if lost := c.lostInEvent(ev.Data); lost != nil {
+				// The third form of "session not found": HTTP 200 and an
+				// event that is not JSON-RPC but says so. The call fails
+				// with the lost session (the manager initializes again
+				// and sends it once more) and the connection is done.
+				if id != noCall && c.isPending(id) {
+					c.deliver(c.lostCall(id, lost))
+				}
+				answered = true
+				c.fail(lost)
+				return false
+			}
 			msgs = c.decode(ev.Data)
 		}
 		if id != noCall && !c.isPending(id) {

@@ -32,6 +32,9 @@ type HTTP struct {
 	//   "" or "404"  HTTP 404 (spec)
 	//   "400"        HTTP 400 {"code":-32600,"message":"Bad Request: No valid session ID provided"}
 	//   "sse-error"  HTTP 200, an event stream with that error
+	//   "sse-bare"   HTTP 200, an event stream whose one event is
+	//                {"error":"Session not found"} (not JSON-RPC: no
+	//                jsonrpc, no id)
 	Lost string
 	// Answer, when set and returning ok, replaces the answer to a call
 	// with a raw HTTP answer.
@@ -200,6 +203,10 @@ func (h *HTTP) lost(w http.ResponseWriter, id json.RawMessage) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
 		fmt.Fprintf(w, "event: message\ndata: %s\n\n", errBody)
+	case "sse-bare":
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, "event: message\ndata: {\"error\":\"Session not found\"}\n\n")
 	default:
 		http.Error(w, "session not found", http.StatusNotFound)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 )
 
 // OddSchemaTools are the tools of scenario "oddschemas":
@@ -74,6 +75,9 @@ func BigTextTools() string {
 //	listchanges tools "a", "poke" and "drop"; "poke" sends
 //	            notifications/tools/list_changed without changing anything,
 //	            "drop" removes "a" and sends it
+//	burst       tool "burst": each call answers at once and then adds five
+//	            tools (t1, t2, …), one at a time, each followed by
+//	            notifications/tools/list_changed, 1 to 13 ms apart
 func Named(name string) *Scenario {
 	switch name {
 	case "plain":
@@ -203,6 +207,34 @@ func Named(name string) *Scenario {
 					go s.Line(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 				case "poke":
 					go s.Line(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+				}
+				return EchoResult(name)
+			},
+		}
+	case "burst":
+		var mu sync.Mutex
+		added := 0
+		return &Scenario{
+			Tools: func() string {
+				mu.Lock()
+				defer mu.Unlock()
+				tools := []string{`{"name":"burst","inputSchema":{"type":"object"}}`}
+				for i := 1; i <= added; i++ {
+					tools = append(tools, fmt.Sprintf(`{"name":"t%d","inputSchema":{"type":"object"}}`, i))
+				}
+				return "[" + strings.Join(tools, ",") + "]"
+			},
+			Call: func(s *Session, name string, _ json.RawMessage) string {
+				if name == "burst" {
+					go func() { // while the client lists
+						for i := 0; i < 5; i++ {
+							mu.Lock()
+							added++
+							mu.Unlock()
+							s.Line(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
+							time.Sleep(time.Duration(1+i*3) * time.Millisecond)
+						}
+					}()
 				}
 				return EchoResult(name)
 			},
