@@ -158,8 +158,10 @@ backend three
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
+	var calls atomic.Int64 // tools/call requests the test made, retries included
 	call := func(cs *gosdk.ClientSession, tool string, args map[string]any) *gosdk.CallToolResult {
 		t.Helper()
+		calls.Add(1)
 		r, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: tool, Arguments: args})
 		if err != nil {
 			t.Fatalf("%s: %v", tool, err)
@@ -223,6 +225,7 @@ backend three
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			calls.Add(1)
 			r, err := carol.CallTool(ctx, &gosdk.CallToolParams{Name: "c__ping"})
 			switch {
 			case err != nil:
@@ -310,6 +313,7 @@ backend three
 				user := fmt.Sprintf("load-%d-%d", g, seq.Add(1))
 				hc := &http.Client{Transport: headerRoundTripper{map[string]string{"Authorization": "Bearer " + token(user)}}}
 				p := phase.Load().(string)
+				calls.Add(1)
 				r, err := callOnce(ctx, lbURL, hc, "c__ping")
 				if p != phase.Load().(string) {
 					continue // straddled a change: counted nowhere
@@ -372,6 +376,7 @@ backend three
 	waitServerDown(t, statsPort, "three", "r1") // requests in flight on r1 are not retried by HAProxy (they may have run)
 	viaLB := client("grace", lbURL, manual)
 	answer := gosdk.InputResponseMap{"approval": &gosdk.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}}
+	calls.Add(2)
 	r2, err := viaLB.CallTool(ctx, &gosdk.CallToolParams{Name: "c__inc", Arguments: map[string]any{"n": 99}, RequestState: r1.RequestState, InputResponses: answer})
 	if err != nil || r2.IsError || !strings.HasPrefix(text(r2), "inc ") {
 		t.Fatalf("retry after r1 was killed: %v %q", err, text(r2))
@@ -384,6 +389,7 @@ backend three
 		t.Fatalf("the upstream ran the killed replica's approved call %d times, want 1", got)
 	}
 	t.Logf("replica killed mid-exchange: r1 asked, was killed, the retry ran the call once on another replica; the same retry again: %v", err)
+	t.Logf("total: %d tools/call requests by the test's clients (the go-sdk's own retries not counted), 0 unexpected errors", calls.Load())
 }
 
 // countingServer is an MCP server (go-sdk, Streamable HTTP) with "inc"
