@@ -138,3 +138,52 @@ func TestLatinLanguages(t *testing.T) {
 		t.Errorf("translationsOf(weather) = %v, want wetter and clima among them", got)
 	}
 }
+
+// Schema text: the allowed values of a parameter ("enum") are indexed, and
+// the example values of a parameter description weigh less than its
+// words, so a request for the weather in a city reaches the weather tool,
+// not a search tool whose location parameter gives "Chicago, IL" as an
+// example.
+func TestSchemaEnumsAndExamples(t *testing.T) {
+	for in, want := range map[string]string{
+		"City and state, e.g. Chicago, IL":                    "City and state,  ",
+		"The unit (for example celsius). Defaults to metric.": "The unit ( ). Defaults to metric.",
+		"Search terms such as names; at most 10":              "Search terms  ; at most 10",
+		"A nutmeg. Grated":                                    "A nutmeg. Grated",
+		"A regex: ^a+$":                                       "A regex: ^a+$",
+	} {
+		if got := withoutExamples(in); got != want {
+			t.Errorf("withoutExamples(%q) = %q, want %q", in, got, want)
+		}
+	}
+	ix := testIndex(t, append([][3]string{
+		{"wx:current_weather", "Current weather conditions for a city.", `{"type":"object","properties":{"city":{"type":"string"},"units":{"type":"string","enum":["celsius","fahrenheit","kelvin"]}}}`},
+		{"places:local_search", "Search local businesses and places.", `{"type":"object","properties":{"location":{"type":"string","description":"City and state, e.g. Chicago, IL"},"query":{"type":"string"}}}`},
+		{"gh:list_issue_states", "List issues of a repository.", `{"type":"object","properties":{"state":{"type":"string","enum":["open","closed","merged"]}}}`},
+	}, filler...))
+	if res := ix.Search("current weather conditions in Chicago, IL", 3, nil); len(res) == 0 || res[0].Entry.ID != "mcp:wx:current_weather" {
+		t.Errorf("current weather conditions in Chicago, IL: %v, want current_weather first", firstIDs(res, 3))
+	}
+	// The example's words are damped: they weigh as a parameter name,
+	// not as the description.
+	rest, ex := splitExamples("City and state, e.g. Chicago, IL")
+	if strings.Contains(rest, "Chicago") || !strings.Contains(ex, "Chicago") {
+		t.Errorf("splitExamples: rest %q, examples %q", rest, ex)
+	}
+	if res := ix.Search("temperature in fahrenheit", 3, nil); len(res) == 0 || res[0].Entry.ID != "mcp:wx:current_weather" {
+		t.Errorf("fahrenheit (an enum value): %v, want current_weather first", firstIDs(res, 3))
+	}
+	if res := ix.Search("merged issues", 3, nil); len(res) == 0 || res[0].Entry.ID != "mcp:gh:list_issue_states" {
+		t.Errorf("merged issues: %v, want list_issue_states first", firstIDs(res, 3))
+	}
+}
+
+// An English request with words that are function words elsewhere ("in",
+// and "IL" for Illinois, Italian "il") stays English.
+func TestLatinLanguageNotFromEnglish(t *testing.T) {
+	for _, q := range []string{"current weather conditions in Chicago, IL", "a file in a folder", "me too"} {
+		if got := latinLanguage(q, 0); got != -1 {
+			t.Errorf("latinLanguage(%q) = %d, want -1 (English)", q, got)
+		}
+	}
+}

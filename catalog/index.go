@@ -53,6 +53,10 @@ const (
 	maxIndexParamDepth = 3
 	// maxIndexParams caps the parameters taken from one tool.
 	maxIndexParams = 64
+	// maxIndexEnum caps the "enum" values taken from one parameter: the
+	// allowed values of a parameter say what a tool works on ("celsius",
+	// "fahrenheit"; "open", "closed", "merged").
+	maxIndexEnum = 8
 	// maxFieldTokens caps the terms taken from one field of one entry, so a
 	// hostile description cannot make an entry arbitrarily expensive.
 	maxFieldTokens = 4096
@@ -634,11 +638,24 @@ func analyze(e *Entry, a *analyzer) idxDoc {
 	emitLatinDesc(e.Description, sink)
 	field = fieldUpstream
 	nameTokens(e.Upstream, sink)
-	walkParams(e.InputSchema, func(name, desc string) {
+	walkParamsEnum(e.InputSchema, func(name, desc string, enum []string) {
 		field = fieldParam
 		nameTokens(name, sink)
 		field = fieldParamDesc
-		tokenizeText(desc, sink)
+		rest, examples := splitExamples(desc)
+		tokenizeText(rest, sink)
+		// Example values count as a parameter name does, half a
+		// description word (RankParams.Weight).
+		field = fieldParam
+		tokenizeText(examples, sink)
+		// Allowed values too: they say what the tool works on
+		// ("fahrenheit", "merged"), as a parameter's name does.
+		for k, v := range enum {
+			if k == maxIndexEnum {
+				break
+			}
+			tokenizeText(v, sink)
+		}
 	})
 	for f := range n {
 		d.lens[f] = float32(n[f])
@@ -684,16 +701,108 @@ func containsBytes(ss []string, b []byte) bool {
 	return false
 }
 
+// splitExamples splits a parameter description into its text without
+// its example values and those values: the text after "e.g.", "for
+// example", "for instance", "such as" or "example:" up to the end of that
+// sentence or parenthesis. The examples are indexed with less weight than
+// the description: an example shows the format of a value ("City and
+// state, e.g. Chicago, IL"), and its words reach requests that name that
+// value ("weather in Chicago") before the tools they ask for; but it often
+// also shows what the tool is about ("cuisine, e.g. Italian"), so they are
+// damped, not dropped.
+func splitExamples(desc string) (rest, examples string) {
+	var r, ex strings.Builder
+	for desc != "" {
+		start, end := nextExample(desc)
+		if start < 0 {
+			r.WriteString(desc)
+			break
+		}
+		r.WriteString(desc[:start])
+		r.WriteByte(' ')
+		ex.WriteString(desc[start:end])
+		ex.WriteByte(' ')
+		desc = desc[end:]
+	}
+	if ex.Len() == 0 {
+		return r.String(), ""
+	}
+	return r.String(), ex.String()
+}
+
+// withoutExamples returns a parameter description without its example
+// values (splitExamples).
+func withoutExamples(desc string) string {
+	rest, _ := splitExamples(desc)
+	return rest
+}
+
+// nextExample returns the span of the first example value of desc
+// (splitExamples), start -1 for none.
+func nextExample(desc string) (start, end int) {
+	lower := ""
+	start = -1
+	for _, m := range exampleMarks {
+		if !strings.Contains(desc, m[:2]) && !strings.Contains(desc, strings.ToUpper(m[:1])+m[1:2]) {
+			continue
+		}
+		if lower == "" {
+			lower = strings.ToLower(desc)
+		}
+		for from := 0; ; {
+			i := strings.Index(lower[from:], m)
+			if i < 0 {
+				break
+			}
+			i += from
+			if i == 0 || !isWordRune(rune(lower[i-1])) { // not "nutmeg." or "regex:"
+				if start < 0 || i < start {
+					start = i
+				}
+				break
+			}
+			from = i + 1
+		}
+	}
+	if start < 0 {
+		return -1, -1
+	}
+	end = len(desc)
+	for j := start; j < len(desc); j++ {
+		c := desc[j]
+		if c == ')' || c == ']' || c == ';' || c == '\n' || c == '.' && j+1 < len(desc) && desc[j+1] == ' ' && !isAbbrevDot(desc, j) {
+			end = j
+			break
+		}
+	}
+	return start, end
+}
+
+// exampleMarks are the lower-case words that start an example value.
+var exampleMarks = [...]string{"e.g.", "eg.", "for example", "for instance", "such as", "example:", "examples:", "ex:"}
+
+// isAbbrevDot reports whether the "." at desc[j] ends a one- or
+// two-letter abbreviation ("e.g.", "i.e.", "U.S.") rather than a sentence.
+func isAbbrevDot(desc string, j int) bool {
+	k := j
+	for k > 0 && isWordRune(rune(desc[k-1])) {
+		k--
+	}
+	return j-k <= 2
+}
+
 // The parameter walk decodes a schema once into these typed levels
 // (maxIndexParamDepth = 3 of them); anything deeper is skipped by the
 // decoder without being built. A type mismatch (a non-string description,
 // a tuple "items") leaves that field empty and the rest is still used.
 type (
 	paramLeaf struct {
-		Description string `json:"description"`
+		Description string   `json:"description"`
+		Enum        []string `json:"enum"`
 	}
 	paramL2 struct {
 		Description string               `json:"description"`
+		Enum        []string             `json:"enum"`
 		Properties  map[string]paramLeaf `json:"properties"`
 		Items       *struct {
 			Properties map[string]paramLeaf `json:"properties"`
@@ -701,6 +810,7 @@ type (
 	}
 	paramL1 struct {
 		Description string             `json:"description"`
+		Enum        []string           `json:"enum"`
 		Properties  map[string]paramL2 `json:"properties"`
 		Items       *struct {
 			Properties map[string]paramL2 `json:"properties"`
@@ -717,23 +827,29 @@ type (
 // to maxIndexParamDepth levels. Schemas over maxIndexSchemaBytes or that
 // are not JSON objects are skipped.
 func walkParams(schema json.RawMessage, f func(name, desc string)) {
+	walkParamsEnum(schema, func(name, desc string, _ []string) { f(name, desc) })
+}
+
+// walkParamsEnum is walkParams that also gives each parameter's "enum"
+// values (the strings of it; nil for none).
+func walkParamsEnum(schema json.RawMessage, f func(name, desc string, enum []string)) {
 	var root paramRoot
 	if !decodeParamRoot(schema, &root) {
 		return
 	}
 	count := 0
-	emit := func(name, desc string) bool {
+	emit := func(name, desc string, enum []string) bool {
 		if count >= maxIndexParams {
 			return false
 		}
 		count++
-		f(name, desc)
+		f(name, desc, enum)
 		return true
 	}
 	var level2 []map[string]paramL2
 	for _, k := range sortedKeys(root.Properties) {
 		p := root.Properties[k]
-		if !emit(k, p.Description) {
+		if !emit(k, p.Description, p.Enum) {
 			return
 		}
 		if len(p.Properties) > 0 {
@@ -746,7 +862,7 @@ func walkParams(schema json.RawMessage, f func(name, desc string)) {
 	for _, m := range level2 {
 		for _, k := range sortedKeys(m) {
 			p := m[k]
-			if !emit(k, p.Description) {
+			if !emit(k, p.Description, p.Enum) {
 				return
 			}
 			if len(p.Properties) > 0 {
@@ -758,7 +874,7 @@ func walkParams(schema json.RawMessage, f func(name, desc string)) {
 	}
 	for _, m := range level3 {
 		for _, k := range sortedKeys(m) {
-			if !emit(k, m[k].Description) {
+			if !emit(k, m[k].Description, m[k].Enum) {
 				return
 			}
 		}
@@ -1955,7 +2071,7 @@ func weighUnits(sc *scratch) {
 	}
 	for i := range aq.terms {
 		sc.partShare[i] = 0
-		if qt := &aq.terms[i]; qt.kind == termWord && qt.unit >= 0 && !qt.alt {
+		if qt := &aq.terms[i]; qt.kind == termWord && qt.unit >= 0 && !qt.alt && partW[qt.unit] > 0 {
 			sc.partShare[i] = qt.qw * sc.idfs[i] / partW[qt.unit]
 		}
 	}

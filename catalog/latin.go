@@ -148,8 +148,9 @@ const (
 
 // latinLanguage tells the language of text from its words (at most max of
 // them, 0: all): the table whose function words it has most of, when that
-// is at least latinMinFunction and more than it has English stopwords;
-// -1 for none (English, or too little to tell).
+// is at least latinMinFunction and more than it has English stopwords; a
+// word that is an English stopword as well ("in", "a") counts for English
+// only. -1 for none (English, or too little to tell).
 func latinLanguage(text string, max int) int {
 	var count [len(latinTabs)]int
 	english, n := 0, 0
@@ -160,7 +161,8 @@ func latinLanguage(text string, max int) int {
 		n++
 		w := FoldLatin(run)
 		if isStopword(w) {
-			english++
+			english++ // and, being English too, it tells no other language ("in", "a")
+			return
 		}
 		for m, l := latinFunctionWord(w), 0; m != 0; m, l = m>>1, l+1 {
 			if m&1 != 0 {

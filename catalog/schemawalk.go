@@ -34,6 +34,7 @@ const (
 	fieldDescKey  = 1 << iota // "description"
 	fieldPropsKey             // "properties"
 	fieldItemsKey             // "items"
+	fieldEnumKey              // "enum"
 )
 
 // fastParamRoot decodes raw (a schema, trimmed, starting with '{') into
@@ -76,24 +77,26 @@ func (r *schemaReader) props(m map[string]paramL1) bool { return readProps(r, m,
 
 // level1 reads one top-level parameter's schema.
 func (r *schemaReader) level1(v *paramL1) bool {
-	return readLevel(r, &v.Description, &v.Properties, &v.Items, r.level2)
+	return readLevel(r, &v.Description, &v.Enum, &v.Properties, &v.Items, r.level2)
 }
 
 // level2 reads one second-level parameter's schema.
 func (r *schemaReader) level2(v *paramL2) bool {
-	return readLevel(r, &v.Description, &v.Properties, &v.Items, r.leaf)
+	return readLevel(r, &v.Description, &v.Enum, &v.Properties, &v.Items, r.leaf)
 }
 
 // readLevel reads one parameter's schema of a level whose members' schemas
-// are T (read by sub): its description, "properties" and "items"."properties"
-// (paramL1, paramL2); any other key is skipped.
-func readLevel[T any](r *schemaReader, desc *string, props *map[string]T, items **struct {
+// are T (read by sub): its description, "enum", "properties" and
+// "items"."properties" (paramL1, paramL2); any other key is skipped.
+func readLevel[T any](r *schemaReader, desc *string, enum *[]string, props *map[string]T, items **struct {
 	Properties map[string]T `json:"properties"`
 }, sub func(*T) bool) bool {
-	return r.object(fieldDescKey|fieldPropsKey|fieldItemsKey, func(k int) bool {
+	return r.object(fieldDescKey|fieldEnumKey|fieldPropsKey|fieldItemsKey, func(k int) bool {
 		switch k {
 		case fieldDescKey:
 			return r.str(desc)
+		case fieldEnumKey:
+			return r.strs(enum)
 		case fieldPropsKey:
 			*props = map[string]T{}
 			return readProps(r, *props, sub)
@@ -114,14 +117,60 @@ func readLevel[T any](r *schemaReader, desc *string, props *map[string]T, items 
 	})
 }
 
-// leaf reads one third-level parameter's schema: its description only.
+// leaf reads one third-level parameter's schema: its description and
+// "enum" only.
 func (r *schemaReader) leaf(v *paramLeaf) bool {
-	return r.object(fieldDescKey, func(k int) bool {
-		if k == fieldDescKey {
+	return r.object(fieldDescKey|fieldEnumKey, func(k int) bool {
+		switch k {
+		case fieldDescKey:
 			return r.str(&v.Description)
+		case fieldEnumKey:
+			return r.strs(&v.Enum)
 		}
 		return r.skip()
 	})
+}
+
+// strs reads an array of strings into *s (an empty array: a non-nil empty
+// slice, as encoding/json); anything else (null, another value in the
+// array) gives up.
+func (r *schemaReader) strs(s *[]string) bool {
+	r.ws()
+	if r.i >= len(r.b) || r.b[r.i] != '[' {
+		return false
+	}
+	r.i++
+	out := []string{}
+	for first := true; ; first = false {
+		r.ws()
+		if r.i >= len(r.b) {
+			return false
+		}
+		if r.b[r.i] == ']' && first {
+			r.i++
+			*s = out
+			return true
+		}
+		var v string
+		if !r.str(&v) {
+			return false
+		}
+		out = append(out, v)
+		r.ws()
+		if r.i >= len(r.b) {
+			return false
+		}
+		switch r.b[r.i] {
+		case ']':
+			r.i++
+			*s = out
+			return true
+		case ',':
+			r.i++
+		default:
+			return false
+		}
+	}
 }
 
 // object reads an object decoded into a struct whose fields are the set
@@ -204,7 +253,7 @@ func fieldKey(key []byte, fields int) int {
 	for _, f := range [...]struct {
 		bit  int
 		name string
-	}{{fieldDescKey, "description"}, {fieldPropsKey, "properties"}, {fieldItemsKey, "items"}} {
+	}{{fieldDescKey, "description"}, {fieldPropsKey, "properties"}, {fieldItemsKey, "items"}, {fieldEnumKey, "enum"}} {
 		if fields&f.bit == 0 || len(key) != len(f.name) {
 			continue
 		}
