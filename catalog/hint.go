@@ -12,13 +12,13 @@ import (
 // whose own tool search scores the words of each tool (Claude Code's
 // ToolSearch reads it from the tool's _meta["anthropic/searchHint"] and
 // adds points for each query word found in it as a whole word, with no
-// stemming and no synonyms). The hint holds words a request for the tool
-// may use that its name and description do not hold as written, all taken
-// from the index's own vocabulary: the plain form of the tool's most
-// telling words where its text has only other forms (forecasts, forecast),
-// the other verbs of its name's operation (search: find, lookup), their
-// related words from the semantic table that the catalog uses, and their
-// words in the languages of the word tables (weather: wetter, météo).
+// idf, no stemming and no synonyms). The hint holds, all from the index's
+// own vocabulary: the tool's most telling words by idf (so they count more
+// than the "the" and "for" of its description), in its own form and the
+// catalog's plainest (forecasts, forecast), the other verbs of its name's
+// operation (search: find, lookup), related words from the semantic table
+// that the catalog uses, and its words in the languages of the word
+// tables (weather: wetter, meteo).
 
 // maxHintChars bounds a hint: Claude Code shows at most 100 characters of
 // a hint where it lists deferred tools.
@@ -27,25 +27,41 @@ const maxHintChars = 100
 // Bounds of a hint's parts: the tool's most telling words looked at, and
 // related words per word.
 const (
-	hintTopTerms   = 4
+	hintTopTerms = 16
+	// hintLeadTerms of them come before the other verbs and the
+	// translations; hintVerbs is how many other verbs a hint takes.
+	hintLeadTerms  = 8
+	hintVerbs      = 2
 	hintRelPerTerm = 2
 	// hintMinRelated is the least weight (table weight, 0..1) of a related
 	// word a hint takes: synonyms and close neighbours only.
 	hintMinRelated = 0.8
 )
 
-// hintVocab maps an index term (a stem) to the surface word the catalog
+// hintData is an index's search hints: the hints made so far, by id, and
+// form, which maps an index term (a stem) to the surface word the catalog
 // writes it as most often (ties: the shorter, then the first in order):
 // "queri" -> "query", "forecast" -> "forecast".
-type hintVocab struct {
-	once sync.Once
-	form map[string]string
+type hintData struct {
+	once  sync.Once
+	form  map[string]string
+	cache sync.Map
 }
 
-// surfaceForms builds (once per index) the catalog's surface word of each
-// term of the names and descriptions of its live entries (read lock held).
-func (ix *Index) surfaceForms() map[string]string {
-	ix.hints.once.Do(func() {
+// hintState returns the index's hintData, making it on first use.
+func (ix *Index) hintState() *hintData {
+	if h := ix.hints.Load(); h != nil {
+		return h
+	}
+	ix.hints.CompareAndSwap(nil, &hintData{})
+	return ix.hints.Load()
+}
+
+// surfaceForms builds (once per index state) the catalog's surface word of
+// each term of the names and descriptions of its live entries (read lock
+// held).
+func (ix *Index) surfaceForms(hd *hintData) map[string]string {
+	hd.once.Do(func() {
 		counts := map[string]map[string]int{}
 		add := func(w string) {
 			t := stem(w)
@@ -74,9 +90,9 @@ func (ix *Index) surfaceForms() map[string]string {
 			}
 			form[t] = best
 		}
-		ix.hints.form = form
+		hd.form = form
 	})
-	return ix.hints.form
+	return hd.form
 }
 
 // hintWords calls f with each lower-case ASCII word of 3 or more letters of
@@ -94,21 +110,37 @@ func hintWords(s string, f func(string)) {
 
 // SearchHint returns the search hint of the live entry with this id ("" for
 // none or an unknown id): at most maxHintChars of lower-case words,
-// separated by spaces, none of which the entry's name or description holds
-// as a word already.
+// separated by spaces.
 func (ix *Index) SearchHint(id string) string {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
+	hd := ix.hintState()
+	if h, ok := hd.cache.Load(id); ok {
+		return h.(string)
+	}
 	i, ok := ix.byID[id]
 	if !ok {
 		return ""
 	}
-	forms := ix.surfaceForms()
+	h := ix.searchHintLocked(i, ix.surfaceForms(hd))
+	hd.cache.Store(id, h)
+	return h
+}
+
+// searchHintLocked is SearchHint for document i (read lock held).
+func (ix *Index) searchHintLocked(i int32, forms map[string]string) string {
 	d := &ix.docs[i]
 	e := d.e
-	have := map[string]bool{}
-	hintWords(e.Name, func(w string) { have[w] = true })
-	hintWords(e.Description, func(w string) { have[w] = true })
+	// own maps each of the entry's terms to its word as the entry writes
+	// it (the first form met).
+	own := map[string]string{}
+	addOwn := func(w string) {
+		if t := stem(w); own[t] == "" {
+			own[t] = w
+		}
+	}
+	hintWords(e.Name, addOwn)
+	hintWords(e.Description, addOwn)
 	// The tool's most telling terms: name and description terms by their
 	// weight in the entry (name counts double) times idf.
 	type scoredTerm struct {
@@ -141,7 +173,7 @@ func (ix *Index) SearchHint(id string) string {
 	var out []string
 	size := 0
 	put := func(w string) bool {
-		if w == "" || have[w] || slices.Contains(out, w) || !isASCIILetters(w) {
+		if w == "" || slices.Contains(out, w) || !isASCIILetters(w) {
 			return false
 		}
 		if size+len(w)+1 > maxHintChars+1 {
@@ -151,20 +183,38 @@ func (ix *Index) SearchHint(id string) string {
 		size += len(w) + 1
 		return true
 	}
-	// 1. The plain written form of the telling words.
-	for _, st := range top {
-		put(forms[st.t])
+	// 1. The telling words, as the entry writes them: a client that
+	// scores every word of a description alike ("the" as "weather")
+	// then scores these more. The first hintLeadTerms of them first,
+	// the rest after the words of 2 and 3.
+	lead := min(hintLeadTerms, len(top))
+	for _, st := range top[:lead] {
+		put(own[st.t])
 	}
-	// 2. The other verbs of the name's operation.
+	// 2. The other verbs of the name's operation (search: find, lookup).
 	if v := d.verb; v > 0 && int(v) <= len(toolVerbGroups) {
 		k := 0
 		for _, w := range strings.Fields(toolVerbGroups[v-1]) {
-			if k < 3 && put(w) {
+			if k < hintVerbs && put(w) {
 				k++
 			}
 		}
 	}
-	// 3. Related words of the telling words that the catalog writes.
+	// 3. The most telling word in the languages of the word tables.
+	if len(top) > 0 {
+		for _, w := range translationsOf(top[0].t) {
+			put(w)
+		}
+	}
+	for _, st := range top[lead:] {
+		put(own[st.t])
+	}
+	// 4. The catalog's plainest form of the telling words (forecast for
+	// forecasts).
+	for _, st := range top {
+		put(forms[st.t])
+	}
+	// 5. Related words of the telling words that the catalog writes.
 	if ix.params.Semantic > 0 {
 		tab := related()
 		for _, st := range top {
@@ -177,12 +227,6 @@ func (ix *Index) SearchHint(id string) string {
 					k++
 				}
 			}
-		}
-	}
-	// 4. The telling words in the languages of the word tables.
-	for _, st := range top[:min(2, len(top))] {
-		for _, w := range translationsOf(st.t) {
-			put(w)
 		}
 	}
 	return strings.Join(out, " ")

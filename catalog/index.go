@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 )
 
@@ -309,9 +310,9 @@ type Index struct {
 	// instead of one per key); each is capped at 1, so a second document
 	// of that key appends to a copy.
 	idSlab []int32
-	// hints is the catalog's surface word of each term, built on the
-	// first SearchHint (hint.go).
-	hints hintVocab
+	// hints holds the search hints made (hint.go) and what they are
+	// made from, built on the first SearchHint and dropped by Replace.
+	hints atomic.Pointer[hintData]
 }
 
 // NewIndex builds an index over entries (nil entries are skipped). Entries
@@ -1107,6 +1108,7 @@ func (ix *Index) Replace(upstream string, entries []*Entry) {
 }
 
 func (ix *Index) replaceLocked(upstream string, docs []idxDoc) {
+	ix.hints.Store(nil)
 	for _, id := range ix.byUp[upstream] {
 		ix.removeDocLocked(id)
 	}

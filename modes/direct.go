@@ -15,14 +15,46 @@ type Direct struct{}
 // Mode returns "direct".
 func (Direct) Mode() string { return "direct" }
 
-// Tools lists every allowed entry, sorted by id.
+// Tools lists every allowed entry, sorted by id. Each tool carries the
+// index's search hint for it in _meta["anthropic/searchHint"] (unless its
+// upstream sent one): clients that search deferred tools themselves
+// (Claude Code's ToolSearch) score its words, so a request finds the tool
+// by words that count for more in the catalog than its description's
+// "the" and "for", and by other forms, the other verbs of its operation
+// and its words in other languages. A tool listed under its upstream's own
+// name (prefix = "") is passed through as the upstream sent it, with no
+// hint: such an upstream is served transparently.
 func (Direct) Tools(env Env) []*mcp.Tool {
 	es := allowedEntries(env, nil)
+	ix := env.Snapshot().Index
 	out := make([]*mcp.Tool, 0, len(es))
 	for _, e := range es {
-		out = append(out, EntryTool(e))
+		t := EntryTool(e)
+		if ix != nil && e.Exposed != e.Name {
+			addSearchHint(t, ix.SearchHint(e.ID))
+		}
+		out = append(out, t)
 	}
 	return out
+}
+
+// searchHintKey is the _meta key of a tool's search hint.
+const searchHintKey = "anthropic/searchHint"
+
+// addSearchHint sets t's search hint to hint when t has none.
+func addSearchHint(t *mcp.Tool, hint string) {
+	if hint == "" {
+		return
+	}
+	if _, ok := t.Meta[searchHintKey]; ok {
+		return // the upstream's own
+	}
+	m := make(mcp.Meta, len(t.Meta)+1)
+	for k, v := range t.Meta {
+		m[k] = v
+	}
+	m[searchHintKey] = hint
+	t.Meta = m
 }
 
 // Instructions is empty in direct mode.
