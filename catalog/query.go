@@ -34,6 +34,10 @@ const (
 	// the task: "show me", "tell me", "help me", "give us", "find me" (see
 	// isFramingVerb). It matched tools named show_*, help, get_* first.
 	weightFraming = 0.25
+	// A word that names the user's own thing rather than a kind of tool:
+	// "photos" in "my photos folder", "work" in "our work calendar"
+	// (namesInstance).
+	weightInstanceName = 0.25
 	// Derived terms.
 	weightFuzzy    = 0.7
 	weightCompound = 0.7
@@ -244,12 +248,17 @@ func (aq *analyzedQuery) analyze(q string) {
 		at = end
 		core := strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })
 		next := nextChunk(q, at) // once per chunk: it is read by four checks
+		if w == 1 && namesInstance(prev, next) {
+			w = weightInstanceName
+		}
 		verbOK = !nounPosition(prev, core, next, sentenceStart)
 		if sentenceStart && seg == 0 && segTerms > 0 && isFirstStep(chunk, next) {
 			aq.overview = true
 		}
-		if q := questionKind(core); q >= 0 {
-			aq.asks = append(aq.asks, questionWord{kind: q, next: len(aq.terms)})
+		if qk := questionKind(core); qk >= 0 {
+			aq.asks = append(aq.asks, questionWord{kind: qk, next: len(aq.terms)})
+		} else if len(core) >= 4 && asksForList(core, next, chunkAfter(q, at, next)) {
+			aq.asks = append(aq.asks, questionWord{kind: listQuestion, next: len(aq.terms)})
 		}
 		if isClauseStart(chunk, next) {
 			newSeg = true
@@ -954,6 +963,44 @@ func isMeUs(chunk string) bool {
 	var buf [16]byte
 	w := string(lowerWord(&buf, strings.TrimFunc(chunk, func(r rune) bool { return !isWordRune(r) })))
 	return w == "me" || w == "us"
+}
+
+// namesInstance reports whether the query word between prev and next
+// names one of the user's things: prev is a possessive ("my", "our",
+// "your", "their", "his", "her") and next a software object that people
+// name ("folder", "calendar", "channel", …): in "my photos folder" the
+// folder is the tool's object and "photos" only which one.
+func namesInstance(prev, next string) bool {
+	var buf [16]byte
+	switch string(lowerWord(&buf, prev)) {
+	case "my", "our", "your", "their", "his", "her":
+	default:
+		return false
+	}
+	n := normalizeWord(strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) }))
+	_, ok := instanceNouns[stem(n)]
+	return ok
+}
+
+// instanceNouns are the (stemmed) software objects people give names to.
+var instanceNouns = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(`folder directory dir file document repository repo project channel
+		calendar inbox account drive bucket database table sheet spreadsheet notebook board playlist
+		album list workspace server branch`) {
+		m[stem(w)] = struct{}{}
+	}
+	return m
+}()
+
+// chunkAfter returns the chunk of q after next, the chunk at or after
+// byte offset at ("" at the end).
+func chunkAfter(q string, at int, next string) string {
+	i := strings.Index(q[at:], next)
+	if next == "" || i < 0 {
+		return ""
+	}
+	return nextChunk(q, at+i+len(next))
 }
 
 // nextChunk returns the whitespace-separated chunk of q that starts at or

@@ -78,6 +78,7 @@ func related() *relTable {
 	relatedOnce.Do(func() {
 		b := relBuilder{ids: map[string]uint32{}}
 		b.groups(toolVerbGroups, toolVerbWeight)
+		b.groups(toolNounGroups, toolVerbWeight)
 		b.kinds(kindWords, toolVerbWeight)
 		b.read(relatedWordNet, 2)
 		b.read(relatedGloVe, 2*gloveWeight)
@@ -157,6 +158,28 @@ var toolVerbGroups = []string{
 	"buy purchase order",
 	"book reserve",
 	"send post deliver",
+}
+
+// toolNounGroups are the nouns that tools and requests use for the same
+// thing in software (one group a line, related both ways like
+// toolVerbGroups). WordNet's senses are general English ("folder": a
+// booklet; "repo": a repurchase agreement), so a request for "the files in
+// my photos folder" did not reach a tool that lists a directory. The
+// groups are the everyday names of the objects of file, mail, calendar,
+// chat, code and media APIs, not taken from any bench set.
+var toolNounGroups = []string{
+	"folder directory dir",
+	"file document doc",
+	"photo picture image pic",
+	"email mail inbox",
+	"message chat dm",
+	"repository repo",
+	"issue ticket bug",
+	"meeting event appointment",
+	"song track music",
+	"movie film",
+	"spreadsheet sheet workbook",
+	"website site webpage",
 }
 
 // readVerbGroups is how many of toolVerbGroups (the first ones: find, get,
@@ -413,6 +436,7 @@ var questionTerms = [...][]string{
 	{"date", "time", "year"},
 	{"location", "place", "address"},
 	{"person", "people", "name"},
+	{"list"},
 }
 
 // questionKind returns the questionTerms row of a query word (as written,
@@ -431,6 +455,29 @@ func questionKind(w string) int {
 		return 2
 	}
 	return -1
+}
+
+// listQuestion is the questionTerms row of a question that asks for a
+// listing (asksForList).
+const listQuestion = 3
+
+// asksForList reports whether a question word (as written) followed by
+// next and the chunk after it asks which things of a kind there are:
+// "which files are …", "what tools are …", "what's in …" ask for a
+// listing (questionTerms' "list").
+func asksForList(w, next, after string) bool {
+	var buf [16]byte
+	switch string(lowerWord(&buf, w)) {
+	case "what's", "whats":
+		n := string(lowerWord(&buf, strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) })))
+		return n == "in" || n == "inside"
+	case "which", "what":
+	default:
+		return false
+	}
+	n := strings.TrimFunc(next, func(r rune) bool { return !isWordRune(r) })
+	a := string(lowerWord(&buf, strings.TrimFunc(after, func(r rune) bool { return !isWordRune(r) })))
+	return len(n) > 3 && n[len(n)-1] == 's' && !strings.HasSuffix(n, "ss") && (a == "are" || a == "exist" || a == "do")
 }
 
 // expandQuestions adds, for each question word of the query, the terms
