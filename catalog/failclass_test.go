@@ -187,3 +187,26 @@ func TestLatinLanguageNotFromEnglish(t *testing.T) {
 		}
 	}
 }
+
+// Paraphrase and implied tool: "which files are inside my photos folder"
+// asks for a listing of a directory ("folder" is a directory, "which …
+// are" a listing, "photos" only which folder), not for photos.
+func TestImpliedListing(t *testing.T) {
+	ix := testIndex(t, append([][3]string{
+		{"fs:list_directory", "List the files and subdirectories in a directory.", ""},
+		{"fs:create_directory", "Create a new directory.", ""},
+		{"space:rover_photos", "Photos taken by the Mars rovers, by camera and date.", ""},
+	}, filler...))
+	if res := ix.Search("what's in this directory", 3, nil); len(res) == 0 || res[0].Entry.ID != "mcp:fs:list_directory" {
+		t.Errorf("what's in this directory: %v, want list_directory first", firstIDs(res, 3))
+	}
+	// Here the file tools that name "file" come close (write_file, whose
+	// change the listing question damps, and move_file): in the first three.
+	res := ix.Search("which files are inside my photos folder", 3, nil)
+	if !slices.Contains(firstIDs(res, 3), "mcp:fs:list_directory") || slices.Contains(firstIDs(res, 3), "mcp:space:rover_photos") {
+		t.Errorf("which files are inside my photos folder: %v, want list_directory in the first three and no photo tool", firstIDs(res, 3))
+	}
+	if !namesInstance("my", "folder") || namesInstance("the", "folder") || namesInstance("my", "weather") {
+		t.Errorf("namesInstance: want only a possessive before a named software object")
+	}
+}

@@ -266,6 +266,11 @@ var destructiveGroups = uint16(1)<<(toolVerbGroup["delet"]-1) | uint16(1)<<(tool
 // does not).
 func (aq *analyzedQuery) verbMask() uint16 {
 	var m uint16
+	for _, a := range aq.asks {
+		if a.kind == listQuestion { // "which files are …": a listing, which only reads
+			m |= 1 << (toolVerbGroup["list"] - 1)
+		}
+	}
 	for i := range aq.terms {
 		if qt := &aq.terms[i]; qt.kind == termWord && qt.qw >= 1 && qt.verbUse {
 			if g := toolVerbGroup[qt.term]; g != 0 {
