@@ -549,6 +549,9 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	if err == nil && check != nil {
 		res = check(res)
 	}
+	if err == nil {
+		res, err = p.cleanResult(ctx, e, res) // results.go: hidden characters
+	}
 	return redactResult(p.conf(), res), p.redactErr(p.shapeErr(e, err))
 }
 

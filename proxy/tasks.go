@@ -66,6 +66,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -296,6 +297,9 @@ func (p *Proxy) plainTaskAnswer(s *session, tc *taskCall, slot *upstream.RawResu
 		if check := p.outputCheck(e); check != nil {
 			out = check(out)
 		}
+		if cleaned, err := p.cleanResult(context.Background(), e, out); err == nil { // results.go
+			out = cleaned
+		}
 	}
 	out = redactResult(p.conf(), out)
 	if out.Content == nil {
@@ -395,6 +399,14 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 // item 6).
 func (p *Proxy) taskResult(e *catalog.Entry, res json.RawMessage) json.RawMessage {
 	res = shapeRaw(res)
+	if ingest.JSONMayHoldHidden(res) { // results.go: hidden characters, as on the call path
+		slot := &upstream.RawResult{JSON: res}
+		if out, err := p.cleanResult(withRawSlot(context.Background(), slot), e, nil); err == nil && slot.JSON == nil {
+			if b, err := json.Marshal(out); err == nil {
+				res = b
+			}
+		}
+	}
 	check := p.outputCheck(e)
 	if check == nil && len(p.conf().Secrets()) == 0 {
 		return res

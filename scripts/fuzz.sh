@@ -21,6 +21,7 @@ catalog FuzzAssignNames
 catalog FuzzGlobMatch
 config FuzzParse
 ingest FuzzStripHidden
+ingest FuzzJSONMayHoldHidden
 proxy FuzzFrontJSONRPC
 sandbox FuzzWorkerProtocol
 schemacheck FuzzFastAccept
