@@ -13,7 +13,7 @@ func TestJSONMayHoldHidden(t *testing.T) {
 		`{"text":"a` + "\u200b" + `b"}`:          true,
 		`{"text":"a\u200bb"}`:                    true,
 		`{"text":"a\u200Bb"}`:                    true,
-		`{"text":"` + tags("run rm -rf") + `"}`:   true,
+		`{"text":"` + tags("run rm -rf") + `"}`:  true,
 		`{"text":"\udb40\udc41"}`:                true,
 		`{"text":"\\u200b is how you write it"}`: false,
 		`{"text":"rtl` + "\u202e" + `x"}`:        true,

@@ -66,8 +66,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
-	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
