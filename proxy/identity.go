@@ -173,7 +173,15 @@ func (p *Proxy) openStateStore() (statestore.Store, error) {
 	if !ss.Shared() {
 		return statestore.NewMemory(0), nil
 	}
-	r, err := statestore.OpenRedis(statestore.RedisOptions{URL: ss.StateStoreURL, CAFile: ss.StateStoreCA})
+	failed := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "mcp_toolsearch_state_store_errors_total",
+		Help: "Operations on the shared state store ([server] state_store) that could not reach it, by operation; what needed them failed closed.",
+	}, []string{"op"})
+	if err := p.metrics.Registry().Register(failed); err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	r, err := statestore.OpenRedis(statestore.RedisOptions{URL: ss.StateStoreURL, CAFile: ss.StateStoreCA,
+		OnError: func(op string) { failed.WithLabelValues(op).Inc() }})
 	if err != nil {
 		return nil, fmt.Errorf("server.state_store: %s", p.conf().Redact(err.Error()))
 	}

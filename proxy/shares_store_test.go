@@ -37,7 +37,8 @@ url = %s
 path = "/a/mcp"
 token = "token-a"
 `, tomlQuote(srv.URL()), tomlQuote(up.URL))
-	a := strings.TrimSuffix(frontURL(t, startProxyText(t, cfg)), "/mcp") + "/a/mcp"
+	pa := startProxyText(t, cfg)
+	a := strings.TrimSuffix(frontURL(t, pa), "/mcp") + "/a/mcp"
 	b := strings.TrimSuffix(frontURL(t, startProxyText(t, cfg)), "/mcp") + "/a/mcp"
 	var onA []string
 	for i, url := range []string{a, b, a} {
@@ -70,6 +71,11 @@ token = "token-a"
 	srv.Stop()
 	if code, _, body := initialize(t, a, "token-a"); code != http.StatusServiceUnavailable || !strings.Contains(body, "sessions cannot be counted now") || !strings.Contains(body, "state store unavailable") {
 		t.Fatalf("store down: %d %s", code, body)
+	}
+	w := httptest.NewRecorder()
+	pa.MetricsHandler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	if !strings.Contains(w.Body.String(), `mcp_toolsearch_state_store_errors_total{op="slot script"} 1`) {
+		t.Fatalf("the failed operation is not counted:\n%s", grepLines(w.Body.String(), "state_store"))
 	}
 	srv.Start() // empty: the slots held so far are gone, as after a store restart without persistence
 	if code, id, body := initialize(t, a, "token-a"); code != http.StatusOK || id == "" {

@@ -28,6 +28,9 @@ type RedisOptions struct {
 	CAFile string
 	// Timeout bounds one operation (default DefaultTimeout).
 	Timeout time.Duration
+	// OnError, when set, is told of every operation that failed to reach
+	// the store (op: "GET", "rate-limit script", …), for a metric.
+	OnError func(op string)
 }
 
 // Redis is a Store in a Redis-protocol server (Redis >= 6.2 or Valkey,
@@ -39,6 +42,7 @@ type Redis struct {
 	c       valkey.Client
 	where   string // host:port/db, for messages (never the password)
 	timeout time.Duration
+	onError func(op string)
 	gcra    *valkey.Lua
 	acquire *valkey.Lua
 }
@@ -79,7 +83,7 @@ func OpenRedis(o RedisOptions) (*Redis, error) {
 	if opt.TLSConfig != nil && opt.TLSConfig.MinVersion < tls.VersionTLS12 {
 		opt.TLSConfig.MinVersion = tls.VersionTLS12
 	}
-	r := &Redis{where: opt.InitAddress[0] + "/" + strconv.Itoa(opt.SelectDB), timeout: o.Timeout, gcra: valkey.NewLuaScript(gcraScript), acquire: valkey.NewLuaScript(acquireScript)}
+	r := &Redis{where: opt.InitAddress[0] + "/" + strconv.Itoa(opt.SelectDB), timeout: o.Timeout, onError: o.OnError, gcra: valkey.NewLuaScript(gcraScript), acquire: valkey.NewLuaScript(acquireScript)}
 	if r.timeout <= 0 {
 		r.timeout = DefaultTimeout
 	}
@@ -120,6 +124,9 @@ func (r *Redis) Close() error {
 func (r *Redis) Where() string { return r.where }
 
 func (r *Redis) fail(op string, err error) error {
+	if r.onError != nil {
+		r.onError(op)
+	}
 	return fmt.Errorf("%w: %s at %s: %v", ErrUnavailable, op, r.where, err)
 }
 
