@@ -313,6 +313,8 @@ type Index struct {
 	// hints holds the search hints made (hint.go) and what they are
 	// made from, built on the first SearchHint and dropped by Replace.
 	hints atomic.Pointer[hintData]
+	// nameWordsCache holds docNameWords by document; Replace empties it.
+	nameWordsCache sync.Map
 }
 
 // NewIndex builds an index over entries (nil entries are skipped). Entries
@@ -712,6 +714,9 @@ func containsBytes(ss []string, b []byte) bool {
 // also shows what the tool is about ("cuisine, e.g. Italian"), so they are
 // damped, not dropped.
 func splitExamples(desc string) (rest, examples string) {
+	if s, _ := nextExample(desc); s < 0 {
+		return desc, "" // most descriptions: nothing to build
+	}
 	var r, ex strings.Builder
 	for desc != "" {
 		start, end := nextExample(desc)
@@ -743,9 +748,9 @@ func withoutExamples(desc string) string {
 func nextExample(desc string) (start, end int) {
 	lower := ""
 	start = -1
-	for _, m := range exampleMarks {
-		if !strings.Contains(desc, m[:2]) && !strings.Contains(desc, strings.ToUpper(m[:1])+m[1:2]) {
-			continue
+	for k, m := range exampleMarks {
+		if !strings.Contains(desc, m) && !strings.Contains(desc, exampleMarksCap[k]) {
+			continue // neither "for example" nor "For example" (other cases: not marks)
 		}
 		if lower == "" {
 			lower = strings.ToLower(desc)
@@ -781,6 +786,14 @@ func nextExample(desc string) (start, end int) {
 
 // exampleMarks are the lower-case words that start an example value.
 var exampleMarks = [...]string{"e.g.", "eg.", "for example", "for instance", "such as", "example:", "examples:", "ex:"}
+
+// exampleMarksCap are exampleMarks with a capital first letter.
+var exampleMarksCap = func() (c [len(exampleMarks)]string) {
+	for i, m := range exampleMarks {
+		c[i] = strings.ToUpper(m[:1]) + m[1:]
+	}
+	return c
+}()
 
 // isAbbrevDot reports whether the "." at desc[j] ends a one- or
 // two-letter abbreviation ("e.g.", "i.e.", "U.S.") rather than a sentence.
@@ -1109,6 +1122,7 @@ func (ix *Index) Replace(upstream string, entries []*Entry) {
 
 func (ix *Index) replaceLocked(upstream string, docs []idxDoc) {
 	ix.hints.Store(nil)
+	ix.nameWordsCache.Clear() // a compaction renumbers the documents
 	for _, id := range ix.byUp[upstream] {
 		ix.removeDocLocked(id)
 	}
@@ -2159,8 +2173,7 @@ const (
 // weather", not get_activity_weather.
 func (ix *Index) strongFit(doc int32, sc *scratch) bool {
 	aq := &sc.aq
-	var nameBuf [16]string
-	name := nameWords(ix.docs[doc].e.Name, nameBuf[:0])
+	name := ix.docNameWords(doc)
 	informative := 0
 	for i := range aq.terms {
 		qt := &aq.terms[i]
@@ -2198,11 +2211,18 @@ func (ix *Index) strongFit(doc int32, sc *scratch) bool {
 // (camelCase and snake_case split, stopwords and operation verbs left
 // out), at most cap(buf) of them.
 func nameWords(name string, buf []string) []string {
-	hintWords(name, func(w string) {
-		t := stem(w)
-		if toolVerbGroup[t] == 0 && !slices.Contains(buf, t) && len(buf) < cap(buf) {
-			buf = append(buf, t)
-		}
+	forEachRun(name, func(run string) {
+		splitCamel(run, func(p string) {
+			var lb [32]byte
+			b := lowerInto(lb[:], p)
+			if len(b) < 3 || b == nil || !isASCIILetters(string(b)) || isStopword(string(b)) {
+				return
+			}
+			t := stem(string(b))
+			if toolVerbGroup[t] == 0 && !slices.Contains(buf, t) && len(buf) < cap(buf) {
+				buf = append(buf, t)
+			}
+		})
 	})
 	return buf
 }
@@ -2248,8 +2268,18 @@ func (ix *Index) siblingNameCover(out []Scored, aq *analyzedQuery, w float64) {
 // nameCover returns the share of the words of doc's name that the query
 // has (RankParams.NameCover).
 func (ix *Index) nameCover(doc int32, aq *analyzedQuery) float64 {
-	var buf [16]string
-	return coveredShare(nameWords(ix.docs[doc].e.Name, buf[:0]), aq)
+	return coveredShare(ix.docNameWords(doc), aq)
+}
+
+// docNameWords returns nameWords of doc's name, made once per index and
+// document (the first hits of every query read them).
+func (ix *Index) docNameWords(doc int32) []string {
+	if w, ok := ix.nameWordsCache.Load(doc); ok {
+		return w.([]string)
+	}
+	w := slices.Clip(nameWords(ix.docs[doc].e.Name, make([]string, 0, 16)))
+	ix.nameWordsCache.Store(doc, w)
+	return w
 }
 
 // isExact reports whether doc is an exact match of the whole query.

@@ -154,22 +154,58 @@ const (
 func latinLanguage(text string, max int) int {
 	var count [len(latinTabs)]int
 	english, n := 0, 0
-	forEachRun(text, func(run string) {
-		if max > 0 && n >= max || len(run) > 12 {
-			return
+	// The words of text, read a byte at a time and stopped after max of
+	// them (this runs for every tool description of an index build).
+	for i := 0; i < len(text) && (max <= 0 || n < max); {
+		r, size := rune(text[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(text[i:])
 		}
+		if !isWordRune(r) || isCJK(r) {
+			i += size
+			continue
+		}
+		j := i + size
+		ascii := r < utf8.RuneSelf
+		for j < len(text) {
+			c := text[j]
+			if c < utf8.RuneSelf {
+				if !asciiWord[c] {
+					break
+				}
+				j++
+				continue
+			}
+			r2, sz := utf8.DecodeRuneInString(text[j:])
+			if !isWordRune(r2) || isCJK(r2) {
+				break
+			}
+			ascii = false
+			j += sz
+		}
+		run := text[i:j]
+		i = j
 		n++
-		w := FoldLatin(run)
-		if isStopword(w) {
-			english++ // and, being English too, it tells no other language ("in", "a")
-			return
+		if len(run) > latinMaxFunctionBytes {
+			continue // no function word is that long
+		}
+		var buf [16]byte
+		var w string
+		if ascii {
+			w = string(lowerWord(&buf, run)) // no allocation for a map key or a comparison
+			if isStopword(w) {
+				english++ // and, being English too, it tells no other language ("in", "a")
+				continue
+			}
+		} else {
+			w = FoldLatin(run)
 		}
 		for m, l := latinFunctionWord(w), 0; m != 0; m, l = m>>1, l+1 {
 			if m&1 != 0 {
 				count[l]++
 			}
 		}
-	})
+	}
 	best, bn, tie := -1, 0, false
 	for l, c := range count {
 		switch {
@@ -184,6 +220,10 @@ func latinLanguage(text string, max int) int {
 	}
 	return best
 }
+
+// latinMaxFunctionBytes bounds the function words of the tables, in bytes
+// as written (the longest, "welches", "können", "quelles": 7 or 8).
+const latinMaxFunctionBytes = 12
 
 // emitLatinDesc emits the English terms of the words of a description in
 // a language of the tables (nothing for other text).
@@ -210,8 +250,8 @@ func (ix *Index) expandLatin(aq *analyzedQuery) {
 	nbase := len(aq.terms)
 	for i := 0; i < nbase; i++ {
 		t := &aq.terms[i]
-		if t.kind != termWord || t.word == "" || t.whole || strings.IndexFunc(t.word, isCJK) >= 0 {
-			continue
+		if t.kind != termWord || t.word == "" || t.whole || aq.lang < 0 && t.ti != nil || strings.IndexFunc(t.word, isCJK) >= 0 {
+			continue // (an English query: only words the index does not know)
 		}
 		w := FoldLatin(t.word)
 		var en string
