@@ -129,6 +129,7 @@ func (d *dropCounter) drop() {
 type upstreamRelay struct {
 	logs        *relayQueue[logItem]
 	logDrops    *dropCounter
+	logUnrouted *logwindow.Window // log messages whose client is not known (logroute.go)
 	updated     *relayQueue[updatedItem]
 	updateDrops *dropCounter
 	listed      *logwindow.Window // "upstream tools listed" lines (proxy.go)
@@ -164,6 +165,7 @@ func (pt *passthrough) upRelay(up string) *upstreamRelay {
 			updateDrops: newDropCounter(pt.p.log, "notifications/resources/updated", up),
 		}
 		u.logs = &relayQueue[logItem]{max: logRelayMax, run: func(it logItem) { pt.sendLog(it.ctx, up, it.owner, it.params) }}
+		u.logUnrouted = unroutedLogWindow(pt.p.log, up)
 		u.updated = &relayQueue[updatedItem]{
 			max:  updatedRelayMax,
 			same: func(a, b updatedItem) bool { return a.params.URI == b.params.URI },

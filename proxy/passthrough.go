@@ -142,6 +142,7 @@ type passthrough struct {
 	subOn  map[route]*mcp.ClientSession    // the shared upstream session each of subs is made on (resubscribe)
 
 	inflight   []*inflight            // tools/call in flight on shared upstream sessions, oldest first
+	ended      []endedCall            // calls that ended in the last logGrace (logroute.go)
 	relaying   map[relayKey]int       // requests of an upstream relayed to a client session, not yet answered (passthrough_relay.go)
 	refused    map[string]*refusedLog // per upstream: requests refused over maxRelayedPerClient
 	clients    map[*session]*clientState
@@ -817,11 +818,25 @@ func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.Set
 // sessions: to the owner of a per-client session (owner != nil), else to
 // every client session that may see up's features. Each session filters by
 // its own level.
+//
+// On a shared session the client is chosen here, as the message arrives
+// (logroute.go); a message that belongs to calls of several client
+// sessions goes to none of them.
 func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session, params *mcp.LoggingMessageParams) {
 	if params == nil {
 		return
 	}
 	r := pt.upRelay(up)
+	if owner == nil {
+		target, all := pt.logTarget(up, takeLogToken(params))
+		if target == nil && !all {
+			if r.logUnrouted.Allow() {
+				pt.p.log.Warn("upstream log message not relayed: calls of several client sessions are in flight on its shared session and the message does not say whose it is (session = \"per-client\" routes exactly)", "upstream", up)
+			}
+			return
+		}
+		owner = target
+	}
 	if !r.logs.push(logItem{ctx, owner, params}) {
 		r.logDrops.drop()
 	}
@@ -834,7 +849,8 @@ type logItem struct {
 }
 
 // sendLog sends one of up's notifications/message to owner (a per-client
-// session's client) or every client session that may see up.
+// session's client, or the client whose call it belongs to) or, owner
+// nil, every client session that may see up.
 func (pt *passthrough) sendLog(ctx context.Context, up string, owner *session, params *mcp.LoggingMessageParams) {
 	targets := pt.p.clientSessions()
 	if owner != nil {

@@ -183,6 +183,7 @@ func (pt *passthrough) endCall(f *inflight) {
 	defer pt.mu.Unlock()
 	if i := slices.Index(pt.inflight, f); i >= 0 {
 		pt.inflight = slices.Delete(pt.inflight, i, i+1)
+		pt.noteEnded(f) // logroute.go
 	}
 }
 

@@ -100,7 +100,8 @@ func takeCallerToken(req mcp.Request) string {
 
 // callerTagger is the http.RoundTripper of HTTP upstream sessions (see the
 // top of this file): on every event-stream response it sets
-// params._meta[metaKeyCaller] of each JSON-RPC request to the token of the
+// params._meta[metaKeyCaller] of each JSON-RPC request (and log message,
+// logroute.go) to the token of the
 // call whose POST the stream answers, or removes the key when the stream
 // answers no call of ours (the standalone GET stream, a resumed stream).
 //
@@ -387,8 +388,11 @@ func (t *tagReader) tag(data string) string {
 		return ""
 	}
 	var msg map[string]json.RawMessage
-	if json.Unmarshal([]byte(data), &msg) != nil || msg["method"] == nil || msg["id"] == nil {
+	if json.Unmarshal([]byte(data), &msg) != nil || msg["method"] == nil {
 		return ""
+	}
+	if msg["id"] == nil && string(msg["method"]) != `"notifications/message"` {
+		return "" // a notification; log messages are tagged too (logroute.go)
 	}
 	params := map[string]json.RawMessage{}
 	if raw := msg["params"]; len(raw) > 0 && string(raw) != "null" {

@@ -40,7 +40,7 @@ func TestTagReader(t *testing.T) {
 		": comment\n\n" +
 		`data: {"id":2,"jsonrpc":"2.0","method":"roots/list","params":{"_meta":{"` + metaKeyCaller + `":"T","k":1}}}` + "\n\n" +
 		"data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"method\":\"x\"}}\n\n" +
-		"id: 7\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{}}\n\n" +
+		"id: 7\n" + `data: {"jsonrpc":"2.0","method":"notifications/message","params":{"_meta":{"` + metaKeyCaller + `":"T"}}}` + "\n\n" +
 		"event: message\nid: 8\ndata: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{\"text\":\"" + long + "\"}}\r\n\r\n" +
 		"data: cut at the end\n"
 	if got := read("T"); got != want {
