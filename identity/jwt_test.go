@@ -116,3 +116,21 @@ func TestMetadataURLs(t *testing.T) {
 		t.Fatalf("got %s", got)
 	}
 }
+
+// TestAudienceTrailingSlash: one trailing slash does not tell two
+// audiences apart (both name this route); anything else does.
+func TestAudienceTrailingSlash(t *testing.T) {
+	for aud, want := range map[string]bool{
+		"https://proxy.example.com/mcp":   true,
+		"https://proxy.example.com/mcp/":  true,
+		"https://proxy.example.com/mcp/x": false,
+		"https://proxy.example.com/mc":    false,
+		"http://proxy.example.com/mcp":    false,
+		"https://proxy.example.com/mcp//": false,
+	} {
+		id := &Identity{Audience: []string{aud}}
+		if got := id.HasAudience("https://proxy.example.com/mcp"); got != want {
+			t.Errorf("token audience %q for https://proxy.example.com/mcp: %v, want %v", aud, got, want)
+		}
+	}
+}

@@ -177,42 +177,60 @@ func (p *Proxy) originAllowed(origin string) bool {
 // clients sent to the new replica got "unknown tool … still starting").
 // Upstreams a reload adds do not count: a config change rolled out to
 // every replica at once would take them all out together.
+//
+// /healthz needs no token (probes have none), so what it tells a caller
+// without one is bounded: when the MCP routes need a credential
+// (server.bearer_token, [auth]), a request without a valid one gets the
+// status, the mode and how many upstreams are ready, not their names;
+// with the credential of /mcp it gets each upstream's state. Trust: clients
+// without a token learn that the proxy is up, not what it fronts.
 func (p *Proxy) HealthHandler() http.Handler {
 	live := telemetry.HealthHandler(nil)
-	ready := telemetry.HealthHandler(func() (bool, any) { return p.readiness() })
-	started := telemetry.HealthHandler(func() (bool, any) {
-		ok, out := p.readiness()
-		if !p.startSettled.Load() {
-			ok = false
-			out["started"] = false
+	serve := func(w http.ResponseWriter, r *http.Request, started bool) {
+		named := true
+		if a := p.authenticatorFor("/mcp", ""); a != nil {
+			_, err := a.Authenticate(r)
+			named = err == nil
 		}
-		return ok, out
-	})
+		telemetry.HealthHandler(func() (bool, any) {
+			ok, out := p.readiness(named)
+			if started && !p.startSettled.Load() {
+				ok = false
+				out["started"] = false
+			}
+			return ok, out
+		}).ServeHTTP(w, r)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch q := r.URL.Query(); {
 		case q.Has("live"):
 			live.ServeHTTP(w, r)
 		case q.Has("started"):
-			started.ServeHTTP(w, r)
+			serve(w, r, true)
 		default:
-			ready.ServeHTTP(w, r)
+			serve(w, r, false)
 		}
 	})
 }
 
 // readiness is /healthz's answer: ready when at least one upstream is (or
-// none is configured), with each upstream's state.
-func (p *Proxy) readiness() (bool, map[string]any) {
+// none is configured), with each upstream's state (named) or how many of
+// them are ready.
+func (p *Proxy) readiness(named bool) (bool, map[string]any) {
 	sts := p.ups.Statuses()
 	detail := map[string]string{}
-	ready := len(sts) == 0
+	ready, n := len(sts) == 0, 0
 	for _, st := range sts {
 		detail[st.Name] = string(st.State)
 		if st.State == "ready" {
 			ready = true
+			n++
 		}
 	}
 	out := map[string]any{"upstreams": detail, "mode": p.surf().Mode()}
+	if !named {
+		return ready, map[string]any{"upstreams_ready": n, "upstreams": len(sts), "mode": p.surf().Mode()}
+	}
 	if na := p.ups.NotApplied(); na != nil {
 		// reloadkeep.go: names only (the reason, which may name paths,
 		// is in the log; /healthz has no token).
