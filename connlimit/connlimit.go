@@ -28,7 +28,16 @@ import (
 type Limits struct {
 	Max     int
 	PerAddr int
+	// OnDrained, when set, is called (on its own goroutine) when the open
+	// connections fall to a quarter of their peak, after a peak of at
+	// least DrainedPeak: a flood ended, and what it made the process
+	// hold can be given back (the proxy returns memory to the OS then).
+	OnDrained func()
 }
+
+// DrainedPeak is the least peak of open connections after which
+// Limits.OnDrained is called.
+const DrainedPeak = 256
 
 // Stats are a Listener's counters since it was made.
 type Stats struct {
@@ -48,6 +57,7 @@ type Listener struct {
 
 	mu       sync.Mutex
 	open     int
+	peak     int // most open since OnDrained was last called
 	byAddr   map[string]int
 	unvetted *list.List // of *Conn, oldest first
 
@@ -104,6 +114,7 @@ func (l *Listener) Accept() (net.Conn, error) {
 		}
 		c := &Conn{Conn: raw, l: l, addr: addr}
 		l.open++
+		l.peak = max(l.peak, l.open)
 		l.byAddr[addr]++
 		c.elem = l.unvetted.PushBack(c)
 		l.mu.Unlock()
@@ -137,6 +148,10 @@ func (l *Listener) releaseLocked(c *Conn) {
 	}
 	c.released = true
 	l.open--
+	if l.lim.OnDrained != nil && l.peak >= DrainedPeak && l.open <= l.peak/4 {
+		l.peak = l.open
+		go l.lim.OnDrained()
+	}
 	if l.byAddr[c.addr]--; l.byAddr[c.addr] <= 0 {
 		delete(l.byAddr, c.addr)
 	}

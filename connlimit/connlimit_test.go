@@ -179,3 +179,61 @@ func TestPerAddressCap(t *testing.T) {
 		t.Errorf("stats = %+v", st)
 	}
 }
+
+// TestOnDrained: after a peak of DrainedPeak connections, OnDrained is
+// called once when they fall to a quarter of it, and not for small ups and
+// downs.
+func TestOnDrained(t *testing.T) {
+	calls := make(chan struct{}, 10)
+	f := &fakeListener{conns: make(chan net.Conn)}
+	l := New(f, Limits{OnDrained: func() { calls <- struct{}{} }})
+	accepted := make(chan net.Conn, DrainedPeak+10)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- c
+		}
+	}()
+	t.Cleanup(func() { close(f.conns) })
+	open := func(n int) []net.Conn {
+		var out []net.Conn
+		for i := 0; i < n; i++ {
+			_, s := dial(t, f, l, "127.0.0.1", accepted)
+			out = append(out, s)
+		}
+		return out
+	}
+	small := open(10)
+	for _, c := range small {
+		c.Close()
+	}
+	select {
+	case <-calls:
+		t.Fatal("OnDrained after 10 connections")
+	case <-time.After(50 * time.Millisecond):
+	}
+	flood := open(DrainedPeak)
+	for i, c := range flood {
+		c.Close()
+		if i == DrainedPeak*3/4-2 {
+			select {
+			case <-calls:
+				t.Fatalf("OnDrained with %d of %d still open", DrainedPeak-i-1, DrainedPeak)
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	select {
+	case <-calls:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no OnDrained after the flood ended")
+	}
+	select {
+	case <-calls:
+		t.Fatal("OnDrained called twice for one flood")
+	case <-time.After(50 * time.Millisecond):
+	}
+}

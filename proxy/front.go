@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/connlimit"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/memtrim"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
@@ -49,7 +50,9 @@ func (p *Proxy) maxConnections() int {
 // limitListener wraps the front's listener with the connection caps and
 // reports its counters on /metrics.
 func (p *Proxy) limitListener(ln net.Listener) *connlimit.Listener {
-	l := connlimit.New(ln, connlimit.Limits{Max: p.maxConnections(), PerAddr: p.conf().Server.MaxConnectionsPerAddress})
+	// After a flood of connections the memory it took goes back to the
+	// OS (internal/memtrim; docs/performance.md "Sessions under flood").
+	l := connlimit.New(ln, connlimit.Limits{Max: p.maxConnections(), PerAddr: p.conf().Server.MaxConnectionsPerAddress, OnDrained: memtrim.Soon})
 	p.metrics.SetFrontStats(func() telemetry.FrontStats {
 		s := l.Stats()
 		return telemetry.FrontStats{Open: s.Open, RefusedTotal: s.RefusedTotal, RefusedPerAddr: s.RefusedPerAddr, Evicted: s.Evicted}

@@ -254,14 +254,22 @@ func (p *Proxy) sseShareGate(endpoint string, next http.Handler) http.Handler {
 		}()
 		ctx, cancel := context.WithCancel(context.WithValue(r.Context(), shareTicketKey{}, t))
 		defer cancel()
+		var expired atomic.Bool
 		idle := time.AfterFunc(p.conf().Server.InitializeTimeout.Duration, func() {
 			if !t.claimed.Load() {
 				p.log.Debug("legacy SSE stream closed: no initialize in time", "limit", "server.initialize_timeout", "remote", r.RemoteAddr)
+				expired.Store(true)
 				cancel()
 			}
 		})
 		defer idle.Stop()
 		next.ServeHTTP(w, r.WithContext(ctx))
+		if expired.Load() {
+			// The connection goes too: kept alive, an idle client's
+			// connection would still hold a goroutine and its buffers.
+			t.give()
+			panic(http.ErrAbortHandler)
+		}
 	})
 }
 
