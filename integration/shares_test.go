@@ -25,12 +25,13 @@ import (
 //     next initialize of another user still succeeds (before: max_sessions
 //     was one pool, and every other user got 503 until the sessions idled
 //     out, 30 minutes later);
+//
 //   - 3,000 legacy SSE streams (GET /sse) that never initialize, from 30
 //     loopback addresses: counted from their first byte under
 //     max_sessions, and closed after initialize_timeout (before: not
 //     counted at all, held for ever, 3 goroutines each).
 //
-//	go test ./integration -run TestSessionSharesUnderFlood -v
+//     go test ./integration -run TestSessionSharesUnderFlood -v
 //
 // prints the figures of docs/performance.md ("Sessions under flood");
 // MCP_TOOLSEARCH_BIN=<old build> SHARES_NO_ASSERT=1 prints those from
