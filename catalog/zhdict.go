@@ -135,14 +135,6 @@ func (t *wordTable) lookup(w string) (string, bool) {
 	return "", false
 }
 
-// emitZhWords segments a CJK run by greedy longest match against the word
-// table and emits the English terms of each word found.
-func emitZhWords(run string, sink tokenSink) {
-	zhSegments(run, func(_, _ int, en string) {
-		forFields(en, sink)
-	})
-}
-
 // zhSegments segments a CJK run by greedy longest match against the word
 // table and calls f with the byte span [lo, hi) of each word found (2 to
 // zhMaxRunes characters) and its space-separated English terms, in order.
