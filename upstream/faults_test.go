@@ -222,22 +222,24 @@ func TestHTTPNonJSONRPCBodyFailsOneCall(t *testing.T) {
 func TestHTTPOversizedAnswer(t *testing.T) {
 	for _, path := range []string{"go-sdk", "own"} {
 		for _, sse := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/sse=%v", path, sse), func(t *testing.T) {
-				o := Options{}
-				if path == "own" {
-					o = proxyLikeOptions()
-				}
-				o.MaxMessageBytes = 1 << 20
-				testHTTPOversizedAnswer(t, sse, o)
-			})
+			for _, size := range []int{3 << 20, 12 << 20} { // 12 MiB: an event past 4 times the cap is cut off
+				t.Run(fmt.Sprintf("%s/sse=%v/%dMiB", path, sse, size>>20), func(t *testing.T) {
+					o := Options{}
+					if path == "own" {
+						o = proxyLikeOptions()
+					}
+					o.MaxMessageBytes = 1 << 20
+					testHTTPOversizedAnswer(t, sse, o, size)
+				})
+			}
 		}
 	}
 }
 
-func testHTTPOversizedAnswer(t *testing.T, sse bool, o Options) {
+func testHTTPOversizedAnswer(t *testing.T, sse bool, o Options, size int) {
 	sc := &fakeupstream.Scenario{Call: func(s *fakeupstream.Session, name string, _ json.RawMessage) string {
 		if name == "big" {
-			return fakeupstream.TextResult(strings.Repeat("x", 3<<20))
+			return fakeupstream.TextResult(strings.Repeat("x", size))
 		}
 		return fakeupstream.EchoResult(name)
 	}}

@@ -11,6 +11,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -695,6 +696,13 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *pos
 		}
 		return !answered
 	})
+	if errors.Is(err, errEventCut) && !answered && id != noCall && c.isPending(id) {
+		// The stream was cut in the middle of an event past the cap: on
+		// this call's stream it is the call's answer (or holds it up), so
+		// the call fails with the cap named, and is not resumed.
+		c.deliver(c.oversized(strconv.AppendInt(nil, id, 10), false, cutAfter(c.maxBytes)))
+		answered = true
+	}
 	return answered, handed, err
 }
 
@@ -767,6 +775,9 @@ func (c *httpConn) standaloneGET() {
 			drainClose(resp.Body)
 		default:
 			_, _, err := c.events(resp, &lastID, noCall, nil, nil)
+			if errors.Is(err, errEventCut) {
+				c.log.Warn("upstream's standalone GET stream cut off: it sent an event far past the cap (reconnecting with backoff)", "cap", c.maxBytes, "limit", "server.max_message_bytes")
+			}
 			if err != nil {
 				problem = "stream ended: " + err.Error()
 			} else {

@@ -33,6 +33,17 @@ type sseEvent struct {
 // of such a line is dropped.
 const maxSSELine = 4096
 
+// errEventCut ends the reading of a stream in the middle of an event that
+// went past cutAfter: the rest of it is not read (an upstream could send
+// gigabytes, or a small gzip body that inflates to them, and keep the
+// proxy busy reading them).
+var errEventCut = errors.New("the upstream sent an SSE event far past server.max_message_bytes; the stream was cut off")
+
+// cutAfter is how much of an event past the cap is still read, looking
+// for its JSON-RPC id (which may come last): four times the cap, at least
+// 1 MiB.
+func cutAfter(maxBytes int) int { return max(4*maxBytes, 1<<20) }
+
 // readSSE reads events from r until it ends or fn returns false; it
 // returns nil at the end of the stream and the read error otherwise. An
 // event's data past maxBytes is not kept (Oversize). Events with no data
@@ -122,6 +133,10 @@ func readSSE(r io.Reader, maxBytes int, fn func(*sseEvent) bool) error {
 			line = append(line, chunk[:max(0, maxSSELine-len(line))]...)
 		default:
 			line = append(line, chunk...)
+		}
+		if ev.Oversize && ev.Size > cutAfter(maxBytes) {
+			memtrim.Soon()
+			return errEventCut
 		}
 		if full {
 			continue
