@@ -26,7 +26,14 @@ func (Direct) Mode() string { return "direct" }
 // hint: such an upstream is served transparently.
 func (Direct) Tools(env Env) []*mcp.Tool {
 	es := allowedEntries(env, nil)
-	ix := env.Snapshot().Index
+	snap := env.Snapshot()
+	ix := snap.Index
+	if si, ok := env.(SearchIndexer); ok {
+		// The view's own index: a hint's words are chosen by statistics
+		// over what this client may see, so a tool denied to it cannot
+		// change another tool's hint.
+		ix = si.SearchIndex(snap)
+	}
 	out := make([]*mcp.Tool, 0, len(es))
 	for _, e := range es {
 		t := EntryTool(e)

@@ -64,3 +64,53 @@ func TestDirectNoHintUnprefixed(t *testing.T) {
 		}
 	}
 }
+
+// viewEnv is a testEnv whose searches use an index over only the entries
+// its policy allows, as the proxy's per-view indexes are.
+type viewEnv struct{ *testEnv }
+
+func (e viewEnv) SearchIndex(snap *catalog.Snapshot) *catalog.Index {
+	var allowed []*catalog.Entry
+	for _, en := range snap.Entries {
+		if e.Allowed(en) {
+			allowed = append(allowed, en)
+		}
+	}
+	return catalog.NewIndex(allowed)
+}
+
+// A tool denied to a client cannot change the search hints of the tools
+// it sees: hints come from the client's own view of the catalog.
+func TestDirectSearchHintIgnoresDenied(t *testing.T) {
+	hints := func(withDenied bool) map[string]string {
+		cat := catalog.New("__", Reserved, []catalog.UpstreamInfo{{Name: "files", Prefix: "files"}})
+		es := []*catalog.Entry{
+			{Name: "read_file", Description: "Read the complete contents of a file from the file system."},
+			{Name: "write_file", Description: "Create a new file or overwrite an existing file with new content."},
+		}
+		deny := map[string]bool{}
+		if withDenied {
+			// Shares "file" and "contents" with the others: it shifts the
+			// statistics every hint is chosen by.
+			es = append(es, &catalog.Entry{Name: "delete_file", Description: "Delete a file and its contents forever from the file system, file by file."})
+			deny["mcp:files:delete_file"] = true
+		}
+		cat.SetTools("files", es)
+		env := viewEnv{&testEnv{cat: cat, deny: deny}}
+		out := map[string]string{}
+		for _, tl := range (Direct{}).Tools(env) {
+			h, _ := tl.Meta["anthropic/searchHint"].(string)
+			out[tl.Name] = h
+		}
+		return out
+	}
+	without, with := hints(false), hints(true)
+	if len(with) != 2 {
+		t.Fatalf("listed %v, want the two allowed tools", with)
+	}
+	for name, h := range without {
+		if with[name] != h {
+			t.Errorf("%s: hint %q with a denied tool in the catalog, %q without: a denied tool shows through", name, with[name], h)
+		}
+	}
+}
