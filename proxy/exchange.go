@@ -32,10 +32,7 @@ import (
 //
 //   - the call runs in its own goroutine, on a copy of the client's
 //     session whose ex names the exchange; askClient (relays, approval)
-//     puts a question on the exchange and waits for the answer. A call of
-//     the stdio front's fast path runs on its request's goroutine instead,
-//     and a goroutine that answers that request is started only when a
-//     question comes (runInline, answerFirst; issue 16, round 12);
+//     puts a question on the exchange and waits for the answer;
 //   - each tools/call of the client (the first, then each retry) waits
 //     until the call ends (the result) or has unanswered questions (an
 //     input_required result listing them, with requestState = the
@@ -106,31 +103,7 @@ type exchange struct {
 	cctx context.Context
 	cs   session // the call's own copy of the client's session, naming ex
 	args json.RawMessage
-	// later is where the call leaves the end of its upstream's answer
-	// stream, read by run after close(done) (upstream.Later).
-	later upstream.Later
-
-	// Inline (issue 16, round 12): a call of the stdio fast path runs on
-	// the goroutine of the request that started it (runInline), and a
-	// goroutine that answers that request is started only when the call
-	// asks the client something (ask: firstWaiter). fc is that request
-	// (nil: the call runs on a goroutine of its own, run). Under mu:
-	lead     uint8         // leadInline, leadMoved or leadEnded
-	waiting  bool          // the firstWaiter was started
-	firstOut chan struct{} // (leadMoved) closed once the firstWaiter answered fc
-	fc       *fastCall
 }
-
-// Who answers the request that started an inline exchange (exchange.lead).
-const (
-	leadInline = iota // the call runs, no question answered yet: the request's own goroutine will
-	leadMoved         // the firstWaiter answered it with input_required; the result is a retry's
-	leadEnded         // the call ended first: its goroutine answers with the result
-)
-
-// errMoved is what an inline call's chain returns once the request was
-// answered by the exchange's firstWaiter (serveFast drops it: fc.moved).
-var errMoved = errors.New("mcp-toolsearch: the request was answered with input_required; the call's result goes to its retry")
 
 type question struct {
 	req    mcp.InputRequest
@@ -158,9 +131,6 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 		}
 		if ex, err = p.startExchange(rctx, s, cr.Params.Name, args); err != nil {
 			return nil, err
-		}
-		if ex.fc != nil {
-			return p.runInline(rctx, ex)
 		}
 	} else if state != "" {
 		id := exchangeID(state)
@@ -191,9 +161,6 @@ func (p *Proxy) callModern(ctx context.Context, s *session, cr *mcp.CallToolRequ
 		if ex, err = p.startExchange(ctx, s, cr.Params.Name, args); err != nil {
 			return nil, err
 		}
-		if ex.fc != nil {
-			return p.runInline(ctx, ex)
-		}
 	}
 	return p.waitExchange(ctx, ex)
 }
@@ -213,157 +180,20 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	ex := &exchange{tool: name, subject: p.exchangeSubject(ctx, s), done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life, p: p, cs: *s, args: args}
 	ex.raw = &ex.rawSlot
 
-	// A call of the stdio fast path runs inline (runInline): its context
-	// is the request's own, whose cancellation (notifications/cancelled,
-	// the session's end) then reaches the call directly, as waitExchange
-	// passes it on otherwise; once the request is answered with
-	// input_required it is no longer cancelled (firstWaiter). Not while
-	// requests are traced: the first request's span (identity.go) would
-	// then end with the call, not with its input_required answer.
-	if p.idn == nil || !p.idn.tracer.On() {
-		ex.fc = inlineFast(ctx)
-	}
-	parent := ctx
-	if ex.fc == nil {
-		parent = context.WithoutCancel(ctx)
-	}
 	// The result may pass as the upstream's bytes (rawresult.go), stamped
 	// for the 2026-07-28 client when written.
-	cctx := withRawSlot(parent, ex.raw)
-	if p.surfP.Load().pool == nil {
-		// The end of the upstream's answer stream is read by run's
-		// goroutine after the answer was handed on (upstream.Later: no
-		// goroutine of its own per call, issue 16; inline: serveFast's,
-		// after the answer). Not in code mode: a run makes many calls and
-		// lasts long, and the first call's stream would wait for its end.
-		cctx = upstream.WithLater(cctx, &ex.later)
-		if ex.fc != nil {
-			ex.fc.later = &ex.later
-		}
-	}
+	cctx := withRawSlot(context.WithoutCancel(ctx), ex.raw)
 	ex.cctx, ex.cancel = context.WithCancel(cctx)
 	ex.cs.ex = ex // the call's own copy of the session names the exchange
 	if ex.cs.base == nil {
 		ex.cs.base = s
 	}
-	if ex.fc == nil {
-		goWarmTask(ex) // warm.go: ex.run
-	}
+	goWarmTask(ex) // warm.go: ex.run
 	return ex, nil
-}
-
-// inlineFast is the stdio fast-path request whose context ctx is (its
-// cancellation the request's own: bindFast's test), or nil. Such a request
-// is answered by frontfast.go's own code, which lets the exchange's
-// firstWaiter answer it in its place.
-func inlineFast(ctx context.Context) *fastCall {
-	f, ok := ctx.Value(fastCallKey{}).(*fastCall)
-	if !ok || ctx.Done() != f.done || f.later != nil {
-		return nil
-	}
-	return f
-}
-
-// runInline runs ex's call on the goroutine of the request that started
-// it (ex.fc), saving the hand-off to a goroutine of its own and back
-// (two goroutine blocks per call; issue 16, round 12). Most calls ask the
-// client nothing: the request is then answered with the result, as
-// waitExchange would. When the call asks something (approval, a connect
-// link, a relayed sampling/elicitation/roots request, an upstream's
-// input_required round: all through askClient -> ask), ask starts the
-// exchange's firstWaiter, which does for this request what waitExchange
-// does (gathers the questions, parks the exchange, answers
-// input_required), while the call goes on here as it would on its own
-// goroutine; its result then goes to the retry (waitExchange), and this
-// request's chain returns errMoved, which serveFast drops.
-func (p *Proxy) runInline(ctx context.Context, ex *exchange) (mcp.Result, error) {
-	ex.res, ex.err = p.surf().Call(ex.cctx, &ex.cs, ex.tool, ex.args)
-	ex.mu.Lock()
-	moved := ex.lead == leadMoved
-	if !moved {
-		ex.lead = leadEnded
-	}
-	out := ex.firstOut
-	ex.mu.Unlock()
-	close(ex.done) // a retry (moved) or the firstWaiter (not) waits on it
-	if moved {
-		<-out // the firstWaiter has answered the request and let it go
-		ex.fc.moved = true
-		return nil, errMoved
-	}
-	p.endExchange(ex)
-	if err := ctx.Err(); err != nil {
-		return nil, err // as waitExchange: the request was cancelled
-	}
-	return ex.result()
-}
-
-// firstWaiter is an inline exchange's waiter for the request that started
-// it (answerFirst), run on a goroutine of its own (warm.go).
-type firstWaiter exchange
-
-func (w *firstWaiter) run() { (*exchange)(w).answerFirst() }
-
-// answerFirst answers the request that started inline exchange ex with
-// input_required once the call has asked the client something, unless
-// the call ends first (runInline then answers with its result) or the
-// request is cancelled (the call ends with it). What it does is what
-// waitExchange does for that request; the answer is what the receiving
-// chain would make of its result: stampServerInfo (server.go tools/call),
-// which is all the chain adds to an input_required result (eraResult and
-// the cache hints leave it as it is; redactMiddleware changes errors only,
-// and park's error names no secret).
-func (ex *exchange) answerFirst() {
-	p, f := ex.p, ex.fc
-	for {
-		select {
-		case <-ex.done:
-			return
-		case <-f.done:
-			// The request was cancelled or its session ended; the call
-			// ends under it, and its questions fail (as waitExchange).
-			p.endExchange(ex)
-			return
-		case <-ex.wake:
-			// Let questions asked at the same moment join this answer.
-			select {
-			case <-ex.done:
-				return
-			case <-time.After(askSettle):
-			}
-		}
-		reqs := ex.questions()
-		if len(reqs) == 0 {
-			continue
-		}
-		ex.mu.Lock()
-		if ex.lead != leadInline {
-			ex.mu.Unlock()
-			return
-		}
-		ex.lead = leadMoved
-		ex.firstOut = make(chan struct{})
-		ex.mu.Unlock()
-		res, err := p.inputRequired(ex, reqs)
-		if err == nil {
-			stampServerInfo(res)
-		}
-		// The request is answered: its id leaves c.inflight (a cancellation
-		// of it no longer reaches the call, which a retry continues) and
-		// its place in fastWG (the connection's end does not wait for a
-		// call that waits on a retry; the exchange's own watch on the
-		// session ends it). Its context is cancelled by serveFast once the
-		// call is over.
-		f.cancel = f.c.answerFast(f, res, err)
-		close(ex.firstOut)
-		f.c.fastWG.Done()
-		return
-	}
 }
 
 // run is the exchange's call, on its own goroutine (startExchange).
 func (ex *exchange) run() {
-	defer ex.later.Run() // after the answer was handed on (upstream.Later)
 	defer close(ex.done)
 	ex.res, ex.err = ex.p.surf().Call(ex.cctx, &ex.cs, ex.tool, ex.args)
 }
@@ -593,17 +423,10 @@ func (ex *exchange) ask(ctx context.Context, req mcp.InputRequest) (mcp.InputRes
 		ex.pending = map[string]*question{}
 	}
 	ex.pending[key] = q
-	// An inline call's first question: no goroutine waits on the
-	// exchange yet (runInline).
-	first := ex.fc != nil && !ex.waiting && ex.lead == leadInline
-	ex.waiting = ex.waiting || first
 	ex.mu.Unlock()
 	select {
 	case ex.wake <- struct{}{}:
 	default:
-	}
-	if first {
-		goWarmTask((*firstWaiter)(ex)) // answerFirst
 	}
 	select {
 	case a := <-q.answer:

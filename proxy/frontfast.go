@@ -61,7 +61,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
-	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // fastPath is what a connection needs to serve tools/call itself: its
@@ -194,14 +193,6 @@ type fastCall struct {
 	fp     *fastPath
 	params mcp.CallToolParamsRaw
 	resp   jsonrpc.Response
-	// Set by a 2026-07-28 call's inline exchange (exchange.go runInline):
-	// later is run after the answer (upstream.Later); moved says the
-	// exchange's firstWaiter answered the request (input_required) and
-	// took its place in c.inflight and fastWG, leaving cancel, the
-	// request's context's, to serveFast.
-	later  *upstream.Later
-	moved  bool
-	cancel context.CancelCauseFunc
 }
 
 // Value is the embedded context's, with fastCallKey{} naming f.
@@ -259,20 +250,10 @@ func bindFast(ctx context.Context, s *session) (context.Context, bool) {
 // serveFast runs one fast-path tools/call and writes its answer.
 func (c *frontConn) serveFast(f *fastCall) {
 	res, err := f.fp.handle(f, "tools/call", &mcp.CallToolRequest{Session: f.fp.ss, Params: &f.params})
-	if f.moved {
-		// Answered already (exchange.go answerFirst); the call is over.
-		if f.cancel != nil {
-			f.cancel(nil)
-		}
-	} else {
-		if cancel := c.answerFast(f, res, err); cancel != nil {
-			cancel(nil)
-		}
-		c.fastWG.Done()
+	if cancel := c.answerFast(f, res, err); cancel != nil {
+		cancel(nil)
 	}
-	if f.later != nil {
-		f.later.Run()
-	}
+	c.fastWG.Done()
 }
 
 // answerFast writes the answer of fast-path call f (res or err) and

@@ -391,7 +391,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	case "text/event-stream":
 		streamed = true
 		if own {
-			c.readStream(ctx, id, resp, pc, &inlineRead{sink: ownSinkOf(ctx), later: laterOf(ctx)})
+			c.readStream(ctx, id, resp, pc, &inlineRead{sink: ownSinkOf(ctx)})
 			return nil
 		}
 		go c.readStream(ctx, id, resp, pc, nil)
@@ -637,9 +637,7 @@ func (c *httpConn) readStream(ctx context.Context, id int64, resp *http.Response
 // With in (the stream is read on the caller's goroutine): the call's
 // progress is handed on after each event (in.sink), and when the answer
 // came before the end of the stream, the end is read (and pc ended) off
-// the caller's path: by the goroutine that ran the call once it handed the
-// answer on (in.later, later.go), else by a goroutine of its own; handed
-// reports that.
+// the caller's path, by a goroutine of its own; handed reports that.
 func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *postCtx, in *inlineRead) (answered, handed bool, err error) {
 	var src io.Reader = resp.Body
 	if in != nil {
@@ -649,10 +647,10 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *pos
 	defer func() {
 		if in != nil && answered && !in.eof {
 			handed = true
-			in.later.leave(func() { // later.go: the caller's goroutine once done with the answer, or a goroutine
+			go func() {
 				drainClose(resp.Body)
 				pc.end()
-			})
+			}()
 			return
 		}
 		drainClose(resp.Body)
@@ -709,10 +707,9 @@ func (c *httpConn) events(resp *http.Response, lastID *string, id int64, pc *pos
 // inlineRead is the body of an answer stream read on the goroutine of the
 // call's caller (events): it notes whether the body's end was read.
 type inlineRead struct {
-	body  io.Reader
-	sink  *progressSink // the call's progress (owncall.go), or nil
-	later *Later        // where the end of an answered stream is read (later.go), or nil
-	eof   bool
+	body io.Reader
+	sink *progressSink // the call's progress (owncall.go), or nil
+	eof  bool
 }
 
 func (r *inlineRead) Read(p []byte) (int, error) {

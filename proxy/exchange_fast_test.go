@@ -10,15 +10,13 @@ import (
 )
 
 // TestFrontFastInputRequired: 2026-07-28 calls on the stdio front's fast
-// path run their exchange inline (exchange.go runInline) and still ask the
-// client mid-call: an upstream's relayed elicitation and sampling (asked
-// on another goroutine than the call's), the proxy's approval (asked on
-// the call's own goroutine) followed by a relayed roots/list in a second
-// round. Each first answer is input_required, the retry gets the result,
-// the first request's id is free again as soon as it is answered, and the
-// answers are byte-identical (requestState aside) to the go-sdk path's,
-// where the exchange runs on a goroutine of its own. A call that never
-// gets its retry is ended with the connection (the test's cleanup).
+// path ask the client mid-call: an upstream's relayed elicitation and
+// sampling, the proxy's approval followed by a relayed roots/list in a
+// second round. Each first answer is input_required, the retry gets the
+// result, the first request's id is free again as soon as it is answered,
+// and the answers are byte-identical (requestState aside) to the go-sdk
+// path's. A call that never gets its retry is ended with the connection
+// (the test's cleanup).
 func TestFrontFastInputRequired(t *testing.T) {
 	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.a]\nurl = %s\n[tools]\nrequire_approval = [\"a__roots\"]\n", tomlQuote(askingUpstream(t))))
 	const trip = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}},"sampling":{},"roots":{}}`
