@@ -121,17 +121,12 @@ type rawToolResult struct {
 	// so that stamping needs no scan of its own (issue 16); metaRec the
 	// same for its _meta.
 	rec, metaRec *jsonscan.Members
-	// recs: the records rec and metaRec are in, when r is their one
-	// holder (ownRecords); compactInto gives them back once it wrote r,
-	// their last reader (issue 16, round 12).
-	recs *upstream.Records
 }
 
-// ownRecords makes recs (nil: none) r's: rec and metaRec are read from
-// them, and compactInto gives them back.
+// ownRecords makes rec and metaRec read from recs (nil: none).
 func (r *rawToolResult) ownRecords(recs *upstream.Records) {
 	if recs != nil {
-		r.recs, r.rec, r.metaRec = recs, &recs.Result, &recs.Meta
+		r.rec, r.metaRec = &recs.Result, &recs.Meta
 	}
 }
 
@@ -170,11 +165,6 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 		}()
 		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.metaRec, r.Meta, r.modern)
 		*sp = b[:0]
-		if r.recs != nil {
-			r.rec, r.metaRec = nil, nil
-			r.recs.Release() // read for the last time (issue 16, round 12)
-			r.recs = nil
-		}
 	}
 	switch {
 	case err != nil:

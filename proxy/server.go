@@ -237,9 +237,6 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				ctx, raw := rawSlotFor(ctx, ss) // rawresult.go: the upstream's bytes passed on
 				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
-				if raw != nil {
-					raw.ReleaseRecords() // shapeRaw was their last reader (mrtr.go): reused (issue 16, round 12)
-				}
 				if err == nil && raw != nil && raw.JSON != nil {
 					return &rawToolResult{json: raw.JSON, spare: raw.Answer, answer: raw.Answer}, nil
 				}

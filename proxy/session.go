@@ -112,7 +112,6 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
 	ctx, slot := withInnerRawSlot(ctx)
 	res, err := s.p.call(ctx, s, e, args, via)
-	slot.ReleaseRecords() // the modes read JSON alone (issue 16, round 12: the record is reused)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -133,7 +132,7 @@ func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
 		return false
 	}
 	slot.JSON, slot.Answer, slot.Plain = result, true, false // read after the call returned
-	slot.ReleaseRecords()                                    // not the transport's any more
+	slot.DropRecords()                                       // not the transport's any more
 	return true
 }
 

@@ -219,8 +219,6 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 			}
 			if rec != nil {
 				rec.setRecords(a.rec)
-			} else {
-				a.rec.Release()
 			}
 			return a.result, a.err
 		case <-wake:

@@ -292,7 +292,7 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 			raw.JSON, raw.Plain = answer, plain
 			return &mcp.CallToolResult{IsError: isErr}, nil, true
 		}
-		raw.ReleaseRecords() // decoded below: nothing reads them
+		raw.DropRecords() // decoded below: nothing reads them
 	}
 	var r mcp.CallToolResult
 	if err := r.UnmarshalJSON(answer); err != nil {

@@ -3,7 +3,6 @@ package upstream
 import (
 	"context"
 	"encoding/json"
-	"sync"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
@@ -34,10 +33,7 @@ type RawResult struct {
 	// the frame recorded them (issue 16), for the proxy's shaping and
 	// stamping; nil when none. They hold for JSON only while JSON is
 	// those very bytes (jsonscan.Members.Complete(JSON)), and whoever
-	// replaces JSON may leave them. One record per call, reached by this
-	// pointer and reused from a pool (round 12: two records by value,
-	// ~320 B, made every slot, exchange and answer that carried them
-	// that much bigger); see Members and ReleaseRecords.
+	// replaces JSON may leave them (DropRecords).
 	Records *Records
 }
 
@@ -53,19 +49,14 @@ type Records struct {
 	Meta   jsonscan.Members // the members of its _meta member's object
 }
 
-// recordsPool reuses Records between calls (ReleaseRecords).
-var recordsPool = sync.Pool{New: func() any { return new(Records) }}
-
-// recordsOf returns a Records from the pool holding result and meta, or
+// recordsOf returns the Records holding result and meta, or
 // nil when result is not a whole record of the object text obj (then
 // neither is meta, and a reader would scan obj anyway).
 func recordsOf(obj []byte, result, meta *jsonscan.Members) *Records {
 	if len(obj) == 0 || !result.Complete(obj) {
 		return nil
 	}
-	r := recordsPool.Get().(*Records)
-	r.Result, r.Meta = *result, *meta
-	return r
+	return &Records{Result: *result, Meta: *meta}
 }
 
 // Members returns the records of r.JSON's members and of its _meta's
@@ -78,30 +69,11 @@ func (r *RawResult) Members() (result, meta *jsonscan.Members) {
 	return &r.Records.Result, &r.Records.Meta
 }
 
-// ReleaseRecords gives r's Records back for reuse by a later call and
-// leaves r without (the readers then scan JSON themselves). Call it once
-// nothing reads them any more: the caller that wrote or consumed the
-// result, on the goroutine that made the call. A Records never given
-// back is garbage like any other value.
-func (r *RawResult) ReleaseRecords() {
-	r.Records.Release()
-	r.Records = nil
-}
+// DropRecords leaves r without records (the readers then scan JSON
+// themselves): JSON is no longer the text they were taken from.
+func (r *RawResult) DropRecords() { r.Records = nil }
 
-// Release gives rec (nil: none) back for reuse by a later call, emptied
-// (its records no longer name the text they were taken from). Only its
-// one holder may call it, once nothing reads it any more.
-func (rec *Records) Release() {
-	if rec != nil {
-		rec.Result.Reset()
-		rec.Meta.Reset()
-		recordsPool.Put(rec)
-	}
-}
-
-// setRecords gives r the records rec (nil: none), dropping any it had
-// (a later round of the same call: garbage, not pooled, since a reader
-// of the earlier round may still hold them).
+// setRecords gives r the records rec (nil: none), dropping any it had.
 func (r *RawResult) setRecords(rec *Records) { r.Records = rec }
 
 type rawResultKey struct{}

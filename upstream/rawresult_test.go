@@ -50,9 +50,8 @@ func TestRawPassable(t *testing.T) {
 	}
 }
 
-// TestRecordsOf: a result's records travel as one pooled Records (issue
-// 16, round 12) only when they hold the whole result; Release empties
-// them, so a reused Records never names the text it came from.
+// TestRecordsOf: a result's records travel with it only when they hold
+// the whole result; DropRecords leaves the result without.
 func TestRecordsOf(t *testing.T) {
 	frame := []byte(`{"jsonrpc":"2.0","id":-1,"result":{"content":[],"_meta":{"a":1}}}`)
 	var rm, mm jsonscan.Members
@@ -77,14 +76,14 @@ func TestRecordsOf(t *testing.T) {
 	if got, gotMeta := r.Members(); got != &rec.Result || gotMeta != &rec.Meta {
 		t.Fatal("Members does not return the Records' own records")
 	}
-	r.ReleaseRecords()
-	if r.Records != nil || rec.Result.Complete(result) || rec.Meta.Complete(meta) || rec.Result.Len() != 0 {
-		t.Fatal("a released Records still holds its result")
+	r.DropRecords()
+	if r.Records != nil {
+		t.Fatal("DropRecords left the Records")
 	}
 	if got, gotMeta := r.Members(); got != nil || gotMeta != nil {
 		t.Fatal("Members of a result without Records is not nil, nil")
 	}
-	r.ReleaseRecords() // none: nothing happens
+	r.DropRecords() // none: nothing happens
 	if recordsOf(result[:len(result)-1], &rm, &mm) != nil || recordsOf(nil, &rm, &mm) != nil {
 		t.Fatal("recordsOf took records that do not hold the text")
 	}
