@@ -99,7 +99,7 @@ func (c *conn) paramBindings(name string) []paramheader.Binding {
 }
 
 // modernParamsOf reads the params of a request for its 2026-07-28
-// headers (modernPostHeader); ok is false when
+// headers (setModernHeaders); ok is false when
 // they give no headers (no 2026-07-28 or later version in _meta).
 func modernParamsOf(params []byte) (modernParams, bool) {
 	p, ok := scanModernParams(params)
@@ -110,7 +110,7 @@ func modernParamsOf(params []byte) (modernParams, bool) {
 }
 
 // setModernHeaders sets the 2026-07-28 headers of a method request with
-// params p (modernPostHeader), but the Mcp-Param-* ones.
+// params p (setModernHeaders), but the Mcp-Param-* ones.
 func setModernHeaders(h http.Header, method string, p modernParams) {
 	h.Set("Mcp-Protocol-Version", p.version)
 	h.Set("Mcp-Method", method)
@@ -131,60 +131,34 @@ func modernName(method string, p modernParams) string {
 	return ""
 }
 
-// modernKey is what the headers of a 2026-07-28 POST without Mcp-Param-*
-// headers depend on besides the connection's state.
-type modernKey struct{ version, method, name string }
-
-// modernHdrMax bounds httpConn.modernHdr; when full it starts anew.
-const modernHdrMax = 256
-
-// modernPostHeader is the header of the POST of r, a request whose params
-// may name a protocol version in _meta (hasModernMeta): sharedPostHeader's
-// values and, when that _meta names 2026-07-28 or later (the go-sdk client
-// puts it there on a 2026-07-28 leg), the HTTP headers that protocol
-// requires on every request (MCP 2026-07-28 basic/transports, SEP-2243):
+// setModernHeaders adds to h, the header of the POST of r (a request whose
+// params may name a protocol version in _meta: hasModernMeta), the HTTP
+// headers protocol 2026-07-28 requires on every request when that _meta
+// names 2026-07-28 or later (the go-sdk client puts it there on a
+// 2026-07-28 leg; MCP 2026-07-28 basic/transports, SEP-2243):
 // MCP-Protocol-Version (the _meta's version), Mcp-Method, and Mcp-Name for
 // the methods that name something (tools/call and prompts/get:
 // params.name; resources/read: params.uri). A server refuses a request
 // without them, or with values that differ from the body, with -32020.
-// Requests of older protocols get sharedPostHeader (their
-// MCP-Protocol-Version comes from the initialize result).
+// Requests of older protocols keep the MCP-Protocol-Version of the
+// initialize result.
 //
 // A tools/call also gets the Mcp-Param-* headers of the arguments the
 // tool's inputSchema marks x-mcp-header (SEP-2243: a client MUST send
 // them), when the manager put the tool's bindings in ctx (paramBindingsKey,
-// from the upstream's last listing); such a request gets a map of its
-// own. Any other gets a map shared by the requests with the same
-// modernKey, made once (issue 16: the request's own map was ~0.4 KB per
-// call to a 2026-07-28 upstream); shared maps are read only (see
-// sharedPostHeader).
-func (c *httpConn) modernPostHeader(ctx context.Context, r *jsonrpc.Request) http.Header {
+// from the upstream's last listing).
+func (c *httpConn) setModernHeaders(ctx context.Context, h http.Header, r *jsonrpc.Request) {
 	p, ok := modernParamsOf(r.Params)
 	if !ok {
-		return c.sharedPostHeader()
+		return
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if bs, isCall := ctx.Value(paramBindingsKey{}).([]paramheader.Binding); isCall && r.Method == "tools/call" && len(bs) > 0 {
-		h := c.postHeaderLocked(8)
-		setModernHeaders(h, r.Method, p)
-		paramheader.Set(h, bs, r.Params)
-		return h
-	}
-	key := modernKey{version: p.version, method: r.Method, name: modernName(r.Method, p)}
-	if h := c.modernHdr[key]; h != nil {
-		return h
-	}
-	h := c.postHeaderLocked(8)
 	setModernHeaders(h, r.Method, p)
-	if c.modernHdr == nil || len(c.modernHdr) >= modernHdrMax {
-		c.modernHdr = make(map[modernKey]http.Header)
+	if bs, isCall := ctx.Value(paramBindingsKey{}).([]paramheader.Binding); isCall && r.Method == "tools/call" && len(bs) > 0 {
+		paramheader.Set(h, bs, r.Params)
 	}
-	c.modernHdr[key] = h
-	return h
 }
 
-// modernParams is what modernPostHeader reads from a request's params: the
+// modernParams is what setModernHeaders reads from a request's params: the
 // _meta's protocol version, name and uri ("" when absent).
 type modernParams struct{ version, name, uri string }
 
@@ -289,8 +263,8 @@ func plainString(v []byte) (string, bool) {
 }
 
 // hasModernMeta reports whether msg is a request whose params may carry
-// the 2026-07-28 protocol version in _meta, the only messages that
-// modernPostHeader gives headers of their own.
+// the 2026-07-28 protocol version in _meta, the only messages that get
+// headers from setModernHeaders.
 func hasModernMeta(msg jsonrpc.Message) bool {
 	r, ok := msg.(*jsonrpc.Request)
 	return ok && len(r.Params) > 0 && bytes.Contains(r.Params, []byte(mcp.MetaKeyProtocolVersion))

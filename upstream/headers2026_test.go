@@ -3,6 +3,7 @@ package upstream
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -49,75 +50,35 @@ func TestScanModernParamsAgreesWithDecode(t *testing.T) {
 	}
 }
 
-// TestModernPostHeaderOfAPlainCall: a 2026-07-28 tools/call gets its
-// three headers from the scan, with no decode of params, and once its
-// map is made no map of its own (the allocations left are the version
-// and name strings).
-func TestModernPostHeaderOfAPlainCall(t *testing.T) {
-	params := json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}},"name":"list_issues","arguments":{"owner":"octo","repo":"hello","state":"open"}}`)
-	msg := &jsonrpc.Request{Method: "tools/call", Params: params}
-	c := &httpConn{}
-	h := c.modernPostHeader(context.Background(), msg)
-	if h.Get("Mcp-Protocol-Version") != "2026-07-28" || h.Get("Mcp-Method") != "tools/call" || h.Get("Mcp-Name") != "list_issues" {
-		t.Fatalf("headers %v", h)
+// TestModernHeaders: a 2026-07-28 request's POST gets MCP-Protocol-Version,
+// Mcp-Method and Mcp-Name from its params; a tool that binds arguments to
+// Mcp-Param-* headers gets those too; the session's id goes on every POST;
+// an older version's request gets none of the 2026-07-28 headers.
+func TestModernHeaders(t *testing.T) {
+	c := &httpConn{sessionID: "s1"}
+	call := func(name string) *jsonrpc.Request {
+		return &jsonrpc.Request{Method: "tools/call", Params: json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"` + name + `","arguments":{"q":"v"}}`)}
 	}
-	allocs := testing.AllocsPerRun(100, func() {
-		c.modernPostHeader(context.Background(), msg)
-	})
-	if allocs > 2 {
-		t.Fatalf("modernPostHeader of a plain tools/call: %v allocations, want <= 2", allocs)
-	}
-}
-
-// TestModernPostHeaderShared: 2026-07-28 requests with the same version,
-// method and name share one header map, made with the connection's
-// values; a tool that binds arguments to Mcp-Param-* headers gets a map
-// of its own per call; a new session state starts the maps anew; an
-// older version gets the shared POST header.
-func TestModernPostHeaderShared(t *testing.T) {
-	c := &httpConn{}
-	call := func(name, extraMeta string) *jsonrpc.Request {
-		return &jsonrpc.Request{Method: "tools/call", Params: json.RawMessage(`{"_meta":{` + extraMeta + `"io.modelcontextprotocol/protocolVersion":"2026-07-28"},"name":"` + name + `","arguments":{"q":"v"}}`)}
+	header := func(ctx context.Context, r *jsonrpc.Request) http.Header {
+		h := c.postHeader()
+		c.setModernHeaders(ctx, h, r)
+		return h
 	}
 	ctx := context.Background()
-	a1 := c.modernPostHeader(ctx, call("a", ""))
-	a2 := c.modernPostHeader(ctx, call("a", `"k":1,`))
-	b := c.modernPostHeader(ctx, call("b", ""))
-	if a1.Get("Mcp-Name") != "a" || b.Get("Mcp-Name") != "b" || a1.Get("Mcp-Method") != "tools/call" ||
-		a1.Get("Mcp-Protocol-Version") != "2026-07-28" || a1.Get("Content-Type") != "application/json" || a1.Get("Accept-Encoding") != "gzip" {
-		t.Fatalf("headers a %v, b %v", a1, b)
+	a := header(ctx, call("a"))
+	if a.Get("Mcp-Name") != "a" || a.Get("Mcp-Method") != "tools/call" || a.Get("Mcp-Protocol-Version") != "2026-07-28" ||
+		a.Get("Content-Type") != "application/json" || a.Get("Mcp-Session-Id") != "s1" || a.Get("Mcp-Param-Query") != "" {
+		t.Fatalf("headers %v", a)
 	}
-	a1["X-Probe"] = []string{"1"} // a shared map shows it
-	if a2["X-Probe"] == nil || b["X-Probe"] != nil {
-		t.Fatalf("calls of one tool do not share one map, or of two tools do")
-	}
-	delete(a1, "X-Probe")
-
 	bound := paramheader.Bindings(json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","x-mcp-header":"Query"}}}`))
 	if len(bound) == 0 {
 		t.Fatal("no binding from the schema")
 	}
-	bctx := context.WithValue(ctx, paramBindingsKey{}, bound)
-	p1 := c.modernPostHeader(bctx, call("a", ""))
-	p2 := c.modernPostHeader(bctx, call("a", ""))
-	if p1.Get("Mcp-Param-Query") == "" || p1.Get("Mcp-Name") != "a" || a1.Get("Mcp-Param-Query") != "" {
-		t.Fatalf("bound call headers %v; shared %v", p1, a1)
+	if p := header(context.WithValue(ctx, paramBindingsKey{}, bound), call("a")); p.Get("Mcp-Param-Query") == "" || p.Get("Mcp-Name") != "a" {
+		t.Fatalf("bound call headers %v", p)
 	}
-	p1["X-Probe"] = []string{"1"}
-	if p2["X-Probe"] != nil {
-		t.Fatal("calls with Mcp-Param-* headers share a map")
-	}
-
-	c.mu.Lock() // what Write does on a new session id
-	c.sidHdr = []string{"s1"}
-	c.postHdr, c.modernHdr = nil, nil
-	c.mu.Unlock()
-	if a3 := c.modernPostHeader(ctx, call("a", "")); a3.Get("Mcp-Session-Id") != "s1" {
-		t.Fatalf("after a session id: %v", a3)
-	}
-
 	old := &jsonrpc.Request{Method: "tools/call", Params: json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"},"name":"a"}`)}
-	if h := c.modernPostHeader(ctx, old); h.Get("Mcp-Method") != "" || h.Get("Mcp-Session-Id") != "s1" {
+	if h := header(ctx, old); h.Get("Mcp-Method") != "" || h.Get("Mcp-Session-Id") != "s1" {
 		t.Fatalf("2025-11-25 request headers %v", h)
 	}
 }

@@ -86,9 +86,7 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	hook := requestHookFrom(req.Context()) // credential.go: trace context
 	same := sameOrigin(req.URL, h.target)
 	if hook == nil && (!same || len(h.headers) == 0 && h.auth == nil) {
-		resp, err := h.base.RoundTrip(req)
-		gunzipAnswer(req, resp) // gzipbody.go
-		return resp, err
+		return h.base.RoundTrip(req)
 	}
 	r := req.Clone(req.Context())
 	if same {
@@ -106,9 +104,7 @@ func (h *headerRoundTripper) RoundTrip(req *http.Request) (*http.Response, error
 	if hook != nil {
 		hook(r.Header)
 	}
-	resp, err := h.base.RoundTrip(r)
-	gunzipAnswer(r, resp) // gzipbody.go
-	return resp, err
+	return h.base.RoundTrip(r)
 }
 
 // httpTransport is httpTransportAuth for cfg (c.cfg, or it as SSE) with

@@ -85,22 +85,7 @@ type httpConn struct {
 	mu        sync.Mutex
 	sessionID string
 	version   string // negotiated protocol version (MCP-Protocol-Version)
-	// sidHdr and verHdr are sessionID and version as header values, made
-	// once (issue 16: a []string per header per request before).
-	sidHdr, verHdr []string
-	// postHdr is the header of every POST whose message needs no header
-	// of its own (sharedPostHeader); nil until first used and whenever
-	// sidHdr or verHdr change.
-	postHdr http.Header
-	// modernHdr holds the headers of 2026-07-28 POSTs whose headers depend
-	// on the request only through modernKey (modernPostHeader); emptied
-	// with postHdr.
-	modernHdr map[modernKey]http.Header
 	getOnce   sync.Once
-	// postTmpl is the request every POST is copied from (newPost); nil
-	// when c.url is one NewRequestWithContext refuses.
-	postTmpl *http.Request
-	tmplOnce sync.Once
 }
 
 // standalone GET stream retry bounds.
@@ -119,8 +104,6 @@ func (c *httpConn) initialized(result json.RawMessage) {
 	if json.Unmarshal(result, &r) == nil && r.ProtocolVersion != "" {
 		c.mu.Lock()
 		c.version = r.ProtocolVersion
-		c.verHdr = []string{r.ProtocolVersion}
-		c.postHdr, c.modernHdr = nil, nil
 		c.mu.Unlock()
 	}
 }
@@ -167,103 +150,27 @@ func (c *httpConn) deliver(msgs []jsonrpc.Message) bool {
 
 // setHeaders sets the session's Mcp-Session-Id and MCP-Protocol-Version
 // (spec 2025-11-25 basic/transports "Session Management", "Protocol
-// Version Header") on h. The value slices are the connection's own, shared
-// by its requests: header values are read, never changed in place (a Set
-// or Add replaces or appends to a fresh slice).
-// newPost is a POST of body to c's URL under ctx, as
-// http.NewRequestWithContext makes it for a *bytes.Reader body
-// (ContentLength, a GetBody that replays the body for a redirect), but
-// copied from a request made once per session (postTmpl): the URL is
-// parsed once and shared, read only (net/http's client and transport never
-// write a request's URL; headerRoundTripper's hook path clones the
-// request), so a POST costs one Request instead of a Request, a URL and a
-// header map (issue 16: ~0.3 KB and three allocations per call). The
-// caller sets Header. The Host is left empty: the transport then writes
-// the URL's host, the same bytes, and http.Client.send does not copy the
-// URL for a cookie jar the client does not have (client.go: cloneURL when
-// req.Host != "").
-func (c *httpConn) newPost(ctx context.Context, body []byte) (*http.Request, error) {
-	c.tmplOnce.Do(func() {
-		if r, err := http.NewRequestWithContext(context.Background(), http.MethodPost, c.url, nil); err == nil {
-			r.Host, r.Header = "", nil
-			c.postTmpl = r
-		}
-	})
-	if c.postTmpl == nil { // a URL NewRequestWithContext refuses: its error, every time
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
-		if req != nil {
-			req.Host = ""
-		}
-		return req, err
-	}
-	req := c.postTmpl.WithContext(ctx)
-	req.Body = io.NopCloser(bytes.NewReader(body)) // still one write: transfer.go unwraps the NopCloser
-	req.ContentLength = int64(len(body))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-	if len(body) == 0 {
-		req.Body, req.GetBody = http.NoBody, func() (io.ReadCloser, error) { return http.NoBody, nil }
-	}
-	return req, nil
-}
-
-// sharedPostHeader is the header of a POST whose message carries no
-// header of its own (modernPostHeader adds none): the fixed values and the
-// session's Mcp-Session-Id and MCP-Protocol-Version, in one map made once
-// per session state and shared by the requests (issue 16: the first
-// insert into each request's own map allocated its table, ~0.37 KB per
-// call). Shared is safe because nothing writes a request's header after
-// it is built: net/http's client and transport only read it (a
-// RoundTripper must not modify the request; http.Client copies it for
-// redirects), and headerRoundTripper (http.go) sets its headers on a
-// clone.
-func (c *httpConn) sharedPostHeader() http.Header {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.postHdr == nil {
-		c.postHdr = c.postHeaderLocked(5)
-	}
-	return c.postHdr
-}
-
-// postHeaderLocked is a new map with sharedPostHeader's values, room for
-// size; c.mu is held.
-func (c *httpConn) postHeaderLocked(size int) http.Header {
-	h := make(http.Header, size)
-	h["Content-Type"] = hdrJSON
-	h["Accept"] = hdrAcceptPOST
-	h["Accept-Encoding"] = hdrGzip
-	if c.sidHdr != nil {
-		h["Mcp-Session-Id"] = c.sidHdr
-	}
-	if c.verHdr != nil {
-		h["Mcp-Protocol-Version"] = c.verHdr
-	}
-	return h
-}
-
+// Version Header") on h.
 func (c *httpConn) setHeaders(h http.Header) {
 	c.mu.Lock()
-	sid, ver := c.sidHdr, c.verHdr
+	sid, ver := c.sessionID, c.version
 	c.mu.Unlock()
-	if sid != nil {
-		h["Mcp-Session-Id"] = sid
+	if sid != "" {
+		h.Set("Mcp-Session-Id", sid)
 	}
-	if ver != nil {
-		h["Mcp-Protocol-Version"] = ver
+	if ver != "" {
+		h.Set("Mcp-Protocol-Version", ver)
 	}
 }
 
-// Header values of every POST (shared; see setHeaders). acceptGzip is set
-// here rather than left to net/http: when a request has no
-// Accept-Encoding the transport adds "gzip" in a header map of its own,
-// one more map per request (issue 16: ~0.4 KB per call); asked for here,
-// the answer is decompressed by headerRoundTripper (http.go) as the
-// transport would have.
-var (
-	hdrJSON       = []string{"application/json"}
-	hdrAcceptPOST = []string{"application/json, text/event-stream"}
-	hdrGzip       = []string{"gzip"}
-)
+// postHeader is the header of a POST: the media types and the session's
+// headers (setHeaders). Accept-Encoding is left to net/http's transport,
+// which asks for gzip and decompresses the answer.
+func (c *httpConn) postHeader() http.Header {
+	h := http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+	c.setHeaders(h)
+	return h
+}
 
 // errRejected makes the go-sdk fail only the request a Write error belongs
 // to, not the connection (go-sdk jsonrpc2.ErrRejected, -32005, compared by
@@ -279,43 +186,26 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return mcp.ErrConnectionClosed
 	default:
 	}
-	b := getBuf()
-	buf, err := c.encode(*b, msg, wantsRaw(ctx))
-	*b = buf
+	buf, err := c.encode(nil, msg, wantsRaw(ctx))
 	if err != nil {
-		putBuf(b)
 		return err
 	}
-	// The body is a *bytes.Reader over the pooled buffer: only for the
-	// standard library's in-memory readers does net/http write the
-	// request's header and body in one write (transfer.go
-	// isKnownInMemoryReader; any other body has its header flushed first,
-	// a second write syscall per call, issue 16). The buffer goes back
-	// when net/http is surely done reading it (postbody.go); when that
-	// cannot be told, the body is a copy and the buffer goes back at once.
-	pb, tctx, lent := lendBody(ctx, b)
-	if !lent {
-		buf = bytes.Clone(buf)
-		putBuf(b)
-	}
-	pc := newPostCtx(tctx)
+	pc := newPostCtx(ctx)
 	streamed := false // readStream ends pc
 	defer func() {
 		if !streamed {
 			pc.end()
 		}
 	}()
-	req, err := c.newPost(pc.ctx, buf)
+	// A *bytes.Reader body: net/http writes the request's header and body
+	// in one write only for the standard library's in-memory readers.
+	req, err := http.NewRequestWithContext(pc.ctx, http.MethodPost, c.url, bytes.NewReader(buf))
 	if err != nil {
-		if lent {
-			pb.done()
-		}
 		return err
 	}
+	req.Header = c.postHeader()
 	if hasModernMeta(msg) {
-		req.Header = c.modernPostHeader(ctx, msg.(*jsonrpc.Request)) // headers2026.go
-	} else {
-		req.Header = c.sharedPostHeader()
+		c.setModernHeaders(ctx, req.Header, msg.(*jsonrpc.Request)) // headers2026.go
 	}
 	var call *jsonrpc.Request
 	method := ""
@@ -326,9 +216,6 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		}
 	}
 	resp, err := c.client.Do(req)
-	if lent {
-		pb.done() // no more reads of the body but those of writes still under way
-	}
 	if err != nil {
 		if call != nil {
 			c.take(callID(call))
@@ -339,8 +226,6 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.mu.Lock()
 		if c.sessionID == "" {
 			c.sessionID = sid
-			c.sidHdr = []string{sid}
-			c.postHdr, c.modernHdr = nil, nil
 		}
 		c.mu.Unlock()
 	}
