@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -732,8 +731,6 @@ func readSome(r io.Reader, n int64) []byte {
 	return b
 }
 
-// drainClose reads a little of what is left (so the connection can be
-// reused) and closes the body.
 // postCtx is the context of one POST of a call: cancelled with the call's
 // context (ctx) until the answer has been read (keep). The caller's context
 // ends as soon as the answer is delivered (the call returned); reading the
@@ -746,7 +743,7 @@ type postCtx struct {
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 	stop   func() bool
-	drain  *drainTimer // set by keep
+	drain  *time.Timer // set by keep
 }
 
 // keepDrain bounds reading the end of an answered event stream.
@@ -762,7 +759,7 @@ func newPostCtx(ctx context.Context) *postCtx {
 // keep detaches the POST from the call's context (the answer is in).
 func (pc *postCtx) keep() {
 	if pc.stop() {
-		pc.drain = startDrain(pc)
+		pc.drain = time.AfterFunc(keepDrain, func() { pc.cancel(context.DeadlineExceeded) })
 	}
 }
 
@@ -773,46 +770,13 @@ func (pc *postCtx) end() {
 	}
 	pc.stop()
 	if pc.drain != nil {
-		pc.drain.stop()
+		pc.drain.Stop()
 	}
 	pc.cancel(context.Canceled)
 }
 
-// drainTimer cancels a kept POST (pc) whose stream is still being read
-// keepDrain after its answer. Stopped in time, it is used again for the
-// next POST (issue 16: a timer and its function per call before); one
-// that fired is left to the garbage collector, so a late firing never
-// reaches a later POST.
-type drainTimer struct {
-	t  *time.Timer
-	pc atomic.Pointer[postCtx]
-}
-
-var drainTimers sync.Pool // of *drainTimer, stopped
-
-func startDrain(pc *postCtx) *drainTimer {
-	if d, _ := drainTimers.Get().(*drainTimer); d != nil {
-		d.pc.Store(pc)
-		d.t.Reset(keepDrain)
-		return d
-	}
-	d := &drainTimer{}
-	d.pc.Store(pc)
-	d.t = time.AfterFunc(keepDrain, func() {
-		if pc := d.pc.Load(); pc != nil {
-			pc.cancel(context.DeadlineExceeded)
-		}
-	})
-	return d
-}
-
-func (d *drainTimer) stop() {
-	if d.t.Stop() {
-		d.pc.Store(nil)
-		drainTimers.Put(d)
-	}
-}
-
+// drainClose reads a little of what is left (so the connection can be
+// reused) and closes the body.
 func drainClose(b io.ReadCloser) {
 	_, _ = io.Copy(io.Discard, io.LimitReader(b, 64<<10))
 	_ = b.Close()

@@ -62,8 +62,7 @@ func TestHTTPLegReusesConnections(t *testing.T) {
 // TestHTTPLegDrainBounded: an upstream that answers a call on its event
 // stream and then holds the stream open gets the POST cancelled once the
 // rest of the stream has been read for keepDrain; calls whose stream ends
-// in time come between them (their drain timers are used again by the
-// next call: drainTimer), and every call is answered.
+// in time come between them, and every call is answered.
 func TestHTTPLegDrainBounded(t *testing.T) {
 	s := newTestServer("plain", false)
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true})

@@ -37,10 +37,6 @@ type ownAnswer struct {
 	rec    *Records // a tools/call result's records (frameFields.rm, mm), nil: none
 }
 
-// ownChans are reusable waiter channels of our own requests (cap 1,
-// empty): one fewer allocation per call (issue 16).
-var ownChans = sync.Pool{New: func() any { return make(chan ownAnswer, 1) }}
-
 // ownSeq numbers our own requests: -1, -2, … (shared by every wire).
 var ownSeq atomic.Int64
 
@@ -154,7 +150,7 @@ const cancelNotifyTimeout = 5 * time.Second
 // caller's readers of the result: issue 16); its JSON is not set.
 func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time, rec *RawResult) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
-	ch := ownChans.Get().(chan ownAnswer)
+	ch := make(chan ownAnswer, 1)
 	w.mu.Lock()
 	w.own[id] = ch
 	if sink != nil {
@@ -197,12 +193,6 @@ func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, par
 	for {
 		select {
 		case a := <-ch:
-			// Its one answer taken (ownDone, closeOwn and expire send
-			// once, to the waiter they took out of w.own), the channel is
-			// empty and no one else holds it. A call that ended otherwise
-			// (ctx, a write error) leaves its channel to the collector:
-			// an answer may still be on its way into it.
-			ownChans.Put(ch)
 			if a.err == errWireDeadline {
 				forget()
 				w.sendCancel(ctx, conn, id, context.DeadlineExceeded.Error())

@@ -266,18 +266,10 @@ func (l *live) callOwn(ctx context.Context, w *wire, p *mcp.CallToolParams, extr
 	if p == nil {
 		p = &mcp.CallToolParams{}
 	}
-	b := getBuf()
-	buf, err := l.appendCallParams(*b, p, extra, modernLeg(l.session))
+	buf, err := l.appendCallParams(nil, p, extra, modernLeg(l.session))
 	if err != nil {
-		*b = buf
-		putBuf(b)
 		return nil, nil, false
 	}
-	// The params must outlive the write (an HTTP body may be read after
-	// Write returned): they are copied into the pooled frame buffer by
-	// encode, so buf can go back to the pool once the call returns.
-	*b = buf
-	defer putBuf(b)
 	var sink *progressSink
 	if onProgress != nil && token != "" {
 		sink = newProgressSink(onProgress)

@@ -203,15 +203,11 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return mcp.ErrConnectionClosed
 	default:
 	}
-	b := getBuf()
-	defer putBuf(b)
-	buf, err := c.encode(*b, msg, wantsRaw(ctx))
+	buf, err := c.encode(nil, msg, wantsRaw(ctx))
 	if err != nil {
 		return err
 	}
-	buf = append(buf, '\n')
-	*b = buf
-	_, err = c.out.Write(buf)
+	_, err = c.out.Write(append(buf, '\n'))
 	return err
 }
 

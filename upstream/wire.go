@@ -115,19 +115,6 @@ const errInvalid = jsonrpc.CodeInternalError
 
 // --- outgoing -------------------------------------------------------------
 
-// bufPool holds encode buffers (grown buffers above 1 MiB are dropped).
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
-
-func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
-
-func putBuf(b *[]byte) {
-	if cap(*b) > 1<<20 {
-		return
-	}
-	*b = (*b)[:0]
-	bufPool.Put(b)
-}
-
 // encode appends msg's JSON to buf. A call is recorded as pending (so its
 // answer can be matched even when malformed); an answer to a request of
 // the upstream whose id was substituted gets the original id back. raw
