@@ -256,8 +256,7 @@ type RawAnswerer interface {
 	// only (no _meta, no resultType), so the front writes it without
 	// compacting or scanning it. When it returns true, result is the
 	// front's, its capacity beyond its length included (the front may
-	// append to it in place, and give it back with ReleaseAnswer once
-	// written).
+	// append to it in place).
 	AnswerRaw(ctx context.Context, result json.RawMessage) bool
 }
 

@@ -715,45 +715,15 @@ func envelopeJSONResult(ctx context.Context, e Env, env []byte, isError bool) *m
 		// 6 bytes per byte, about 1.2 for JSON text) without counting it
 		// first (~9k instructions per call); the spare the
 		// front's stamps need is made sure of after.
-		b := answerBuf(2*len(env) + toolCallFrame + answerSpare)
+		b := make([]byte, 0, 2*len(env)+toolCallFrame+answerSpare)
 		b = appendToolCallResult(b, env, isError)
 		b = slices.Grow(b, answerSpare)
 		if ra.AnswerRaw(ctx, b) {
 			return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: isError}
 		}
-		ReleaseAnswer(b)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}},
 		StructuredContent: json.RawMessage(bytes.Clone(env)), IsError: isError}
-}
-
-// answerBufs holds buffers of answers handed to a RawAnswerer that its
-// front gave back once written (ReleaseAnswer: tool_call's
-// answer, the envelope twice, ~2 KB per call).
-var answerBufs sync.Pool // of *[]byte
-
-// answerBuf is an empty buffer of capacity n or more.
-func answerBuf(n int) []byte {
-	if bp, _ := answerBufs.Get().(*[]byte); bp != nil && cap(*bp) >= n {
-		return (*bp)[:0]
-	}
-	return make([]byte, 0, n)
-}
-
-// maxKeptAnswer is the largest answer buffer ReleaseAnswer keeps.
-const maxKeptAnswer = 64 << 10
-
-// ReleaseAnswer gives back the buffer of an answer a RawAnswerer took
-// (AnswerRaw returned true), for a later answer: the caller must hold
-// no reference to b or anything sharing its array afterwards. Optional:
-// an answer not given back is left to the garbage collector.
-func ReleaseAnswer(b []byte) {
-	if cap(b) == 0 || cap(b) > maxKeptAnswer {
-		return
-	}
-	bp := new([]byte)
-	*bp = b[:0]
-	answerBufs.Put(bp)
 }
 
 // toolCallFrame is the length of appendToolCallResult's output around

@@ -53,7 +53,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"sync"
 	"sync/atomic"
 	"unicode/utf8"
 
@@ -260,23 +259,18 @@ func (c *frontConn) serveFast(f *fastCall) {
 // returns the cancel of its context, which it took out of c.inflight.
 func (c *frontConn) answerFast(f *fastCall, res mcp.Result, err error) context.CancelCauseFunc {
 	resp, id := &f.resp, f.resp.ID
-	var buf *bytes.Buffer
 	switch {
 	case err != nil: // a result next to an error is dropped, as jsonrpc2 does
 		resp.Error = err
 	case res == nil:
 		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"}
 	default:
-		buf = resultBufs.Get().(*bytes.Buffer)
-		buf.Reset()
-		if merr := marshalResult(buf, res); merr != nil {
+		var buf bytes.Buffer
+		if merr := marshalResult(&buf, res); merr != nil {
 			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned a malformed result: " + merr.Error()}
 		} else {
 			resp.Result = bytes.TrimRight(buf.Bytes(), "\n")
 		}
-		// buf holds a copy: tool_call's answer buffer (session.AnswerRaw)
-		// is no one's any more (frontfasthttp.go; ~2 KB per call).
-		releaseAnswer(res)
 	}
 	// The id may be reused as soon as the answer is out (jsonrpc2 does
 	// the same for its own).
@@ -285,14 +279,8 @@ func (c *frontConn) answerFast(f *fastCall, res mcp.Result, err error) context.C
 	delete(c.inflight, id)
 	c.mu.Unlock()
 	_ = c.Write(context.Background(), resp)
-	resp.Result = nil // buf goes back to its pool; f may outlive the call as a context
-	if buf != nil && buf.Cap() <= 1<<20 {
-		resultBufs.Put(buf)
-	}
 	return cancel
 }
-
-var resultBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // marshalResult writes res as the go-sdk's JSON-RPC layer marshals a
 // result (encoding/json without HTML escaping; jsonrpc2 jsonMarshal),

@@ -76,7 +76,6 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
-	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 )
 
 // fastHTTP turns the fast path on (tests switch it off to compare with
@@ -249,19 +248,8 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 			t.pool.put(fsn, &p.fastIdle)
 		}
 	})
-	releaseAnswer(res)
 	if !keep {
 		fsn.close()
-	}
-}
-
-// releaseAnswer gives back the buffer of tool_call's answer
-// (session.AnswerRaw) once res was written: nothing holds it any more
-// (issue 16: ~2 KB per call). Anything else is left as it is.
-func releaseAnswer(res mcp.Result) {
-	if rr, ok := res.(*rawToolResult); ok && rr.answer {
-		modes.ReleaseAnswer(rr.json)
-		rr.json = nil
 	}
 }
 
@@ -631,9 +619,7 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 	if err != nil && errors.Is(err, errMethodNotFound) {
 		err = fmt.Errorf("%w: %q", errMethodNotFound, "tools/call")
 	}
-	bp := sseBufs.Get().(*[]byte)
-	defer putSSEBuf(bp)
-	b := (*bp)[:0]
+	var b []byte
 	if err == nil && res == nil {
 		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"}
 	}
@@ -670,7 +656,6 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 			b = append(b, data...)
 		}
 	}
-	*bp = b
 	c.mu.Lock()
 	w := c.w
 	c.w, c.cur = nil, nil
@@ -738,24 +723,13 @@ func errorStatus2026(err error) int {
 // writeSSE writes data as one SSE "message" event and flushes it, as go-sdk
 // v1.8.0's writeEvent does (no event id: no event store at 2026-07-28).
 func writeSSE(w http.ResponseWriter, data []byte) error {
-	bp := sseBufs.Get().(*[]byte)
-	defer putSSEBuf(bp)
-	b := append((*bp)[:0], "event: message\ndata: "...)
-	b = append(b, data...)
+	b := append([]byte("event: message\ndata: "), data...)
 	b = append(b, "\n\n"...)
-	*bp = b
 	_, err := w.Write(b)
 	_ = http.NewResponseController(w).Flush()
 	return err
 }
 
-func putSSEBuf(bp *[]byte) {
-	if cap(*bp) <= 1<<20 {
-		sseBufs.Put(bp)
-	}
-}
-
-var sseBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // The _meta triple cache (see the file comment). Keys are the raw bytes
 // of protocolVersion, clientInfo and clientCapabilities; values the

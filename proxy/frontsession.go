@@ -524,7 +524,6 @@ func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess,
 		return
 	}
 	conn.answer(r.Context(), id, res, err)
-	releaseAnswer(res)
 }
 
 // writeRPCErrorID is writeRPCError with a decoded id.

@@ -558,22 +558,12 @@ func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 			return nil
 		}
 	}
-	// The line is built in a pooled buffer: c.out does not keep it
-	// (io.Writer), so it is free again once written (issue 16).
-	bp := lineBufs.Get().(*[]byte)
-	b, err := appendFront((*bp)[:0], msg)
+	b, err := appendFront(nil, msg)
 	if err == nil {
-		b = append(b, '\n')
-		_, err = c.out.Write(b)
-	}
-	if cap(b) <= 1<<20 {
-		*bp = b[:0]
-		lineBufs.Put(bp)
+		_, err = c.out.Write(append(b, '\n'))
 	}
 	return err
 }
-
-var lineBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
 
 // appendFront appends the JSON of msg to buf: a successful answer built
 // around its result bytes, anything else by the go-sdk.

@@ -110,11 +110,9 @@ type rawToolResult struct {
 	// answer built by the modes, session.AnswerRaw), so the stamps may
 	// be appended to it in place (stampSpare).
 	spare bool
-	// answer: json's array is such an answer, which the front that
-	// wrote it may give back (modes.ReleaseAnswer; frontfasthttp.go).
-	// Such an answer is compact and has neither a _meta nor a
-	// resultType member (modes.RawAnswerer), so it is neither compacted
-	// nor scanned again when written (issue 16).
+	// answer: json is such an answer: compact, with neither a _meta nor
+	// a resultType member (modes.RawAnswerer), so it is neither compacted
+	// nor scanned again when written.
 	answer bool
 	// rec: json's members as recorded where it was scanned or built
 	// (upstream.RawResult.Members; nil or not Complete(json): unknown),
@@ -157,14 +155,7 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 	case r.spare:
 		b, err = r.MarshalJSON() // stamped in place
 	default:
-		sp := stampBufs.Get().(*[]byte)
-		defer func() {
-			if cap(*sp) <= 1<<20 {
-				stampBufs.Put(sp)
-			}
-		}()
-		b, err = appendStampRaw((*sp)[:0], r.json, r.rec, r.metaRec, r.Meta, r.modern)
-		*sp = b[:0]
+		b, err = appendStampRaw(nil, r.json, r.rec, r.metaRec, r.Meta, r.modern)
 	}
 	switch {
 	case err != nil:
@@ -190,8 +181,6 @@ func compactTo(buf *bytes.Buffer, b []byte) error {
 	}
 	return json.Compact(buf, b)
 }
-
-var stampBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // stampSpare is stampRaw for a compact result object b without _meta
 // and resultType members, written into b's spare capacity: the stamps
