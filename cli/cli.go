@@ -21,7 +21,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -446,7 +445,6 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "mcp-toolsearch: --listen %q is the HTTP front's address, but server.transport is %q (%s): add --transport http, or set transport = \"http\" in [server] (a stdio front's /metrics and /healthz: [telemetry] metrics_listen)\n", *listen, cfg.Server.Transport, cfg.Path)
 		return exitUsage
 	}
-	tuneGC()
 	defer startProfiles(log)()
 	var ln net.Listener
 	if cfg.Server.Transport == "http" { // bind first: a busy or bad address fails before any upstream starts
@@ -755,22 +753,6 @@ func printJSON(w io.Writer, v any) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// tuneGC trades memory for latency while serving, unless GOGC or GOMEMLIMIT
-// are set: every message the go-sdk decodes allocates a fresh 32 KiB buffer
-// (about 440 KB of garbage per proxied tools/call), so with the default
-// GOGC=100 garbage collection takes about a quarter of the CPU. GOGC=400
-// halves the in-process cost of a proxied call (proxy BenchmarkCallInProcess:
-// 1.02 ms -> 0.53 ms per call); a 1 GiB soft memory limit makes the
-// collector work harder before the heap grows past it.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(1 << 30)
-	}
 }
 
 // parseExit is the exit code after a flag parse error: 0 for an explicit
