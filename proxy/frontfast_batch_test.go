@@ -45,9 +45,7 @@ func gatedUpstream(t *testing.T) (url string, a, b *gate) {
 // (-32600 "duplicate in-flight request ID 7", the Streamable HTTP front's
 // words) and the other element's result; the call in flight is not
 // disturbed and its answer goes out on its own, whole. With and without
-// the fast path (when the fast path held the call, the batch once kept a
-// pointer to the fast path's answer, whose result bytes went back to
-// resultBufs after the write).
+// the fast path.
 func TestFrontBatchReusesCallID(t *testing.T) {
 	for _, fast := range []bool{false, true} {
 		url, a, b := gatedUpstream(t)

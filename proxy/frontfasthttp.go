@@ -730,7 +730,6 @@ func writeSSE(w http.ResponseWriter, data []byte) error {
 	return err
 }
 
-
 // The _meta triple cache (see the file comment). Keys are the raw bytes
 // of protocolVersion, clientInfo and clientCapabilities; values the
 // InitializeParams go-sdk v1.8.0 built from them (validateRequestMeta)

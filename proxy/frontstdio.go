@@ -628,9 +628,8 @@ func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response
 	delete(c.batches, resp.ID)
 	b.open--
 	if b.open > 0 {
-		// Kept until the batch's last answer: a copy, since resp and
-		// its result bytes are the writer's again once Write returns
-		// (serveFast gives its buffer back to resultBufs).
+		// Kept until the batch's last answer: a copy, since resp is the
+		// writer's again once Write returns.
 		cp := *resp
 		cp.Result = bytes.Clone(resp.Result)
 		b.answers[b.index[resp.ID]] = &cp
