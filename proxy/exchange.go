@@ -318,6 +318,11 @@ func (ex *exchange) result() (mcp.Result, error) {
 	if h != nil {
 		return h, nil
 	}
+	if ae, ok := errors.AsType[*ArgumentsError](ex.err); ok {
+		// A tool execution error, so the model can correct itself (MCP
+		// 2025-11-25, Tools / Error Handling), as for older clients.
+		return withResultType(errorText(ex.p.conf().Redact(ae.Error())), resultComplete), nil
+	}
 	if ex.err != nil {
 		return nil, wireError(ex.err)
 	}

@@ -34,11 +34,6 @@ func (a httpAnswer) String() string {
 	return fmt.Sprintf("%d %s %s\n%s", a.status, a.header, a.framing, a.body)
 }
 
-// same reports whether a and b are the same answer, framing aside.
-func (a httpAnswer) same(b httpAnswer) bool {
-	return a.status == b.status && a.header == b.header && a.body == b.body
-}
-
 // answerOf reads resp into an httpAnswer (headers listed in keys).
 func answerOf(t *testing.T, resp *http.Response, keys ...string) httpAnswer {
 	t.Helper()
@@ -63,12 +58,6 @@ func answerOf(t *testing.T, resp *http.Response, keys ...string) httpAnswer {
 	return httpAnswer{status: resp.StatusCode, header: h.String(), body: string(b), framing: f.String()}
 }
 
-// wholeAnswer reports whether a is an event stream sent with its length
-// declared (the fast paths' one write) rather than chunked.
-func (a httpAnswer) wholeAnswer() bool {
-	return strings.HasSuffix(a.framing, fmt.Sprintf("TE=[] CL=%d", len(a.body)))
-}
-
 // post2026 POSTs body to url with the headers of a 2026-07-28 tools/call
 // of tool name (Content-Type, Accept, MCP-Protocol-Version, Mcp-Method,
 // Mcp-Name); hdr overrides them ("" removes one).
@@ -80,111 +69,6 @@ func post2026(t *testing.T, url, name, body string, hdr map[string]string) httpA
 	}
 	defer resp.Body.Close()
 	return answerOf(t, resp, "Content-Type", "Cache-Control", "Connection", "Content-Length", "Transfer-Encoding", "Mcp-Session-Id", "Allow")
-}
-
-// TestFrontFastHTTPSameBytes: the same 2026-07-28 requests to the
-// Streamable HTTP front with the tools/call fast path (frontfasthttp.go)
-// and without it (the go-sdk's stateless handler decodes every request)
-// get byte-identical HTTP answers (status, the headers the go-sdk sets,
-// body): results (with HTML characters), an unknown tool, a tool the
-// client's policy denies (by_client; [tools] deny on a stateless
-// replica), arguments that fail the tool's
-// inputSchema, a string id, no arguments, and what the fast path leaves
-// to the go-sdk (a progress token, a log level, a task, input responses, a
-// name that is not a string or has escapes, an extra member, bad or
-// missing headers, a version mismatch, no clientCapabilities, a batch, a
-// duplicate member). On the default front (2026-07-28 routed to its
-// stateless handler) and with server.stateless. The fast path served
-// exactly the requests it may take, and the denied tool never ran.
-func TestFrontFastHTTPSameBytes(t *testing.T) {
-	const trip = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"restricted-2026","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}`
-	call := func(id, params string) string {
-		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":` + params + `}`
-	}
-	meta := func(extra string) string { return `"_meta":{` + trip + extra + `}` }
-	cases := []struct {
-		what, name, body string
-		hdr              map[string]string
-		fast             bool
-	}{
-		{"result", "up__echo", call("2", `{"name":"up__echo","arguments":{"a":"<b>&"},`+meta("")+`}`), nil, true},
-		{"unknown tool", "up__nope", call("3", `{"name":"up__nope","arguments":{},`+meta("")+`}`), nil, true},
-		{"denied tool", "up__delete_thing", call("4", `{"name":"up__delete_thing","arguments":{"x":1},`+meta("")+`}`), nil, true},
-		{"bad arguments", "up__write", call("5", `{"name":"up__write","arguments":{"path":3},`+meta("")+`}`), nil, true},
-		{"output schema", "up__paid", call("6", `{"name":"up__paid","arguments":{"amount":3},`+meta("")+`}`), nil, true},
-		{"string id, no arguments", "up__echo", call(`"call-7"`, `{`+meta("")+`,"name":"up__echo"}`), nil, true},
-		{"other _meta", "up__echo", call("8", `{"name":"up__echo","arguments":{},`+meta(`,"x-own":[1,2.5]`)+`}`), nil, true},
-		{"progress token", "up__echo", call("9", `{"name":"up__echo","arguments":{},`+meta(`,"progressToken":"tok"`)+`}`), nil, false},
-		{"log level", "up__echo", call("10", `{"name":"up__echo","arguments":{},`+meta(`,"io.modelcontextprotocol/logLevel":"debug"`)+`}`), nil, false},
-		{"task", "up__echo", call("11", `{"name":"up__echo","arguments":{},"task":{},`+meta("")+`}`), nil, false},
-		{"input responses", "up__echo", call("12", `{"name":"up__echo","arguments":{},"requestState":"mts1.x.1","inputResponses":{},`+meta("")+`}`), nil, false},
-		{"name not a string", "5", call("13", `{"name":5,"arguments":{},`+meta("")+`}`), nil, false},
-		{"escaped name", "up__echo", call("14", `{"name":"up\u005f_echo","arguments":{},`+meta("")+`}`), nil, false},
-		{"extra member", "up__echo", call("15", `{"name":"up__echo","arguments":{},"extra":1,`+meta("")+`}`), nil, false},
-		{"Mcp-Name mismatch", "up__other", call("16", `{"name":"up__echo","arguments":{},`+meta("")+`}`), nil, false},
-		{"no Mcp-Name", "", call("17", `{"name":"up__echo","arguments":{},`+meta("")+`}`), map[string]string{"Mcp-Name": ""}, false},
-		{"empty name, no Mcp-Name", "", call("27", `{"name":"","arguments":{},`+meta("")+`}`), map[string]string{"Mcp-Name": ""}, false},
-		{"version mismatch", "up__echo", call("18", `{"name":"up__echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}}`), nil, false},
-		{"no clientCapabilities", "up__echo", call("19", `{"name":"up__echo","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`), nil, false},
-		{"Accept without event-stream", "up__echo", call("20", `{"name":"up__echo","arguments":{},`+meta("")+`}`), map[string]string{"Accept": "application/json"}, false},
-		{"duplicate member", "up__echo", `{"jsonrpc":"2.0","id":21,"id":22,"method":"tools/call","params":{"name":"up__echo",` + meta("") + `}}`, nil, false},
-		{"batch", "up__echo", `[` + call("23", `{"name":"up__echo",`+meta("")+`}`) + `]`, nil, false},
-		{"Last-Event-ID", "up__echo", call("24", `{"name":"up__echo","arguments":{},`+meta("")+`}`), map[string]string{"Last-Event-ID": "x_1"}, false},
-		{"after the others", "up__echo", call("25", `{"name":"up__echo","arguments":{"b":"\u2028"},`+meta("")+`}`), nil, true},
-	}
-	for _, stateless := range []bool{false, true} {
-		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			up := startTestUpstream(t)
-			// A stateless replica has no by_client rules (config refuses
-			// them): the deny is the deployment's there.
-			deny := "[tools.by_client.\"restricted*\"]\ndeny = [\"up__delete_thing\"]\n"
-			if stateless {
-				deny = "[tools]\ndeny = [\"up__delete_thing\"]\n"
-			}
-			p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nstateless = %v\n[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\n%s", stateless, tomlQuote(up.URL), deny))
-			url := frontURL(t, p)
-			answers := map[bool][]httpAnswer{}
-			defer func() { fastHTTP = true }()
-			for _, fast := range []bool{false, true} {
-				fastHTTP = fast
-				// The first request of a triple goes to the go-sdk, which
-				// teaches the fast path its InitializeParams.
-				first := post2026(t, url, "up__echo", call("1", `{"name":"up__echo","arguments":{},`+meta("")+`}`), nil)
-				if first.status != http.StatusOK {
-					t.Fatalf("first call: %s", first)
-				}
-				before := p.fastHTTPCalls.Load()
-				want := int64(0)
-				for _, c := range cases {
-					answers[fast] = append(answers[fast], post2026(t, url, c.name, c.body, c.hdr))
-					if c.fast && fast {
-						want++
-					}
-				}
-				if got := p.fastHTTPCalls.Load() - before; got != want {
-					t.Errorf("fast=%v: the fast path served %d calls, want %d", fast, got, want)
-				}
-			}
-			for i, c := range cases {
-				a, b := answers[true][i], answers[false][i]
-				if !a.same(b) {
-					t.Errorf("%s:\nfast path: %s\ngo-sdk:    %s", c.what, a, b)
-				}
-				if c.fast && a.framing != "" && !a.wholeAnswer() {
-					t.Errorf("%s: the fast path's event stream is not one declared-length answer: %s", c.what, a.framing)
-				}
-			}
-			if a := answers[true][2]; !strings.Contains(a.body, "delete_thing") || !strings.Contains(a.body, `"error"`) && !strings.Contains(a.body, `"isError":true`) {
-				t.Errorf("by_client deny not applied on the fast path: %s", a)
-			}
-			if a := answers[true][0]; a.status != http.StatusOK || !strings.Contains(a.body, `"text":"echo {\"a\":`) {
-				t.Errorf("echo answer: %s", a)
-			}
-			if n := up.count("delete_thing"); n != 0 {
-				t.Errorf("the denied tool ran %d times upstream", n)
-			}
-		})
-	}
 }
 
 // TestScanHTTPCall: what the fast path reads from a body itself, and the
