@@ -106,9 +106,9 @@ type protoCase struct {
 
 type protoStep struct {
 	name   string
-	msg    []byte         // as a stdio client sends it
-	want   any            // nil: anything (a notification); "none": no answer
-	wantOn map[string]any // want on a front (N.want@F)
+	msg    []byte            // as a stdio client sends it
+	want   any               // nil: anything (a notification); "none": no answer
+	wantOn map[string]any    // want on a front (N.want@F)
 	path   string            // "fast", "sdk" or ""
 	pathOn map[string]string // path on a front (N.path@F)
 	header http.Header       // N.header
@@ -694,4 +694,3 @@ func (c *sseCase) send(msg, id []byte, _ http.Header) []byte {
 func (c *sseCase) fastServed() int64 { return 0 }
 func (c *sseCase) hasFast() bool     { return false }
 func (c *sseCase) close()            { c.cancel() }
-
