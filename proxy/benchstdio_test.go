@@ -35,7 +35,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -44,6 +43,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 )
 
 func BenchmarkStdioFront(b *testing.B) {
@@ -86,7 +88,7 @@ func benchStdioFront(b *testing.B, cs, cat string, toolCall, modern bool, conc i
 	if err != nil {
 		b.Fatal(err)
 	}
-	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: linewrite.New(outW), max: 1 << 20}
+	fs := front.NewStdio(inR, linewrite.New(outW), 1<<20)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.runStdio(ctx, fs) }()

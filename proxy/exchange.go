@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -188,12 +189,12 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	if ex.cs.base == nil {
 		ex.cs.base = s
 	}
-	goWarmTask(ex) // warm.go: ex.run
+	front.GoWarmTask(ex) // warm.go: ex.run
 	return ex, nil
 }
 
 // run is the exchange's call, on its own goroutine (startExchange).
-func (ex *exchange) run() {
+func (ex *exchange) Run() {
 	defer close(ex.done)
 	ex.res, ex.err = ex.p.surf().Call(ex.cctx, &ex.cs, ex.tool, ex.args)
 }
@@ -327,9 +328,9 @@ func (ex *exchange) result() (mcp.Result, error) {
 		return nil, wireError(ex.err)
 	}
 	if ex.raw.JSON != nil {
-		r := &rawToolResult{json: ex.raw.JSON, modern: true, spare: ex.raw.Answer, answer: ex.raw.Answer}
+		r := front.NewRawResult(ex.raw.JSON, true, ex.raw.Answer)
 		ex.mu.Lock()
-		r.ownRecords(ex.raw.Records) // the first waiter's alone: a second one (a repeated retry) scans
+		r.SetRecords(ex.raw.Members()) // the first waiter's alone: a second one (a repeated retry) scans
 		ex.raw.Records = nil
 		ex.mu.Unlock()
 		return r, nil

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
@@ -69,7 +70,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		if len(req.Params.Meta) > 0 {
 			meta := mcp.Meta{}
 			for k, v := range req.Params.Meta {
-				if k != "progressToken" && !isHopMetaKey(k) { // meta.go
+				if k != "progressToken" && !front.IsHopMetaKey(k) { // meta.go
 					meta[k] = v
 				}
 			}

@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,19 +12,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // lineClient speaks raw JSON-RPC lines to the proxy's stdio front
-// (frontStdio) served by runStdio (fast: the tools/call fast path on) or
+// (front.Stdio) served by runStdio (fast: the tools/call fast path on) or
 // by the go-sdk server alone (mcp.Server.Run: every request decoded by
 // the go-sdk).
 type lineClient struct {
 	t     *testing.T
 	in    io.WriteCloser
 	lines chan []byte
-	fs    *frontStdio
+	fs    *front.Stdio
 }
 
 func startLineClient(t *testing.T, p *Proxy, fast bool) *lineClient {
@@ -34,7 +34,7 @@ func startLineClient(t *testing.T, p *Proxy, fast bool) *lineClient {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
-	fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: linewrite.New(outW), max: 1 << 20}
+	fs := front.NewStdio(inR, linewrite.New(outW), 1<<20)
 	done := make(chan error, 1)
 	go func() {
 		if fast {
@@ -91,14 +91,7 @@ func (lc *lineClient) call(id int, method, params string) []byte {
 	}
 }
 
-func (lc *lineClient) fastCalls() int {
-	lc.fs.mu.Lock()
-	c := lc.fs.last
-	lc.fs.mu.Unlock()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.fastCalls
-}
+func (lc *lineClient) fastCalls() int { return lc.fs.FastCalls() }
 
 const fastPathConfig = `
 [tool_search]
@@ -232,104 +225,6 @@ func exchangesLeft(p *Proxy) int {
 	return len(p.exs.m)
 }
 
-// TestFastParams: what the fast path decodes itself and what it leaves to
-// the go-sdk.
-func TestFastParams(t *testing.T) {
-	var last string
-	for i := 0; i < 2; i++ { // the second time the name is the last one's
-		p := new(mcp.CallToolParamsRaw)
-		ok := fastParams([]byte(`{"name":"a__b","arguments":{"x":[1,{"y":null}]},"_meta":{"progressToken":7}}`), nil, p, &last)
-		if !ok || p.Name != "a__b" || string(p.Arguments) != `{"x":[1,{"y":null}]}` || p.GetProgressToken() != float64(7) {
-			t.Fatalf("fastParams = %+v, %v", p, ok)
-		}
-	}
-	if p := new(mcp.CallToolParamsRaw); !fastParams([]byte(`{"name":"a__c"}`), nil, p, &last) || p.Name != "a__c" || last != "a__c" {
-		t.Fatalf("another name: %+v, last %q", p, last)
-	}
-	for _, in := range []string{
-		``, `null`, `[]`, `{}`,
-		`{"name":"a","name":"b"}`,
-		`{"name":"a","task":{}}`,
-		`{"name":"a","inputResponses":{}}`,
-		`{"name":"a","requestState":"s"}`,
-		`{"name":"a\"b"}`,
-		`{"name":"a\\u0041"}`,
-		`{"name":1}`,
-		`{"n\u0061me":"a"}`,
-		`{"name":"a","_meta":null}`,
-		`{"name":"a","_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}`,
-		`{"name":"a","_meta":{"io.modelcontextprotocol/logLevel":"debug"}}`,
-		"{\"name\":\"a\xff\"}",
-	} {
-		checkScannedOnce(t, in) // frontmeta_test.go
-		if p := new(mcp.CallToolParamsRaw); fastParams([]byte(in), nil, p, &last) {
-			t.Errorf("fastParams(%s) = %+v: want it left to the go-sdk", in, p)
-		}
-	}
-}
-
-// TestTakeFastGuards: the connection-state guards of the fast path (the
-// request itself qualifies in every case): no session yet, a notification
-// the go-sdk has not handled yet, a batch, an id already in flight, a
-// closing connection; and notifications/cancelled for a fast-path id is
-// taken and cancels that call only.
-func TestTakeFastGuards(t *testing.T) {
-	req := func(id int64) *jsonrpc.Request {
-		rid, _ := jsonrpc.MakeID(float64(id))
-		return &jsonrpc.Request{ID: rid, Method: "tools/call", Params: json.RawMessage(`{"name":"t","arguments":{}}`)}
-	}
-	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t"}}` + "\n")
-	release := make(chan struct{})
-	defer close(release)
-	newConn := func() *frontConn {
-		c := &frontConn{out: linewrite.New(io.Discard), base: context.Background(), sawInit: true, version: "2025-11-25"}
-		c.enableFast(nil, func(ctx context.Context, _ string, _ mcp.Request) (mcp.Result, error) {
-			select {
-			case <-release:
-			case <-ctx.Done():
-			}
-			return nil, ctx.Err()
-		})
-		return c
-	}
-	c := newConn()
-	if !c.takeFast(req(1), line, nil) {
-		t.Fatal("an open session's tools/call was not taken")
-	}
-	if !c.takeFast(req(1), line, nil) || c.fastCalls != 1 {
-		t.Errorf("an id in flight on the fast path: not dropped, or run again (%d calls)", c.fastCalls)
-	}
-	c.toSDK([]jsonrpc.Message{&jsonrpc.Request{Method: "notifications/initialized"}})
-	if c.takeFast(req(2), line, nil) {
-		t.Error("taken while notifications/initialized is not handled yet")
-	}
-	c.noteDone()
-	if !c.takeFast(req(3), line, nil) {
-		t.Error("not taken after the notification was handled")
-	}
-	if c.takeFast(req(4), append([]byte("["), line...), nil) {
-		t.Error("a batch element was taken")
-	}
-	if !c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":3}`)}, nil, nil) {
-		t.Error("notifications/cancelled for a fast-path call was passed on")
-	}
-	if c.takeFast(&jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":99}`)}, nil, nil) {
-		t.Error("notifications/cancelled for another id was taken")
-	}
-	c.endFast() // cancels call 1 (3 was cancelled above) and waits for both
-	if c.takeFast(req(5), line, nil) {
-		t.Error("taken on a closing connection")
-	}
-	fresh := &frontConn{out: c.out, base: context.Background()}
-	fresh.enableFast(nil, nil)
-	if fresh.takeFast(req(1), line, nil) {
-		t.Error("taken before the session is open (no initialize answer, no accepted triple)")
-	}
-	if n := (&frontConn{sawInit: true, version: "2025-11-25"}); n.takeFast(req(1), line, nil) {
-		t.Error("taken without the go-sdk session (runStdio did not enable it)")
-	}
-}
-
 // TestToolCallRelaysProgress: in tools mode, a tool_call request with a
 // progress token gets the upstream tool's progress under that token (the
 // one call tool_call makes passes it on), over the stdio front with and
@@ -356,59 +251,5 @@ func TestToolCallRelaysProgress(t *testing.T) {
 		waitSignal(t, started, "the upstream tool did not start")
 		lc.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`)
 		waitSignal(t, cancelled, fmt.Sprintf("fast=%v: cancelling tool_call did not reach the upstream tool", fast))
-	}
-}
-
-// TestBindFast: a fast-path call is bound to its session without a
-// context of its own (bindFast); the session's end cancels it with
-// errSessionEnded, as bind does. A context cut off from the call's
-// (WithoutCancel) or a second session on the connection is bound the
-// usual way.
-func TestBindFast(t *testing.T) {
-	c := &frontConn{inflight: map[jsonrpc.ID]context.CancelCauseFunc{}}
-	life, end := context.WithCancel(context.Background())
-	s := &session{life: life, end: end}
-	callCtx, cancel := context.WithCancelCause(context.Background())
-	id, _ := jsonrpc.MakeID(float64(1))
-	c.inflight[id] = cancel
-	f := &fastCall{c: c, resp: jsonrpc.Response{ID: id}}
-	f.mark(callCtx)
-	ctx := context.WithValue(f, struct{ k int }{1}, "a middleware's value")
-	bound, stop := s.bind(ctx)
-	if bound != ctx {
-		t.Fatal("a fast-path call got a context of its own")
-	}
-	stop()
-	// Cut off from the call's cancellation: bound the usual way.
-	if cut, stop := s.bind(context.WithoutCancel(ctx)); cut == context.WithoutCancel(ctx) || cut.Done() == nil {
-		t.Error("a context cut off from the fast-path call was not bound")
-	} else {
-		defer stop()
-	}
-	// Another session on the same connection: bound the usual way.
-	life2, end2 := context.WithCancel(context.Background())
-	defer end2()
-	s2 := &session{life: life2, end: end2}
-	if other, stop := s2.bind(ctx); other == ctx {
-		t.Error("a second session used the connection's binding")
-	} else {
-		defer stop()
-	}
-	end()
-	select {
-	case <-callCtx.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("the session's end did not cancel the fast-path call")
-	}
-	if !errors.Is(context.Cause(callCtx), errSessionEnded) {
-		t.Errorf("cause %v, want errSessionEnded", context.Cause(callCtx))
-	}
-	// A call bound after the session ended is cancelled at once.
-	late, cancelLate := context.WithCancelCause(context.Background())
-	defer cancelLate(nil)
-	lateCall := &fastCall{c: c}
-	lateCall.mark(late)
-	if b, _ := s.bind(lateCall); b.Err() == nil {
-		t.Error("a fast-path call bound after its session ended was not cancelled")
 	}
 }

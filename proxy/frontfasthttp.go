@@ -74,33 +74,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
-
-// fastHTTP turns the fast path on (tests switch it off to compare with
-// the go-sdk's answers).
-var fastHTTP = true
 
 // goDebugSet reports whether MCPGODEBUG is set: its compatibility
 // parameters change go-sdk behaviour the fast path copies (e.g.
 // nomethodnotfoundcodeinerror), so then every request goes to the go-sdk.
 var goDebugSet = sync.OnceValue(func() bool { return os.Getenv("MCPGODEBUG") != "" })
-
-// frameBody is a POST body idGuardWith has read: readable as the body,
-// and its bytes available to the fast path without a copy.
-type frameBody struct {
-	bytes.Reader
-	b []byte
-}
-
-func (*frameBody) Close() error { return nil }
-
-func newFrameBody(b []byte) *frameBody {
-	fb := &frameBody{b: b}
-	fb.Reset(b)
-	return fb
-}
 
 // Constants of go-sdk v1.8.0's Streamable HTTP server that the fast path
 // checks against (mcp/streamable.go, streamable_headers.go).
@@ -152,15 +134,15 @@ type httpCall struct {
 // whether it did; otherwise it returns the request to hand to the go-sdk
 // (r, or r with a tripleLearn slot when only the triple was unknown).
 func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server func() *fastServer) (bool, *http.Request) {
-	if !fastHTTP || goDebugSet() || r.Method != http.MethodPost {
+	if !front.Fast || goDebugSet() || r.Method != http.MethodPost {
 		return false, r
 	}
 	h := r.Header
 	if h.Get("Mcp-Protocol-Version") != modernVersion || h.Get("Mcp-Method") != "tools/call" || len(h.Values("Last-Event-ID")) > 0 {
 		return false, r
 	}
-	fb, ok := r.Body.(*frameBody)
-	if !ok || fb.Len() != len(fb.b) || len(fb.b) == 0 || len(fb.b) > sdkMaxBody {
+	body, ok := front.FrameOf(r)
+	if !ok || len(body) == 0 || len(body) > sdkMaxBody {
 		return false, r
 	}
 	if ct := h.Get("Content-Type"); ct != "application/json" { // the go-sdk: its base media type
@@ -171,7 +153,7 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server fun
 	if jsonOK, streamOK := acceptsJSONAndStream(h.Values("Accept")); !jsonOK || !streamOK {
 		return false, r
 	}
-	c, ok := scanHTTPCall(fb.b)
+	c, ok := scanHTTPCall(body)
 	if !ok || len(c.name) == 0 || h.Get("Mcp-Name") != string(c.name) { // an empty name: the go-sdk's -32020 (review round 6)
 		return false, r
 	}
@@ -231,7 +213,7 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 	ctx := context.WithValue(r.Context(), fastHTTPKey{}, r)
 	res, err := fs.handle(ctx, "tools/call", req)
 	if err == nil {
-		annotateServerInfo(res, serverImpl()) // as ServerSession.handle does for 2026-07-28
+		annotateServerInfo(res, front.ServerImpl()) // as ServerSession.handle does for 2026-07-28
 	}
 	// The session goes back to the pool once the answer is built and the
 	// request detached from its connection, before the answer is written:
@@ -258,7 +240,7 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 // and kept its session.
 func completeResult(res mcp.Result) bool {
 	switch r := res.(type) {
-	case *rawToolResult:
+	case *front.RawResult:
 		return true
 	case *mcp.CallToolResult:
 		return len(r.InputRequests) == 0 && r.RequestState == ""
@@ -466,7 +448,7 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 		}
 		*slot = v
 		return true
-	}); err != nil || bad || !plainString(name) || len(c.meta) == 0 || c.meta[0] != '{' {
+	}); err != nil || bad || !front.PlainString(name) || len(c.meta) == 0 || c.meta[0] != '{' {
 		return c, false
 	}
 	c.name = name[1 : len(name)-1]
@@ -512,7 +494,7 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 // fast path can write it back exactly: a string of printable ASCII without
 // escapes, or an integer within ±2^53 (frontguard.go refuses others).
 func plainID(raw []byte) (jsonrpc.ID, bool) {
-	if plainString(raw) {
+	if front.PlainString(raw) {
 		for _, b := range raw[1 : len(raw)-1] {
 			if b < 0x20 || b > 0x7e {
 				return jsonrpc.ID{}, false
@@ -522,7 +504,7 @@ func plainID(raw []byte) (jsonrpc.ID, bool) {
 		return id, err == nil
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil || strconv.FormatInt(n, 10) != string(raw) || n < -maxExactID || n > maxExactID {
+	if err != nil || strconv.FormatInt(n, 10) != string(raw) || n < -front.MaxExactID || n > front.MaxExactID {
 		return jsonrpc.ID{}, false
 	}
 	id, err := jsonrpc.MakeID(float64(n))
@@ -632,7 +614,7 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 		b = appendID(b, id)
 		b = append(b, `,"result":`...)
 		buf := bytes.NewBuffer(b)
-		if merr := marshalResult(buf, res); merr != nil {
+		if merr := front.MarshalResult(buf, res); merr != nil {
 			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned a malformed result: " + merr.Error()}
 		} else {
 			b = bytes.TrimRight(buf.Bytes(), "\n")
@@ -680,15 +662,7 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 	// second write for its terminating chunk (issue 16: one write syscall
 	// per call).
 	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
-	if kw, ok := w.(*keepaliveWriter); ok { // the whole answer: no keepalive timer for it
-		kw.writeLast(status, b, flush)
-		return
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(b)
-	if flush {
-		_ = http.NewResponseController(w).Flush()
-	}
+	front.WriteWhole(w, status, b, flush)
 }
 
 // appendID appends id as jsonrpc.EncodeMessage writes an id plainID made.

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -114,16 +113,6 @@ func TestScanHTTPCall(t *testing.T) {
 		if _, ok := scanHTTPCall([]byte(bad)); ok {
 			t.Errorf("scanHTTPCall took %.200s", bad)
 		}
-	}
-}
-
-// TestFrameBody: the body idGuardWith passes on reads as the bytes it
-// holds.
-func TestFrameBody(t *testing.T) {
-	fb := newFrameBody([]byte("abc"))
-	b, err := io.ReadAll(fb)
-	if err != nil || !bytes.Equal(b, []byte("abc")) || fb.Close() != nil {
-		t.Fatalf("%q %v", b, err)
 	}
 }
 

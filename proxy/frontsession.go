@@ -60,7 +60,7 @@ package proxy
 //
 // Cancellation: notifications/cancelled naming a fast-path call in flight
 // cancels it (as jsonrpc2 cancels its own) and its stream ends without an
-// answer (MCP basic/utilities/cancellation; cancelGate does the same to
+// answer (MCP basic/utilities/cancellation; front.CancelGate does the same to
 // the go-sdk's answers, frontcancelhttp.go); the session's end (DELETE, idle
 // expiry) cancels it through the session binding (session.bind), with no
 // answer written. A client that closes the POST stream does not cancel it
@@ -91,6 +91,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
@@ -246,7 +247,7 @@ func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.
 		}
 		id := r.Header.Get("Mcp-Session-Id")
 		if id == "" {
-			// An initialize (requireSession): the session it creates is
+			// An initialize (front.RequireSession): the session it creates is
 			// recorded by its handler (recordSession); its idle timer
 			// starts when this POST ends.
 			slot := &newSess{timeout: timeout}
@@ -324,7 +325,7 @@ func sessReady(e *httpSess) *session {
 
 // postOK reports whether r's headers are what the go-sdk's stateful POST
 // accepts for a request the fast path may take, and returns its body.
-func postOK(r *http.Request) (*frameBody, bool) {
+func postOK(r *http.Request) ([]byte, bool) {
 	h := r.Header
 	if len(h.Values("Last-Event-ID")) > 0 {
 		return nil, false
@@ -332,8 +333,8 @@ func postOK(r *http.Request) (*frameBody, bool) {
 	if v := h.Get("Mcp-Protocol-Version"); v != "" && (v >= modernVersion || !slices.Contains(frontVersions(), v)) {
 		return nil, false
 	}
-	fb, ok := r.Body.(*frameBody)
-	if !ok || fb.Len() != len(fb.b) || len(fb.b) == 0 || len(fb.b) > sdkMaxBody {
+	body, ok := front.FrameOf(r)
+	if !ok || len(body) == 0 || len(body) > sdkMaxBody {
 		return nil, false
 	}
 	if ct := h.Get("Content-Type"); ct != "application/json" {
@@ -344,7 +345,7 @@ func postOK(r *http.Request) (*frameBody, bool) {
 	if jsonOK, streamOK := acceptsJSONAndStream(h.Values("Accept")); !jsonOK || !streamOK {
 		return nil, false
 	}
-	return fb, true
+	return body, true
 }
 
 // rpcObject is the top level of a JSON-RPC message object, raw.
@@ -393,20 +394,20 @@ func scanRPC(body []byte) (m rpcObject, ok bool) {
 // whether it did: a plain tools/call, notifications/cancelled of a
 // fast-path call, or the client's answer to a request of one.
 func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSess, server func() *fastServer) bool {
-	if !fastHTTP || goDebugSet() {
+	if !front.Fast || goDebugSet() {
 		return false
 	}
-	fb, ok := postOK(r)
+	body, ok := postOK(r)
 	if !ok {
 		return false
 	}
-	m, ok := scanRPC(fb.b)
+	m, ok := scanRPC(body)
 	if !ok {
 		return false
 	}
 	switch {
 	case m.method == nil:
-		return e.answered(w, m, fb.b)
+		return e.answered(w, m, body)
 	case string(m.method) == `"notifications/cancelled"`:
 		return e.cancelled(w, m)
 	case string(m.method) != `"tools/call"` || m.id == nil || m.result != nil || m.err != nil:
@@ -431,8 +432,8 @@ func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSes
 // legacyCallParams reads tools/call params the fast path may take (see the
 // file comment) as the go-sdk decodes them.
 func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
-	name, args, meta, ok := callMembers(raw, nil) // frontfast.go
-	if !ok || !plainString(name) || len(name) == 2 {
+	name, args, meta, ok := front.CallMembers(raw, nil) // frontfast.go
+	if !ok || !front.PlainString(name) || len(name) == 2 {
 		return nil, false
 	}
 	params := &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}
@@ -448,7 +449,7 @@ func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
 	var seen [fastMaxMetaKs][]byte
 	n, bad := 0, false
 	if _, err := jsonscan.Object(meta, func(k, _ []byte) bool {
-		if n == len(seen) || strings.IndexByte(string(k), '\\') >= 0 || string(k) == "progressToken" || string(k) == taskMetaKey || strings.HasPrefix(string(k), "io.modelcontextprotocol/") {
+		if n == len(seen) || strings.IndexByte(string(k), '\\') >= 0 || string(k) == "progressToken" || string(k) == front.TaskMetaKey || strings.HasPrefix(string(k), "io.modelcontextprotocol/") {
 			bad = true
 			return false
 		}
@@ -512,7 +513,7 @@ func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess,
 	res, err := fs.handle(ctx, "tools/call", req)
 	if context.Cause(callCtx) == errClientCancelled || (err != nil && s.life != nil && s.life.Err() != nil) {
 		// MCP basic/utilities/cancellation: no answer for a request the
-		// client cancelled (as cancelGate withholds the go-sdk's); the
+		// client cancelled (as front.CancelGate withholds the go-sdk's); the
 		// stream ends without an event. Nor for one the session's end
 		// (DELETE, idle expiry) cancelled, as on the go-sdk's path.
 		conn.mu.Lock()
@@ -576,7 +577,7 @@ var errClientCancelled = errors.New("the client cancelled the request (notificat
 // (sessFastSending) to it and answers 202, as the go-sdk answers a POST of
 // responses; any other response goes to the go-sdk.
 func (e *httpSess) answered(w http.ResponseWriter, m rpcObject, body []byte) bool {
-	if m.id == nil || m.params != nil || (m.result == nil) == (m.err == nil) || !plainString(m.id) {
+	if m.id == nil || m.params != nil || (m.result == nil) == (m.err == nil) || !front.PlainString(m.id) {
 		return false
 	}
 	key := string(m.id[1 : len(m.id)-1])

@@ -114,7 +114,7 @@ func TestFrontSessionFastNotReady(t *testing.T) {
 // TestFrontSessionFastCancel: a 2025-11-25 session's tools/call on the
 // fast path is cancelled by notifications/cancelled naming it (answered
 // 202; the upstream tool's context ends; the call's stream ends without an
-// answer, as cancelGate makes the go-sdk's), but not by the client closing
+// answer, as front.CancelGate makes the go-sdk's), but not by the client closing
 // the POST (before 2026-07-28 a disconnection is not a cancellation); the
 // session serves later calls on the fast path.
 func TestFrontSessionFastCancel(t *testing.T) {

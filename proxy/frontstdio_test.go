@@ -4,51 +4,18 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"io"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func TestDecodeFront(t *testing.T) {
-	for _, c := range []struct {
-		frame, want string // want: the go-sdk's own decoding, re-encoded
-	}{
-		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"x", "arguments":{"a":[1,2]}}}`, ""},
-		{`{"jsonrpc":"2.0","id":"s-1","method":"ping"}`, ""},
-		{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, ""},
-		{`{"jsonrpc":"2.0","id":1,"method":"to\u006fls/list"}`, ""},    // escaped: the SDK decodes
-		{`{"jsonrpc":"2.0","id":"a\"b","method":"ping"}`, ""},          // escaped id
-		{`{"jsonrpc":"2.0","id":2,"result":{"roots":[]}}`, ""},         // an answer
-		{`{"jsonrpc":"2.0","id":3,"method":"ping","params":null}`, ""}, // params null
-		{`{"jsonrpc":"2.0","id":9007199254740992,"method":"ping"}`, ""},
-	} {
-		got, err := decodeFront([]byte(c.frame))
-		if err != nil {
-			t.Fatalf("%s: %v", c.frame, err)
-		}
-		want, err := jsonrpc.DecodeMessage([]byte(c.frame))
-		if err != nil {
-			t.Fatalf("%s: go-sdk: %v", c.frame, err)
-		}
-		g, _ := jsonrpc.EncodeMessage(got)
-		w, _ := jsonrpc.EncodeMessage(want)
-		if string(g) != string(w) {
-			t.Errorf("%s: decoded as %s, the go-sdk as %s", c.frame, g, w)
-		}
-	}
-	for _, bad := range []string{`{"id":1,"method":"ping"}`, `{"jsonrpc":"2.0","id":1,"method":"ping"`, `nope`} {
-		if _, err := decodeFront([]byte(bad)); err == nil {
-			t.Errorf("%s: no error", bad)
-		}
-	}
-}
-
-// TestFrontStdioServesClient runs a go-sdk server over frontStdio and
+// TestFrontStdioServesClient runs a go-sdk server over front.Stdio and
 // writes the client's lines by hand: a refused id, a batch (answered as
 // one array before 2025-06-18) and a tools/call.
 func TestFrontStdioServesClient(t *testing.T) {
@@ -61,7 +28,9 @@ func TestFrontStdioServesClient(t *testing.T) {
 	out := linewrite.New(outW)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.Run(ctx, &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: out, max: 1 << 20}) }()
+	go func() {
+		done <- s.Run(ctx, front.NewStdio(inR, out, 1<<20))
+	}()
 	defer func() { cancel(); inW.Close(); <-done }()
 	lines := bufio.NewScanner(outR)
 	send := func(l string) {
@@ -95,31 +64,6 @@ func TestFrontStdioServesClient(t *testing.T) {
 	if a := next(); a != `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"{\"k\":\"v\"}"}]}}` {
 		t.Fatalf("tools/call: %s", a)
 	}
-}
-
-// BenchmarkFrontDecode: one tools/call line decoded by the go-sdk
-// (jsonrpc.DecodeMessage: a fresh 32 KiB decoder buffer per internal
-// Unmarshal) and by decodeFront.
-//
-//	go test ./proxy -run XXX -bench FrontDecode -benchmem
-func BenchmarkFrontDecode(b *testing.B) {
-	line := []byte(`{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{"name":"gh__list_issues","arguments":{"owner":"octo","repo":"hello","state":"open"}}}`)
-	b.Run("go-sdk", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := jsonrpc.DecodeMessage(line); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("decodeFront", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := decodeFront(line); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
 
 // TestFrontStdioBadLineAnswered: a line that is not a JSON-RPC message

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 )
 
@@ -45,7 +46,7 @@ func FuzzFrontJSONRPC(f *testing.F) {
 		want := wantAnswered(in)
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
-		fs := &frontStdio{in: &lineReader{r: inR, max: 1 << 20}, out: linewrite.New(outW), max: 1 << 20}
+		fs := front.NewStdio(inR, linewrite.New(outW), 1<<20)
 		ended := make(chan struct{})
 		go func() { _ = p.runStdio(ctx, fs); close(ended) }()
 		bad := make(chan string, 1)

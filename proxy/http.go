@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -28,11 +29,11 @@ import (
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
 	out := linewrite.New(os.Stdout) // internal/linewrite: answers finished together go out in one write
-	in := frontStdin()              // stdin_linux.go, stdin_other.go
+	in := front.Stdin()             // stdin_linux.go, stdin_other.go
 	if in != os.Stdin {
 		defer in.Close()
 	}
-	ft := &frontStdio{in: &lineReader{r: in, max: maxLine}, out: out, max: maxLine} // frontstdio.go
+	ft := front.NewStdio(in, out, maxLine)
 	err := p.runStdio(ctx, ft)
 	if errors.Is(err, context.Canceled) {
 		return nil
@@ -70,12 +71,12 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// refused (frontguard.go).
 		maxBody := p.maxMessageBytes()
 		// Issue 17: tasks/* answered, a tools/call's "task" kept (tasks.go).
-		mux.Handle(path, p.guard(a, keepalive(ka, idGuardWith(p.streamableHandler(endpoint), maxBody, p.tasksFrameFor(endpoint)))))
+		mux.Handle(path, p.guard(a, front.Keepalive(ka, front.IDGuardWith(p.streamableHandler(endpoint), maxBody, p.tasksFrameFor(endpoint)))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
 		}
-		sse := keepalive(ka, idGuard(p.sseShareGate(endpoint, p.sseHandler(endpoint, path)), maxBody)) // shares.go
+		sse := front.Keepalive(ka, front.IDGuard(p.sseShareGate(endpoint, p.sseHandler(endpoint, path)), maxBody)) // shares.go
 		if _, static := a.(liveToken); a != nil && !static {
 			sse = p.sseRefused(path) // front_auth.go
 		}

@@ -23,7 +23,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,6 +30,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
@@ -41,7 +41,7 @@ const codeServerBusy = -32000
 
 // errSessionEnded is the cause of a request cancelled because its client
 // session ended.
-var errSessionEnded = errors.New("the client session ended")
+var errSessionEnded = front.ErrSessionEnded
 
 func (p *Proxy) tooManySessions() *jsonrpc.Error {
 	return &jsonrpc.Error{Code: codeServerBusy, Message: fmt.Sprintf(
@@ -145,7 +145,7 @@ func (s *session) bind(ctx context.Context) (context.Context, func()) {
 	if s.life == nil {
 		return ctx, func() {}
 	}
-	if ctx, ok := bindFast(ctx, s); ok { // frontfast.go
+	if ctx, ok := front.BindFast(ctx, s.life); ok {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)

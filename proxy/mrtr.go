@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -92,14 +93,14 @@ func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, pa
 	for round := 0; ; round++ {
 		res, err := p.ups.CallToolWith(ctx, e.Upstream, params, opts)
 		if err == nil && opts.Raw != nil && opts.Raw.JSON != nil && !opts.Raw.Plain {
-			// rawresult.go: what forwardMeta and eraResult do (a plain
+			// rawresult.go: what front.ForwardMeta and eraResult do (a plain
 			// result, without _meta and resultType, has nothing to shape)
 			rm, mm := opts.Raw.Members()
-			opts.Raw.JSON = shapeRawRec(opts.Raw.JSON, rm, mm)
+			opts.Raw.JSON = front.ShapeRawRec(opts.Raw.JSON, rm, mm)
 		}
 		if err != nil || res == nil || !res.NeedsInput() {
 			if res != nil {
-				res.Meta = forwardMeta(res.Meta)
+				res.Meta = front.ForwardMeta(res.Meta)
 			}
 			return res, err
 		}

@@ -34,6 +34,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
@@ -432,12 +433,12 @@ func (pt *passthrough) readResource(ctx context.Context, s *session, params *mcp
 	}
 	p := *params
 	p.URI = r.orig
-	p.Meta = forwardMeta(p.Meta)
+	p.Meta = front.ForwardMeta(p.Meta)
 	res, err := cs.ReadResource(ctx, &p)
 	if err != nil {
 		return nil, upstreamError(r.up, "resources/read", err)
 	}
-	res.Meta = forwardMeta(res.Meta) // meta.go: the upstream's identity is a hop key
+	res.Meta = front.ForwardMeta(res.Meta) // meta.go: the upstream's identity is a hop key
 	if r.orig != params.URI {
 		for i, c := range res.Contents {
 			if c != nil && c.URI == r.orig {
@@ -467,7 +468,7 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 		return err
 	}
 	if pt.conn(s, r.up) != nil {
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: front.ForwardMeta(req.Params.Meta)}); err != nil {
 			return upstreamError(r.up, "resources/subscribe", err)
 		}
 		return nil
@@ -476,7 +477,7 @@ func (pt *passthrough) subscribe(ctx context.Context, req *mcp.SubscribeRequest)
 	first := len(pt.subs[r]) == 0 || pt.subOn[r] != cs // not yet on this session of the upstream
 	pt.mu.Unlock()
 	if first {
-		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: r.orig, Meta: front.ForwardMeta(req.Params.Meta)}); err != nil {
 			return upstreamError(r.up, "resources/subscribe", err)
 		}
 	}
@@ -555,7 +556,7 @@ func (pt *passthrough) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequ
 	if pt.conn(s, r.up) == nil && !pt.dropSub(r, s) {
 		return nil
 	}
-	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig, Meta: forwardMeta(req.Params.Meta)}); err != nil {
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: r.orig, Meta: front.ForwardMeta(req.Params.Meta)}); err != nil {
 		return upstreamError(r.up, "resources/unsubscribe", err)
 	}
 	return nil
@@ -735,12 +736,12 @@ func (pt *passthrough) getPrompt(ctx context.Context, s *session, params *mcp.Ge
 	}
 	p := *params
 	p.Name = r.orig
-	p.Meta = forwardMeta(p.Meta)
+	p.Meta = front.ForwardMeta(p.Meta)
 	res, err := cs.GetPrompt(ctx, &p)
 	if err != nil {
 		return nil, upstreamError(r.up, "prompts/get", err)
 	}
-	res.Meta = forwardMeta(res.Meta) // meta.go: the upstream's identity is a hop key
+	res.Meta = front.ForwardMeta(res.Meta) // meta.go: the upstream's identity is a hop key
 	return res, nil
 }
 
@@ -791,7 +792,7 @@ func (pt *passthrough) complete(ctx context.Context, s *session, params *mcp.Com
 	if c := cs.InitializeResult(); c == nil || c.Capabilities == nil || c.Capabilities.Completions == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("upstream %q does not offer completions", up)}
 	}
-	p.Meta = forwardMeta(p.Meta)
+	p.Meta = front.ForwardMeta(p.Meta)
 	res, err := cs.Complete(ctx, &p)
 	if err != nil {
 		return nil, upstreamError(up, "completion/complete", err)

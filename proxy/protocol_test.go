@@ -50,6 +50,8 @@ import (
 	"time"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 )
 
 // caseFronts are the fronts a case runs on: the stdio front at protocols
@@ -70,16 +72,16 @@ func TestProtocolCases(t *testing.T) {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			c := readCase(t, file)
 			up := startTestUpstream(t)
-			for _, front := range c.fronts {
-				t.Run(front, func(t *testing.T) {
+			for _, fr := range c.fronts {
+				t.Run(fr, func(t *testing.T) {
 					cfg := fmt.Sprintf(c.config, tomlQuote(up.URL))
-					if front == "stateless-2025" {
+					if fr == "stateless-2025" {
 						cfg = "[server]\ntransport = \"http\"\nstateless = true\n" + cfg
 					}
 					p := startProxyText(t, cfg)
 					answers := map[bool][][]byte{}
 					for _, fast := range []bool{true, false} {
-						answers[fast] = c.run(t, p, front, fast)
+						answers[fast] = c.run(t, p, fr, fast)
 					}
 					for i, s := range c.steps {
 						if a, b := answers[true][i], answers[false][i]; !bytes.Equal(a, b) {
@@ -205,16 +207,16 @@ func decodeNumber(b []byte, v any) error {
 
 // run runs c's steps on front with the fast path on or off and returns
 // each step's answer as written (nil: none), requestState values blanked.
-func (c *protoCase) run(t *testing.T, p *Proxy, front string, fast bool) [][]byte {
+func (c *protoCase) run(t *testing.T, p *Proxy, fr string, fast bool) [][]byte {
 	t.Helper()
-	defer func() { fastHTTP = true }()
-	fastHTTP = fast
-	cl := openCaseClient(t, p, front, c.client, fast)
+	defer func() { front.Fast = true }()
+	front.Fast = fast
+	cl := openCaseClient(t, p, fr, c.client, fast)
 	defer cl.close()
 	var out [][]byte
 	for _, s := range c.steps {
 		msg := s.msg
-		if strings.HasSuffix(front, "-2026") {
+		if strings.HasSuffix(fr, "-2026") {
 			msg = withTriple(t, msg, c.client)
 		}
 		var head struct {
@@ -225,7 +227,7 @@ func (c *protoCase) run(t *testing.T, p *Proxy, front string, fast bool) [][]byt
 		before := cl.fastServed()
 		a := cl.send(msg, head.ID, s.header)
 		path := s.path
-		if p, ok := s.pathOn[front]; ok {
+		if p, ok := s.pathOn[fr]; ok {
 			path = p
 		}
 		if fast && path != "" && cl.hasFast() {
@@ -234,7 +236,7 @@ func (c *protoCase) run(t *testing.T, p *Proxy, front string, fast bool) [][]byt
 			}
 		}
 		want := s.want
-		if w, ok := s.wantOn[front]; ok {
+		if w, ok := s.wantOn[fr]; ok {
 			want = w
 		}
 		switch want := want.(type) {
@@ -363,12 +365,12 @@ type caseClient interface {
 	close()
 }
 
-func openCaseClient(t *testing.T, p *Proxy, front, client string, fast bool) caseClient {
+func openCaseClient(t *testing.T, p *Proxy, fr, client string, fast bool) caseClient {
 	t.Helper()
-	switch front {
+	switch fr {
 	case "stdio-2025", "stdio-2026":
 		c := &stdioCase{lc: startLineClient(t, p, fast)}
-		if front == "stdio-2025" {
+		if fr == "stdio-2025" {
 			c.lc.call(-1, "initialize", `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+client+`","version":"1"}}`)
 			c.lc.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 			c.lc.call(-2, "ping", `{}`) // answered after the notification was handled
@@ -380,7 +382,7 @@ func openCaseClient(t *testing.T, p *Proxy, front, client string, fast bool) cas
 		return c
 	case "http-2025", "stateless-2025", "http-2026":
 		c := &httpCase{t: t, url: frontURL(t, p), p: p}
-		if front == "http-2026" {
+		if fr == "http-2026" {
 			c.modern = true
 			c.post(withTriple(t, []byte(`{"jsonrpc":"2.0","id":-1,"method":"tools/call","params":{"name":"up__echo","arguments":{}}}`), client), []byte("-1"), nil)
 			return c
@@ -388,7 +390,7 @@ func openCaseClient(t *testing.T, p *Proxy, front, client string, fast bool) cas
 		c.version = "2025-11-25"
 		c.post([]byte(`{"jsonrpc":"2.0","id":-1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"`+client+`","version":"1"}}}`), []byte("-1"), nil)
 		c.post([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), nil, nil)
-		if front == "http-2025" {
+		if fr == "http-2025" {
 			c.session = true
 			waitFor(t, "notifications/initialized handled", func() bool {
 				e := p.hsess.get(c.sid)
@@ -399,7 +401,7 @@ func openCaseClient(t *testing.T, p *Proxy, front, client string, fast bool) cas
 	case "sse":
 		return openSSECase(t, p, client)
 	}
-	t.Fatalf("unknown front %q", front)
+	t.Fatalf("unknown fr %q", fr)
 	return nil
 }
 

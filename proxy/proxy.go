@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
@@ -35,6 +36,8 @@ import (
 
 // Version is the proxy's version, shown in serverInfo and `version`.
 var Version = "0.1.0"
+
+func init() { front.Version = Version } // the release build sets Version (-X)
 
 // Options tune a Proxy beyond its config.
 type Options struct {

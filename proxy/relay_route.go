@@ -36,7 +36,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -44,6 +43,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
@@ -127,7 +127,7 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	if !isEventStream(resp.Header.Get("Content-Type")) {
+	if !front.IsEventStream(resp.Header.Get("Content-Type")) {
 		return resp, nil
 	}
 	token, _ := req.Context().Value(callerTokenKey{}).(string)
@@ -143,17 +143,6 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	st.limit = limit + tagSlack
 	resp.Body = &tagReader{src: resp.Body, st: st, token: token}
 	return resp, nil
-}
-
-// isEventStream reports whether a Content-Type is text/event-stream; the
-// bare form, the usual one, is told without parsing (issue 16: a map per
-// answer).
-func isEventStream(ct string) bool {
-	if ct == "text/event-stream" {
-		return true
-	}
-	mt, _, _ := mime.ParseMediaType(ct)
-	return mt == "text/event-stream"
 }
 
 // tagReaders pools the reading state of tagReader: its 64 KiB reader

@@ -8,6 +8,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 )
 
 // Server returns the MCP server for an endpoint ("" is the main one),
@@ -23,7 +25,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	if s, ok := p.servers[key]; ok {
 		return s
 	}
-	s := mcp.NewServer(serverImpl(), &mcp.ServerOptions{
+	s := mcp.NewServer(front.ServerImpl(), &mcp.ServerOptions{
 		Logger: sdkServerLogger(p.log, transport == transportStateless), // logging.go
 		// stateless.go: which versions and capabilities each front has
 		// (2026-07-28 on Streamable HTTP only on the stateless server).
@@ -41,6 +43,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			}
 		},
 	})
+	tasksMethods(s) // tasks.go
 	chain := p.receivingMiddleware(endpoint, transport)
 	s.AddReceivingMiddleware(chain...)
 	// The stdio front's tools/call fast path (frontfast.go) runs the same
@@ -70,7 +73,7 @@ func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware
 	}
 	switch transport {
 	case "stdio":
-		chain = append([]mcp.Middleware{frontNotesMiddleware}, chain...) // frontfast.go: notification order
+		chain = append([]mcp.Middleware{front.NotesMiddleware}, chain...) // frontfast.go: notification order
 	case transportStateless:
 		chain = append([]mcp.Middleware{p.learnTripleMiddleware}, chain...) // frontfasthttp.go: the _meta triple cache
 	}
@@ -191,6 +194,12 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				res, err, _ := p.pt.handle(ctx, s, method, req)
 				return res, err
+			case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+				ss, ok := req.GetSession().(*mcp.ServerSession)
+				if !ok {
+					return next(ctx, method, req)
+				}
+				return p.serveTasksRequest(ctx, p.sessionFor(ss, endpoint, transport), method, req) // tasks.go
 			case "tools/list":
 				ss, ok := req.GetSession().(*mcp.ServerSession)
 				if !ok {
@@ -231,14 +240,14 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if modernRequestOf(req) { // exchange.go: input-required rounds
 					res, err := p.callModern(ctx, s, cr, args)
 					if err == nil {
-						stampServerInfo(res) // frontmeta.go: also when the go-sdk does not (an elided _meta)
+						front.StampServerInfo(res) // frontmeta.go: also when the go-sdk does not (an elided _meta)
 					}
 					return res, err
 				}
 				ctx, raw := rawSlotFor(ctx, ss) // rawresult.go: the upstream's bytes passed on
 				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
 				if err == nil && raw != nil && raw.JSON != nil {
-					return &rawToolResult{json: raw.JSON, spare: raw.Answer, answer: raw.Answer}, nil
+					return front.NewRawResult(raw.JSON, false, raw.Answer), nil
 				}
 				var ae *ArgumentsError
 				if errors.As(err, &ae) {

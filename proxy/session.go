@@ -122,7 +122,7 @@ func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMe
 // whole result as JSON, becomes the answer to the client's tools/call
 // through that call's raw-result slot (server.go rawSlotFor; the
 // exchange's for a 2026-07-28 client, stamped when written), so the front
-// writes it as it is (rawToolResult). false where the call has no such
+// writes it as it is (front.RawResult). false where the call has no such
 // slot, inside a call made for the client by the proxy's own tools
 // (innerRawSlot), and for a task-augmented call (tasks.go keeps its own
 // reading of the slot).

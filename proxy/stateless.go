@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
@@ -42,7 +43,7 @@ const transportStateless = "streamable-http-stateless"
 
 // modernVersion is the first protocol version without initialize and
 // sessions (MCP 2026-07-28, SEP-2575).
-const modernVersion = "2026-07-28"
+const modernVersion = front.ModernVersion
 
 // modernRequest reports whether an HTTP request speaks protocol 2026-07-28
 // or later: its MCP-Protocol-Version header names such a version (the
@@ -105,7 +106,7 @@ func (p *Proxy) anyPerClient() bool {
 func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	// frontfasthttp.go: a plain 2026-07-28 tools/call is served past the
 	// go-sdk's decoding.
-	stateless := p.statelessFast(endpoint, p.paramHeaderCheck(endpoint, notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
+	stateless := p.statelessFast(endpoint, p.paramHeaderCheck(endpoint, front.NotFound(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true,
 			// A 2026-07-28 request's handler ends when its POST does: closing
 			// the response stream is the cancellation signal on Streamable
@@ -121,8 +122,8 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	// fast path alike; frontnotfound.go: -32601 answers; frontcancelhttp.go:
 	// no answer for a call the client cancelled (the fast path withholds
 	// its own).
-	stateful := requireSession(p.sessionGate(endpoint, p.sessionsFront(endpoint, p.conf().Server.SessionIdleTimeout.Duration,
-		cancelGate(notFoundAnswer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateful) },
+	stateful := front.RequireSession(p.sessionGate(endpoint, p.sessionsFront(endpoint, p.conf().Server.SessionIdleTimeout.Duration,
+		front.CancelGate(front.NotFound(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateful) },
 			&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true}))))))
 	if !p.serve2026() {
 		return stateful
@@ -147,7 +148,7 @@ func (p *Proxy) sseHandler(endpoint, streamablePath string) http.Handler {
 			http.Error(w, msg, http.StatusNotFound)
 		})
 	}
-	return sseCancelGate(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})) // frontcancelhttp.go
+	return front.SSECancelGate(mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, "sse") }, &mcp.SSEOptions{DisableLocalhostProtection: true})) // frontcancelhttp.go
 }
 
 // serverVersions are the protocol versions a front server offers: every

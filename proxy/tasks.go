@@ -60,22 +60,21 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/audit"
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
+	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
+	"github.com/mcp-toolsearch/mcp-toolsearch/tracing"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
-
-// taskMetaKey is the private _meta key that carries a client's "task"
-// member from the front transport to the middleware (never forwarded:
-// takeTask removes it, and it is a hop key, meta.go).
-const taskMetaKey = "io.github.mcp-toolsearch/task"
 
 // maxTasksPerSession bounds the task ids one client session may hold.
 const maxTasksPerSession = 1024
@@ -180,46 +179,17 @@ func taskCallFrom(ctx context.Context) *taskCall {
 	return tc
 }
 
-// liftTask moves the "task" member of tools/call params into
-// _meta[taskMetaKey] (see the file comment); params without one come
-// back unchanged.
-func liftTask(params json.RawMessage) json.RawMessage {
-	if !bytes.Contains(params, []byte(`"task"`)) {
-		return params
-	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(params, &m) != nil || m["task"] == nil {
-		return params
-	}
-	meta := map[string]json.RawMessage{}
-	if raw := m["_meta"]; raw != nil && json.Unmarshal(raw, &meta) != nil {
-		return params // the go-sdk refuses the params anyway
-	}
-	meta[taskMetaKey] = m["task"]
-	delete(m, "task")
-	mb, err := json.Marshal(meta)
-	if err != nil {
-		return params
-	}
-	m["_meta"] = mb
-	out, err := json.Marshal(m)
-	if err != nil {
-		return params
-	}
-	return out
-}
-
 // takeTask removes the lifted task member from a tools/call request and
 // returns it (nil when the call is not task-augmented).
 func takeTask(cr *mcp.CallToolRequest) json.RawMessage {
 	if cr.Params == nil || cr.Params.Meta == nil {
 		return nil
 	}
-	v, ok := cr.Params.Meta[taskMetaKey]
+	v, ok := cr.Params.Meta[front.TaskMetaKey]
 	if !ok {
 		return nil
 	}
-	delete(cr.Params.Meta, taskMetaKey)
+	delete(cr.Params.Meta, front.TaskMetaKey)
 	b, err := json.Marshal(v)
 	if err != nil || len(b) == 0 || b[0] != '{' {
 		return json.RawMessage(`{}`)
@@ -257,7 +227,7 @@ func (p *Proxy) callAsTask(ctx context.Context, s *session, ss *mcp.ServerSessio
 		// …), or the call path answered itself (rate limit, approval
 		// refused): that answer, as for any call.
 		if slot.JSON != nil {
-			return &rawToolResult{json: slot.JSON}, nil
+			return front.NewRawResult(slot.JSON, false, false), nil
 		}
 		if res.Content == nil {
 			res.Content = []mcp.Content{}
@@ -269,7 +239,7 @@ func (p *Proxy) callAsTask(ctx context.Context, s *session, ss *mcp.ServerSessio
 			tc.route.owner = taskOwner(identityOf(cr))
 			s.tasks.add(id, tc.route)
 			p.log.Debug("task created", "upstream", tc.route.upstream, "tool", tc.route.entryID, "task", id, "client", s.client, "session", s.id())
-			return &rawToolResult{json: slot.JSON}, nil
+			return front.NewRawResult(slot.JSON, false, false), nil
 		}
 	}
 	return p.plainTaskAnswer(s, tc, slot, res)
@@ -327,16 +297,6 @@ func errUnknownTask(id string) error {
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "unknown task " + strings.TrimSpace(bounded(id, 200))}
 }
 
-// isTasksMethod reports whether method is one of the tasks utility's
-// requests that the proxy answers itself.
-func isTasksMethod(method string) bool {
-	switch method {
-	case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
-		return true
-	}
-	return false
-}
-
 // taskOwner is the key of a verified user ("" for none: stdio, a static
 // token, no token), as the go-sdk binds HTTP sessions (TokenInfo.UserID).
 func taskOwner(id *identity.Identity) string {
@@ -372,6 +332,15 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 	if e == nil || !s.allowed(e) {
 		return nil, errUnknownTask(ref.TaskID) // no longer allowed: as unknown (SPEC §6)
 	}
+	// A tasks/* request draws on the same [rate_limits] buckets as a call
+	// of the task's tool, and leaves an audit line as a call does.
+	if p.idn != nil {
+		if blocked := p.rateLimited(ctx, s, e); blocked != nil {
+			p.auditTask(ctx, s, e, method, telemetry.OutcomeRateLimited, 0, nil)
+			return nil, &jsonrpc.Error{Code: -32000, Message: blocked.Content[0].(*mcp.TextContent).Text}
+		}
+	}
+	start := time.Now()
 	if r.conn == nil && method == "tasks/result" {
 		// While the result is awaited, the upstream may ask the client
 		// (an input_required task's elicitation travels with tasks/result):
@@ -382,6 +351,11 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 		defer done()
 	}
 	res, err := p.ups.Request(ctx, r.upstream, r.conn, method, params)
+	outcome := telemetry.OutcomeOK
+	if err != nil {
+		outcome = telemetry.OutcomeError
+	}
+	p.auditTask(ctx, s, e, method, outcome, float64(time.Since(start).Microseconds())/1000, err)
 	if err != nil {
 		return nil, wireError(p.redactErr(p.shapeErr(e, err)))
 	}
@@ -395,10 +369,10 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 // client gets it: as received, unless the proxy must look into it as it
 // does for a direct call (p.call): output validation of trusted tools,
 // redaction of secrets. It is shaped as a direct call's raw result is
-// (shapeRaw: no resultType, no upstream hop keys in _meta; review round 4
+// (front.ShapeRaw: no resultType, no upstream hop keys in _meta; review round 4
 // item 6).
 func (p *Proxy) taskResult(e *catalog.Entry, res json.RawMessage) json.RawMessage {
-	res = shapeRaw(res)
+	res = front.ShapeRaw(res)
 	if ingest.JSONMayHoldHidden(res) { // results.go: hidden characters, as on the call path
 		slot := &upstream.RawResult{JSON: res}
 		if out, err := p.cleanResult(withRawSlot(context.Background(), slot), e, nil); err == nil && slot.JSON == nil {
@@ -557,59 +531,41 @@ func (p *Proxy) withTasksCapability(ir *mcp.InitializeResult, s *session) mcp.Re
 	return &initializeWithTasks{InitializeResult: ir, tasks: caps}
 }
 
-// tasksFrameFor is the Streamable HTTP half of the front's tasks
-// handling for the mount of endpoint ("" for /mcp) (the stdio half is in
-// frontstdio.go), a frameHook of idGuardWith: a POST holding one
-// tools/call with a "task" member gets it lifted (liftTask); one holding
-// a tasks/* request of a known session of that same endpoint is answered
-// here (serveTasks; review round 4 item 4: a session id of another mount
-// is not this mount's to serve, its go-sdk handler answers it as
-// unknown). Everything else passes unchanged (one scan for `"task`).
-// Requests of protocol 2026-07-28 pass (no tasks there).
-func (p *Proxy) tasksFrameFor(endpoint string) frameHook {
+// tasksFrameFor is the Streamable HTTP half of lifting a tools/call's
+// "task" member into _meta (front.LiftTask; the stdio transport lifts its
+// own), a front.FrameHook of front.IDGuardWith: a POST holding one
+// tools/call with a "task" member gets it lifted. Everything else passes
+// unchanged (one scan for `"task`). Requests of protocol 2026-07-28 pass
+// (no tasks there). tasks/* requests reach the go-sdk server, where they
+// are registered methods (tasksMethods) answered in the receiving chain.
+func (p *Proxy) tasksFrameFor(string) front.FrameHook {
 	return func(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
-		return p.tasksFrame(w, r, body, endpoint)
+		return p.tasksFrame(r, body), false
 	}
 }
 
-// tasksFrame is tasksFrameFor(endpoint)'s hook.
-func (p *Proxy) tasksFrame(w http.ResponseWriter, r *http.Request, body []byte, endpoint string) ([]byte, bool) {
+// tasksFrame is the body of r with a tools/call's "task" member lifted.
+func (p *Proxy) tasksFrame(r *http.Request, body []byte) []byte {
 	if !bytes.Contains(body, []byte(`"task`)) || modernRequest(r) {
-		return body, false
+		return body
 	}
-	var method, id, params []byte
+	var method, params []byte
 	_, serr := jsonscan.Object(body, func(k, v []byte) bool {
 		switch string(k) {
 		case "method":
 			method = v
-		case "id":
-			id = v
 		case "params":
 			params = v
 		}
 		return true
 	})
-	var m string
-	if serr != nil || method == nil || id == nil || json.Unmarshal(method, &m) != nil {
-		return body, false
+	if serr != nil || string(method) != `"tools/call"` || params == nil {
+		return body
 	}
-	switch {
-	case m == "tools/call" && params != nil:
-		if lifted := liftTask(params); !bytes.Equal(lifted, params) {
-			return replaceParams(body, lifted), false
-		}
-	case isTasksMethod(m):
-		if s := p.sessionByID(r.Header.Get("Mcp-Session-Id"), endpoint); s != nil {
-			caller := ""
-			if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
-				caller = ti.UserID // tokenInfo: issuer|subject, as taskOwner
-			}
-			res, err := p.serveTasks(r.Context(), s, caller, m, params)
-			writeRPCAnswer(w, id, res, err)
-			return nil, true
-		}
+	if lifted := front.LiftTask(params); !bytes.Equal(lifted, params) {
+		return replaceParams(body, lifted)
 	}
-	return body, false
+	return body
 }
 
 // replaceParams is the request object body with its params replaced.
@@ -626,80 +582,26 @@ func replaceParams(body, params []byte) []byte {
 	return out
 }
 
-// writeRPCAnswer writes one JSON-RPC answer (HTTP 200, application/json).
-func writeRPCAnswer(w http.ResponseWriter, id []byte, res json.RawMessage, err error) {
-	b, merr := rpcAnswer(id, res, err)
-	if merr != nil {
-		http.Error(w, merr.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(b)
-}
-
-// rpcAnswer encodes one JSON-RPC answer to the request id (raw).
-func rpcAnswer(id []byte, res json.RawMessage, err error) ([]byte, error) {
-	out := map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(id)}
-	if err != nil {
-		var je *jsonrpc.Error
-		if !errors.As(err, &je) {
-			je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-		}
-		out["error"] = je
-	} else {
-		if res == nil {
-			res = json.RawMessage(`{}`)
-		}
-		out["result"] = res
-	}
-	return json.Marshal(out)
-}
-
-// sessionByID is the session of endpoint whose Mcp-Session-Id is id
-// (nil: none).
-func (p *Proxy) sessionByID(id, endpoint string) *session {
-	if id == "" {
-		return nil
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for ss, s := range p.sessions {
-		if ss.ID() == id && s.endpoint == endpoint {
-			return s
-		}
-	}
-	return nil
-}
-
-// runStdio serves one stdio client on ft (as mcp.Server.Run does), with
-// the tasks utility answered for its session (frontStdio.tasks).
-func (p *Proxy) runStdio(ctx context.Context, ft *frontStdio) error {
-	var cur atomic.Pointer[mcp.ServerSession]
-	ft.tasks = func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-		ss := cur.Load()
-		if ss == nil {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: method + " before initialize"}
-		}
-		return p.serveTasks(ctx, p.sessionOf(ss), "", method, params)
-	}
-	var conn atomic.Pointer[frontConn] // frontfast.go
-	ss, err := p.Server("", "stdio").Connect(context.WithValue(ctx, frontConnSlot{}, &conn), ft, nil)
+// runStdio serves one stdio client on ft, as mcp.Server.Run does, with
+// the front's tools/call fast path handed the server's receiving chain.
+func (p *Proxy) runStdio(ctx context.Context, ft *front.Stdio) error {
+	var conn atomic.Pointer[front.Conn]
+	ss, err := p.Server("", "stdio").Connect(context.WithValue(ctx, front.ConnSlot{}, &conn), ft, nil)
 	if err != nil {
 		return err
 	}
-	cur.Store(ss)
 	if c := conn.Load(); c != nil {
-		c.enableFast(ss, p.receivingHandler("", "stdio"))
+		c.EnableFast(ss, p.receivingHandler("", "stdio"))
 	}
 	closed := make(chan error, 1)
 	go func() { closed <- ss.Wait() }()
 	// An answer queued behind a write in flight (internal/linewrite) is
 	// on stdout before the session counts as served.
-	defer func() { _ = ft.out.Flush() }()
+	defer func() { _ = ft.Flush() }()
 	select {
 	case <-ctx.Done():
 		if c := conn.Load(); c != nil {
-			c.endFast() // before jsonrpc2 closes the connection under its state lock (frontfast.go)
+			c.EndFast() // before jsonrpc2 closes the connection under its state lock
 		}
 		_ = ss.Close()
 		<-closed
@@ -707,4 +609,62 @@ func (p *Proxy) runStdio(ctx context.Context, ft *frontStdio) error {
 	case err := <-closed:
 		return err
 	}
+}
+
+// tasksParams are the params of a tasks/* request, kept as received: they
+// are passed on to the upstream that owns the task.
+type tasksParams struct {
+	mcp.ParamsBase
+	raw json.RawMessage
+}
+
+func (t *tasksParams) UnmarshalJSON(b []byte) error {
+	t.raw = bytes.Clone(b)
+	return json.Unmarshal(b, &t.ParamsBase)
+}
+
+// tasksMethods registers the tasks utility's requests on s, so that they
+// reach its receiving chain (drains, identity, traces, the proxy's
+// middleware, which answers them: serveTasksRequest) like every other
+// request; go-sdk v1.8.0 knows no tasks and would answer -32601 before.
+func tasksMethods(s *mcp.Server) {
+	for _, m := range []string{"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"} {
+		// The middleware answers first; this is reached only by a request
+		// it does not answer (none).
+		_ = mcp.AddReceivingCustomMethod(s, m, func(context.Context, *mcp.ServerSession, *tasksParams) (*front.RawResult, error) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m}
+		})
+	}
+}
+
+// serveTasksRequest answers a tasks/* request of the receiving chain
+// (server.go): for the session it came on, from the verified user of its
+// token (the task's owner must be that user).
+func (p *Proxy) serveTasksRequest(ctx context.Context, s *session, method string, req mcp.Request) (mcp.Result, error) {
+	var params json.RawMessage
+	if tp, ok := req.GetParams().(*tasksParams); ok && tp != nil {
+		params = tp.raw
+	}
+	res, err := p.serveTasks(ctx, s, taskOwner(identityOf(req)), method, params)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		res = json.RawMessage(`{}`)
+	}
+	return front.NewRawResult(res, false, false), nil
+}
+
+// auditTask writes the audit line of a tasks/* request for the task of
+// tool e (kind call, via the method).
+func (p *Proxy) auditTask(ctx context.Context, s *session, e *catalog.Entry, method, outcome string, ms float64, err error) {
+	if p.idn == nil || p.idn.audit == nil {
+		return
+	}
+	ev := audit.Event{Kind: audit.KindCall, Subject: s.subjectKey(), Session: sessionID(s), Tool: e.ID, Upstream: e.Upstream, Via: method,
+		Outcome: outcome, DurationMs: ms, TraceID: tracing.TraceID(ctx)}
+	if err != nil {
+		ev.Detail = p.conf().Redact(err.Error())
+	}
+	p.idn.audit.Record(ev)
 }

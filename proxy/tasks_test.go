@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 )
 
 // The front lifts a tools/call's "task" member into the private _meta key
@@ -22,7 +24,7 @@ import (
 // never reaches an upstream as _meta.
 func TestLiftTask(t *testing.T) {
 	in := json.RawMessage(`{"name":"t","arguments":{"a":1},"_meta":{"progressToken":7},"task":{"ttl":60000}}`)
-	out := liftTask(in)
+	out := front.LiftTask(in)
 	var p mcp.CallToolParams
 	if err := json.Unmarshal(out, &p); err != nil {
 		t.Fatal(err)
@@ -34,11 +36,11 @@ func TestLiftTask(t *testing.T) {
 	if got := takeTask(cr); string(got) != `{"ttl":60000}` {
 		t.Errorf("takeTask = %s", got)
 	}
-	if _, left := cr.Params.Meta[taskMetaKey]; left || !isHopMetaKey(taskMetaKey) {
+	if _, left := cr.Params.Meta[front.TaskMetaKey]; left || !front.IsHopMetaKey(front.TaskMetaKey) {
 		t.Errorf("the private key stays in _meta (%v) or is not a hop key", cr.Params.Meta)
 	}
 	plain := json.RawMessage(`{"name":"t","arguments":{"task":1}}`)
-	if got := liftTask(plain); string(got) != string(plain) {
+	if got := front.LiftTask(plain); string(got) != string(plain) {
 		t.Errorf("params without a task member changed: %s", got)
 	}
 }
@@ -84,7 +86,7 @@ func TestInitializeWithTasks(t *testing.T) {
 // what the front transports lift a "task" member into (liftTask).
 func callAsTaskRaw(t *testing.T, cs *mcp.ClientSession, name string) (*mcp.CallToolResult, error) {
 	t.Helper()
-	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}, Meta: mcp.Meta{taskMetaKey: map[string]any{}}})
+	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}, Meta: mcp.Meta{front.TaskMetaKey: map[string]any{}}})
 }
 
 // Review round 4 item 1: a "task" member must not switch off output
@@ -244,7 +246,7 @@ func TestTasksTiedToEndpoint(t *testing.T) {
 }
 
 // Review round 4 item 6: a tasks/result answer is shaped like a direct
-// tools/call's raw result (shapeRaw): no resultType and no upstream hop
+// tools/call's raw result (front.ShapeRaw): no resultType and no upstream hop
 // keys in _meta, with or without output check.
 func TestTaskResultShaped(t *testing.T) {
 	p, _ := testProxy(t, validateConfig)
@@ -259,4 +261,47 @@ func TestTaskResultShaped(t *testing.T) {
 			t.Errorf("tasks/result of %s = %s, want it shaped (no serverInfo, no resultType, other _meta kept)", id, got)
 		}
 	}
+}
+
+// TestTasksThroughTheChain: tasks/* requests reach the proxy through the
+// go-sdk server's receiving chain like every request: they draw on the
+// [rate_limits] bucket of the task's tool (a second tasks/get within the
+// burst of one is refused, and never reaches the upstream) and leave an
+// audit line each.
+func TestTasksThroughTheChain(t *testing.T) {
+	dir := t.TempDir()
+	auditFile := dir + "/audit.jsonl"
+	up := startTestUpstream(t)
+	p := startProxyIn(t, dir, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\n[rate_limits.per_upstream.up]\nrate = 0.001\nburst = 1\n[audit]\nfile = %q\n", tomlQuote(up.URL), auditFile), nil, Options{})
+	srv := httptest.NewServer(p.Handler(nil))
+	t.Cleanup(srv.Close)
+	c := &rawClient{t: t, url: srv.URL + "/mcp"}
+	c.call("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "task-c", "version": "1"}})
+	c.post(context.Background(), "notifications/initialized", nil, true).Body.Close()
+	sessionNamed(t, p, "task-c").tasks.add("t-1", taskRoute{upstream: "up", entryID: "mcp:up:echo"})
+	first := c.call("tasks/get", map[string]any{"taskId": "t-1"})
+	if msg, _ := jpathMap(first, "error", "message").(string); strings.Contains(msg, "rate limit") {
+		t.Fatalf("first tasks/get refused: %v", first)
+	}
+	second := c.call("tasks/get", map[string]any{"taskId": "t-1"})
+	if msg, _ := jpathMap(second, "error", "message").(string); !strings.Contains(msg, "rate limit exceeded") {
+		t.Errorf("second tasks/get within a burst of 1: %v, want a rate limit refusal", second)
+	}
+	waitFor(t, "two audit lines of tasks/get", func() bool {
+		b, _ := os.ReadFile(auditFile)
+		return strings.Count(string(b), `"via":"tasks/get"`) == 2 && strings.Contains(string(b), `"outcome":"rate_limited"`)
+	})
+}
+
+// jpathMap is the value at keys in nested maps of m (nil when absent).
+func jpathMap(m map[string]any, keys ...string) any {
+	var v any = m
+	for _, k := range keys {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[k]
+	}
+	return v
 }

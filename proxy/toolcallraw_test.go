@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 )
 
@@ -46,7 +47,7 @@ func TestToolCallAnswerBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		var buf bytes.Buffer
-		if err := marshalResult(&buf, modes.EnvelopeResult(envl, res)); err != nil {
+		if err := front.MarshalResult(&buf, modes.EnvelopeResult(envl, res)); err != nil {
 			t.Fatal(err)
 		}
 		return bytes.TrimSpace(buf.Bytes())

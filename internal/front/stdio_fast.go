@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // The stdio front's tools/call fast path (issue 16).
 //
@@ -34,7 +34,7 @@ package proxy
 // request starts (jsonrpc2 handleAsync), and a tools/call that follows
 // notifications/initialized relies on it (the per-client upstream
 // sessions it opens). The front counts the notifications it passes to the
-// go-sdk that reach the receiving chain (frontNotesMiddleware counts them
+// go-sdk that reach the receiving chain (NotesMiddleware counts them
 // down when they are handled) and takes no fast path while one is
 // pending.
 //
@@ -52,6 +52,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync/atomic"
 	"unicode/utf8"
@@ -70,15 +71,18 @@ type fastPath struct {
 	handle mcp.MethodHandler
 }
 
-// frontConnSlot is the context key under which runStdio hands
-// frontStdio.Connect a slot for the connection it makes; the go-sdk's
-// request contexts derive from that context, so frontNotesMiddleware
+// ConnSlot is the context key under which runStdio hands
+// Stdio.Connect a slot for the connection it makes; the go-sdk's
+// request contexts derive from that context, so NotesMiddleware
 // finds the connection through it.
-type frontConnSlot struct{}
+type ConnSlot struct{}
 
-// enableFast turns on the fast path of connection c for session ss,
+// EnableFast turns on the fast path of connection c for session ss,
 // running handle (Proxy.receivingHandler).
-func (c *frontConn) enableFast(ss *mcp.ServerSession, handle mcp.MethodHandler) {
+func (c *Conn) EnableFast(ss *mcp.ServerSession, handle mcp.MethodHandler) {
+	if !Fast {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.fast = &fastPath{ss: ss, handle: handle}
@@ -86,7 +90,7 @@ func (c *frontConn) enableFast(ss *mcp.ServerSession, handle mcp.MethodHandler) 
 
 // countedNote reports whether notification method (with params present
 // or not) reaches the go-sdk server's receiving chain, where
-// frontNotesMiddleware counts it down. notifications/cancelled is not
+// NotesMiddleware counts it down. notifications/cancelled is not
 // counted: its effect (jsonrpc2's Preempt) does not wait for the queue.
 func countedNote(method string, params bool) bool {
 	switch method {
@@ -98,13 +102,13 @@ func countedNote(method string, params bool) bool {
 	return false
 }
 
-// frontNotesMiddleware counts down a notification the stdio front passed
+// NotesMiddleware counts down a notification the stdio front passed
 // to the go-sdk once the chain has handled it (outermost middleware of
 // the stdio server).
-func frontNotesMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+func NotesMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if countedNote(method, true) {
-			if slot, ok := ctx.Value(frontConnSlot{}).(*atomic.Pointer[frontConn]); ok {
+			if slot, ok := ctx.Value(ConnSlot{}).(*atomic.Pointer[Conn]); ok {
 				if c := slot.Load(); c != nil {
 					defer c.noteDone()
 				}
@@ -114,7 +118,7 @@ func frontNotesMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-func (c *frontConn) noteDone() {
+func (c *Conn) noteDone() {
 	c.mu.Lock()
 	if c.notes > 0 {
 		c.notes--
@@ -127,7 +131,7 @@ func (c *frontConn) noteDone() {
 // a fast-path call and counts notifications bound for the go-sdk. frame
 // is the line m came from; rec (nil: none) records the members of m's
 // params (fastParams).
-func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte, rec *jsonscan.Members) bool {
+func (c *Conn) takeFast(m jsonrpc.Message, frame []byte, rec *jsonscan.Members) bool {
 	r, ok := m.(*jsonrpc.Request)
 	if !ok {
 		return false
@@ -173,7 +177,7 @@ func (c *frontConn) takeFast(m jsonrpc.Message, frame []byte, rec *jsonscan.Memb
 	c.fastCalls++
 	c.mu.Unlock()
 	f.mark(ctx)
-	goWarmTask(f) // warm.go: f.run
+	GoWarmTask(f) // warm.go: f.run
 	return true
 }
 
@@ -183,11 +187,11 @@ type fastCallKey struct{}
 // fastCall is one fast-path tools/call: its context (the call's own, the
 // one c.inflight cancels, marked for bindFast: Value(fastCallKey{}) is the
 // fastCall), what serveFast needs, and its answer. One allocation for what
-// were a context value, its mark, the closure handed to goWarm and the
+// were a context value, its mark, the closure handed to GoWarm and the
 // answer (issue 16, round 10).
 type fastCall struct {
 	context.Context
-	c      *frontConn
+	c      *Conn
 	done   <-chan struct{} // the Done channel of the call's own context
 	fp     *fastPath
 	params mcp.CallToolParamsRaw
@@ -203,7 +207,7 @@ func (f *fastCall) Value(key any) any {
 }
 
 // run serves the call (warm.go).
-func (f *fastCall) run() { f.c.serveFast(f) }
+func (f *fastCall) Run() { f.c.serveFast(f) }
 
 // mark makes ctx, the call's own context (the one c.inflight cancels),
 // f's, marked for bindFast.
@@ -211,15 +215,20 @@ func (f *fastCall) mark(ctx context.Context) {
 	f.Context, f.done = ctx, ctx.Done()
 }
 
-// bindFast is session.bind for a fast-path call (issue 16): instead of a
-// context and an AfterFunc on the session per call, the session's end
-// cancels every fast-path call of the connection at once (cancelAllFast),
+// ErrSessionEnded is the cause of a request cancelled because its client
+// session ended.
+var ErrSessionEnded = errors.New("the client session ended")
+
+// BindFast binds a fast-path call to the life of its client session
+// (life, whose end cancels the session's requests): instead of a context
+// and an AfterFunc on the session per call, the session's end cancels
+// every fast-path call of the connection at once (cancelAllFast),
 // registered once per connection. ok is false, and the caller binds ctx
 // itself, when ctx is not governed by a fast-path call's own context (no
 // mark, or a context in between that is cancelled otherwise, or cut off
 // by context.WithoutCancel: its Done differs) or the connection serves
 // another session.
-func bindFast(ctx context.Context, s *session) (context.Context, bool) {
+func BindFast(ctx context.Context, life context.Context) (context.Context, bool) {
 	m, ok := ctx.Value(fastCallKey{}).(*fastCall)
 	if !ok || ctx.Done() != m.done {
 		return ctx, false
@@ -227,27 +236,27 @@ func bindFast(ctx context.Context, s *session) (context.Context, bool) {
 	c := m.c
 	c.mu.Lock()
 	switch c.boundTo {
-	case s:
+	case life:
 	case nil:
-		c.boundTo = s
-		context.AfterFunc(s.life, func() { c.cancelAllFast(errSessionEnded) })
+		c.boundTo = life
+		context.AfterFunc(life, func() { c.cancelAllFast(ErrSessionEnded) })
 	default:
 		c.mu.Unlock()
 		return ctx, false
 	}
 	c.mu.Unlock()
-	if s.life.Err() != nil {
+	if life.Err() != nil {
 		// Ended before this call was bound; cancelAllFast may have run
 		// before the call was in flight.
 		ctx, cancel := context.WithCancelCause(ctx)
-		cancel(errSessionEnded)
+		cancel(ErrSessionEnded)
 		return ctx, true
 	}
 	return ctx, true
 }
 
 // serveFast runs one fast-path tools/call and writes its answer.
-func (c *frontConn) serveFast(f *fastCall) {
+func (c *Conn) serveFast(f *fastCall) {
 	res, err := f.fp.handle(f, "tools/call", &mcp.CallToolRequest{Session: f.fp.ss, Params: &f.params})
 	if cancel := c.answerFast(f, res, err); cancel != nil {
 		cancel(nil)
@@ -257,7 +266,7 @@ func (c *frontConn) serveFast(f *fastCall) {
 
 // answerFast writes the answer of fast-path call f (res or err) and
 // returns the cancel of its context, which it took out of c.inflight.
-func (c *frontConn) answerFast(f *fastCall, res mcp.Result, err error) context.CancelCauseFunc {
+func (c *Conn) answerFast(f *fastCall, res mcp.Result, err error) context.CancelCauseFunc {
 	resp, id := &f.resp, f.resp.ID
 	switch {
 	case err != nil: // a result next to an error is dropped, as jsonrpc2 does
@@ -266,7 +275,7 @@ func (c *frontConn) answerFast(f *fastCall, res mcp.Result, err error) context.C
 		resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned no result"}
 	default:
 		var buf bytes.Buffer
-		if merr := marshalResult(&buf, res); merr != nil {
+		if merr := MarshalResult(&buf, res); merr != nil {
 			resp.Error = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned a malformed result: " + merr.Error()}
 		} else {
 			resp.Result = bytes.TrimRight(buf.Bytes(), "\n")
@@ -282,11 +291,11 @@ func (c *frontConn) answerFast(f *fastCall, res mcp.Result, err error) context.C
 	return cancel
 }
 
-// marshalResult writes res as the go-sdk's JSON-RPC layer marshals a
+// MarshalResult writes res as the go-sdk's JSON-RPC layer marshals a
 // result (encoding/json without HTML escaping; jsonrpc2 jsonMarshal),
 // with a trailing newline.
-func marshalResult(buf *bytes.Buffer, res mcp.Result) error {
-	if r, ok := res.(*rawToolResult); ok {
+func MarshalResult(buf *bytes.Buffer, res mcp.Result) error {
+	if r, ok := res.(*RawResult); ok {
 		// What the encoder does with a json.Marshaler (encoding/json
 		// marshalerEncoder), without its reflection (issue 16).
 		if err := r.compactInto(buf); err != nil {
@@ -301,9 +310,9 @@ func marshalResult(buf *bytes.Buffer, res mcp.Result) error {
 
 // toSDK books the messages passed to the go-sdk: the ids of its calls
 // (answered removes them), and the notifications it must have handled
-// before a tools/call may take the fast path (frontNotesMiddleware
+// before a tools/call may take the fast path (NotesMiddleware
 // counts those down; batch elements included).
-func (c *frontConn) toSDK(msgs []jsonrpc.Message) {
+func (c *Conn) toSDK(msgs []jsonrpc.Message) {
 	if len(msgs) == 0 {
 		return
 	}
@@ -337,7 +346,7 @@ func (c *frontConn) toSDK(msgs []jsonrpc.Message) {
 // so a count left by a notification it refused before the receiving
 // chain (undecodable params) is cleared rather than keeping the fast path
 // off for the rest of the connection.
-func (c *frontConn) answered(id jsonrpc.ID) {
+func (c *Conn) answered(id jsonrpc.ID) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if seq, ok := c.sdkCalls[id]; ok {
@@ -350,7 +359,7 @@ func (c *frontConn) answered(id jsonrpc.ID) {
 
 // cancelFast cancels the fast-path call that notifications/cancelled
 // params name, reporting whether there was one.
-func (c *frontConn) cancelFast(params []byte) bool {
+func (c *Conn) cancelFast(params []byte) bool {
 	id, ok := cancelledID(params) // frontcancel.go
 	if !ok {
 		return false
@@ -366,7 +375,7 @@ func (c *frontConn) cancelFast(params []byte) bool {
 
 // cancelAllFast cancels every fast-path call (the input ended or the
 // connection closed), with cause as the reason.
-func (c *frontConn) cancelAllFast(cause error) {
+func (c *Conn) cancelAllFast(cause error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, cancel := range c.inflight {
@@ -374,10 +383,10 @@ func (c *frontConn) cancelAllFast(cause error) {
 	}
 }
 
-// endFast cancels the fast-path calls, takes no new ones and waits until
+// EndFast cancels the fast-path calls, takes no new ones and waits until
 // they have returned, as the go-sdk's jsonrpc2 connection waits for its
 // calls before it closes.
-func (c *frontConn) endFast() {
+func (c *Conn) EndFast() {
 	c.mu.Lock()
 	c.fastDone = true
 	c.mu.Unlock()
@@ -385,18 +394,18 @@ func (c *frontConn) endFast() {
 	c.fastWG.Wait()
 }
 
-// callMembers splits tools/call params, an object, into its name,
+// CallMembers splits tools/call params, an object, into its name,
 // arguments and _meta members (raw JSON; nil when absent). ok is false
 // when raw is not an object or holds any other member or one twice: the
 // fast paths then leave the request to the go-sdk. raw's members are read
 // from rec when it holds them all (jsonscan.Members.Complete; nil: none),
 // else raw is scanned (issue 16).
-func callMembers(raw []byte, rec *jsonscan.Members) (name, args, meta []byte, ok bool) {
+func CallMembers(raw []byte, rec *jsonscan.Members) (name, args, meta []byte, ok bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, nil, nil, false
 	}
 	bad := false
-	if err := eachMember(raw, rec, func(k, v []byte) bool {
+	if err := EachMember(raw, rec, func(k, v []byte) bool {
 		var slot *[]byte
 		switch string(k) {
 		case "name":
@@ -426,10 +435,10 @@ func callMembers(raw []byte, rec *jsonscan.Members) (name, args, meta []byte, ok
 // (and refuses with its own error where it must). The params go into p;
 // *last is the name of the connection's last such call, reused when the
 // name is the same (one string fewer per call; only the connection's
-// reader calls this). rec is callMembers'.
+// reader calls this). rec is CallMembers'.
 func fastParams(raw []byte, rec *jsonscan.Members, p *mcp.CallToolParamsRaw, last *string) bool {
-	name, args, meta, ok := callMembers(raw, rec)
-	if !ok || !plainString(name) || !utf8.Valid(name) {
+	name, args, meta, ok := CallMembers(raw, rec)
+	if !ok || !PlainString(name) || !utf8.Valid(name) {
 		return false
 	}
 	if name = name[1 : len(name)-1]; string(name) != *last {

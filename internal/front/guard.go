@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // Two checks on what clients send the front, before the go-sdk server
 // sees it (issue 13 items 13 and 7). Trust: clients without a token and
@@ -34,9 +34,9 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
-// maxExactID is 2^53, the largest integer the go-sdk's float64-based ids
+// MaxExactID is 2^53, the largest integer the go-sdk's float64-based ids
 // hold exactly.
-const maxExactID = 1 << 53
+const MaxExactID = 1 << 53
 
 // frontFields are the top-level members of one message object that
 // checkMessage and decodeFront read (raw; the last of a repeated key), so
@@ -96,7 +96,7 @@ func (f *frontFields) badID() (raw []byte, why string, ok bool) {
 	case c == 'n':
 		return id, "a null id (JSON-RPC 2.0 section 4: a request with id null cannot be told from a notification here)", false
 	case c == '-' || c >= '0' && c <= '9':
-		if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(id) && n >= -maxExactID && n <= maxExactID {
+		if n, err := strconv.ParseInt(string(id), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(id) && n >= -MaxExactID && n <= MaxExactID {
 			return nil, "", true
 		}
 		return id, "a number that is not an integer within ±2^53 (JSON-RPC 2.0 section 4: numbers SHOULD NOT have fractional parts)", false
@@ -136,19 +136,19 @@ func isInitialize(body []byte) bool {
 	return found
 }
 
-// idGuard wraps an HTTP front handler (Streamable HTTP or SSE) with the
+// IDGuard wraps an HTTP front handler (Streamable HTTP or SSE) with the
 // id check above. maxBody bounds the body read (bytes; larger bodies get
 // HTTP 413).
 //
 // It guards the legacy SSE transport's POSTs, where the go-sdk takes no
 // batch ("failed to parse body", even for a valid one): a batch is refused
 // whole with an error object per element (refuseBatch, frontbatch.go).
-func idGuard(h http.Handler, maxBody int) http.Handler { return idGuardWith(h, maxBody, refuseBatch) }
+func IDGuard(h http.Handler, maxBody int) http.Handler { return IDGuardWith(h, maxBody, refuseBatch) }
 
-// frameHook sees a POST body that passed the id check before h does: it
+// FrameHook sees a POST body that passed the id check before h does: it
 // returns the body to pass on (possibly rewritten), or answered true when
 // it has answered w itself (tasks.go, tasksFrame).
-type frameHook func(w http.ResponseWriter, r *http.Request, body []byte) (out []byte, answered bool)
+type FrameHook func(w http.ResponseWriter, r *http.Request, body []byte) (out []byte, answered bool)
 
 // readBody reads r's body, at most maxBody+1 bytes, as io.ReadAll does but
 // into one slice of the declared Content-Length when there is one (issue
@@ -175,9 +175,9 @@ func readBody(r *http.Request, maxBody int) ([]byte, error) {
 	}
 }
 
-// idGuardWith is idGuard with a frameHook (nil: none), so that the body
+// IDGuardWith is IDGuard with a FrameHook (nil: none), so that the body
 // is read once.
-func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
+func IDGuardWith(h http.Handler, maxBody int, hook FrameHook) http.Handler {
 	ids := &inFlightIDs{} // frontbatch.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
@@ -237,9 +237,9 @@ func idGuardWith(h http.Handler, maxBody int, hook frameHook) http.Handler {
 	})
 }
 
-// requireSession wraps the stateful Streamable HTTP handler with the
+// RequireSession wraps the stateful Streamable HTTP handler with the
 // session check above (item 2 of this file's comment).
-func requireSession(h http.Handler) http.Handler {
+func RequireSession(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil || r.Header.Get("Mcp-Session-Id") != "" {
 			h.ServeHTTP(w, r)
@@ -320,3 +320,28 @@ func (l *lineReader) next() ([]byte, error) {
 }
 
 func (l *lineReader) close() error { return l.r.Close() }
+
+// frameBody is a POST body IDGuardWith has read: readable as the body,
+// and its bytes available to the fast path without a copy.
+type frameBody struct {
+	bytes.Reader
+	b []byte
+}
+
+func (*frameBody) Close() error { return nil }
+
+func newFrameBody(b []byte) *frameBody {
+	fb := &frameBody{b: b}
+	fb.Reset(b)
+	return fb
+}
+
+// FrameOf returns the bytes of r's body when the id guard read it whole
+// and nothing read it since (the fast path takes them without a copy).
+func FrameOf(r *http.Request) ([]byte, bool) {
+	fb, ok := r.Body.(*frameBody)
+	if !ok || fb.Len() != len(fb.b) {
+		return nil, false
+	}
+	return fb.b, true
+}

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // No answer for a cancelled request on the stdio front.
 //
@@ -49,7 +49,7 @@ func cancelledID(params []byte) (id jsonrpc.ID, ok bool) {
 // (jsonrpc.MakeID: 3, 3.0 and 3e0 are one id); ok is false when it is not
 // an id the go-sdk takes.
 func rawID(raw []byte) (id jsonrpc.ID, ok bool) {
-	if plainString(raw) {
+	if PlainString(raw) {
 		id, err := jsonrpc.MakeID(string(raw[1 : len(raw)-1]))
 		return id, err == nil
 	}
@@ -75,7 +75,7 @@ func rawID(raw []byte) (id jsonrpc.ID, ok bool) {
 // own, which may run after the reader has taken that request (about 1
 // run in 4 under -race in TestFrontCancelledNoAnswer). A call earlier in
 // msgs (the same batch) counts as in flight.
-func (c *frontConn) noteCancelled(msgs []jsonrpc.Message) []jsonrpc.Message {
+func (c *Conn) noteCancelled(msgs []jsonrpc.Message) []jsonrpc.Message {
 	var keep []jsonrpc.Message // nil: msgs as they are
 	for i, m := range msgs {
 		r, ok := m.(*jsonrpc.Request)
@@ -130,7 +130,7 @@ func callIn(msgs []jsonrpc.Message, id jsonrpc.ID) bool {
 
 // dropCancelled reports whether the answer to id must not be written
 // (the client cancelled the request), forgetting the note.
-func (c *frontConn) dropCancelled(id jsonrpc.ID) bool {
+func (c *Conn) dropCancelled(id jsonrpc.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.cancelled[id] {

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // Warm goroutines for the call path (issue 16).
 //
@@ -7,7 +7,7 @@ package proxy
 // frontfast.go) and goes deep: middleware, (*Proxy).call, forward, the
 // go-sdk client's marshalling. A new goroutine starts on a small stack
 // and grows it by copying (runtime.newstack/copystack: 10–12% of the
-// proxy's CPU under the overhead bench, docs/figures.md). goWarm hands the
+// proxy's CPU under the overhead bench, docs/figures.md). GoWarm hands the
 // work to an idle goroutine that ran an earlier call, whose stack has
 // already grown, and starts one only when none is idle. The number of
 // goroutines is what it would have been (one per call in flight), plus
@@ -30,30 +30,30 @@ import (
 // warmIdle is how often idle warm goroutines are trimmed.
 const warmIdle = 30 * time.Second
 
-// warmTask is work for a warm goroutine: a call's own struct (frontfast.go
+// WarmTask is work for a warm goroutine: a call's own struct (frontfast.go
 // fastCall, exchange.go exchange) passed as it is, so that handing it over
 // allocates no closure (issue 16, round 10); funcTask adapts a func.
-type warmTask interface{ run() }
+type WarmTask interface{ Run() }
 
-// funcTask runs a func as a warmTask.
+// funcTask runs a func as a WarmTask.
 type funcTask func()
 
-func (f funcTask) run() { f() }
+func (f funcTask) Run() { f() }
 
 var (
-	warmq = make(chan warmTask)
+	warmq = make(chan WarmTask)
 	// warmIdleNow counts goroutines waiting on warmq; warmLow is its
 	// lowest value since the reaper last looked.
 	warmIdleNow, warmLow atomic.Int32
 	warmReaper           sync.Once
 )
 
-// goWarm runs f on a goroutine (as go f() does), reusing an idle one.
-func goWarm(f func()) { goWarmTask(funcTask(f)) }
+// GoWarm runs f on a goroutine (as go f() does), reusing an idle one.
+func GoWarm(f func()) { GoWarmTask(funcTask(f)) }
 
-// goWarmTask runs t.run() on a goroutine (as go t.run() does), reusing an
+// GoWarmTask runs t.run() on a goroutine (as go t.run() does), reusing an
 // idle one.
-func goWarmTask(t warmTask) {
+func GoWarmTask(t WarmTask) {
 	select {
 	case warmq <- t:
 	default:
@@ -62,9 +62,9 @@ func goWarmTask(t warmTask) {
 	}
 }
 
-func warmLoop(f warmTask) {
+func warmLoop(f WarmTask) {
 	for f != nil {
-		f.run()
+		f.Run()
 		warmIdleNow.Add(1)
 		f = <-warmq
 		if n := warmIdleNow.Add(-1); n < warmLow.Load() {

@@ -1,11 +1,11 @@
-package proxy
+package front
 
 import (
 	"os"
 	"syscall"
 )
 
-// frontStdin is the stdio front's input. When stdin is a pipe (how an MCP
+// Stdin is the stdio front's input. When stdin is a pipe (how an MCP
 // client starts a stdio server), it is opened again through
 // /proc/self/fd/0 in non-blocking mode, a file the Go runtime's network
 // poller waits on, as os.Pipe's ends are (issue 16). os.Stdin reads with a
@@ -26,7 +26,7 @@ import (
 // darwin and the BSDs duplicates the same description.
 //
 // The caller closes a file that is not os.Stdin when it is done with it.
-func frontStdin() *os.File {
+func Stdin() *os.File {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(0, &st); err != nil || st.Mode&syscall.S_IFMT != syscall.S_IFIFO {
 		return os.Stdin

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // -32601 for an unknown method on the session (2025-11-25 and older)
 // Streamable HTTP front (trial round 6, M2).
@@ -9,7 +9,7 @@ package proxy
 // handled: \"foo/bar\" unsupported"; mcp/streamable.go servePOST). A
 // client waiting for that request's id then gets a transport error
 // instead of the JSON-RPC error stdio and 2026-07-28 clients get
-// (JSON-RPC 2.0 §5.1: -32601 Method not found). notFoundAnswer rewrites
+// (JSON-RPC 2.0 §5.1: -32601 Method not found). NotFound rewrites
 // exactly that answer (and its "invalid request: …" answer, -32600), for a
 // POST of one request, into the JSON-RPC error with the request's id, HTTP 200 (a JSON answer to a request the server
 // accepted; MCP basic/transports "Sending Messages to the Server"). Any
@@ -39,8 +39,8 @@ const sdkNotHandled = "JSON RPC not handled: "
 // notification method).
 const sdkInvalidRequest = "invalid request: "
 
-// notFoundAnswer wraps the session Streamable HTTP handler h (see above).
-func notFoundAnswer(h http.Handler) http.Handler {
+// NotFound wraps the session Streamable HTTP handler h (see above).
+func NotFound(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fb, ok := r.Body.(*frameBody)
 		if r.Method != http.MethodPost || !ok {

@@ -1,8 +1,7 @@
-package proxy
+package front
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -20,14 +19,14 @@ func TestShapeRaw(t *testing.T) {
 		{`{"_meta":{"io.modelcontextprotocol\/serverInfo":{}},"content":[]}`, `{"content":[]}`}, // escaped key
 		{`{"_meta":{"own":"x"},"content":[]}`, `{"_meta":{"own":"x"},"content":[]}`},
 	} {
-		got := shapeRaw([]byte(c.in))
+		got := ShapeRaw([]byte(c.in))
 		var g, w any
 		if err := json.Unmarshal(got, &g); err != nil {
-			t.Fatalf("shapeRaw(%s) = %s: %v", c.in, got, err)
+			t.Fatalf("ShapeRaw(%s) = %s: %v", c.in, got, err)
 		}
 		_ = json.Unmarshal([]byte(c.want), &w)
 		if !reflect.DeepEqual(g, w) {
-			t.Errorf("shapeRaw(%s) = %s, want %s", c.in, got, c.want)
+			t.Errorf("ShapeRaw(%s) = %s, want %s", c.in, got, c.want)
 		}
 	}
 }
@@ -109,7 +108,7 @@ func TestStampSpare(t *testing.T) {
 		// Written twice (a second MarshalJSON): the same bytes.
 		b = make([]byte, len(c.in), len(c.in)+256)
 		copy(b, c.in)
-		r := &rawToolResult{json: b, modern: c.complete, spare: true}
+		r := &RawResult{json: b, modern: c.complete, spare: true}
 		if c.extra != nil {
 			r.SetMeta(c.extra)
 		}
@@ -126,12 +125,12 @@ func TestStampSpare(t *testing.T) {
 	}
 }
 
-// TestShapeStampFromRecord: shapeRaw and stampRaw give the same bytes
+// TestShapeStampFromRecord: ShapeRaw and stampRaw give the same bytes
 // when they read the result's members from the record the transport's
 // scan made (issue 16: one scan per message) as when they scan it, and
-// the record shapeRaw leaves describes the object it returns.
+// the record ShapeRaw leaves describes the object it returns.
 func TestShapeStampFromRecord(t *testing.T) {
-	si := map[string]any{mcp.MetaKeyServerInfo: serverImpl()}
+	si := map[string]any{mcp.MetaKeyServerInfo: ServerImpl()}
 	for _, in := range []string{
 		`{"content":[{"type":"text","text":"hi"}]}`,
 		`{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":1},"resultType":"complete"}`,
@@ -157,21 +156,21 @@ func TestShapeStampFromRecord(t *testing.T) {
 		if !rec.Complete(b) && !bytes.Contains(b, []byte(`"h":8`)) {
 			t.Fatalf("%s: the frame's scan left no record", in)
 		}
-		want := shapeRaw(bytes.Clone(b))
-		got := shapeRawRec(b, &rec, &mrec)
+		want := ShapeRaw(bytes.Clone(b))
+		got := ShapeRawRec(b, &rec, &mrec)
 		if !bytes.Equal(got, want) {
-			t.Fatalf("shapeRawRec(%s) = %s, shapeRaw %s", in, got, want)
+			t.Fatalf("ShapeRawRec(%s) = %s, ShapeRaw %s", in, got, want)
 		}
 		if rec.Complete(got) {
 			var again jsonscan.Members
 			if _, err := jsonscan.ObjectMembers(got, &again); err != nil || again.Len() != rec.Len() {
-				t.Fatalf("shapeRawRec(%s) = %s: record of %d members, a scan finds %d (%v)", in, got, rec.Len(), again.Len(), err)
+				t.Fatalf("ShapeRawRec(%s) = %s: record of %d members, a scan finds %d (%v)", in, got, rec.Len(), again.Len(), err)
 			}
 			for i := range rec.Len() {
 				k, v := rec.At(got, i)
 				k2, v2 := again.At(got, i)
 				if !bytes.Equal(k, k2) || !bytes.Equal(v, v2) {
-					t.Fatalf("shapeRawRec(%s) = %s: member %d recorded %s:%s, scanned %s:%s", in, got, i, k, v, k2, v2)
+					t.Fatalf("ShapeRawRec(%s) = %s: member %d recorded %s:%s, scanned %s:%s", in, got, i, k, v, k2, v2)
 				}
 			}
 		}
@@ -191,30 +190,5 @@ func TestShapeStampFromRecord(t *testing.T) {
 				t.Fatalf("appendStampRaw(%s) from the record = %s %v, scanning %s %v", got, sg, gerr, sw, werr)
 			}
 		}
-	}
-}
-
-// TestSlotCtx: the raw-result slot kept in its context (slotCtx, issue
-// 16 round 12) reads as the context.WithValue pair it replaces.
-func TestSlotCtx(t *testing.T) {
-	type other struct{}
-	parent, cancel := context.WithCancel(context.WithValue(context.Background(), other{}, "v"))
-	ctx, slot := withInnerRawSlot(parent)
-	if rawSlotFrom(ctx) != slot || innerRawSlot(ctx) != slot || ctx.Value(other{}) != "v" {
-		t.Fatal("withInnerRawSlot: the slot, the inner mark or the parent's value is not read back")
-	}
-	outer := &slotCtx{Context: ctx}
-	if rawSlotFrom(outer) != &outer.slot || innerRawSlot(outer) != nil {
-		t.Fatal("a slot over an inner one: its own slot, no inner mark")
-	}
-	if rawSlotFrom(withoutRawSlot(ctx)) != nil || innerRawSlot(withoutRawSlot(ctx)) != nil {
-		t.Fatal("withoutRawSlot left the slot")
-	}
-	child, stop := context.WithCancel(ctx)
-	defer stop()
-	cancel()
-	<-child.Done() // the parent's cancellation reaches through the slot's context
-	if ctx.Err() == nil {
-		t.Fatal("the slot's context is not cancelled with its parent")
 	}
 }

@@ -1,20 +1,7 @@
-package proxy
-
-// Raw forwarding of tools/call results (issue 16). When a client calls an
-// upstream tool directly (direct mode), nothing between the upstream and
-// the client needs the result decoded, unless the tool's output is
-// validated (trusted tools with an outputSchema) or an error result must be
-// redacted. The result then travels as the upstream's bytes: the upstream
-// transport keeps it raw (upstream.RawResult), p.call sees only its
-// isError, and the front writes it (rawToolResult): unchanged for a client
-// before 2026-07-28 (rawSlotFor), stamped with resultType and the
-// server's _meta for a 2026-07-28 client (its exchange holds the slot,
-// exchange.go). Every go-sdk decode that is skipped saves a 32 KiB buffer
-// (docs/figures.md).
+package front
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -25,84 +12,16 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
-	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
-type rawSlotKey struct{}
-
-// withRawSlot returns ctx with a slot the call path may fill with the raw
-// result of the tool the client called.
-func withRawSlot(ctx context.Context, slot *upstream.RawResult) context.Context {
-	return context.WithValue(ctx, rawSlotKey{}, slot)
-}
-
-// withoutRawSlot removes the slot (the result must be decoded).
-func withoutRawSlot(ctx context.Context) context.Context {
-	if rawSlotFrom(ctx) == nil {
-		return ctx
-	}
-	return context.WithValue(ctx, rawSlotKey{}, (*upstream.RawResult)(nil))
-}
-
-type innerRawKey struct{}
-
-// withInnerRawSlot returns ctx with a fresh raw-result slot for a call
-// made on the client's behalf by the proxy's own tools (tool_call, the
-// code bridge: modes.RawCaller), whose name is not the one the client
-// called: forward fills it although callRequest does not match (the
-// client's _meta does not pass to such calls; its progress token does
-// for tool_call's one call: toolCallRequest).
-func withInnerRawSlot(ctx context.Context) (context.Context, *upstream.RawResult) {
-	c := &slotCtx{Context: ctx, inner: true}
-	return c, &c.slot
-}
-
-// slotCtx is a context carrying a fresh raw-result slot (rawSlotKey;
-// with inner also innerRawKey), the slot stored in the context itself: one
-// allocation of 64 B instead of the slot's and one or two
-// context.WithValue's (48 B each; issue 16, round 12). Every other key,
-// the deadline, Done and Err are its parent's.
-type slotCtx struct {
-	context.Context
-	slot  upstream.RawResult
-	inner bool
-}
-
-func (c *slotCtx) Value(key any) any {
-	switch key.(type) {
-	case rawSlotKey:
-		return &c.slot
-	case innerRawKey:
-		if c.inner {
-			return &c.slot
-		}
-	}
-	return c.Context.Value(key)
-}
-
-// innerRawSlot is the slot of withInnerRawSlot when it is still ctx's
-// raw-result slot (withoutRawSlot takes it away).
-func innerRawSlot(ctx context.Context) *upstream.RawResult {
-	s := rawSlotFrom(ctx)
-	if s == nil || ctx.Value(innerRawKey{}) != s {
-		return nil
-	}
-	return s
-}
-
-func rawSlotFrom(ctx context.Context) *upstream.RawResult {
-	s, _ := ctx.Value(rawSlotKey{}).(*upstream.RawResult)
-	return s
-}
-
-// rawToolResult is a tools/call answer written as the upstream's bytes
+// RawResult is a tools/call answer written as the upstream's bytes
 // (mcp.ResultBase makes it an mcp.Result; go-sdk documents custom results).
 // For a 2026-07-28 client (modern) the bytes get what the decoded way
 // gives such a result (eraResult, waitExchange): resultType "complete",
 // and the members the go-sdk server puts in the result's _meta after the
 // handler (SEP-2575: its serverInfo, through ResultBase.SetMeta) are merged
 // into the upstream's _meta without decoding the rest.
-type rawToolResult struct {
+type RawResult struct {
 	mcp.ResultBase
 	json   json.RawMessage
 	modern bool
@@ -121,14 +40,25 @@ type rawToolResult struct {
 	rec, metaRec *jsonscan.Members
 }
 
-// ownRecords makes rec and metaRec read from recs (nil: none).
-func (r *rawToolResult) ownRecords(recs *upstream.Records) {
-	if recs != nil {
-		r.rec, r.metaRec = &recs.Result, &recs.Meta
-	}
+// NewRawResult is a tools/call answer written as json, the bytes of a
+// result: stamped for a 2026-07-28 client (modern), and, when answer is
+// set, an answer the proxy's own tools built (compact, no _meta, no
+// resultType; its capacity beyond its length is the answer's own, so the
+// stamps may be appended in place).
+func NewRawResult(json []byte, modern, answer bool) *RawResult {
+	return &RawResult{json: json, modern: modern, spare: answer, answer: answer}
 }
 
-func (r *rawToolResult) MarshalJSON() ([]byte, error) {
+// JSON is r's bytes as it holds them (not stamped).
+func (r *RawResult) JSON() []byte { return r.json }
+
+// SetRecords gives r the records of its members and of its _meta's
+// members (nil: none), as the upstream transport's scan made them.
+func (r *RawResult) SetRecords(rec, metaRec *jsonscan.Members) {
+	r.rec, r.metaRec = rec, metaRec
+}
+
+func (r *RawResult) MarshalJSON() ([]byte, error) {
 	if !r.modern && len(r.Meta) == 0 {
 		return r.json, nil
 	}
@@ -146,7 +76,7 @@ func (r *rawToolResult) MarshalJSON() ([]byte, error) {
 // MarshalJSON output compacted, a failure wrapped in a MarshalerError; no
 // HTML escaping), the stamped copy made in a pooled buffer instead of a
 // new slice (issue 16).
-func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
+func (r *RawResult) compactInto(buf *bytes.Buffer) error {
 	var b []byte
 	var err error
 	switch {
@@ -165,7 +95,7 @@ func (r *rawToolResult) compactInto(buf *bytes.Buffer) error {
 		err = compactTo(buf, b)
 	}
 	if err != nil {
-		return &json.MarshalerError{Type: reflect.TypeFor[*rawToolResult](), Err: err}
+		return &json.MarshalerError{Type: reflect.TypeFor[*RawResult](), Err: err}
 	}
 	return nil
 }
@@ -225,7 +155,7 @@ func lacksStamps(b []byte) bool {
 // its _meta (a key b's _meta already has keeps b's value, as the go-sdk's
 // annotateServerInfo does), and with resultType "complete" when complete
 // (MCP 2026-07-28, SEP-2322: every tools/call result names its type). b
-// is a shaped raw result (shapeRaw: no resultType of its own; one that
+// is a shaped raw result (ShapeRaw: no resultType of its own; one that
 // is there anyway is replaced). Only b's top level and its _meta are
 // scanned; every other member is copied as it is.
 func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
@@ -244,7 +174,7 @@ func appendStampRaw(dst, b []byte, rec, metaRec *jsonscan.Members, extra map[str
 	out := rawObject{b: slices.Grow(dst, len(b)+len(`,"_meta":{},"resultType":"complete"}`)+160*len(extra))}
 	metaSeen := false
 	var metaErr error
-	if err := eachMember(b, rec, func(k, v []byte) bool {
+	if err := EachMember(b, rec, func(k, v []byte) bool {
 		if metaErr != nil {
 			return true // b is still checked whole: its own error comes first
 		}
@@ -295,17 +225,17 @@ func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]a
 	// client): whether meta has the key is all that is asked of it, so
 	// no key is made a string (issue 16).
 	si, siOnly := extra[mcp.MetaKeyServerInfo].(*mcp.Implementation)
-	siOnly = siOnly && len(extra) == 1 && si == serverImpl()
+	siOnly = siOnly && len(extra) == 1 && si == ServerImpl()
 	haveSI := false
-	err := eachMember(meta, rec, func(k, v []byte) bool {
+	err := EachMember(meta, rec, func(k, v []byte) bool {
 		switch {
 		case siOnly:
-			haveSI = haveSI || rawKeyIs(k, mcp.MetaKeyServerInfo)
+			haveSI = haveSI || RawKeyIs(k, mcp.MetaKeyServerInfo)
 		case len(extra) > 0:
 			if have == nil {
 				have = map[string]bool{}
 			}
-			have[rawKey(k)] = true
+			have[RawKey(k)] = true
 		}
 		out.member(k, v)
 		return true
@@ -330,7 +260,7 @@ func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]a
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if v, ok := extra[k].(*mcp.Implementation); ok && k == mcp.MetaKeyServerInfo && v == serverImpl() {
+		if v, ok := extra[k].(*mcp.Implementation); ok && k == mcp.MetaKeyServerInfo && v == ServerImpl() {
 			// The proxy's own serverInfo, stamped on every result of a
 			// 2026-07-28 client: marshalled once (issue 16).
 			si := serverInfoMember()
@@ -350,11 +280,11 @@ func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]a
 	return out.close(), nil
 }
 
-// serverInfoMember is the _meta member serverInfo: serverImpl() as
+// serverInfoMember is the _meta member serverInfo: ServerImpl() as
 // mergeMeta writes it (the key between its quotes, the value marshalled).
 var serverInfoMember = sync.OnceValue(func() struct{ key, val []byte } {
 	kb, _ := json.Marshal(mcp.MetaKeyServerInfo)
-	vb, _ := json.Marshal(serverImpl())
+	vb, _ := json.Marshal(ServerImpl())
 	return struct{ key, val []byte }{kb[1 : len(kb)-1], vb}
 })
 
@@ -408,65 +338,33 @@ func (o *rawObject) close() []byte {
 	return o.b
 }
 
-// rawSlotFor returns ctx with a raw-result slot when the client session
-// may get raw results (rawFrontOK), and the slot (nil otherwise).
-func rawSlotFor(ctx context.Context, ss *mcp.ServerSession) (context.Context, *upstream.RawResult) {
-	if !rawFrontOK(ss) {
-		return ctx, nil
-	}
-	c := &slotCtx{Context: ctx} // the slot and its context in one allocation
-	return c, &c.slot
-}
-
-// rawFrontOK reports whether a client session may get its results
-// unstamped: the protocol generations before 2026-07-28, whose results
-// the go-sdk does not stamp (resultType, server identity). Calls of
-// 2026-07-28 clients take their raw slot from their exchange
-// (startExchange) and are stamped (stampRaw).
-func rawFrontOK(ss *mcp.ServerSession) bool {
-	ip := ss.InitializeParams()
-	return ip != nil && ip.ProtocolVersion != "" && ip.ProtocolVersion < "2026-07-28"
-}
-
-// materialize decodes a raw result (when it must be changed after all:
-// redaction of an error result).
-func materialize(slot *upstream.RawResult) (*mcp.CallToolResult, error) {
-	var res mcp.CallToolResult
-	err := json.Unmarshal(slot.JSON, &res)
-	slot.JSON = nil
-	if err != nil {
-		return nil, err
-	}
-	return &res, nil
-}
-
-// shapeRaw gives a raw result the shape the decoded way gives it
+// ShapeRaw gives a raw result the shape the decoded way gives it
 // (callRounds, eraResult) for a client before 2026-07-28: no resultType,
 // and no hop keys in _meta (meta.go: the upstream's serverInfo never
 // passes); an empty _meta is dropped. A result that needs no change is
 // returned as is (no copy). Guards against: an upstream (untrusted)
 // leaking its identity or protocol members to the client.
-func shapeRaw(b []byte) []byte { return shapeRawRec(b, nil, nil) }
+func ShapeRaw(b []byte) []byte { return ShapeRawRec(b, nil, nil) }
 
-// shapeRawRec is shapeRaw reading b's members from rec when it holds them
+// ShapeRawRec is ShapeRaw reading b's members from rec when it holds them
 // all for b (jsonscan.Members.Complete), else scanning b (issue 16: the
 // transport's one scan of the frame recorded them), and its _meta's from
 // metaRec likewise. When it returns a new object, rec (non-nil) is made
 // the record of that object.
-func shapeRawRec(b []byte, rec, metaRec *jsonscan.Members) []byte {
+func ShapeRawRec(b []byte, rec, metaRec *jsonscan.Members) []byte {
 	var in *jsonscan.Members
 	if rec != nil && rec.Complete(b) {
 		c := *rec // rec is rewritten below while in is read
 		in = &c
 	}
 	change := false
-	_ = eachMember(b, in, func(k, v []byte) bool {
+	_ = EachMember(b, in, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 			change = true
 		case "_meta":
-			_ = eachMember(v, metaRec, func(mk, _ []byte) bool {
-				change = change || isHopMetaRaw(mk)
+			_ = EachMember(v, metaRec, func(mk, _ []byte) bool {
+				change = change || IsHopMetaRaw(mk)
 				return !change
 			})
 		}
@@ -480,11 +378,11 @@ func shapeRawRec(b []byte, rec, metaRec *jsonscan.Members) []byte {
 		out.rec = rec
 		rec.Reset()
 	}
-	_ = eachMember(b, in, func(k, v []byte) bool {
+	_ = EachMember(b, in, func(k, v []byte) bool {
 		switch string(k) {
 		case "resultType":
 		case "_meta":
-			if meta := withoutMetaKeys(v, metaRec, isHopMetaRaw); meta != nil {
+			if meta := WithoutMetaKeys(v, metaRec, IsHopMetaRaw); meta != nil {
 				out.member(k, meta)
 			}
 		default:
@@ -495,10 +393,10 @@ func shapeRawRec(b []byte, rec, metaRec *jsonscan.Members) []byte {
 	return out.close()
 }
 
-// eachMember calls fn for b's members as jsonscan.Object does, from rec
+// EachMember calls fn for b's members as jsonscan.Object does, from rec
 // when it holds them all for b (b was scanned whole and well-formed: the
 // error is nil), else by scanning b (issue 16).
-func eachMember(b []byte, rec *jsonscan.Members, fn func(k, v []byte) bool) error {
+func EachMember(b []byte, rec *jsonscan.Members, fn func(k, v []byte) bool) error {
 	if rec != nil && rec.Complete(b) {
 		for i := 0; i < rec.Len() && fn(rec.At(b, i)); i++ {
 		}
@@ -508,12 +406,12 @@ func eachMember(b []byte, rec *jsonscan.Members, fn func(k, v []byte) bool) erro
 	return err
 }
 
-// withoutMetaKeys is the object meta without the members whose raw names
+// WithoutMetaKeys is the object meta without the members whose raw names
 // drop reports; nil when no member is left. meta's members are read from
 // rec when it holds them all (nil: none), else meta is scanned.
-func withoutMetaKeys(meta []byte, rec *jsonscan.Members, drop func(k []byte) bool) []byte {
+func WithoutMetaKeys(meta []byte, rec *jsonscan.Members, drop func(k []byte) bool) []byte {
 	var out rawObject
-	_ = eachMember(meta, rec, func(k, v []byte) bool {
+	_ = EachMember(meta, rec, func(k, v []byte) bool {
 		if !drop(k) {
 			out.member(k, v)
 		}
@@ -525,20 +423,20 @@ func withoutMetaKeys(meta []byte, rec *jsonscan.Members, drop func(k []byte) boo
 	return out.close()
 }
 
-// rawKeyIs reports whether rawKey(k) is name, without a string for a key
+// RawKeyIs reports whether RawKey(k) is name, without a string for a key
 // without escapes.
-func rawKeyIs(k []byte, name string) bool {
+func RawKeyIs(k []byte, name string) bool {
 	if bytes.IndexByte(k, '\\') < 0 {
 		return string(k) == name
 	}
-	return rawKey(k) == name
+	return RawKey(k) == name
 }
 
-// isHopMetaRaw is isHopMetaKey(rawKey(k)), without a string for a key
+// IsHopMetaRaw is IsHopMetaKey(RawKey(k)), without a string for a key
 // without escapes (issue 16).
-func isHopMetaRaw(k []byte) bool {
+func IsHopMetaRaw(k []byte) bool {
 	if bytes.IndexByte(k, '\\') >= 0 {
-		return isHopMetaKey(rawKey(k))
+		return IsHopMetaKey(RawKey(k))
 	}
 	for _, h := range hopMetaKeys {
 		if string(k) == h {
@@ -548,9 +446,9 @@ func isHopMetaRaw(k []byte) bool {
 	return false
 }
 
-// rawKey is a member name as raw JSON bytes (between the quotes) decoded
+// RawKey is a member name as raw JSON bytes (between the quotes) decoded
 // to a string; escapes are rare and decoded the slow way.
-func rawKey(k []byte) string {
+func RawKey(k []byte) string {
 	if bytes.IndexByte(k, '\\') < 0 {
 		return string(k)
 	}

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // The front's own stdio transport (issue 16). The go-sdk's IOTransport
 // decodes every incoming line three times through its internal JSON
@@ -40,24 +40,44 @@ import (
 // (internal/json defaultMaxDepth).
 const frontMaxDepth = 1000
 
-// frontStdio is an mcp.Transport over the front's stdin (in, with the id
+// Stdio is an mcp.Transport over the front's stdin (in, with the id
 // guard) and stdout (out).
-type frontStdio struct {
+type Stdio struct {
 	in  *lineReader
 	out *linewrite.Writer // stdout; messages finished together go out in one write
 	max int               // bytes per line
-	// tasks, when set, answers the tasks utility's requests, which the
-	// go-sdk server does not know (tasks.go).
-	tasks func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 
 	mu   sync.Mutex
-	last *frontConn // the connection made last (tests)
+	last *Conn // the connection made last (tests)
 }
 
-func (t *frontStdio) Connect(ctx context.Context) (mcp.Connection, error) {
-	c := &frontConn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}), tasks: t.tasks,
+// NewStdio is the stdio transport over in and out, messages of at most
+// max bytes.
+func NewStdio(in io.ReadCloser, out *linewrite.Writer, max int) *Stdio {
+	return &Stdio{in: &lineReader{r: in, max: max}, out: out, max: max}
+}
+
+// FastCalls is how many requests the fast path of the transport's last
+// connection served.
+func (t *Stdio) FastCalls() int {
+	t.mu.Lock()
+	c := t.last
+	t.mu.Unlock()
+	if c == nil {
+		return 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fastCalls
+}
+
+// Flush writes out what the transport's output holds.
+func (t *Stdio) Flush() error { return t.out.Flush() }
+
+func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
+	c := &Conn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}),
 		base: context.WithoutCancel(ctx)}
-	if slot, ok := ctx.Value(frontConnSlot{}).(*atomic.Pointer[frontConn]); ok {
+	if slot, ok := ctx.Value(ConnSlot{}).(*atomic.Pointer[Conn]); ok {
 		slot.Store(c) // frontfast.go
 	}
 	t.mu.Lock()
@@ -72,14 +92,13 @@ type frontMsg struct {
 	err  error
 }
 
-// frontConn is the mcp.Connection of frontStdio.
-type frontConn struct {
+// Conn is the mcp.Connection of Stdio.
+type Conn struct {
 	in       *lineReader
 	out      *linewrite.Writer
 	max      int
 	incoming chan frontMsg
 	queue    []jsonrpc.Message // rest of a batch; Read is not concurrent
-	tasks    func(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -114,7 +133,7 @@ type frontConn struct {
 	sdkCalls  map[jsonrpc.ID]uint64 // call ids passed to the go-sdk and not yet answered: their seq
 	fastCalls int                   // requests served on the fast path
 	fastDone  bool                  // closing: no new fast-path calls
-	boundTo   *session              // its end cancels every fast-path call (bindFast)
+	boundTo   context.Context       // the session's life: its end cancels every fast-path call (BindFast)
 	fastWG    sync.WaitGroup        // fast-path calls running
 
 	cancelled map[jsonrpc.ID]bool // in-flight ids the client cancelled: no answer (frontcancel.go)
@@ -129,9 +148,9 @@ type batch struct {
 	refused [][]byte // error objects of malformed elements (frontbatch.go)
 }
 
-func (c *frontConn) SessionID() string { return "" }
+func (c *Conn) SessionID() string { return "" }
 
-func (c *frontConn) readLoop() {
+func (c *Conn) readLoop() {
 	for {
 		line, err := c.in.next()
 		var m frontMsg
@@ -177,7 +196,7 @@ func (c *frontConn) readLoop() {
 				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line, &f.pm) { // frontfast.go
 					m.msgs = nil
 				}
-				m.msgs = c.tasksFirst(m.msgs)
+				liftTasks(m.msgs)
 				c.toSDK(m.msgs) // frontfast.go
 			}
 		}
@@ -189,7 +208,7 @@ func (c *frontConn) readLoop() {
 			// input ended: jsonrpc2 then closes this connection holding
 			// its state lock, which a call still sending progress or a
 			// log message to the client would wait for.
-			c.endFast() // frontfast.go
+			c.EndFast() // frontfast.go
 		}
 		if m.err != nil || len(m.msgs) > 0 {
 			select {
@@ -239,7 +258,7 @@ func messageOver(line []byte, err error, max int) bool {
 // (JSON-RPC 2.0 §5). It returns the reader's error (nil while the input
 // goes on). Trust: the client is not trusted; memory stays bounded by the
 // reader's pieces.
-func (c *frontConn) skipLong(first []byte, err error) error {
+func (c *Conn) skipLong(first []byte, err error) error {
 	id := []byte("null")
 	_, _ = jsonscan.Object(first, func(k, v []byte) bool {
 		if string(k) == "id" {
@@ -274,42 +293,14 @@ func lineError(line []byte, err error) []byte {
 	return append(append([]byte(`{"jsonrpc":"2.0","id":null,"error":`), b...), '}')
 }
 
-// tasksFirst handles the tasks utility on the way in (tasks.go): the
-// "task" member of a tools/call is lifted into _meta, and a tasks/*
-// request is answered here, in its own goroutine, instead of reaching the
-// go-sdk (which would answer -32601).
-func (c *frontConn) tasksFirst(msgs []jsonrpc.Message) []jsonrpc.Message {
-	if c.tasks == nil {
-		return msgs
-	}
-	out := msgs[:0]
+// liftTasks lifts the "task" member of each tools/call into _meta
+// (LiftTask), where the go-sdk's CallToolParams keeps it.
+func liftTasks(msgs []jsonrpc.Message) {
 	for _, m := range msgs {
-		req, ok := m.(*jsonrpc.Request)
-		if ok && req.IsCall() {
-			switch {
-			case req.Method == "tools/call":
-				req.Params = liftTask(req.Params)
-			case isTasksMethod(req.Method):
-				go func() {
-					resp := &jsonrpc.Response{ID: req.ID}
-					res, err := c.tasks(context.Background(), req.Method, req.Params)
-					if err != nil {
-						var je *jsonrpc.Error
-						if !errors.As(err, &je) {
-							je = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
-						}
-						resp.Error = je
-					} else {
-						resp.Result = res
-					}
-					_ = c.Write(context.Background(), resp)
-				}()
-				continue
-			}
+		if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() && req.Method == "tools/call" {
+			req.Params = LiftTask(req.Params)
 		}
-		out = append(out, m)
 	}
-	return out
 }
 
 // frontFrame is line without surrounding blanks; when that is one object
@@ -333,7 +324,7 @@ func frontFrame(line []byte, f *frontFields) (frame []byte, one bool) {
 // refused are the error objects of a batch's malformed elements
 // (checkFrame): they go out in the batch's answer. A request whose id is
 // in flight is answered -32600 and dropped (frontbatch.go).
-func (c *frontConn) decode(frame []byte, f *frontFields, one bool, refused [][]byte) ([]jsonrpc.Message, error) {
+func (c *Conn) decode(frame []byte, f *frontFields, one bool, refused [][]byte) ([]jsonrpc.Message, error) {
 	if len(frame) == 0 {
 		return nil, nil
 	}
@@ -417,7 +408,7 @@ func (c *frontConn) decode(frame []byte, f *frontFields, one bool, refused [][]b
 
 // batchesAllowed reports whether the session's protocol version allows
 // JSON-RPC batches (before 2025-06-18).
-func (c *frontConn) batchesAllowed() bool {
+func (c *Conn) batchesAllowed() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.version < "2025-06-18"
@@ -426,13 +417,13 @@ func (c *frontConn) batchesAllowed() bool {
 // inFlight reports whether a call with id is in flight on the connection:
 // passed to the go-sdk and not answered, on the fast path, or in an open
 // batch.
-func (c *frontConn) inFlight(id jsonrpc.ID) bool {
+func (c *Conn) inFlight(id jsonrpc.ID) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.inFlightLocked(id)
 }
 
-func (c *frontConn) inFlightLocked(id jsonrpc.ID) bool {
+func (c *Conn) inFlightLocked(id jsonrpc.ID) bool {
 	if _, ok := c.sdkCalls[id]; ok {
 		return true
 	}
@@ -454,14 +445,14 @@ func decodeFront(frame []byte) (jsonrpc.Message, error) {
 func decodeScanned(frame []byte, f *frontFields) (jsonrpc.Message, error) {
 	id, method, params := f.id, f.method, f.params
 	if f.err != nil || f.depth > frontMaxDepth || f.other || string(f.version) != `"2.0"` ||
-		!plainString(method) || string(params) == "null" {
+		!PlainString(method) || string(params) == "null" {
 		// result, error, unknown members, anything not plain: the SDK decides
 		return jsonrpc.DecodeMessage(frame)
 	}
 	var rid jsonrpc.ID
 	switch {
 	case id == nil:
-	case plainString(id):
+	case PlainString(id):
 		rid, _ = jsonrpc.MakeID(string(id[1 : len(id)-1]))
 	default:
 		n, err := strconv.ParseInt(string(id), 10, 64)
@@ -489,12 +480,12 @@ func methodName(m []byte) string {
 	return string(m)
 }
 
-// plainString reports whether v is a JSON string without escapes.
-func plainString(v []byte) bool {
+// PlainString reports whether v is a JSON string without escapes.
+func PlainString(v []byte) bool {
 	return len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' && bytes.IndexByte(v[1:len(v)-1], '\\') < 0 && bytes.IndexByte(v[1:len(v)-1], '"') < 0
 }
 
-func (c *frontConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+func (c *Conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -522,7 +513,7 @@ func (c *frontConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // Write writes msg as one line. A successful answer is written from its
 // result bytes as they are (one copy); a batch's answers wait for the
 // last one and go out as one array.
-func (c *frontConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
@@ -601,7 +592,7 @@ func appendFront(buf []byte, msg jsonrpc.Message) ([]byte, error) {
 
 // noteVersion records the negotiated protocol version from the answer to
 // the client's initialize (batches are refused from 2025-06-18 on).
-func (c *frontConn) noteVersion(resp *jsonrpc.Response) {
+func (c *Conn) noteVersion(resp *jsonrpc.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.initID.IsValid() || resp.ID != c.initID || resp.Error != nil {
@@ -618,7 +609,7 @@ func (c *frontConn) noteVersion(resp *jsonrpc.Response) {
 
 // batched records resp in its batch: inBatch reports whether it belongs to
 // one, answers is the whole batch once its last answer came (else nil).
-func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response, refused [][]byte, inBatch bool) {
+func (c *Conn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response, refused [][]byte, inBatch bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	b, ok := c.batches[resp.ID]
@@ -639,10 +630,10 @@ func (c *frontConn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response
 	return b.answers, b.refused, true
 }
 
-func (c *frontConn) Close() error {
+func (c *Conn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
-		c.endFast() // frontfast.go
+		c.EndFast() // frontfast.go
 		close(c.closed)
 		err = c.in.close()
 	})

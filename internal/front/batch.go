@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // Malformed messages and batch elements on the fronts (JSON-RPC 2.0
 // sections 4, 5.1 and 6). Every message object that is not a request, a
@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/http"
 	"strconv"
 	"sync"
@@ -62,7 +63,7 @@ func (f *frontFields) usableID() []byte {
 			return f.id
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		if n, err := strconv.ParseInt(string(f.id), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(f.id) && n >= -maxExactID && n <= maxExactID {
+		if n, err := strconv.ParseInt(string(f.id), 10, 64); err == nil && strconv.FormatInt(n, 10) == string(f.id) && n >= -MaxExactID && n <= MaxExactID {
 			return f.id
 		}
 	}
@@ -182,7 +183,7 @@ func (b *batchAnswers) WriteHeader(code int) {
 	}
 	h := b.ResponseWriter.Header()
 	switch ct := h.Get("Content-Type"); {
-	case code == http.StatusOK && isEventStream(ct):
+	case code == http.StatusOK && IsEventStream(ct):
 		b.mode = 1
 		b.ResponseWriter.WriteHeader(code)
 		for _, a := range b.pre {
@@ -261,7 +262,7 @@ func isBatch(body []byte) bool {
 	return len(body) > 0 && body[0] == '['
 }
 
-// refuseBatch is the frameHook of the legacy SSE transport's POSTs: a
+// refuseBatch is the FrameHook of the legacy SSE transport's POSTs: a
 // batch is answered HTTP 400 with an error object for each element (its
 // own malformation, else that this transport takes no batches), instead
 // of the go-sdk's plain-text "failed to parse body". JSON-RPC batches are
@@ -377,4 +378,14 @@ func idValue(id []byte) any {
 	}
 	n, _ := strconv.ParseInt(string(id), 10, 64)
 	return n
+}
+
+// IsEventStream reports whether a Content-Type is text/event-stream; the
+// bare form, the usual one, is told without parsing.
+func IsEventStream(ct string) bool {
+	if ct == "text/event-stream" {
+		return true
+	}
+	mt, _, _ := mime.ParseMediaType(ct)
+	return mt == "text/event-stream"
 }

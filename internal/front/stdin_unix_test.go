@@ -1,6 +1,6 @@
 //go:build unix
 
-package proxy
+package front
 
 import (
 	"fmt"
@@ -15,13 +15,13 @@ import (
 )
 
 // TestFrontStdinHelper is the child process of the tests below (it skips
-// unless started by them): it reads one byte through frontStdin, as the
+// unless started by them): it reads one byte through Stdin, as the
 // stdio front does, and prints whether stdin was reopened and what it read.
 func TestFrontStdinHelper(t *testing.T) {
 	if os.Getenv("PROXY_FRONT_STDIN_HELPER") != "1" {
 		t.Skip("child process of TestFrontStdinLeavesSharedStdinBlocking")
 	}
-	f := frontStdin()
+	f := Stdin()
 	b := make([]byte, 1)
 	n, err := f.Read(b)
 	fmt.Printf("reopened=%v read=%q err=%v\n", f != os.Stdin, b[:n], err)

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // Eliding a stdio client's repeated _meta triple (issue 16).
 //
@@ -46,7 +46,7 @@ import (
 // (jsonscan.Members, read when it holds them all); when the triple is
 // taken out it becomes the record of the new params. metaRec (nil: none)
 // is the record of its _meta's.
-func (c *frontConn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members) {
+func (c *Conn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members) {
 	if r.Method != "tools/call" || !r.ID.IsValid() {
 		return
 	}
@@ -78,7 +78,7 @@ func (c *frontConn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members
 
 // accepted records the triple of a tools/call the go-sdk answered without
 // an error (its validation passed and the session is open).
-func (c *frontConn) accepted(resp *jsonrpc.Response) {
+func (c *Conn) accepted(resp *jsonrpc.Response) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	trip, ok := c.tripPending[resp.ID]
@@ -111,7 +111,7 @@ func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, r
 	var seen keySeen
 	var top, kept memberList
 	bad := false
-	if err := eachMember(params, rec, func(k, v []byte) bool {
+	if err := EachMember(params, rec, func(k, v []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false
@@ -126,7 +126,7 @@ func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, r
 	}
 	var pv, ci, cc []byte
 	seen = keySeen{}
-	if err := eachMember(meta, metaRec, func(k, v []byte) bool {
+	if err := EachMember(meta, metaRec, func(k, v []byte) bool {
 		if bytes.IndexByte(k, '\\') >= 0 || seen.repeat(k) {
 			bad = true
 			return false
@@ -144,7 +144,7 @@ func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, r
 			kept.add(k, v)
 		}
 		return !bad
-	}); err != nil || bad || cc == nil || !plainString(pv) || string(pv[1:len(pv)-1]) < modernVersion {
+	}); err != nil || bad || cc == nil || !PlainString(pv) || string(pv[1:len(pv)-1]) < ModernVersion {
 		return nil, nil, false
 	}
 	trip = make([]byte, 0, len(pv)+len(ci)+len(cc)+3*binary.MaxVarintLen32)
@@ -157,7 +157,7 @@ func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, r
 		_, _ = jsonscan.Object(params, func(k, v []byte) bool {
 			if string(k) != "_meta" {
 				out.member(k, v)
-			} else if meta := withoutMetaKeys(v, nil, isTripleKey); meta != nil {
+			} else if meta := WithoutMetaKeys(v, nil, isTripleKey); meta != nil {
 				out.member(k, meta)
 			}
 			return true
@@ -245,26 +245,34 @@ func isTripleKey(k []byte) bool {
 	return false
 }
 
-// serverImpl is the proxy's identity as an MCP server (initialize's
+// Version is the proxy's version as its serverInfo names it; package
+// proxy sets it from its own (which release builds set) before serving.
+var Version string
+
+// ModernVersion is the first protocol version without initialize and
+// sessions (MCP 2026-07-28, SEP-2575).
+const ModernVersion = "2026-07-28"
+
+// ServerImpl is the proxy's identity as an MCP server (initialize's
 // serverInfo; on 2026-07-28 every result's _meta serverInfo).
-var serverImpl = sync.OnceValue(func() *mcp.Implementation {
+var ServerImpl = sync.OnceValue(func() *mcp.Implementation {
 	return &mcp.Implementation{Name: "mcp-toolsearch", Title: "mcp-toolsearch catalog proxy", Version: Version}
 })
 
-// serverInfoOnly is the _meta stampServerInfo gives a raw result that had
+// serverInfoOnly is the _meta StampServerInfo gives a raw result that had
 // none. It is shared by those results and read-only: their readers
-// (rawToolResult.MarshalJSON, the go-sdk's annotateServerInfo and its copy
+// (RawResult.MarshalJSON, the go-sdk's annotateServerInfo and its copy
 // annotateServerInfo in frontfasthttp.go, which change a _meta only when
 // it lacks serverInfo) never write to it.
-var serverInfoOnly = sync.OnceValue(func() map[string]any { return map[string]any{mcp.MetaKeyServerInfo: serverImpl()} })
+var serverInfoOnly = sync.OnceValue(func() map[string]any { return map[string]any{mcp.MetaKeyServerInfo: ServerImpl()} })
 
-// stampServerInfo puts the proxy's serverInfo into the _meta of a
+// StampServerInfo puts the proxy's serverInfo into the _meta of a
 // tools/call result for a 2026-07-28 client unless it has one, as the
 // go-sdk server does for requests whose _meta names that version
 // (annotateServerInfo, SEP-2575); a request whose triple the front
 // elided does not, so the proxy does it for every such result. The
 // result's own _meta map is not modified (it may be the upstream's).
-func stampServerInfo(res mcp.Result) {
+func StampServerInfo(res mcp.Result) {
 	if res == nil {
 		return
 	}
@@ -272,7 +280,7 @@ func stampServerInfo(res mcp.Result) {
 	if _, ok := m[mcp.MetaKeyServerInfo]; ok {
 		return
 	}
-	if r, ok := res.(*rawToolResult); ok && len(m) == 0 {
+	if r, ok := res.(*RawResult); ok && len(m) == 0 {
 		r.SetMeta(serverInfoOnly()) // the usual case: no map per call (issue 16)
 		return
 	}
@@ -280,6 +288,6 @@ func stampServerInfo(res mcp.Result) {
 	for k, v := range m {
 		out[k] = v
 	}
-	out[mcp.MetaKeyServerInfo] = serverImpl()
+	out[mcp.MetaKeyServerInfo] = ServerImpl()
 	res.SetMeta(out)
 }

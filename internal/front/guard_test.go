@@ -1,6 +1,8 @@
-package proxy
+package front
 
 import (
+	"bytes"
+	"io"
 	"strings"
 	"testing"
 )
@@ -70,5 +72,15 @@ func TestCheckFrameBatch(t *testing.T) {
 				t.Errorf("%s: answer %d = %s, want %s", c.frame, i, a, c.answers[i])
 			}
 		}
+	}
+}
+
+// TestFrameBody: the body IDGuardWith passes on reads as the bytes it
+// holds.
+func TestFrameBody(t *testing.T) {
+	fb := newFrameBody([]byte("abc"))
+	b, err := io.ReadAll(fb)
+	if err != nil || !bytes.Equal(b, []byte("abc")) || fb.Close() != nil {
+		t.Fatalf("%q %v", b, err)
 	}
 }

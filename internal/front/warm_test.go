@@ -1,4 +1,4 @@
-package proxy
+package front
 
 import (
 	"sync"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// TestWarmReaped: goroutines goWarm started are reused while busy and end
+// TestWarmReaped: goroutines GoWarm started are reused while busy and end
 // once they stayed idle through a reaper period (no timer per goroutine).
 func TestWarmReaped(t *testing.T) {
 	stop := make(chan struct{})
@@ -16,7 +16,7 @@ func TestWarmReaped(t *testing.T) {
 	release := make(chan struct{})
 	for range 8 {
 		wg.Add(1)
-		goWarm(func() { defer wg.Done(); <-release })
+		GoWarm(func() { defer wg.Done(); <-release })
 	}
 	close(release)
 	wg.Wait()
@@ -26,7 +26,7 @@ func TestWarmReaped(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	done := make(chan struct{})
-	goWarm(func() { close(done) })
+	GoWarm(func() { close(done) })
 	<-done
 	for warmIdleNow.Load() > 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
@@ -36,6 +36,6 @@ func TestWarmReaped(t *testing.T) {
 	}
 	// Still usable after the pool emptied.
 	done = make(chan struct{})
-	goWarm(func() { close(done) })
+	GoWarm(func() { close(done) })
 	<-done
 }

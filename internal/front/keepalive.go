@@ -1,6 +1,6 @@
-package proxy
+package front
 
-// Keepalive on long-lived event streams (issue 11 item 1): intermediaries
+// keepalive on long-lived event streams (issue 11 item 1): intermediaries
 // (load balancers, reverse proxies) and clients with a body timeout (Node's
 // fetch: 300 s without a byte) cut a stream that stays silent. Every
 // response of an MCP route that is an event stream (Content-Type
@@ -33,8 +33,8 @@ import (
 	"time"
 )
 
-// keepalive wraps h as described above; interval <= 0 disables it.
-func keepalive(interval time.Duration, h http.Handler) http.Handler {
+// Keepalive wraps h as described above; interval <= 0 disables it.
+func Keepalive(interval time.Duration, h http.Handler) http.Handler {
 	if interval <= 0 {
 		return h
 	}
@@ -183,5 +183,20 @@ func (k *keepaliveWriter) stop() {
 	k.done = true
 	if k.timer != nil {
 		k.timer.Stop()
+	}
+}
+
+// WriteWhole writes a handler's whole answer to w: status, b, and a flush
+// when flush is set; nothing may be written after it. Under Keepalive no
+// keepalive is armed for it (the stream ends with it).
+func WriteWhole(w http.ResponseWriter, status int, b []byte, flush bool) {
+	if kw, ok := w.(*keepaliveWriter); ok {
+		kw.writeLast(status, b, flush)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+	if flush {
+		_ = http.NewResponseController(w).Flush()
 	}
 }

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 import (
 	"slices"
@@ -20,18 +20,18 @@ var hopMetaKeys = []string{
 	mcp.MetaKeyLogLevel,
 	mcp.MetaKeyServerInfo,
 	mcp.MetaKeySubscriptionID,
-	taskMetaKey, // tasks.go: the proxy's own carrier of a client's "task" member
+	TaskMetaKey, // tasks.go: the proxy's own carrier of a client's "task" member
 }
 
-// forwardMeta is m without the hop keys (nil when nothing is left). m is
+// ForwardMeta is m without the hop keys (nil when nothing is left). m is
 // not modified.
-func forwardMeta(m mcp.Meta) mcp.Meta {
+func ForwardMeta(m mcp.Meta) mcp.Meta {
 	if len(m) == 0 {
 		return nil
 	}
 	var out mcp.Meta
 	for k, v := range m {
-		if isHopMetaKey(k) {
+		if IsHopMetaKey(k) {
 			continue
 		}
 		if out == nil {
@@ -42,4 +42,4 @@ func forwardMeta(m mcp.Meta) mcp.Meta {
 	return out
 }
 
-func isHopMetaKey(k string) bool { return slices.Contains(hopMetaKeys, k) }
+func IsHopMetaKey(k string) bool { return slices.Contains(hopMetaKeys, k) }

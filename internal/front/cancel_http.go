@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // No answer for a cancelled request on the stateful Streamable HTTP front
 // (protocols before 2026-07-28; trial round 7, F8).
@@ -12,7 +12,7 @@ package proxy
 // routes that response inside its session handler, so the proxy cannot
 // withhold it at the jsonrpc2 layer without ending the POST stream, which
 // the go-sdk closes only once every call of the POST is answered.
-// cancelGate therefore works on the HTTP exchange: it notes the calls each
+// CancelGate therefore works on the HTTP exchange: it notes the calls each
 // POST of a session carries while the POST is open, marks the ones a
 // later POST of the same session cancels (notifications/cancelled naming
 // an id in flight), and drops the SSE event that answers a marked call.
@@ -20,7 +20,7 @@ package proxy
 // after the answer was written finds nothing to drop.
 //
 // The legacy SSE front (2024-11-05 transport), whose answers go on the
-// session's GET stream, gets the same from sseCancelGate (below). Not
+// session's GET stream, gets the same from SSECancelGate (below). Not
 // needed: a 2026-07-28 request, which a client cancels by closing its POST
 // (nothing is written after that).
 //
@@ -74,8 +74,8 @@ func (c *cancelPost) isCancelled(id jsonrpc.ID) bool {
 	return c.cancelled[id]
 }
 
-// cancelGate wraps the stateful Streamable HTTP handler h (see above).
-func cancelGate(h http.Handler) http.Handler {
+// CancelGate wraps the stateful Streamable HTTP handler h (see above).
+func CancelGate(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	inflight := map[cancelKey]*cancelPost{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -238,13 +238,13 @@ type sseCancels struct {
 	cancelled map[jsonrpc.ID]bool
 }
 
-// sseCancelGate wraps the legacy SSE handler h (2024-11-05 transport) as
-// cancelGate wraps the Streamable HTTP one: there a call's answer goes on
+// SSECancelGate wraps the legacy SSE handler h (2024-11-05 transport) as
+// CancelGate wraps the Streamable HTTP one: there a call's answer goes on
 // the session's GET stream, not on the call's POST, so the GET's writer
 // learns its session id from the go-sdk's first event ("endpoint", data
 // "...?sessionid=ID") and drops the answer to a call a later POST of the
 // session (same token user) cancelled while it was in flight.
-func sseCancelGate(h http.Handler) http.Handler {
+func SSECancelGate(h http.Handler) http.Handler {
 	var mu sync.Mutex
 	sessions := map[string]*sseCancels{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -292,7 +292,7 @@ func sseCancelGate(h http.Handler) http.Handler {
 }
 
 // sseStreamWriter is the writer of a legacy SSE session's GET stream (see
-// sseCancelGate). The go-sdk writes each event with one Write.
+// SSECancelGate). The go-sdk writes each event with one Write.
 type sseStreamWriter struct {
 	http.ResponseWriter
 	mu       *sync.Mutex
