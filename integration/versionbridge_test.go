@@ -34,7 +34,12 @@ type featureClient struct {
 }
 
 func (fc *featureClient) client(name string) *gosdk.Client {
-	return gosdk.NewClient(&gosdk.Implementation{Name: name, Version: "1"}, &gosdk.ClientOptions{
+	return gosdk.NewClient(&gosdk.Implementation{Name: name, Version: "1"}, fc.options())
+}
+
+// options are the client's handlers.
+func (fc *featureClient) options() *gosdk.ClientOptions {
+	return &gosdk.ClientOptions{
 		CreateMessageHandler: func(_ context.Context, r *gosdk.CreateMessageRequest) (*gosdk.CreateMessageResult, error) {
 			text := ""
 			if n := len(r.Params.Messages); n > 0 {
@@ -56,7 +61,7 @@ func (fc *featureClient) client(name string) *gosdk.Client {
 			fc.logs = append(fc.logs, string(r.Params.Level)+" "+string(b))
 			fc.mu.Unlock()
 		},
-	})
+	}
 }
 
 // takeLogs returns the log messages received so far, sorted, and forgets them.
@@ -117,9 +122,14 @@ func fillValue(p map[string]any) any {
 // result's isError and text, and the log messages that arrived by the
 // time the call returned (after a short settle).
 func callOutcome(ctx context.Context, fc *featureClient, cs *gosdk.ClientSession, name string, args map[string]any) string {
+	return callOutcomeParams(ctx, fc, cs, &gosdk.CallToolParams{Name: name, Arguments: args})
+}
+
+// callOutcomeParams is callOutcome of a call with params p.
+func callOutcomeParams(ctx context.Context, fc *featureClient, cs *gosdk.ClientSession, p *gosdk.CallToolParams) string {
 	fc.takeLogs()
-	res, err := cs.CallTool(ctx, &gosdk.CallToolParams{Name: name, Arguments: args})
-	time.Sleep(100 * time.Millisecond) // notifications sent just before the result
+	res, err := cs.CallTool(ctx, p)
+	time.Sleep(300 * time.Millisecond) // notifications sent just before the result are handled after it
 	logs := fc.takeLogs()
 	if err != nil {
 		return "error: " + normalizeError(err.Error())

@@ -79,6 +79,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 			}
 		}
 		opts.OnProgress = p.progressRelay(ctx, s, token, e.Upstream)
+		opts.LogLevel = p.pt.callerLogLevel(s, req.Params.Meta) // logroute.go
 	} else if req := toolCallRequest(ctx); req != nil {
 		// The one call tool_call makes for the client: the upstream's
 		// progress reaches the client under the token of its tool_call
@@ -124,6 +125,11 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		tc.sent, tc.route = true, taskRoute{upstream: e.Upstream, entryID: e.ID, conn: opts.Conn}
 	}
 	res, err := p.callRounds(ctx, s, e, params, opts) // mrtr.go
+	if opts.LogLevel != "" {
+		// The call's log messages sent just before its answer are handled
+		// before the answer goes on (logroute.go, endCall).
+		p.ups.Settle(e.Upstream, opts.Conn, logGrace)
+	}
 	if ie, ok := modes.AsInvalidResult(e.Upstream, err); ok {
 		// A result that does not decode is worded in JSON terms on every
 		// surface (direct tools/call, tool_call, the code bridge), and

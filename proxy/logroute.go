@@ -20,6 +20,7 @@ package proxy
 // sendLog).
 
 import (
+	"context"
 	"log/slog"
 	"slices"
 	"time"
@@ -65,21 +66,23 @@ func (pt *passthrough) noteEnded(f *inflight) {
 }
 
 // logTarget is where a log message of the shared session of up goes (see
-// the top of this file): one session, every session (all), or nobody
-// (neither).
-func (pt *passthrough) logTarget(up, token string) (target *session, all bool) {
+// the top of this file): a call in flight (call, its client's session
+// and context: the message goes on that call's stream, at the call's log
+// level), a client session whose call just ended (target), every session
+// (all), or nobody (none of them).
+func (pt *passthrough) logTarget(up, token string) (call *inflight, target *session, all bool) {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
 	now := time.Now()
 	if token != "" {
 		for _, c := range pt.inflight {
 			if c.up == up && c.token == token {
-				return c.s, false
+				return c, c.s, false
 			}
 		}
 		for _, e := range pt.ended {
 			if e.up == up && e.token == token && now.Sub(e.at) <= logGrace {
-				return e.s, false
+				return nil, e.s, false
 			}
 		}
 	}
@@ -89,9 +92,11 @@ func (pt *passthrough) logTarget(up, token string) (target *session, all bool) {
 			sessions = append(sessions, s)
 		}
 	}
+	var last *inflight
 	for _, c := range pt.inflight {
 		if c.up == up {
 			add(c.s)
+			last = c
 		}
 	}
 	for _, e := range pt.ended {
@@ -101,11 +106,14 @@ func (pt *passthrough) logTarget(up, token string) (target *session, all bool) {
 	}
 	switch len(sessions) {
 	case 0:
-		return nil, true
+		return nil, nil, true
 	case 1:
-		return sessions[0], false
+		if last != nil && last.s == sessions[0] {
+			return last, last.s, false
+		}
+		return nil, sessions[0], false
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // takeLogToken removes metaKeyCaller from a log message's _meta and
@@ -124,4 +132,58 @@ func takeLogToken(p *mcp.LoggingMessageParams) string {
 	}
 	tok, _ := v.(string)
 	return tok
+}
+
+// noteLevel records the level client session s set with logging/setLevel
+// (callerLogLevel), forgotten when the session ends.
+func (pt *passthrough) noteLevel(s *session, level mcp.LoggingLevel) {
+	if s == nil || s.ss == nil {
+		return
+	}
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	if pt.levels == nil {
+		pt.levels = map[*mcp.ServerSession]mcp.LoggingLevel{}
+	}
+	ss := s.ss
+	if _, had := pt.levels[ss]; !had && s.life != nil {
+		context.AfterFunc(s.life, func() {
+			pt.mu.Lock()
+			delete(pt.levels, ss)
+			pt.mu.Unlock()
+		})
+	}
+	pt.levels[ss] = level
+}
+
+// callerLogLevel is the log level of the client a call is made for: a
+// 2026-07-28 request's _meta logLevel, else its session's
+// logging/setLevel; "" when it asked for none (no log messages then,
+// MCP spec server/utilities/logging).
+func (pt *passthrough) callerLogLevel(s *session, meta mcp.Meta) mcp.LoggingLevel {
+	if v, ok := meta[mcp.MetaKeyLogLevel].(string); ok && v != "" {
+		return mcp.LoggingLevel(v)
+	}
+	if s == nil || s.ss == nil {
+		return ""
+	}
+	pt.mu.Lock()
+	defer pt.mu.Unlock()
+	return pt.levels[s.ss]
+}
+
+// waitLogs waits until the log messages sent to call f are written to
+// its client, at most logGrace (a slow client must not hold the answer).
+func waitLogs(f *inflight) {
+	if f.logN.Load() == 0 {
+		return
+	}
+	done := make(chan struct{})
+	go func() { f.logs.Wait(); close(done) }()
+	t := time.NewTimer(logGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
 }

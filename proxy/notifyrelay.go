@@ -164,7 +164,12 @@ func (pt *passthrough) upRelay(up string) *upstreamRelay {
 			logDrops:    newDropCounter(pt.p.log, "notifications/message", up),
 			updateDrops: newDropCounter(pt.p.log, "notifications/resources/updated", up),
 		}
-		u.logs = &relayQueue[logItem]{max: logRelayMax, run: func(it logItem) { pt.sendLog(it.ctx, up, it.owner, it.params) }}
+		u.logs = &relayQueue[logItem]{max: logRelayMax, run: func(it logItem) {
+			pt.sendLog(it.ctx, up, it.owner, it.params)
+			if it.done != nil {
+				it.done()
+			}
+		}}
 		u.logUnrouted = unroutedLogWindow(pt.p.log, up)
 		u.updated = &relayQueue[updatedItem]{
 			max:  updatedRelayMax,

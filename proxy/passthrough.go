@@ -142,10 +142,11 @@ type passthrough struct {
 	subs   map[route]map[*session]bool     // shared upstream subscriptions -> subscribed client sessions
 	subOn  map[route]*mcp.ClientSession    // the shared upstream session each of subs is made on (resubscribe)
 
-	inflight   []*inflight            // tools/call in flight on shared upstream sessions, oldest first
-	ended      []endedCall            // calls that ended in the last logGrace (logroute.go)
-	relaying   map[relayKey]int       // requests of an upstream relayed to a client session, not yet answered (passthrough_relay.go)
-	refused    map[string]*refusedLog // per upstream: requests refused over maxRelayedPerClient
+	inflight   []*inflight                             // tools/call in flight on shared upstream sessions, oldest first
+	ended      []endedCall                             // calls that ended in the last logGrace (logroute.go)
+	levels     map[*mcp.ServerSession]mcp.LoggingLevel // each client session's logging/setLevel (logroute.go)
+	relaying   map[relayKey]int                        // requests of an upstream relayed to a client session, not yet answered (passthrough_relay.go)
+	refused    map[string]*refusedLog                  // per upstream: requests refused over maxRelayedPerClient
 	clients    map[*session]*clientState
 	perClientN int // per-client upstream sessions open or opening (server.max_per_client_upstreams)
 
@@ -810,6 +811,7 @@ func (pt *passthrough) setLevel(ctx context.Context, s *session, params *mcp.Set
 	if params == nil {
 		return
 	}
+	pt.noteLevel(s, params.Level) // logroute.go
 	pt.eachUpstream(ctx, s, "logging/setLevel", pt.visibleUpstreams(s, hasLogging), func(ctx context.Context, _ int, cs *mcp.ClientSession) error {
 		return cs.SetLoggingLevel(ctx, params)
 	})
@@ -828,8 +830,9 @@ func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session
 		return
 	}
 	r := pt.upRelay(up)
+	var done func()
 	if owner == nil {
-		target, all := pt.logTarget(up, takeLogToken(params))
+		call, target, all := pt.logTarget(up, takeLogToken(params))
 		if target == nil && !all {
 			if r.logUnrouted.Allow() {
 				pt.p.log.Warn("upstream log message not relayed: calls of several client sessions are in flight on its shared session and the message does not say whose it is (session = \"per-client\" routes exactly)", "upstream", up)
@@ -837,9 +840,20 @@ func (pt *passthrough) logMessage(ctx context.Context, up string, owner *session
 			return
 		}
 		owner = target
+		if call != nil {
+			// On the call's stream, at its log level, before its answer
+			// (endCall waits for it, logGrace at most).
+			ctx = context.WithoutCancel(call.ctx)
+			call.logN.Add(1)
+			call.logs.Add(1)
+			done = call.logs.Done
+		}
 	}
-	if !r.logs.push(logItem{ctx, owner, params}) {
+	if !r.logs.push(logItem{ctx, owner, params, done}) {
 		r.logDrops.drop()
+		if done != nil {
+			done()
+		}
 	}
 }
 
@@ -847,6 +861,7 @@ type logItem struct {
 	ctx    context.Context
 	owner  *session
 	params *mcp.LoggingMessageParams
+	done   func() // nil, or called once sent
 }
 
 // sendLog sends one of up's notifications/message to owner (a per-client

@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -52,6 +53,8 @@ type inflight struct {
 	token string          // request identity (relay_route.go); "" when not used
 	ctx   context.Context // the client's call: relayed requests go on its stream
 	task  string          // tasks/result of this task id (serveTasks); "" for a tools/call
+	logs  sync.WaitGroup  // its log messages on their way (logroute.go)
+	logN  atomic.Int32    // log messages ever sent to it (waitLogs skips the wait without)
 }
 
 // relatedTaskKey is the _meta key that ties a request to a task (MCP
@@ -179,6 +182,7 @@ func (pt *passthrough) beginCall(ctx context.Context, up string, s *session, tas
 
 // endCall removes the record beginCall made.
 func (pt *passthrough) endCall(f *inflight) {
+	waitLogs(f) // logroute.go: its log messages go before its answer
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
 	if i := slices.Index(pt.inflight, f); i >= 0 {

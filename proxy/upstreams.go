@@ -253,6 +253,13 @@ func (u *upstreamSet) callOn(ctx context.Context, m *upstream.Manager, name stri
 	return res, err
 }
 
+// Settle is upstream.Manager.Settle on name's manager (no manager: no wait).
+func (u *upstreamSet) Settle(name string, cc *upstream.ClientConn, wait time.Duration) {
+	if m, err := u.get(name); err == nil {
+		m.Settle(name, cc, wait)
+	}
+}
+
 // Capability is upstream.Manager.Capability for the shared session of
 // upstream name (nil when unknown or not ready).
 func (u *upstreamSet) Capability(name, capName string) json.RawMessage {

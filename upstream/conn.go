@@ -90,6 +90,13 @@ type live struct {
 	metaMu  sync.Mutex
 	meta    []metaMember
 	metaSet atomic.Bool
+
+	logMu    sync.Mutex
+	logLevel mcp.LoggingLevel // the level last sent with logging/setLevel (loglevel.go)
+
+	settleMu  sync.Mutex
+	settleSeq int64
+	settles   map[int64]chan struct{} // Settle's markers not yet handled (loglevel.go)
 }
 
 func (l *live) fail(reason string) {
@@ -525,7 +532,8 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 	// owntoolcall.go: not when the go-sdk client answers input_required
 	// results itself (its multi-round-trip middleware is on).
 	l.ownTools = !c.m.sdkCalls && opts.MultiRoundTrip != nil && opts.MultiRoundTrip.Disabled
-	client.AddSendingMiddleware(l.captureMeta)
+	client.AddSendingMiddleware(l.captureMeta, l.noteLogLevel)
+	client.AddReceivingMiddleware(l.noteSettled) // loglevel.go
 	if ownMW != nil {
 		client.AddReceivingMiddleware(ownMW)
 	} else if hook := c.m.opts.ClientMiddleware; hook != nil && own == nil {

@@ -136,6 +136,10 @@ func (c *httpConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // deliver hands messages to Read (false when the connection closed).
+// inject hands m to the go-sdk behind what was delivered so far
+// (Manager.Settle).
+func (c *httpConn) inject(m jsonrpc.Message) bool { return c.deliver([]jsonrpc.Message{m}) }
+
 func (c *httpConn) deliver(msgs []jsonrpc.Message) bool {
 	for _, m := range msgs {
 		select {

@@ -404,6 +404,13 @@ type CallOptions struct {
 	// needs more with -32021. Ignored on older legs (their capabilities
 	// are the session's, from initialize).
 	ClientCapabilities *mcp.ClientCapabilities
+	// LogLevel, when set, is the log level of the client the call is made
+	// for (its logging/setLevel, or a 2026-07-28 request's _meta
+	// logLevel): on a 2026-07-28 leg it is sent as the request's _meta
+	// logLevel; on an older leg the session's level is made at least this
+	// verbose first (loglevel.go), so that the messages the tool logs
+	// reach the proxy, which passes each client those at its own level.
+	LogLevel mcp.LoggingLevel
 	// Conn, when non-nil, is the per-client session (OpenSession) to call
 	// through instead of the upstream's shared session.
 	Conn *ClientConn
@@ -569,6 +576,13 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	}
 	if o.ClientCapabilities != nil && modernLeg(cur.session) {
 		extra = append(extra, metaMember{key: mcp.MetaKeyClientCapabilities, val: m.relayedCaps(o.ClientCapabilities)})
+	}
+	if o.LogLevel != "" {
+		if modernLeg(cur.session) {
+			extra = append(extra, metaMember{key: mcp.MetaKeyLogLevel, val: appendString(nil, string(o.LogLevel))})
+		} else {
+			cur.ensureLogLevel(cctx, o.LogLevel, c.log) // loglevel.go
+		}
 	}
 	if bs := c.paramBindings(name); bs != nil {
 		cctx = context.WithValue(cctx, paramBindingsKey{}, bs) // headers2026.go

@@ -169,6 +169,22 @@ func messageEnd(line, chunk []byte) int {
 	return 1
 }
 
+// inject hands m to the go-sdk behind the messages read so far
+// (Manager.Settle).
+func (c *stdioConn) inject(m jsonrpc.Message) (ok bool) {
+	defer func() {
+		if recover() != nil { // incoming closed: the child's output ended
+			ok = false
+		}
+	}()
+	select {
+	case c.incoming <- m:
+		return true
+	case <-c.done:
+		return false
+	}
+}
+
 // Read implements mcp.Connection. It returns io.EOF once the upstream's
 // stdout is closed.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
