@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,7 +263,7 @@ return await openclaw.tools.call(t.id, {note: %q});`, scenarioQuery, scenarioID,
 			t.Errorf("(4) %s mode tools/list = %v, want %v", mode, got, want)
 		}
 		for _, x := range runs[mode].tools(t) {
-			if tool := x.(map[string]any); tool["name"] == directOnlyName && !reflect.DeepEqual(tool, byName[directOnlyName]) {
+			if tool := x.(map[string]any); tool["name"] == directOnlyName && !reflect.DeepEqual(withoutProxyMeta(tool), withoutProxyMeta(byName[directOnlyName])) {
 				t.Errorf("(4) %s mode: direct-only tool %v differs from direct mode's %v", mode, tool, byName[directOnlyName])
 			}
 		}
@@ -458,4 +459,25 @@ func sorted(s []string) []string {
 	c := slices.Clone(s)
 	sort.Strings(c)
 	return c
+}
+
+// withoutProxyMeta returns tool without the _meta keys the proxy adds for
+// clients that defer and search tools themselves (a search hint in direct
+// mode, "always load" on the surface of the search modes): what is left
+// is the tool as its upstream defined it.
+func withoutProxyMeta(tool map[string]any) map[string]any {
+	out := maps.Clone(tool)
+	meta, _ := tool["_meta"].(map[string]any)
+	if meta == nil {
+		return out
+	}
+	meta = maps.Clone(meta)
+	delete(meta, "anthropic/searchHint")
+	delete(meta, "anthropic/alwaysLoad")
+	if len(meta) == 0 {
+		delete(out, "_meta")
+	} else {
+		out["_meta"] = meta
+	}
+	return out
 }

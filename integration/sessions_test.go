@@ -127,6 +127,9 @@ keepalive_interval = "1s"
 # 500 clients in a few seconds outrun the idle timeout: lift the default
 # cap of 100 per-client upstream sessions (the cap has its own test).
 max_per_client_upstreams = 1000
+# All 500 come from one address, one subject: lift its share of sessions
+# too (the share has its own test).
+max_sessions_per_subject = 1000
 [tool_search]
 enabled = false
 [upstreams.gh]
