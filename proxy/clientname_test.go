@@ -1,6 +1,10 @@
 package proxy
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
+)
 
 // TestClientNameOfAsTheSDK (review round 6): the client name the
 // Mcp-Param-* check and the HTTP fast path read from a client-declared
@@ -14,8 +18,8 @@ func TestClientNameOfAsTheSDK(t *testing.T) {
 		`{"name":"a","name":"b"}`:                     "b",
 		`not json`:                                    "",
 	} {
-		if got := clientNameOf([]byte(raw)); got != want {
-			t.Errorf("clientNameOf(%s) = %q, want %q", raw, got, want)
+		if got := front.ClientNameOf([]byte(raw)); got != want {
+			t.Errorf("front.ClientNameOf(%s) = %q, want %q", raw, got, want)
 		}
 	}
 }

@@ -49,11 +49,10 @@ func TestDrainFailsQuestionToClient(t *testing.T) {
 				}
 			} else {
 				waitFor(t, "the session ready for the fast path", func() bool {
-					e := p.hsess.get(cs.ID())
-					return e != nil && sessReady(e) != nil
+					return p.hsess.Ready(cs.ID())
 				})
 			}
-			before, ran := p.sessFastCalls.Load(), up.count("delete_thing")
+			before, ran := p.hsess.Calls.Load(), up.count("delete_thing")
 			done := make(chan *mcp.CallToolResult, 1)
 			go func() {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "up__delete_thing", Arguments: map[string]any{"name": "x"}})
@@ -77,7 +76,7 @@ func TestDrainFailsQuestionToClient(t *testing.T) {
 			if up.count("delete_thing") != ran {
 				t.Error("the call reached the upstream")
 			}
-			fast := p.sessFastCalls.Load() - before
+			fast := p.hsess.Calls.Load() - before
 			if (path == "fast") != (fast == 1) {
 				t.Errorf("the fast path served %d calls on the %s path", fast, path)
 			}

@@ -2,18 +2,14 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,52 +66,6 @@ func post2026(t *testing.T, url, name, body string, hdr map[string]string) httpA
 	return answerOf(t, resp, "Content-Type", "Cache-Control", "Connection", "Content-Length", "Transfer-Encoding", "Mcp-Session-Id", "Allow")
 }
 
-// TestScanHTTPCall: what the fast path reads from a body itself, and the
-// shapes it leaves to the go-sdk.
-func TestScanHTTPCall(t *testing.T) {
-	const trip = `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}`
-	good := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a__b","arguments":{"x":1},"_meta":{` + trip + `}}}`
-	c, ok := scanHTTPCall([]byte(good))
-	if !ok || string(c.name) != "a__b" || string(c.args) != `{"x":1}` || c.ci != nil || string(c.caps) != `{}` || c.id.Raw() != int64(7) {
-		t.Fatalf("scanHTTPCall(%s) = %+v, %v", good, c, ok)
-	}
-	if c, ok := scanHTTPCall([]byte(strings.Replace(good, `"id":7`, `"id":"s-1"`, 1))); !ok || c.id.Raw() != "s-1" {
-		t.Errorf("string id: %+v %v", c.id, ok)
-	}
-	for _, bad := range []string{
-		strings.Replace(good, `"jsonrpc":"2.0",`, ``, 1),
-		strings.Replace(good, `"2.0"`, `"1.0"`, 1),
-		strings.Replace(good, `"id":7`, `"id":7.5`, 1),
-		strings.Replace(good, `"id":7`, `"id":null`, 1),
-		strings.Replace(good, `"id":7`, `"id":"a\"b"`, 1),
-		strings.Replace(good, `"id":7`, `"id":"é"`, 1),
-		strings.Replace(good, `"id":7`, `"id":9007199254740993`, 1),
-		strings.Replace(good, `"id":7,`, ``, 1),
-		strings.Replace(good, `"tools/call"`, `"tools/list"`, 1),
-		strings.Replace(good, `"name":"a__b"`, `"name":"a\u005fb"`, 1),
-		strings.Replace(good, `"name":"a__b"`, `"name":"a__b","name":"c"`, 1),
-		strings.Replace(good, `"arguments"`, `"Arguments"`, 1),
-		strings.Replace(good, trip, `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`, 1),
-		strings.Replace(good, trip, `"io.modelcontextprotocol/clientCapabilities":{}`, 1),
-		strings.Replace(good, trip, trip+`,"io.modelcontextprotocol/clientInfo":null`, 1),
-		strings.Replace(good, trip, trip+`,"io.modelcontextprotocol/logLevel":"info"`, 1),
-		strings.Replace(good, trip, trip+`,"io.modelcontextprotocol/other":1`, 1),
-		strings.Replace(good, trip, trip+`,"progressToken":1`, 1),
-		strings.Replace(good, trip, trip+`,"io.modelcontextprotocol\/protocolVersion":"2026-07-28"`, 1),
-		strings.Replace(good, trip, trip+`,"x":1,"x":2`, 1),
-		strings.Replace(good, `"_meta":{`+trip+`}`, `"_meta":null`, 1),
-		strings.Replace(good, `,"_meta":{`+trip+`}`, ``, 1),
-		good + ` x`,
-		`[` + good + `]`,
-		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"a\xffb\",\"_meta\":{" + trip + "}}}",
-		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"a","arguments":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `,"_meta":{` + trip + `}}}`,
-	} {
-		if _, ok := scanHTTPCall([]byte(bad)); ok {
-			t.Errorf("scanHTTPCall took %.200s", bad)
-		}
-	}
-}
-
 // TestFrontFastHTTPCancel: a 2026-07-28 client of the Streamable HTTP
 // front (go-sdk client) whose tools/call takes the fast path cancels it
 // by closing the request (MCP 2026-07-28 Cancellation): the upstream
@@ -145,7 +95,7 @@ func TestFrontFastHTTPCancel(t *testing.T) {
 				}
 			}
 			quick() // teaches the triple
-			before := p.fastHTTPCalls.Load()
+			before := p.stateless.Calls.Load()
 			cctx, ccancel := context.WithCancel(ctx)
 			errc := make(chan error, 1)
 			go func() {
@@ -153,7 +103,7 @@ func TestFrontFastHTTPCancel(t *testing.T) {
 				errc <- err
 			}()
 			waitSignal(t, started, "the upstream tool did not start")
-			if n := p.fastHTTPCalls.Load() - before; n != 1 {
+			if n := p.stateless.Calls.Load() - before; n != 1 {
 				t.Fatalf("the fast path served %d calls, want 1", n)
 			}
 			ccancel()
@@ -162,7 +112,7 @@ func TestFrontFastHTTPCancel(t *testing.T) {
 			}
 			waitSignal(t, cancelled, "closing the request did not reach the upstream tool")
 			quick()
-			if n := p.fastHTTPCalls.Load() - before; n != 2 {
+			if n := p.stateless.Calls.Load() - before; n != 2 {
 				t.Errorf("the fast path served %d calls, want 2", n)
 			}
 			if n := exchangesLeft(p); n != 0 {
@@ -197,12 +147,12 @@ func TestFrontFastHTTPSessionPool(t *testing.T) {
 	if a := post2026(t, url, "up__echo", call(1, "up__echo"), nil); a.status != http.StatusOK { // teaches the triple
 		t.Fatalf("first call: %s", a)
 	}
-	before := p.fastHTTPCalls.Load()
+	before := p.stateless.Calls.Load()
 	for i := 2; i < 6; i++ {
 		if a := post2026(t, url, "up__echo", call(i, "up__echo"), nil); !strings.Contains(a.body, `"text":"echo {}"`) {
 			t.Fatalf("call %d: %s", i, a)
 		}
-		if n := p.fastIdle.Load(); n != 1 {
+		if n := p.stateless.Idle(); n != 1 {
 			t.Fatalf("after call %d: %d idle sessions, want 1", i, n)
 		}
 		if n := sessions(); n != 1 {
@@ -212,16 +162,16 @@ func TestFrontFastHTTPSessionPool(t *testing.T) {
 	if a := post2026(t, url, "a__roots", call(6, "a__roots"), nil); !strings.Contains(a.body, `"resultType":"input_required"`) {
 		t.Fatalf("approval call: %s", a)
 	}
-	if n := p.fastIdle.Load(); n != 0 {
+	if n := p.stateless.Idle(); n != 0 {
 		t.Errorf("after an input_required answer: %d idle sessions, want 0 (its session is not reused)", n)
 	}
 	if a := post2026(t, url, "up__echo", call(7, "up__echo"), nil); !strings.Contains(a.body, `"text":"echo {}"`) {
 		t.Fatalf("call 7: %s", a)
 	}
-	if n := p.fastIdle.Load(); n != 1 {
+	if n := p.stateless.Idle(); n != 1 {
 		t.Errorf("after call 7: %d idle sessions, want 1", n)
 	}
-	if n := p.fastHTTPCalls.Load() - before; n != 6 {
+	if n := p.stateless.Calls.Load() - before; n != 6 {
 		t.Errorf("the fast path served %d calls, want 6", n)
 	}
 
@@ -233,7 +183,7 @@ func TestFrontFastHTTPSessionPool(t *testing.T) {
 	if err := p.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if n := p.fastIdle.Load(); n != 0 {
+	if n := p.stateless.Idle(); n != 0 {
 		t.Errorf("after Close: %d idle sessions, want 0", n)
 	}
 	if n := sessions(); n != 0 {
@@ -255,58 +205,4 @@ func goroutinesIn(fn string) int {
 		}
 	}
 	return n
-}
-
-// TestFastHTTPConnStaleContext: a kept session's connection writes a
-// message only for the request it serves now: one sent with an earlier
-// request's context (a call goroutine that outlived its request) is
-// refused, as on the closed session of before.
-func TestFastHTTPConnStaleContext(t *testing.T) {
-	c := &fastHTTPConn{done: make(chan struct{})}
-	r1, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
-	r2, _ := http.NewRequest(http.MethodPost, "http://x/", nil)
-	w1, w2 := httptest.NewRecorder(), httptest.NewRecorder()
-	ctx1 := context.WithValue(context.Background(), fastHTTPKey{}, r1)
-	ctx2 := context.WithValue(context.Background(), fastHTTPKey{}, r2)
-	note := &jsonrpc.Request{Method: "notifications/message", Params: json.RawMessage(`{"level":"info","data":"x"}`)}
-	c.start(w1, r1)
-	if err := c.Write(ctx1, note); err != nil {
-		t.Fatalf("write for the current request: %v", err)
-	}
-	c.answer(ctx1, jsonrpc.ID{}, nil, &jsonrpc.Error{Code: 1, Message: "done"})
-	c.start(w2, r2)
-	if err := c.Write(ctx1, note); !errors.Is(err, errRejected) {
-		t.Errorf("write with the ended request's context: %v, want rejected", err)
-	}
-	if err := c.Write(context.Background(), note); !errors.Is(err, errRejected) {
-		t.Errorf("write without a request: %v, want rejected", err)
-	}
-	if err := c.Write(ctx2, note); err != nil {
-		t.Errorf("write for the new request: %v", err)
-	}
-	if strings.Count(w1.Body.String(), "notifications/message") != 1 || strings.Count(w2.Body.String(), "notifications/message") != 1 {
-		t.Errorf("bodies:\n%s\n%s", w1.Body, w2.Body)
-	}
-}
-
-// TestAcceptsJSONAndStream: the Accept check reads every comma-separated
-// media range of every Accept value, as go-sdk v1.8.0's streamableAccepts.
-func TestAcceptsJSONAndStream(t *testing.T) {
-	for _, c := range []struct {
-		values       []string
-		json, stream bool
-	}{
-		{nil, false, false},
-		{[]string{""}, false, false},
-		{[]string{"application/json, text/event-stream"}, true, true},
-		{[]string{"application/json", "text/event-stream;q=0.9"}, true, true},
-		{[]string{" Application/JSON ;q=1,"}, true, false},
-		{[]string{"text/*"}, false, true},
-		{[]string{",,*/*"}, true, true},
-		{[]string{"application/jsonx,text/event-streams"}, false, false},
-	} {
-		if j, s := acceptsJSONAndStream(c.values); j != c.json || s != c.stream {
-			t.Errorf("acceptsJSONAndStream(%q) = %v, %v; want %v, %v", c.values, j, s, c.json, c.stream)
-		}
-	}
 }

@@ -115,7 +115,7 @@ func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 	}))
 	t.Cleanup(fs.Close)
 	c := openSessionCaps(t, p, fs.URL+"/mcp", "askable", `{"elicitation":{}}`, nil)
-	before := p.sessFastCalls.Load()
+	before := p.hsess.Calls.Load()
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
@@ -146,7 +146,7 @@ func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 		<-asked
 		return
 	}
-	if n := p.sessFastCalls.Load() - before; n != 1 {
+	if n := p.hsess.Calls.Load() - before; n != 1 {
 		t.Fatalf("the fast path served %d calls, want 1", n)
 	}
 }

@@ -3,11 +3,13 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -43,8 +45,7 @@ func openSessionCaps(t *testing.T, p *Proxy, url, name, caps string, hdr map[str
 		t.Fatalf("notifications/initialized: %s", a)
 	}
 	waitFor(t, "notifications/initialized handled", func() bool {
-		e := p.hsess.get(c.sid)
-		return e != nil && sessReady(e) != nil
+		return p.hsess.Ready(c.sid)
 	})
 	return c
 }
@@ -91,22 +92,22 @@ func TestFrontSessionFastNotReady(t *testing.T) {
 	c := &sessClient{t: t, url: frontURL(t, p)}
 	_, resp := c.postResp(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"n","version":"1"}}}`, nil)
 	c.sid = resp.Header.Get("Mcp-Session-Id")
-	before := p.sessFastCalls.Load()
+	before := p.hsess.Calls.Load()
 	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__echo"}}`, nil); !strings.Contains(a.body, "echo") {
 		t.Fatalf("call before notifications/initialized: %s", a)
 	}
-	if n := p.sessFastCalls.Load() - before; n != 0 {
+	if n := p.hsess.Calls.Load() - before; n != 0 {
 		t.Errorf("the fast path served %d calls before notifications/initialized", n)
 	}
 	c = openSession(t, p, frontURL(t, p), "n2", nil)
 	if a := c.post(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"debug"}}`, nil); a.status != http.StatusOK {
 		t.Fatalf("setLevel: %s", a)
 	}
-	before = p.sessFastCalls.Load()
+	before = p.hsess.Calls.Load()
 	if a := c.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"up__echo"}}`, nil); !strings.Contains(a.body, "echo") {
 		t.Fatalf("call after setLevel: %s", a)
 	}
-	if n := p.sessFastCalls.Load() - before; n != 0 {
+	if n := p.hsess.Calls.Load() - before; n != 0 {
 		t.Errorf("the fast path served %d calls after logging/setLevel", n)
 	}
 }
@@ -121,7 +122,7 @@ func TestFrontSessionFastCancel(t *testing.T) {
 	url, started, cancelled := slowUpstream(t)
 	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\n[tool_search]\nenabled = false\n[upstreams.slowup]\nurl = %s\n", tomlQuote(url)))
 	c := openSession(t, p, frontURL(t, p), "canceller", nil)
-	before := p.sessFastCalls.Load()
+	before := p.hsess.Calls.Load()
 	done := make(chan httpAnswer, 1)
 	go func() {
 		done <- c.post(`{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"slowup__slow","arguments":{}}}`, nil)
@@ -164,7 +165,7 @@ func TestFrontSessionFastCancel(t *testing.T) {
 	if a := c.post(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slowup__quick","arguments":{}}}`, nil); !strings.Contains(a.body, `"quick"`) {
 		t.Fatalf("quick: %s", a)
 	}
-	if n := p.sessFastCalls.Load() - before; n != 3 {
+	if n := p.hsess.Calls.Load() - before; n != 3 {
 		t.Errorf("the fast path served %d calls, want 3", n)
 	}
 }
@@ -177,7 +178,7 @@ func TestFrontSessionIdleHeldByFastCall(t *testing.T) {
 	upURL, started, release, _ := heldUpstream(t)
 	p := startProxyText(t, fmt.Sprintf("[server]\ntransport = \"http\"\nsession_idle_timeout = \"300ms\"\n[tool_search]\nenabled = false\n[upstreams.h]\nurl = %s\n", tomlQuote(upURL)))
 	c := openSession(t, p, frontURL(t, p), "held", nil)
-	before := p.sessFastCalls.Load()
+	before := p.hsess.Calls.Load()
 	done := make(chan httpAnswer, 1)
 	go func() {
 		done <- c.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"h__held","arguments":{}}}`, nil)
@@ -188,10 +189,10 @@ func TestFrontSessionIdleHeldByFastCall(t *testing.T) {
 	if a := <-done; !strings.Contains(a.body, "released") {
 		t.Fatalf("the held call: %s", a)
 	}
-	if n := p.sessFastCalls.Load() - before; n != 1 {
+	if n := p.hsess.Calls.Load() - before; n != 1 {
 		t.Fatalf("the fast path served %d calls, want 1", n)
 	}
-	waitFor(t, "the idle session closed", func() bool { return p.hsess.get(c.sid) == nil && p.sessionCount() == 0 })
+	waitFor(t, "the idle session closed", func() bool { return !p.hsess.Known(c.sid) && p.sessionCount() == 0 })
 	if a := c.post(`{"jsonrpc":"2.0","id":2,"method":"ping"}`, nil); a.status != http.StatusNotFound {
 		t.Fatalf("a request of the expired session: %s", a)
 	}
@@ -234,12 +235,11 @@ func TestFrontSessionFastElicit(t *testing.T) {
 			}
 			defer cs.Close()
 			waitFor(t, "the session ready for the fast path", func() bool {
-				e := p.hsess.get(cs.ID())
-				return e != nil && sessReady(e) != nil
+				return p.hsess.Ready(cs.ID())
 			})
-			before, ran := p.sessFastCalls.Load(), up.count("delete_thing")
+			before, ran := p.hsess.Calls.Load(), up.count("delete_thing")
 			r := callTool(t, cs, "up__delete_thing", map[string]any{"name": "x"})
-			if n := p.sessFastCalls.Load() - before; n != 1 {
+			if n := p.hsess.Calls.Load() - before; n != 1 {
 				t.Fatalf("the fast path served %d calls, want 1", n)
 			}
 			if asked != 1 {
@@ -270,12 +270,12 @@ func TestFrontSessionOwner(t *testing.T) {
 	alice := map[string]string{"Authorization": "Bearer " + env.AS.Mint("alice", []string{env.MCP}, "", 0)}
 	bob := map[string]string{"Authorization": "Bearer " + env.AS.Mint("bob", []string{env.MCP}, "", 0)}
 	c := openSession(t, p, env.MCP, "owner-a", alice)
-	before := p.sessFastCalls.Load()
+	before := p.hsess.Calls.Load()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"gh__whoami","arguments":{}}}`
 	if a := c.post(call, alice); a.status != http.StatusOK || !strings.Contains(a.body, "connect it first") {
 		t.Fatalf("alice's call: %s", a)
 	}
-	if n := p.sessFastCalls.Load() - before; n != 1 {
+	if n := p.hsess.Calls.Load() - before; n != 1 {
 		t.Fatalf("the fast path served %d of alice's calls, want 1", n)
 	}
 	for _, body := range []string{call, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`} {
@@ -283,7 +283,7 @@ func TestFrontSessionOwner(t *testing.T) {
 			t.Fatalf("bob on alice's session: %s", a)
 		}
 	}
-	if n := p.sessFastCalls.Load() - before; n != 1 {
+	if n := p.hsess.Calls.Load() - before; n != 1 {
 		t.Fatalf("the fast path served bob on alice's session")
 	}
 }
@@ -297,7 +297,7 @@ func TestFrontSessionTiedToEndpoint(t *testing.T) {
 	srv := httptest.NewServer(p.Handler(nil))
 	t.Cleanup(srv.Close)
 	cx := openSession(t, p, srv.URL+"/x/mcp", "mount-x", nil)
-	before := p.sessFastCalls.Load()
+	before := p.hsess.Calls.Load()
 	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"up__echo","arguments":{}}}`
 	other := &sessClient{t: t, url: srv.URL + "/mcp", sid: cx.sid}
 	if a := other.post(call, nil); a.status != http.StatusNotFound {
@@ -306,7 +306,28 @@ func TestFrontSessionTiedToEndpoint(t *testing.T) {
 	if a := cx.post(call, nil); a.status != http.StatusOK || !strings.Contains(a.body, "echo") {
 		t.Errorf("on its own mount: %s", a)
 	}
-	if n := p.sessFastCalls.Load() - before; n != 1 {
+	if n := p.hsess.Calls.Load() - before; n != 1 {
 		t.Errorf("the fast path served %d calls, want 1 (the own mount's)", n)
 	}
+}
+
+// heldUpstream starts an upstream whose tool "held" signals started when
+// a call begins and answers "released" once release is closed; calls
+// counts the calls that began.
+func heldUpstream(t *testing.T) (url string, started, release chan struct{}, calls *atomic.Int64) {
+	t.Helper()
+	started, release, calls = make(chan struct{}, 1), make(chan struct{}), new(atomic.Int64)
+	s := mcp.NewServer(&mcp.Implementation{Name: "held", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "held", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		calls.Add(1)
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-release
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "released"}}}, nil
+	})
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	return hs.URL, started, release, calls
 }

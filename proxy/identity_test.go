@@ -334,10 +334,10 @@ func TestPooledSessionOwnIdentity(t *testing.T) {
 	// Bob's first call ran on the fast path; its session went back to the
 	// pool before its answer was written (runFastHTTP), so it is there now
 	// that the client has the answer.
-	if n := env.P.fastIdle.Load(); n != 1 {
+	if n := env.P.stateless.Idle(); n != 1 {
 		t.Fatalf("after the first calls: %d idle fast-path sessions, want 1", n)
 	}
-	before := env.P.fastHTTPCalls.Load()
+	before := env.P.stateless.Calls.Load()
 	for i := 0; i < 10; i++ {
 		cs, want := alice, "you are alice"
 		if i%2 == 1 {
@@ -349,11 +349,11 @@ func TestPooledSessionOwnIdentity(t *testing.T) {
 		// The session went back to the pool before the answer was written
 		// (round 9's CI saw a second session connected when the next call
 		// came before the put, which then ran after the write).
-		if n := env.P.fastIdle.Load(); n != 1 {
+		if n := env.P.stateless.Idle(); n != 1 {
 			t.Fatalf("after call %d: %d idle fast-path sessions, want 1 (one session taken in turn)", i, n)
 		}
 	}
-	if n := env.P.fastHTTPCalls.Load() - before; n != 10 {
+	if n := env.P.stateless.Calls.Load() - before; n != 10 {
 		t.Errorf("the fast path served %d of the 10 calls", n)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	sjson "github.com/segmentio/encoding/json"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
 
@@ -93,24 +93,7 @@ func (p *Proxy) paramHeaderCheck(endpoint string, next http.Handler) http.Handle
 // clientInfo.name) and the policy view of its subject, with the identity
 // the front verified (front_auth.go, carried as the go-sdk's TokenInfo).
 func (p *Proxy) visibleTool(endpoint string, r *http.Request, name string, clientInfo json.RawMessage) *catalog.Entry {
-	return p.visibleToolOf(endpoint, r, name, clientNameOf(clientInfo))
-}
-
-// clientNameOf is the name in a request's raw _meta clientInfo ("" when
-// it does not decode), decoded as go-sdk v1.8.0 decodes it for the
-// request's session (internal/json: segmentio/encoding with
-// DontMatchCaseInsensitiveStructFields), so the check and the call see the
-// same client. encoding/json matches keys without case: with
-// {"name":"good","NAME":"evil"} the check saw "evil" and the session
-// "good" (review round 6). Trust: clientInfo is client-declared.
-func clientNameOf(clientInfo json.RawMessage) string {
-	var ci mcp.Implementation
-	dec := sjson.NewDecoder(bytes.NewReader(clientInfo))
-	dec.DontMatchCaseInsensitiveStructFields()
-	if dec.Decode(&ci) == nil {
-		return ci.Name
-	}
-	return ""
+	return p.visibleToolOf(endpoint, r, name, front.ClientNameOf(clientInfo))
 }
 
 // visibleToolOf is visibleTool for a client named client.

@@ -393,8 +393,7 @@ func openCaseClient(t *testing.T, p *Proxy, fr, client string, fast bool) caseCl
 		if fr == "http-2025" {
 			c.session = true
 			waitFor(t, "notifications/initialized handled", func() bool {
-				e := p.hsess.get(c.sid)
-				return e != nil && sessReady(e) != nil
+				return p.hsess.Ready(c.sid)
 			})
 		}
 		return c
@@ -544,9 +543,9 @@ func (c *httpCase) post(msg, id []byte, h http.Header) []byte {
 
 func (c *httpCase) fastServed() int64 {
 	if c.modern {
-		return c.p.fastHTTPCalls.Load()
+		return c.p.stateless.Calls.Load()
 	}
-	return c.p.sessFastCalls.Load()
+	return c.p.hsess.Calls.Load()
 }
 
 func (c *httpCase) hasFast() bool { return c.modern || c.session }

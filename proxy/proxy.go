@@ -66,25 +66,22 @@ type Proxy struct {
 	fixedSurface bool       // Options.Surface given: reload keeps it
 	oneShot      bool       // Options.OneShot
 
-	log           *slog.Logger
-	ups           *upstreamSet
-	api           modes.API
-	viewIx        viewIndexes // search indexes per policy view (searchindex.go)
-	rec           *telemetry.Recorder
-	metrics       *telemetry.Metrics
-	pt            *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
-	st            statelessState
-	cacheClk      cacheClock   // cache.go: when the catalog last changed (ttlMs)
-	exs           exchanges    // exchange.go: 2026-07-28 calls waiting for client input
-	trips         tripleCache  // frontfasthttp.go: InitializeParams of known _meta triples
-	fastHTTPCalls atomic.Int64 // frontfasthttp.go: calls its fast path served (tests)
-	fastIdle      atomic.Int64 // frontfasthttp.go: idle fast-path sessions kept (sessionPool)
-	hsess         sessTable    // frontsession.go: the stateful Streamable HTTP sessions
-	sessFastCalls atomic.Int64 // frontsession.go: calls its fast path served (tests)
-	pins          *pinGuard    // pins.go: pinned tool definitions (issue 14 item 2)
-	idn           *idState     // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
-	drains        drainCount   // drain.go: client requests in flight, waited for at shutdown
-	shares        shareState   // shares.go: each subject's share of server.max_sessions
+	log       *slog.Logger
+	ups       *upstreamSet
+	api       modes.API
+	viewIx    viewIndexes // search indexes per policy view (searchindex.go)
+	rec       *telemetry.Recorder
+	metrics   *telemetry.Metrics
+	pt        *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
+	st        statelessState
+	cacheClk  cacheClock       // cache.go: when the catalog last changed (ttlMs)
+	exs       exchanges        // exchange.go: 2026-07-28 calls waiting for client input
+	stateless *front.Stateless // the fast path of 2026-07-28 requests over HTTP
+	hsess     *front.Sessions  // the stateful Streamable HTTP sessions and their fast path
+	pins      *pinGuard        // pins.go: pinned tool definitions (issue 14 item 2)
+	idn       *idState         // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
+	drains    drainCount       // drain.go: client requests in flight, waited for at shutdown
+	shares    shareState       // shares.go: each subject's share of server.max_sessions
 
 	mu        sync.Mutex
 	servers   map[string]*mcp.Server       // endpoint name ("" = main) -> server
@@ -116,6 +113,8 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{log: log, servers: map[string]*mcp.Server{}, chains: map[string]mcp.MethodHandler{}, sessions: map[*mcp.ServerSession]*session{}, reserved: map[*mcp.ServerSession]bool{}, fatal: make(chan error, 1)}
 	p.cfgP.Store(cfg)
+	p.stateless = &front.Stateless{Log: log}
+	p.hsess = &front.Sessions{EndRequests: p.endByID}
 	p.life, p.endLife = context.WithCancel(context.Background())
 	p.cacheClk.start = time.Now()
 	p.catP.Store(newCatalog(cfg))
@@ -319,7 +318,7 @@ func (p *Proxy) Close(ctx context.Context) error {
 	p.mu.Unlock()
 	p.endLife()
 	p.closeSessions()
-	p.trips.closeAll(&p.fastIdle) // idle fast-path sessions (frontfasthttp.go)
+	p.stateless.Close() // idle fast-path sessions
 	if pool := p.surfP.Load().pool; pool != nil {
 		pool.Close()
 	}

@@ -52,7 +52,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	if transport == transportStateful {
 		// frontsession.go: messages of a fast-path call go on its POST
 		// stream (innermost: added first).
-		s.AddSendingMiddleware(sessFastSending)
+		s.AddSendingMiddleware(front.SessionSending)
 	}
 	s.AddSendingMiddleware(p.listChangedFilter) // issue 13 item 9: listchanged.go
 	s.AddSendingMiddleware(beforeInitialize)    // issue 12 item 16: lifecycle.go
@@ -75,7 +75,7 @@ func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware
 	case "stdio":
 		chain = append([]mcp.Middleware{front.NotesMiddleware}, chain...) // frontfast.go: notification order
 	case transportStateless:
-		chain = append([]mcp.Middleware{p.learnTripleMiddleware}, chain...) // frontfasthttp.go: the _meta triple cache
+		chain = append([]mcp.Middleware{p.stateless.LearnTriple}, chain...) // the fast path's _meta triple cache
 	}
 	return chain
 }
@@ -134,7 +134,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					if ss != nil {
 						s = p.sessionFor(ss, endpoint, transport)
 						if transport == transportStateful {
-							p.recordSession(ctx, ss, s) // frontsession.go: idle timer, owner
+							p.hsess.Record(ctx, ss, endpoint, s.flags, s.life) // idle timer, owner
 						}
 						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
 							s.client = c.Params.ClientInfo.Name
@@ -169,7 +169,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 					if s := p.sessionOf(ss); s != nil { // nil: its initialize was refused
 						p.pt.clientInitialized(s)
 						if s.flags != nil {
-							s.flags.initialized.Store(true) // frontsession.go
+							s.flags.Initialized.Store(true) // the session fast path waits for it
 						}
 					}
 				}
@@ -185,7 +185,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				defer stop()
 				if method == "logging/setLevel" {
 					if s.flags != nil {
-						s.flags.logLevel.Store(true) // frontsession.go: log notifications may go on a call's stream
+						s.flags.LogLevel.Store(true) // log notifications may go on a fast-path call's stream
 					}
 					if lp, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
 						p.pt.setLevel(ctx, s, lp)
@@ -266,18 +266,6 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
-}
-
-// frontVersions are the protocol versions offered to clients: every
-// version the SDK supports up to 2025-11-25.
-func frontVersions() []string {
-	var out []string
-	for _, v := range mcp.SupportedProtocolVersions() {
-		if v <= "2025-11-25" {
-			out = append(out, v)
-		}
-	}
-	return out
 }
 
 // wireError is the JSON-RPC error a client gets for a failed tools/call: an

@@ -3,12 +3,12 @@ package proxy
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
@@ -47,20 +47,12 @@ type session struct {
 
 	// flags: what the stateful HTTP fast path asks of the session
 	// (frontsession.go); shared by copies, nil on stateless sessions.
-	flags *sessFlags
+	flags *front.SessionFlags
 
 	// memo keeps the policy view and the last decision between calls
 	// (viewmemo.go); shared by copies, nil where a session lives for one
 	// request or command (stateless, CLI).
 	memo *viewMemo
-}
-
-// sessFlags: initialized, the go-sdk handled the client's
-// notifications/initialized; logLevel, the client set a log level. The
-// stateful HTTP fast path serves neither before the one nor after the
-// other.
-type sessFlags struct {
-	initialized, logLevel atomic.Bool
 }
 
 // Snapshot implements modes.Env.
@@ -185,7 +177,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		p.mu.Unlock()
 		return s
 	}
-	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}, flags: &sessFlags{}, memo: &viewMemo{}}
+	s := &session{p: p, ss: ss, endpoint: endpoint, surface: &surfaceMark{}, tasks: &taskBook{}, flags: &front.SessionFlags{}, memo: &viewMemo{}}
 	s.life, s.end = context.WithCancel(context.Background())
 	delete(p.reserved, ss)
 	info := telemetry.SessionInfo{ID: ss.ID(), Transport: transport, Endpoint: endpoint, Mode: p.surf().Mode()}
@@ -211,7 +203,7 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 	go func() {
 		_ = ss.Wait()
 		if transport == transportStateful {
-			p.hsess.drop(ss.ID())
+			p.hsess.Drop(ss.ID())
 		}
 		p.forgetSession(ss) // identity.go
 		p.sessionGone(s)

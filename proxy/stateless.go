@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
@@ -40,6 +41,10 @@ import (
 // transportStateless is the transport name of stateless requests, in the
 // session log and the servers map.
 const transportStateless = "streamable-http-stateless"
+
+// transportStateful is the transport name of the stateful Streamable HTTP
+// front's sessions.
+const transportStateful = "streamable-http"
 
 // modernVersion is the first protocol version without initialize and
 // sessions (MCP 2026-07-28, SEP-2575).
@@ -104,9 +109,9 @@ func (p *Proxy) anyPerClient() bool {
 // stateless handler. Otherwise legacy requests get sessions as before and,
 // with route2026, 2026-07-28 requests go to the stateless handler.
 func (p *Proxy) streamableHandler(endpoint string) http.Handler {
-	// frontfasthttp.go: a plain 2026-07-28 tools/call is served past the
-	// go-sdk's decoding.
-	stateless := p.statelessFast(endpoint, p.paramHeaderCheck(endpoint, front.NotFound(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
+	// A plain 2026-07-28 tools/call is served by the front's fast path,
+	// handed the stateless server's receiving chain.
+	stateless := p.stateless.Handler(p.fastEndpoint(endpoint, transportStateless), p.paramHeaderCheck(endpoint, front.NotFound(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateless) },
 		&mcp.StreamableHTTPOptions{Stateless: true, Logger: p.log, DisableLocalhostProtection: true,
 			// A 2026-07-28 request's handler ends when its POST does: closing
 			// the response stream is the cancellation signal on Streamable
@@ -122,7 +127,7 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	// fast path alike; frontnotfound.go: -32601 answers; frontcancelhttp.go:
 	// no answer for a call the client cancelled (the fast path withholds
 	// its own).
-	stateful := front.RequireSession(p.sessionGate(endpoint, p.sessionsFront(endpoint, p.conf().Server.SessionIdleTimeout.Duration,
+	stateful := front.RequireSession(p.sessionGate(endpoint, p.hsess.Handler(endpoint, p.fastEndpoint(endpoint, transportStateful), p.conf().Server.SessionIdleTimeout.Duration,
 		front.CancelGate(front.NotFound(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return p.Server(endpoint, transportStateful) },
 			&mcp.StreamableHTTPOptions{Logger: p.log, DisableLocalhostProtection: true}))))))
 	if !p.serve2026() {
@@ -160,7 +165,7 @@ func (p *Proxy) serverVersions(transport string) []string {
 	if transport == transportStateless || (transport == "stdio" && stdioServes2026()) {
 		return mcp.SupportedProtocolVersions()
 	}
-	return frontVersions()
+	return front.FrontVersions()
 }
 
 // serverCapabilities are the front server's own capabilities. The answers
@@ -289,5 +294,20 @@ func (p *Proxy) subscribeHandler(transport string) func(context.Context, *mcp.Su
 			return p.pt.subscribe(ctx, req)
 		}
 		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "resources/subscribe needs a session, which a stateless request does not have (server.stateless = true); on 2026-07-28 use subscriptions/listen"}
+	}
+}
+
+// fastEndpoint is what the front's fast path needs of endpoint: its
+// server for transport and that server's receiving chain, and whether a tool binds
+// arguments to Mcp-Param-* headers (paramheader.go checks those).
+func (p *Proxy) fastEndpoint(endpoint, transport string) front.Endpoint {
+	return front.Endpoint{
+		Server: func() (*mcp.Server, mcp.MethodHandler) {
+			return p.Server(endpoint, transport), p.receivingHandler(endpoint, transport)
+		},
+		BindsHeaders: func(r *http.Request, name, client string) bool {
+			e := p.visibleToolOf(endpoint, r, name, client)
+			return e != nil && len(paramheader.Bindings(e.InputSchema)) > 0
+		},
 	}
 }

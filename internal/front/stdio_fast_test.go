@@ -8,9 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/linewrite"
 )
 
 // TestFastParams: what the fast path decodes itself and what it leaves to

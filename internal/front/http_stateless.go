@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // The Streamable HTTP front's tools/call fast path (issue 16).
 //
@@ -61,6 +61,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"os"
@@ -74,9 +75,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/paramheader"
 )
 
 // goDebugSet reports whether MCPGODEBUG is set: its compatibility
@@ -92,28 +91,56 @@ const (
 	fastMaxMetaKs = 16                             // _meta members the fast path looks at
 )
 
-// statelessFast wraps next, the stateless Streamable HTTP handler of
+// Stateless is the tools/call fast path of 2026-07-28 requests over
+// Streamable HTTP, for every endpoint of a proxy (Handler), with the
+// triple cache and the idle sessions they share.
+type Stateless struct {
+	Log   *slog.Logger
+	Calls atomic.Int64 // calls the fast path served
+	trips tripleCache  // InitializeParams of known _meta triples
+	idle  atomic.Int64 // idle fast-path sessions kept (sessionPool)
+}
+
+// Endpoint is what the fast path of one endpoint needs from the proxy.
+type Endpoint struct {
+	// Server is the endpoint's stateless server and its receiving chain
+	// (the dispatch function the fast path hands a call to), called once,
+	// on first use (as the go-sdk handler's getServer makes the server).
+	Server func() (*mcp.Server, mcp.MethodHandler)
+	// BindsHeaders reports whether the tool name, as the client named
+	// client sees it on this endpoint with r's credentials, binds
+	// arguments to Mcp-Param-* headers (SEP-2243): such calls go to the
+	// go-sdk, whose headers check (with the proxy's) must see them.
+	BindsHeaders func(r *http.Request, name, client string) bool
+}
+
+// Handler wraps next, the stateless Streamable HTTP handler of an
 // endpoint, with the tools/call fast path.
-func (p *Proxy) statelessFast(endpoint string, next http.Handler) http.Handler {
-	// The endpoint's stateless server and its receiving chain, made on
-	// first use (as the go-sdk handler's getServer makes the server).
+func (st *Stateless) Handler(ep Endpoint, next http.Handler) http.Handler {
 	fs := sync.OnceValue(func() *fastServer {
-		return &fastServer{endpoint: endpoint, srv: p.Server(endpoint, transportStateless), handle: p.receivingHandler(endpoint, transportStateless)}
+		srv, handle := ep.Server()
+		return &fastServer{srv: srv, handle: handle, bindsHeaders: ep.BindsHeaders}
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		served, r2 := p.serveFastHTTP(w, r, fs)
+		served, r2 := st.serve(w, r, fs)
 		if !served {
 			next.ServeHTTP(w, r2)
 		}
 	})
 }
 
+// Idle is how many idle fast-path sessions are kept (tests).
+func (st *Stateless) Idle() int64 { return st.idle.Load() }
+
+// Close closes every idle fast-path session and keeps none from now on.
+func (st *Stateless) Close() { st.trips.closeAll(&st.idle) }
+
 // fastServer is what the fast path of one endpoint runs a call on: the
-// endpoint's stateless server and its receiving chain (Proxy.Server).
+// endpoint's stateless server, its receiving chain and its header check.
 type fastServer struct {
-	endpoint string
-	srv      *mcp.Server
-	handle   mcp.MethodHandler
+	srv          *mcp.Server
+	handle       mcp.MethodHandler
+	bindsHeaders func(r *http.Request, name, client string) bool
 }
 
 // httpCall is a tools/call the fast path may take, from the POST body.
@@ -130,18 +157,18 @@ type httpCall struct {
 	nother int
 }
 
-// serveFastHTTP serves r on the fast path when it qualifies, reporting
+// serve serves r on the fast path when it qualifies, reporting
 // whether it did; otherwise it returns the request to hand to the go-sdk
 // (r, or r with a tripleLearn slot when only the triple was unknown).
-func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server func() *fastServer) (bool, *http.Request) {
-	if !front.Fast || goDebugSet() || r.Method != http.MethodPost {
+func (st *Stateless) serve(w http.ResponseWriter, r *http.Request, server func() *fastServer) (bool, *http.Request) {
+	if !Fast || goDebugSet() || r.Method != http.MethodPost {
 		return false, r
 	}
 	h := r.Header
-	if h.Get("Mcp-Protocol-Version") != modernVersion || h.Get("Mcp-Method") != "tools/call" || len(h.Values("Last-Event-ID")) > 0 {
+	if h.Get("Mcp-Protocol-Version") != ModernVersion || h.Get("Mcp-Method") != "tools/call" || len(h.Values("Last-Event-ID")) > 0 {
 		return false, r
 	}
-	body, ok := front.FrameOf(r)
+	body, ok := FrameOf(r)
 	if !ok || len(body) == 0 || len(body) > sdkMaxBody {
 		return false, r
 	}
@@ -159,7 +186,7 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server fun
 	}
 	var kb [512]byte
 	key := tripleKey(kb[:0], &c)
-	t := p.trips.get(key)
+	t := st.trips.get(key)
 	if t == nil {
 		if len(key) <= maxTripleKey {
 			r = r.WithContext(context.WithValue(r.Context(), tripleLearnKey{}, &tripleLearn{key: string(key), ci: bytes.Clone(c.ci), caps: bytes.Clone(c.caps)}))
@@ -169,7 +196,7 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server fun
 	// Mcp-Param-* headers (SEP-2243) are checked by paramHeaderCheck:
 	// a tool that binds any goes that way.
 	fs := server()
-	if e := p.visibleToolOf(fs.endpoint, r, string(c.name), t.client); e != nil && len(paramheader.Bindings(e.InputSchema)) > 0 {
+	if fs.bindsHeaders(r, string(c.name), t.client) {
 		return false, r
 	}
 	params := &mcp.CallToolParamsRaw{Name: string(c.name)}
@@ -179,16 +206,16 @@ func (p *Proxy) serveFastHTTP(w http.ResponseWriter, r *http.Request, server fun
 	if params.Meta, ok = t.meta(&c); !ok {
 		return false, r
 	}
-	p.runFastHTTP(w, r, fs, c.id, params, t)
+	st.run(w, r, fs, c.id, params, t)
 	return true, r
 }
 
-// runFastHTTP runs the call on a session of the triple t and writes the
+// run runs the call on a session of the triple t and writes the
 // answer. The session is one the triple's pool kept from an earlier call
 // (sessionPool), or a new one.
-func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw, t *knownTriple) {
-	p.fastHTTPCalls.Add(1)
-	fsn := t.pool.take(&p.fastIdle)
+func (st *Stateless) run(w http.ResponseWriter, r *http.Request, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw, t *knownTriple) {
+	st.Calls.Add(1)
+	fsn := t.pool.take(&st.idle)
 	if fsn == nil {
 		conn := &fastHTTPConn{done: make(chan struct{})}
 		state := *t.ip
@@ -197,7 +224,7 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 		// nothing from it anyway: fastHTTPConn.Read only waits for Close).
 		ss, err := fs.srv.Connect(context.Background(), conn, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{InitializeParams: &state}})
 		if err != nil { // as the go-sdk's serveStateless answers a failed connect
-			p.log.Error(fmt.Sprintf("failed to connect: %v", err))
+			st.Log.Error(fmt.Sprintf("failed to connect: %v", err))
 			http.Error(w, "failed connection", http.StatusInternalServerError)
 			return
 		}
@@ -213,7 +240,7 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 	ctx := context.WithValue(r.Context(), fastHTTPKey{}, r)
 	res, err := fs.handle(ctx, "tools/call", req)
 	if err == nil {
-		annotateServerInfo(res, front.ServerImpl()) // as ServerSession.handle does for 2026-07-28
+		annotateServerInfo(res, ServerImpl()) // as ServerSession.handle does for 2026-07-28
 	}
 	// The session goes back to the pool once the answer is built and the
 	// request detached from its connection, before the answer is written:
@@ -227,7 +254,7 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 	keep := err == nil && completeResult(res) && r.Context().Err() == nil
 	conn.answerThen(r.Context(), id, res, err, func() {
 		if keep {
-			t.pool.put(fsn, &p.fastIdle)
+			t.pool.put(fsn, &st.idle)
 		}
 	})
 	if !keep {
@@ -240,7 +267,7 @@ func (p *Proxy) runFastHTTP(w http.ResponseWriter, r *http.Request, fs *fastServ
 // and kept its session.
 func completeResult(res mcp.Result) bool {
 	switch r := res.(type) {
-	case *front.RawResult:
+	case *RawResult:
 		return true
 	case *mcp.CallToolResult:
 		return len(r.InputRequests) == 0 && r.RequestState == ""
@@ -448,7 +475,7 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 		}
 		*slot = v
 		return true
-	}); err != nil || bad || !front.PlainString(name) || len(c.meta) == 0 || c.meta[0] != '{' {
+	}); err != nil || bad || !PlainString(name) || len(c.meta) == 0 || c.meta[0] != '{' {
 		return c, false
 	}
 	c.name = name[1 : len(name)-1]
@@ -484,7 +511,7 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 			c.nother++
 		}
 		return !bad
-	}); err != nil || bad || string(c.pv) != `"`+modernVersion+`"` || c.caps == nil {
+	}); err != nil || bad || string(c.pv) != `"`+ModernVersion+`"` || c.caps == nil {
 		return c, false
 	}
 	return c, true
@@ -494,7 +521,7 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 // fast path can write it back exactly: a string of printable ASCII without
 // escapes, or an integer within ±2^53 (frontguard.go refuses others).
 func plainID(raw []byte) (jsonrpc.ID, bool) {
-	if front.PlainString(raw) {
+	if PlainString(raw) {
 		for _, b := range raw[1 : len(raw)-1] {
 			if b < 0x20 || b > 0x7e {
 				return jsonrpc.ID{}, false
@@ -504,7 +531,7 @@ func plainID(raw []byte) (jsonrpc.ID, bool) {
 		return id, err == nil
 	}
 	n, err := strconv.ParseInt(string(raw), 10, 64)
-	if err != nil || strconv.FormatInt(n, 10) != string(raw) || n < -front.MaxExactID || n > front.MaxExactID {
+	if err != nil || strconv.FormatInt(n, 10) != string(raw) || n < -MaxExactID || n > MaxExactID {
 		return jsonrpc.ID{}, false
 	}
 	id, err := jsonrpc.MakeID(float64(n))
@@ -614,7 +641,7 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 		b = appendID(b, id)
 		b = append(b, `,"result":`...)
 		buf := bytes.NewBuffer(b)
-		if merr := front.MarshalResult(buf, res); merr != nil {
+		if merr := MarshalResult(buf, res); merr != nil {
 			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tools/call returned a malformed result: " + merr.Error()}
 		} else {
 			b = bytes.TrimRight(buf.Bytes(), "\n")
@@ -662,7 +689,7 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 	// second write for its terminating chunk (issue 16: one write syscall
 	// per call).
 	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
-	front.WriteWhole(w, status, b, flush)
+	WriteWhole(w, status, b, flush)
 }
 
 // appendID appends id as jsonrpc.EncodeMessage writes an id plainID made.
@@ -789,7 +816,7 @@ func (t *knownTriple) meta(c *httpCall) (mcp.Meta, bool) {
 		return t.only, true
 	}
 	m := make(mcp.Meta, 3+c.nother)
-	m[mcp.MetaKeyProtocolVersion] = modernVersion
+	m[mcp.MetaKeyProtocolVersion] = ModernVersion
 	if t.ci != nil {
 		m[mcp.MetaKeyClientInfo] = t.ci
 	}
@@ -826,23 +853,23 @@ type tripleLearn struct {
 	ci, caps []byte // raw
 }
 
-// learnTripleMiddleware records the InitializeParams the go-sdk built for
+// LearnTriple records the InitializeParams the go-sdk built for
 // a stateless tools/call whose triple the fast path did not know yet
 // (outermost middleware of the stateless server).
-func (p *Proxy) learnTripleMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+func (st *Stateless) LearnTriple(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if l, ok := ctx.Value(tripleLearnKey{}).(*tripleLearn); ok && method == "tools/call" {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-				if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion == modernVersion {
+				if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion == ModernVersion {
 					cp := *ip
-					k := &knownTriple{ip: &cp, client: clientNameOf(l.ci)}
+					k := &knownTriple{ip: &cp, client: ClientNameOf(l.ci)}
 					err := json.Unmarshal(l.caps, &k.caps)
 					if l.ci != nil && err == nil {
 						err = json.Unmarshal(l.ci, &k.ci)
 					}
 					if err == nil {
 						k.only, _ = k.meta(&httpCall{})
-						p.trips.put(l.key, k, &p.fastIdle)
+						st.trips.put(l.key, k, &st.idle)
 					}
 				}
 			}

@@ -1,4 +1,4 @@
-package proxy
+package front
 
 // The stateful Streamable HTTP front's sessions, and a tools/call fast path
 // for them (issue 16, round 8).
@@ -60,7 +60,7 @@ package proxy
 //
 // Cancellation: notifications/cancelled naming a fast-path call in flight
 // cancels it (as jsonrpc2 cancels its own) and its stream ends without an
-// answer (MCP basic/utilities/cancellation; front.CancelGate does the same to
+// answer (MCP basic/utilities/cancellation; CancelGate does the same to
 // the go-sdk's answers, frontcancelhttp.go); the session's end (DELETE, idle
 // expiry) cancels it through the session binding (session.bind), with no
 // answer written. A client that closes the POST stream does not cancel it
@@ -91,13 +91,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
-
-// transportStateful is the transport name of the stateful Streamable HTTP
-// front's sessions.
-const transportStateful = "streamable-http"
 
 // sessTable is the proxy's record of the stateful Streamable HTTP
 // sessions, keyed by Mcp-Session-Id (globally unique: the go-sdk's
@@ -105,6 +100,27 @@ const transportStateful = "streamable-http"
 type sessTable struct {
 	mu sync.Mutex
 	m  map[string]*httpSess
+}
+
+// Sessions is the stateful Streamable HTTP front's record of its sessions
+// (the idle timer and owner the go-sdk keeps unexported), and the
+// tools/call fast path for them.
+type Sessions struct {
+	Calls atomic.Int64 // calls the fast path served
+	// EndRequests ends the requests in flight of the session with this
+	// Mcp-Session-Id: a DELETE of it is coming, and the go-sdk waits for
+	// them before it closes the session.
+	EndRequests func(id string)
+	table       sessTable
+}
+
+// SessionFlags are what the fast path asks of a client session, set by
+// the receiving chain: Initialized, the go-sdk handled its
+// notifications/initialized; LogLevel, the client set a log level (log
+// notifications could go on a call's stream). The fast path serves
+// neither before the one nor after the other.
+type SessionFlags struct {
+	Initialized, LogLevel atomic.Bool
 }
 
 // httpSess is one session of the table.
@@ -115,9 +131,11 @@ type httpSess struct {
 	timeout  time.Duration // server.session_idle_timeout; 0 none
 
 	mu    sync.Mutex
-	refs  int         // POSTs in flight
-	timer *time.Timer // nil: no timeout, or stopped for good
-	s     *session    // the proxy's session, once registered (sessionFor)
+	refs  int                // POSTs in flight
+	timer *time.Timer        // nil: no timeout, or stopped for good
+	ss    *mcp.ServerSession // the go-sdk's session, once registered (Record)
+	flags *SessionFlags
+	life  context.Context // its end cancels the session's requests
 	calls map[jsonrpc.ID]context.CancelCauseFunc
 	asks  map[string]chan []byte // own requests waiting for the client's answer
 
@@ -184,10 +202,10 @@ func (e *httpSess) expire() {
 	}
 	e.expired = true
 	e.timer = nil
-	s := e.s
+	ss := e.ss
 	e.mu.Unlock()
-	if s != nil && s.ss != nil {
-		_ = s.ss.Close()
+	if ss != nil {
+		_ = ss.Close()
 	}
 }
 
@@ -222,13 +240,14 @@ func (e *httpSess) ownedBy(r *http.Request) bool {
 	return ti != nil && ti.UserID == e.owner
 }
 
-// sessionsFront wraps next, the go-sdk's stateful Streamable HTTP handler
-// of endpoint (made without SessionTimeout), with the session table and
-// the tools/call fast path (see the file comment). timeout is
-// server.session_idle_timeout.
-func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.Handler) http.Handler {
+// Handler wraps next, the go-sdk's stateful Streamable HTTP handler of
+// endpoint (made without SessionTimeout), with the session table and the
+// tools/call fast path (see the file comment), handed ep's receiving
+// chain. timeout is server.session_idle_timeout.
+func (st *Sessions) Handler(endpoint string, ep Endpoint, timeout time.Duration, next http.Handler) http.Handler {
 	fs := sync.OnceValue(func() *fastServer {
-		return &fastServer{endpoint: endpoint, srv: p.Server(endpoint, transportStateful), handle: p.receivingHandler(endpoint, transportStateful)}
+		srv, handle := ep.Server()
+		return &fastServer{srv: srv, handle: handle}
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -238,8 +257,8 @@ func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.
 			// them before it closes the session); one of anybody else
 			// changes nothing (the go-sdk answers 403 or 404).
 			if r.Method == http.MethodDelete {
-				if e := p.hsess.get(r.Header.Get("Mcp-Session-Id")); e != nil && e.endpoint == endpoint && e.ownedBy(r) {
-					p.endByID(e.id)
+				if e := st.table.get(r.Header.Get("Mcp-Session-Id")); e != nil && e.endpoint == endpoint && e.ownedBy(r) {
+					st.EndRequests(e.id)
 				}
 			}
 			next.ServeHTTP(w, r)
@@ -247,8 +266,8 @@ func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.
 		}
 		id := r.Header.Get("Mcp-Session-Id")
 		if id == "" {
-			// An initialize (front.RequireSession): the session it creates is
-			// recorded by its handler (recordSession); its idle timer
+			// An initialize (RequireSession): the session it creates is
+			// recorded by its handler (Record); its idle timer
 			// starts when this POST ends.
 			slot := &newSess{timeout: timeout}
 			if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
@@ -260,14 +279,14 @@ func (p *Proxy) sessionsFront(endpoint string, timeout time.Duration, next http.
 			}
 			return
 		}
-		e := p.hsess.get(id)
+		e := st.table.get(id)
 		if e == nil || e.endpoint != endpoint || !e.ownedBy(r) {
 			next.ServeHTTP(w, r) // the go-sdk answers 404 / 403
 			return
 		}
 		e.startPOST()
 		defer e.endPOST()
-		if p.serveSessFast(w, r, e, fs) {
+		if st.serve(w, r, e, fs) {
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -287,23 +306,39 @@ type newSess struct {
 	e       atomic.Pointer[httpSess]
 }
 
-// recordSession records the session ss, whose initialize the proxy
-// admitted (its proxy session s), when ctx is that of a POST that
-// sessionsFront saw create it.
-func (p *Proxy) recordSession(ctx context.Context, ss *mcp.ServerSession, s *session) {
+// Record records the session ss of endpoint, whose initialize the proxy
+// admitted, when ctx is that of a POST that Handler saw create it; flags
+// are the session's (SessionFlags), life ends with it.
+func (st *Sessions) Record(ctx context.Context, ss *mcp.ServerSession, endpoint string, flags *SessionFlags, life context.Context) {
 	slot, ok := ctx.Value(newSessKey{}).(*newSess)
-	if !ok || ss.ID() == "" || p.hsess.get(ss.ID()) != nil {
+	if !ok || ss.ID() == "" || st.table.get(ss.ID()) != nil {
 		return
 	}
-	e := p.hsess.add(ss.ID(), s.endpoint, slot.owner, slot.timeout)
+	e := st.table.add(ss.ID(), endpoint, slot.owner, slot.timeout)
 	e.mu.Lock()
-	e.s = s
+	e.ss, e.flags, e.life = ss, flags, life
 	e.mu.Unlock()
 	slot.e.Store(e)
 }
 
+// Drop forgets the session of id (it ended).
+func (st *Sessions) Drop(id string) { st.table.drop(id) }
+
+// Known reports whether the session of id is recorded (tests).
+func (st *Sessions) Known(id string) bool { return st.table.get(id) != nil }
+
+// Ready reports whether the fast path serves the session of id (tests).
+func (st *Sessions) Ready(id string) bool {
+	e := st.table.get(id)
+	if e == nil {
+		return false
+	}
+	_, _, ok := sessReady(e)
+	return ok
+}
+
 // sessCallKey is the context key of a fast-path call on a session: its
-// answer stream and session (sessFastSending).
+// answer stream and session (SessionSending).
 type sessCallKey struct{}
 
 type sessCall struct {
@@ -312,15 +347,16 @@ type sessCall struct {
 	ss   *mcp.ServerSession
 }
 
-// errSessionNotReady is why a session is not (yet) served by the fast path.
-func sessReady(e *httpSess) *session {
+// sessReady returns the session's go-sdk session and life when the fast
+// path may serve it: registered, not expired, initialized, no log level.
+func sessReady(e *httpSess) (*mcp.ServerSession, context.Context, bool) {
 	e.mu.Lock()
-	s, expired := e.s, e.expired
+	ss, flags, life, expired := e.ss, e.flags, e.life, e.expired
 	e.mu.Unlock()
-	if expired || s == nil || s.ss == nil || s.ss.InitializeParams() == nil || s.flags == nil || !s.flags.initialized.Load() || s.flags.logLevel.Load() {
-		return nil
+	if expired || ss == nil || ss.InitializeParams() == nil || flags == nil || !flags.Initialized.Load() || flags.LogLevel.Load() {
+		return nil, nil, false
 	}
-	return s
+	return ss, life, true
 }
 
 // postOK reports whether r's headers are what the go-sdk's stateful POST
@@ -330,10 +366,10 @@ func postOK(r *http.Request) ([]byte, bool) {
 	if len(h.Values("Last-Event-ID")) > 0 {
 		return nil, false
 	}
-	if v := h.Get("Mcp-Protocol-Version"); v != "" && (v >= modernVersion || !slices.Contains(frontVersions(), v)) {
+	if v := h.Get("Mcp-Protocol-Version"); v != "" && (v >= ModernVersion || !slices.Contains(FrontVersions(), v)) {
 		return nil, false
 	}
-	body, ok := front.FrameOf(r)
+	body, ok := FrameOf(r)
 	if !ok || len(body) == 0 || len(body) > sdkMaxBody {
 		return nil, false
 	}
@@ -390,11 +426,11 @@ func scanRPC(body []byte) (m rpcObject, ok bool) {
 	return m, true
 }
 
-// serveSessFast serves r on the fast path when it qualifies, reporting
+// serve serves r on the fast path when it qualifies, reporting
 // whether it did: a plain tools/call, notifications/cancelled of a
 // fast-path call, or the client's answer to a request of one.
-func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSess, server func() *fastServer) bool {
-	if !front.Fast || goDebugSet() {
+func (st *Sessions) serve(w http.ResponseWriter, r *http.Request, e *httpSess, server func() *fastServer) bool {
+	if !Fast || goDebugSet() {
 		return false
 	}
 	body, ok := postOK(r)
@@ -413,8 +449,8 @@ func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSes
 	case string(m.method) != `"tools/call"` || m.id == nil || m.result != nil || m.err != nil:
 		return false
 	}
-	s := sessReady(e)
-	if s == nil {
+	ss, life, ready := sessReady(e)
+	if !ready {
 		return false
 	}
 	id, ok := plainID(m.id)
@@ -425,15 +461,15 @@ func (p *Proxy) serveSessFast(w http.ResponseWriter, r *http.Request, e *httpSes
 	if !ok {
 		return false
 	}
-	p.runSessFast(w, r, e, s, server(), id, params)
+	st.run(w, r, e, ss, life, server(), id, params)
 	return true
 }
 
 // legacyCallParams reads tools/call params the fast path may take (see the
 // file comment) as the go-sdk decodes them.
 func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
-	name, args, meta, ok := front.CallMembers(raw, nil) // frontfast.go
-	if !ok || !front.PlainString(name) || len(name) == 2 {
+	name, args, meta, ok := CallMembers(raw, nil) // frontfast.go
+	if !ok || !PlainString(name) || len(name) == 2 {
 		return nil, false
 	}
 	params := &mcp.CallToolParamsRaw{Name: string(name[1 : len(name)-1])}
@@ -449,7 +485,7 @@ func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
 	var seen [fastMaxMetaKs][]byte
 	n, bad := 0, false
 	if _, err := jsonscan.Object(meta, func(k, _ []byte) bool {
-		if n == len(seen) || strings.IndexByte(string(k), '\\') >= 0 || string(k) == "progressToken" || string(k) == front.TaskMetaKey || strings.HasPrefix(string(k), "io.modelcontextprotocol/") {
+		if n == len(seen) || strings.IndexByte(string(k), '\\') >= 0 || string(k) == "progressToken" || string(k) == TaskMetaKey || strings.HasPrefix(string(k), "io.modelcontextprotocol/") {
 			bad = true
 			return false
 		}
@@ -473,9 +509,9 @@ func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
 	return params, true
 }
 
-// runSessFast runs the call on the session's own ServerSession and writes
-// the answer.
-func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess, s *session, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
+// run runs the call on the session's own ServerSession and writes the
+// answer.
+func (st *Sessions) run(w http.ResponseWriter, r *http.Request, e *httpSess, ss *mcp.ServerSession, life context.Context, fs *fastServer, id jsonrpc.ID, params *mcp.CallToolParamsRaw) {
 	// Before 2026-07-28 a disconnection is not a cancellation (MCP
 	// 2025-11-25 basic/transports, Streamable HTTP: "The disconnection
 	// SHOULD NOT be interpreted as the client cancelling its request"), so
@@ -501,19 +537,19 @@ func (p *Proxy) runSessFast(w http.ResponseWriter, r *http.Request, e *httpSess,
 		delete(e.calls, id)
 		e.mu.Unlock()
 	}()
-	p.sessFastCalls.Add(1)
+	st.Calls.Add(1)
 	conn := &fastHTTPConn{legacy: true}
 	conn.start(w, r)
 	hdr := w.Header()
 	hdr["Cache-Control"], hdr["Content-Type"], hdr["Connection"] = sseCacheControl, sseContentType, sseConnection
-	req := &mcp.CallToolRequest{Session: s.ss, Params: params, Extra: &mcp.RequestExtra{
+	req := &mcp.CallToolRequest{Session: ss, Params: params, Extra: &mcp.RequestExtra{
 		TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header, CloseSSEStream: noCloseSSE}}
-	ctx := context.WithValue(callCtx, sessCallKey{}, &sessCall{conn: conn, e: e, ss: s.ss})
+	ctx := context.WithValue(callCtx, sessCallKey{}, &sessCall{conn: conn, e: e, ss: ss})
 	ctx = context.WithValue(ctx, fastHTTPKey{}, r) // fastHTTPConn.Write: notifications of the call
 	res, err := fs.handle(ctx, "tools/call", req)
-	if context.Cause(callCtx) == errClientCancelled || (err != nil && s.life != nil && s.life.Err() != nil) {
+	if context.Cause(callCtx) == errClientCancelled || (err != nil && life != nil && life.Err() != nil) {
 		// MCP basic/utilities/cancellation: no answer for a request the
-		// client cancelled (as front.CancelGate withholds the go-sdk's); the
+		// client cancelled (as CancelGate withholds the go-sdk's); the
 		// stream ends without an event. Nor for one the session's end
 		// (DELETE, idle expiry) cancelled, as on the go-sdk's path.
 		conn.mu.Lock()
@@ -574,10 +610,10 @@ func (e *httpSess) cancelled(w http.ResponseWriter, m rpcObject) bool {
 var errClientCancelled = errors.New("the client cancelled the request (notifications/cancelled)")
 
 // answered hands the client's answer to a request of a fast-path call
-// (sessFastSending) to it and answers 202, as the go-sdk answers a POST of
+// (SessionSending) to it and answers 202, as the go-sdk answers a POST of
 // responses; any other response goes to the go-sdk.
 func (e *httpSess) answered(w http.ResponseWriter, m rpcObject, body []byte) bool {
-	if m.id == nil || m.params != nil || (m.result == nil) == (m.err == nil) || !front.PlainString(m.id) {
+	if m.id == nil || m.params != nil || (m.result == nil) == (m.err == nil) || !PlainString(m.id) {
 		return false
 	}
 	key := string(m.id[1 : len(m.id)-1])
@@ -597,10 +633,10 @@ func (e *httpSess) answered(w http.ResponseWriter, m rpcObject, body []byte) boo
 // the go-sdk's own ids are numbers).
 var askSeq atomic.Uint64
 
-// sessFastSending is a sending middleware of the stateful server: a
+// SessionSending is a sending middleware of the stateful server: a
 // message the proxy sends with the context of a fast-path call goes on
 // that call's POST stream (see the file comment).
-func sessFastSending(next mcp.MethodHandler) mcp.MethodHandler {
+func SessionSending(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		sc, ok := ctx.Value(sessCallKey{}).(*sessCall)
 		if !ok || req.GetSession() != sc.ss {
@@ -687,7 +723,7 @@ func (sc *sessCall) ask(ctx context.Context, method string, params mcp.Params, r
 // send writes data as an event of the call's POST stream while the call is
 // not answered and the client has not closed the POST: a request written
 // then would wait for an answer to a question the client never saw (the
-// call outlives its POST, runSessFast), so it fails at once, as go-sdk
+// call outlives its POST, run), so it fails at once, as go-sdk
 // v1.8.0's Write to a stream no longer connected does.
 func (sc *sessCall) send(data []byte) error {
 	c := sc.conn
@@ -703,4 +739,16 @@ func (sc *sessCall) send(data []byte) error {
 		return fmt.Errorf("%w: undelivered message: %v", errRejected, err)
 	}
 	return nil
+}
+
+// FrontVersions are the protocol versions offered to clients: every
+// version the SDK supports up to 2025-11-25.
+func FrontVersions() []string {
+	var out []string
+	for _, v := range mcp.SupportedProtocolVersions() {
+		if v <= "2025-11-25" {
+			out = append(out, v)
+		}
+	}
+	return out
 }
