@@ -202,7 +202,7 @@ func (p *Proxy) watchApprovals(ctx context.Context) {
 				continue
 			}
 			relisted[up] = true
-			if m, err := p.ups.get(up); err == nil {
+			if m, err := p.ups.Get(up); err == nil {
 				m.Relist(up)
 			}
 		}

@@ -67,7 +67,7 @@ type Proxy struct {
 	oneShot      bool       // Options.OneShot
 
 	log       *slog.Logger
-	ups       *upstreamSet
+	ups       *upstream.Set
 	api       modes.API
 	viewIx    viewIndexes // search indexes per policy view (searchindex.go)
 	rec       *telemetry.Recorder
@@ -145,9 +145,9 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	if err := p.setupIdentity(opts); err != nil {
 		return nil, err
 	}
-	p.ups = newUpstreamSet(cfg, p.managerOptions, p.onToolsChanged)
+	p.ups = upstream.NewSet(cfg, p.managerOptions, p.onToolsChanged)
 	if reg := p.metrics.Registry(); reg != nil {
-		if err := reg.Register(notAppliedCollector{p.ups}); err != nil { // reloadkeep.go
+		if err := reg.Register(upstream.NotAppliedCollector{U: p.ups}); err != nil { // reloadkeep.go
 			return nil, fmt.Errorf("metrics: %w", err)
 		}
 	}
@@ -161,7 +161,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 		Logger:     p.log,
 		Grace:      cfg.Server.ShutdownGrace.Duration,
 		ClientInfo: &mcp.Implementation{Name: "mcp-toolsearch", Version: Version},
-		// OnToolsChanged is set per manager (upstreams.go).
+		// OnToolsChanged is set per manager (upstream.Set).
 		// Issue 7 passthrough: notification handlers and the relay of
 		// sampling/elicitation/roots (proxy/passthrough_relay.go).
 		ClientOptions:    p.pt.clientOptions,

@@ -26,7 +26,7 @@ package proxy
 //  3. removed upstreams and the old sessions of changed ones take no new
 //     call from their switch on (new calls go to the new session) and are
 //     stopped once their calls in flight are done, at most their
-//     call_timeout (+1s) later (upstreamSet.retire); clients get
+//     call_timeout (+1s) later (upstream.Set.Retire); clients get
 //     notifications/tools/list_changed (and resources and prompts
 //     list_changed).
 //
@@ -131,11 +131,11 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	}
 	rep.Policy = !reflect.DeepEqual(prev.PolicySpec(), next.PolicySpec())
 
-	d := p.ups.diff(next)
-	rep.Added, rep.Removed, rep.Changed = d.added, d.removed, d.changed
-	pl := p.ups.plan(p.life, next, d)
+	d := p.ups.Diff(next)
+	rep.Added, rep.Removed, rep.Changed = d.Added, d.Removed, d.Changed
+	pl := p.ups.Plan(p.life, next, d)
 	// Changed back to the config its instance runs with: nothing restarts.
-	rep.Changed = slices.DeleteFunc(slices.Clone(rep.Changed), func(n string) bool { return slices.Contains(pl.back, n) })
+	rep.Changed = slices.DeleteFunc(slices.Clone(rep.Changed), func(n string) bool { return slices.Contains(pl.Back, n) })
 
 	var surf *surfaceState
 	if !p.fixedSurface && !reflect.DeepEqual(prev.ToolSearch, next.ToolSearch) {
@@ -147,11 +147,11 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		p.log.Info("reload: waiting for an upstream's new tool listing to be put in the catalog before switching")
 		p.reloadMu.Lock()
 	}
-	p.removedP.Store(newRemovedTools(p.catalog().Snapshot(), d.removed)) // removed.go
-	cat := p.carryCatalog(next, d, pl.now)
+	p.removedP.Store(newRemovedTools(p.catalog().Snapshot(), d.Removed)) // removed.go
+	cat := p.carryCatalog(next, d, pl.Now)
 	cat.OnPublish(p.viewIx.published) // view indexes follow off the request path
-	old, dropped := p.ups.swap(next, d, pl)
-	for _, m := range pl.now {
+	old, dropped := p.ups.Swap(next, d, pl)
+	for _, m := range pl.Now {
 		m.Launch() // after the swap: its listings reach the catalog (newManager)
 	}
 	p.cfgP.Store(next)
@@ -166,11 +166,11 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	p.reloadMu.Unlock()
 	rep.Mode = p.Mode()
 
-	for _, name := range d.removed {
+	for _, name := range d.Removed {
 		p.metrics.DeleteUpstream(name)
 	}
 	// The old managers of changed and removed upstreams finish the calls
-	// in flight on them, then stop (upstreams.go retire).
+	// in flight on them, then stop (upstream.Set.Retire).
 	p.retireOld(old)
 	if oldSurf != nil && oldSurf.pool != nil {
 		// Runs in flight finish on the old pool; it is closed after the
@@ -181,16 +181,16 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	for _, m := range dropped {
 		closeUnserved(m) // a pending start a later reload superseded
 	}
-	for name, ps := range pl.later {
+	for name, ps := range pl.Later {
 		go p.switchWhenStarted(name, ps)
 	}
 	p.logStarts(pl, d)
-	p.pt.forgetSubscriptions(d.removed)
+	p.pt.forgetSubscriptions(d.Removed)
 	p.warnToolRefs() // toolrefs.go: entries the new config added
 	p.notifyToolsChanged()
 	p.pt.listChanged("resources")
 	p.pt.listChanged("prompts")
-	if len(pl.now)+len(pl.later) == 0 {
+	if len(pl.Now)+len(pl.Later) == 0 {
 		p.checkReloadedPolicy()
 	} else {
 		go p.checkPolicyWhenStarted(pl)
@@ -207,27 +207,27 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 // failure), the old instance drains and stops (retire), clients get
 // list_changed. Nothing happens when a later reload dropped ps (it
 // changed or removed the upstream again) or the proxy closed.
-func (p *Proxy) switchWhenStarted(name string, ps *pendingStart) {
-	defer close(ps.done)
-	defer ps.cancel()
+func (p *Proxy) switchWhenStarted(name string, ps *upstream.PendingStart) {
+	defer close(ps.Done)
+	defer ps.Cancel()
 	start := time.Now()
-	ps.m.Launch()
-	if !ps.m.WaitSettled(ps.ctx) {
+	ps.M.Launch()
+	if !ps.M.WaitSettled(ps.Ctx) {
 		return
 	}
 	if p.keepOldInstance(name, ps) { // reloadkeep.go: the new one failed to start
 		return
 	}
 	p.reloadMu.Lock()
-	old, ok := p.ups.switchPending(name, ps)
+	old, ok := p.ups.SwitchPending(name, ps)
 	if !ok {
 		p.reloadMu.Unlock()
 		return
 	}
-	ps.switched = true
-	st, _ := ps.m.Status(name)
+	ps.Switched = true
+	st, _ := ps.M.Status(name)
 	if st.State == upstream.StateReady {
-		tools := ps.m.Tools(name)
+		tools := ps.M.Tools(name)
 		if tools == nil {
 			tools = []*mcp.Tool{} // ready with no tool; nil means down
 		}
@@ -243,10 +243,10 @@ func (p *Proxy) switchWhenStarted(name string, ps *pendingStart) {
 }
 
 // logStarts says what a reload left starting in the background.
-func (p *Proxy) logStarts(pl reloadPlan, d upstreamDiff) {
+func (p *Proxy) logStarts(pl upstream.Plan, d upstream.Diff) {
 	var added, restarted []string
-	for name := range pl.now {
-		if slices.Contains(d.added, name) {
+	for name := range pl.Now {
+		if slices.Contains(d.Added, name) {
 			added = append(added, name)
 		} else {
 			restarted = append(restarted, name)
@@ -260,27 +260,27 @@ func (p *Proxy) logStarts(pl reloadPlan, d upstreamDiff) {
 	if len(restarted) > 0 {
 		p.log.Info("reload: restarted upstreams that were not ready are starting anew in the background", "upstreams", strings.Join(restarted, ","))
 	}
-	later := slices.Sorted(maps.Keys(pl.later))
+	later := slices.Sorted(maps.Keys(pl.Later))
 	if len(later) > 0 {
 		p.log.Info("reload: restarted upstreams keep serving on their old instance until the new one has started (at most its startup_timeout); then they switch", "upstreams", strings.Join(later, ","))
 	}
-	if len(pl.back) > 0 {
-		p.log.Info("reload: the pending restart of these upstreams was dropped: their config is again the one they run with", "upstreams", strings.Join(pl.back, ","))
+	if len(pl.Back) > 0 {
+		p.log.Info("reload: the pending restart of these upstreams was dropped: their config is again the one they run with", "upstreams", strings.Join(pl.Back, ","))
 	}
 }
 
 // checkPolicyWhenStarted runs the fail-closed policy check once the
 // upstreams a reload started have settled (their first attempt) and the
 // restarted ones switched, as Start does with the upstreams of the start.
-func (p *Proxy) checkPolicyWhenStarted(pl reloadPlan) {
-	for _, m := range pl.now {
+func (p *Proxy) checkPolicyWhenStarted(pl upstream.Plan) {
+	for _, m := range pl.Now {
 		if !m.WaitSettled(p.life) {
 			return
 		}
 	}
-	for _, ps := range pl.later {
-		<-ps.done
-		if !ps.switched && !ps.kept {
+	for _, ps := range pl.Later {
+		<-ps.Done
+		if !ps.Switched && !ps.Kept {
 			return // dropped by a later reload, which checks again, or closed
 		}
 	}
@@ -297,7 +297,7 @@ func (p *Proxy) checkReloadedPolicy() {
 // restarted ones still on their old instance, keep the tools and state
 // they have now; the ones started now (fresh, not started yet) are
 // listed as starting.
-func (p *Proxy) carryCatalog(next *config.Config, d upstreamDiff, fresh map[string]*upstream.Manager) *catalog.Catalog {
+func (p *Proxy) carryCatalog(next *config.Config, d upstream.Diff, fresh map[string]*upstream.Manager) *catalog.Catalog {
 	cat := newCatalog(next)
 	snap := p.catalog().Snapshot()
 	byUp := map[string][]*catalog.Entry{}
@@ -348,10 +348,10 @@ func (pt *passthrough) forgetSubscriptions(removed []string) {
 }
 
 // retireOld hands the old managers of restarted and removed upstreams to
-// upstreamSet.retire (they finish their calls in flight, then stop),
+// upstream.Set.Retire (they finish their calls in flight, then stop),
 // logging a failure to stop.
-func (p *Proxy) retireOld(old map[string]retiree) {
-	p.ups.retire(old, func(name string, err error) {
+func (p *Proxy) retireOld(old map[string]upstream.Retiree) {
+	p.ups.Retire(old, func(name string, err error) {
 		p.log.Warn("reload: stopping the old upstream session", "upstream", name, "err", err)
 	}, nil)
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // TestToolRefTypos (trial round 6, M5): a direct_only entry or a pinned
@@ -25,10 +27,19 @@ direct_only = ["ecoh", "echo"]
 	if got := p.ToolRefProblems(); !slices.Equal(got, want) {
 		t.Fatalf("ToolRefProblems:\n%q\nwant\n%q", got, want)
 	}
-	p.onToolsChanged("t", p.ups.all()["t"].Tools("t"), nil) // a re-listing
+	p.onToolsChanged("t", mustGet(t, p.ups, "t").Tools("t"), nil) // a re-listing
 	for _, w := range want {
 		if n := strings.Count(logs.String(), strings.ReplaceAll(w, `"`, `\"`)); n != 1 {
 			t.Errorf("%q logged %d times, want once; log:\n%s", w, n, logs.String())
 		}
 	}
+}
+
+func mustGet(t *testing.T, u *upstream.Set, name string) *upstream.Manager {
+	t.Helper()
+	m, err := u.Get(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -33,20 +33,20 @@ func TestCallRacingReloadGoesToNewManager(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	old, _ := p.ups.get("t")
+	old, _ := p.ups.Get("t")
 	reload(text + "call_timeout = \"20s\"\n") // t restarted: switched once the new instance started
 	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"x": 1}}
 	waitFor(t, "the switch to the new manager of t, the old one retired", func() bool {
-		cur, _ := p.ups.get("t")
+		cur, _ := p.ups.Get("t")
 		_, err := old.CallToolWith(ctx, "t", params, upstream.CallOptions{})
 		return cur != old && errors.Is(err, upstream.ErrRetired)
 	})
-	if res, err := p.ups.callOn(ctx, old, "t", params, upstream.CallOptions{}); err != nil || res.IsError {
+	if res, err := p.ups.CallOn(ctx, old, "t", params, upstream.CallOptions{}); err != nil || res.IsError {
 		t.Fatalf("a call that raced the reload: %+v, %v; want it served by the new manager", res, err)
 	}
-	cur, _ := p.ups.get("t")
+	cur, _ := p.ups.Get("t")
 	reload(fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.u]\nurl = %s\n", tomlQuote(up.URL))) // t removed
-	_, err := p.ups.callOn(ctx, cur, "t", params, upstream.CallOptions{})
+	_, err := p.ups.CallOn(ctx, cur, "t", params, upstream.CallOptions{})
 	if err == nil || !strings.Contains(err.Error(), `upstream "t" was removed by a config reload`) {
 		t.Fatalf("a call that raced the removal: %v", err)
 	}
