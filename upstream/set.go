@@ -33,13 +33,13 @@ type Set struct {
 	retiring map[*Manager]bool           // replaced or removed by a reload, draining (retire)
 	// pending are the new instances of upstreams a reload restarted while
 	// their old instance (in m) was ready: each is starting, and the old
-	// one serves until the new one's first attempt settled (reload.go
-	// switchWhenStarted); a later reload that changes or removes the
+	// one serves until the new one's first attempt settled (the proxy's
+	// reload switches it); a later reload that changes or removes the
 	// upstream again drops it.
 	pending map[string]*PendingStart
 	// notApplied are the upstreams whose new instance (a reload's change)
 	// failed to start while the old one was ready: the old one serves on,
-	// with its config before the reload; value: why (reloadkeep.go).
+	// with its config before the reload; value: why (KeepOld).
 	notApplied map[string]string
 }
 
@@ -327,7 +327,7 @@ type Plan struct {
 	Now map[string]*Manager
 	// later are the restarted upstreams whose old instance is ready: the
 	// new one starts in the background and replaces the old one once its
-	// first attempt settled (reload.go switchWhenStarted).
+	// first attempt settled (the proxy switches it: SwitchPending).
 	Later map[string]*PendingStart
 	// back are restarted upstreams whose new config is again the one their
 	// serving instance has: only their pending start is dropped.
@@ -390,7 +390,7 @@ func (u *Set) Swap(cfg *config.Config, d Diff, pl Plan) (map[string]Retiree, []*
 	for name, ps := range pl.Later {
 		u.pending[name] = ps
 	}
-	u.forgetNotAppliedLocked(pl.Later) // reloadkeep.go
+	u.forgetNotAppliedLocked(pl.Later)
 	for _, up := range cfg.EnabledUpstreams() {
 		if _, later := pl.Later[up.Name]; !later {
 			u.cfgs[up.Name] = up
