@@ -108,9 +108,6 @@ command = %[1]q
 [upstreams.gostdio2026]
 command = %[1]q
 protocol = "2026-07-28"
-[upstreams.gopc]
-command = %[1]q
-session = "per-client"
 [upstreams.gohttp]
 url = "http://%[2]s/mcp"
 [upstreams.ts]
@@ -123,6 +120,10 @@ command = %[6]q
 `, conf, httpAddr, ts[0], ts[1], mgSampling, mgElicit)
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	startHTTPServer(t, proxyCmd(t, writeConfig(t, cfg), "--transport", "http", "--listen", addr), nil, "http://"+addr+"/mcp")
+	// The per-client upstream on a proxy of its own: with one configured,
+	// Streamable HTTP offers clients up to 2025-11-25 (docs/config.md).
+	pcAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
+	startHTTPServer(t, proxyCmd(t, writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[server]\nmax_sessions = 200\nmax_sessions_per_subject = 200\n[upstreams.gopc]\ncommand = %q\nsession = \"per-client\"\n", conf)), "--transport", "http", "--listen", pcAddr), nil, "http://"+pcAddr+"/mcp")
 
 	const exact2026 = "protocol 2026-07-28: input_required comes back on the call"
 	rows := []routeRow{
@@ -147,29 +148,45 @@ command = %[6]q
 	fmt.Fprintf(&table, "%-10s %-12s %-40s %-11s %-3s  %-29s  %-29s\n", "client", "upstream", "tool", "feature", "", "8 clients rel/ref/fail/mis", "32 clients rel/ref/fail/mis")
 	for _, gen := range []string{"2025-11-25", "2026-07-28"} {
 		sessions := make([]*gosdk.ClientSession, 32)
+		pcSessions := make([]*gosdk.ClientSession, 32)
 		var wg sync.WaitGroup
 		for i := range sessions {
-			wg.Add(1)
+			wg.Add(2)
 			go func() {
 				defer wg.Done()
 				sessions[i] = connectAt(t, taggingClient(tagOf(i)), &gosdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, gen)
 			}()
+			go func() {
+				defer wg.Done()
+				pcSessions[i] = connectAt(t, taggingClient(tagOf(i)), &gosdk.StreamableClientTransport{Endpoint: "http://" + pcAddr + "/mcp"}, "2025-11-25")
+			}()
 		}
 		wg.Wait()
+		if v := sessions[0].InitializeResult().ProtocolVersion; v != gen {
+			t.Fatalf("clients of %s negotiated %s with the proxy", gen, v)
+		}
 		for _, r := range rows {
 			var cells []routeCount
 			for _, n := range []int{8, 32} {
-				c := concurrentRound(t, sessions[:n], r)
+				ss := sessions
+				if r.up == "gopc" {
+					ss = pcSessions // 2025-11-25 (per-client upstreams: see above)
+				}
+				c := concurrentRound(t, ss[:n], r)
 				cells = append(cells, c)
 				if c.misrouted != 0 {
 					t.Errorf("%s %s/%s, %d clients: %d answers reached another client", gen, r.up, r.tool, n, c.misrouted)
 				}
-				if r.knowable != "" && c.relayed != n {
-					t.Errorf("%s %s/%s, %d clients: the caller is knowable (%s) but only %d of %d relayed (%+v)", gen, r.up, r.tool, n, r.knowable, c.relayed, n, c)
+				knowable := r.knowable
+				if gen >= "2026-07-28" && r.up == "gostdio" && strings.HasPrefix(r.tool, "test_input_required_result_") {
+					knowable = "a 2026-07-28 client's call takes a 2026-07-28 session (protocol auto): input_required comes back on the call"
+				}
+				if knowable != "" && c.relayed != n {
+					t.Errorf("%s %s/%s, %d clients: the caller is knowable (%s) but only %d of %d relayed (%+v)", gen, r.up, r.tool, n, knowable, c.relayed, n, c)
 				}
 			}
 			mark := ""
-			if r.knowable != "" {
+			if r.knowable != "" || (gen >= "2026-07-28" && r.up == "gostdio" && strings.HasPrefix(r.tool, "test_input_required_result_")) {
 				mark = "(k)"
 			}
 			fmt.Fprintf(&table, "%-10s %-12s %-40s %-11s %-3s  %-29s  %-29s\n", gen, r.up, r.tool, r.feature, mark,

@@ -64,10 +64,18 @@ type conformanceCount struct{ passed, failed int }
 // (conformanceChecks reads them).
 func runConformance(t *testing.T, node, suite, url string) (names []string, counts map[string]conformanceCount, out, results string) {
 	t.Helper()
+	return runConformanceSet(t, node, suite, url, "--requirements", "2026-07-28")
+}
+
+// runConformanceSet is runConformance with the suite's scenario selection
+// (set: "--requirements", "2025-11-25" or "--spec-version", "2025-06-18").
+func runConformanceSet(t *testing.T, node, suite, url string, set ...string) (names []string, counts map[string]conformanceCount, out, results string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	results = t.TempDir()
-	args := []string{suite, "server", "--url", url, "--requirements", "2026-07-28", "-o", results}
+	args := append([]string{suite, "server", "--url", url}, set...)
+	args = append(args, "-o", results)
 	cmd := exec.CommandContext(ctx, node, args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")

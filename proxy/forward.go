@@ -90,6 +90,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		opts.OnProgress = p.progressRelay(ctx, s, req.Params.GetProgressToken(), e.Upstream)
 	}
 	opts.ClientCapabilities = callerCapabilities(s) // mrtr.go
+	opts.Modern = callerModern(s)                   // upstream/generation.go
 	p.injectTrace(ctx, params)                      // issue 18: W3C trace context in params._meta
 	if cc, err := p.userConn(ctx, s, e.Upstream); err != nil || cc != nil {
 		// issue 18: a per-user credential source (userconn.go).

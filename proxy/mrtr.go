@@ -232,6 +232,23 @@ var noCapabilities = &mcp.ClientCapabilities{}
 // for what the client can answer, and refuses a tool that needs more
 // with -32021 (MCP 2026-07-28, SEP-2575), as it would for the client
 // itself.
+// callerModern reports whether the client of a call speaks 2026-07-28:
+// its call runs as an exchange, or its session (a 2026-07-28 request's, or
+// a stdio connection that took 2026-07-28) was made at that version.
+func callerModern(s *session) bool {
+	if s == nil {
+		return false
+	}
+	if s.ex != nil {
+		return true
+	}
+	if s.ss == nil {
+		return false
+	}
+	ip := s.ss.InitializeParams()
+	return ip != nil && ip.ProtocolVersion >= "2026-07-28"
+}
+
 func callerCapabilities(s *session) *mcp.ClientCapabilities {
 	if s == nil || s.ss == nil {
 		return nil

@@ -97,6 +97,13 @@ type live struct {
 	settleMu  sync.Mutex
 	settleSeq int64
 	settles   map[int64]chan struct{} // Settle's markers not yet handled (loglevel.go)
+
+	// modern is this initialize-era leg's 2026-07-28 companion, for the
+	// calls of 2026-07-28 clients (generation.go); noModern: the upstream
+	// does not speak 2026-07-28, or the leg is ending.
+	modMu    sync.Mutex
+	modern   *live
+	noModern bool
 }
 
 func (l *live) fail(reason string) {
@@ -489,6 +496,12 @@ func (c *conn) connectionBroken(l *live, reason string) { l.fail(reason) }
 // Options.ClientOptions and Options.ClientMiddleware hooks (a per-client
 // session's options).
 func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Middleware) (*live, error) {
+	return c.connectWith(ctx, own, ownMW, false)
+}
+
+// connectWith is connect; modern offers 2026-07-28 whatever the config
+// says (no stateless upgrade, no SSE fallback: generation.go).
+func (c *conn) connectWith(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Middleware, modern bool) (*live, error) {
 	actx, cancel := context.WithTimeout(ctx, c.startupTimeout())
 	defer cancel()
 	lctx, lcancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -545,12 +558,15 @@ func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Mi
 		l.gate = newNotifyGate(c.name, c.log)
 	}
 	offered := offeredVersion(cfg) // version.go
+	if modern {
+		offered = ""
+	}
 	sess, err := client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, &mcp.ClientSessionOptions{ProtocolVersion: offered})
-	if err == nil && sess.ID() == "" && statelessUpgrade(cfg, offered) {
+	if err == nil && !modern && sess.ID() == "" && statelessUpgrade(cfg, offered) {
 		_ = sess.Close()
 		sess, err = client.Connect(actx, &lifeTransport{inner: transport, life: lctx, got: func(mc mcp.Connection) { l.conn = mc }, gate: l.gate}, nil)
 	}
-	triedSSE := err != nil && sseFallback(cfg, err) // http.go
+	triedSSE := err != nil && !modern && sseFallback(cfg, err) // http.go
 	if triedSSE {
 		streamErr := err
 		sse := asSSE(cfg)
@@ -713,6 +729,13 @@ const whyStopping = "the upstream is stopping: proxy shutdown or reload"
 func (l *live) teardown(grace time.Duration, log *slog.Logger, why string) {
 	if !l.torn.CompareAndSwap(false, true) {
 		return
+	}
+	l.modMu.Lock()
+	mod := l.modern
+	l.modern, l.noModern = nil, true
+	l.modMu.Unlock()
+	if mod != nil {
+		mod.teardown(grace, log, why) // generation.go
 	}
 	sessDone := make(chan struct{})
 	go func() {

@@ -102,6 +102,17 @@ func (m *Manager) Settle(upstream string, conn *ClientConn, wait time.Duration) 
 	if l == nil {
 		return
 	}
+	l.modMu.Lock()
+	mod := l.modern
+	l.modMu.Unlock()
+	if mod != nil { // the call may have taken it (generation.go)
+		mod.settle(wait)
+	}
+	l.settle(wait)
+}
+
+// settle is Settle on l.
+func (l *live) settle(wait time.Duration) {
 	in, ok := l.conn.(interface{ inject(jsonrpc.Message) bool })
 	if !ok {
 		return

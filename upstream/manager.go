@@ -411,6 +411,11 @@ type CallOptions struct {
 	// verbose first (loglevel.go), so that the messages the tool logs
 	// reach the proxy, which passes each client those at its own level.
 	LogLevel mcp.LoggingLevel
+	// Modern says the client the call is made for speaks 2026-07-28: on an
+	// upstream whose shared session is of the initialize era by default
+	// (protocol "auto") but which speaks 2026-07-28, the call goes over a
+	// 2026-07-28 session of its own (generation.go), as it would directly.
+	Modern bool
 	// Conn, when non-nil, is the per-client session (OpenSession) to call
 	// through instead of the upstream's shared session.
 	Conn *ClientConn
@@ -486,6 +491,11 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 		var err error
 		if cur, err = c.ready(); err != nil {
 			return nil, err
+		}
+		if o.Modern {
+			if ml := c.modernLeg(ctx, cur); ml != nil { // generation.go
+				cur = ml
+			}
 		}
 	}
 	timeout := c.cfg.CallTimeout.Duration

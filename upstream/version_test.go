@@ -86,3 +86,57 @@ func TestHTTPLegVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestModernLegForModernCallers: on a stdio upstream at protocol "auto"
+// that speaks 2026-07-28 (the go-sdk test server), a call made for a
+// 2026-07-28 client (CallOptions.Modern) goes over a 2026-07-28 session of
+// its own, opened at the first such call and ended with the shared one;
+// other calls stay on the shared 2025-11-25 session. An upstream that
+// speaks only older versions (a raw fake) has no such session: the call
+// takes the shared one.
+func TestModernLegForModernCallers(t *testing.T) {
+	m, _ := startManager(t, []*config.Upstream{stdioUpstream("a", "plain"), stdioUpstream("old", "fake:plain")}, Options{})
+	waitFor(t, "upstreams ready", func() bool {
+		a, _ := m.Status("a")
+		o, _ := m.Status("old")
+		return a.State == StateReady && o.State == StateReady
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	main := m.conns["a"].cur
+	if main.modern != nil {
+		t.Fatal("a 2026-07-28 session before any 2026-07-28 call")
+	}
+	if _, err := m.CallToolWith(ctx, "a", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "x"}}, CallOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if main.modern != nil {
+		t.Fatal("a call of an older client opened the 2026-07-28 session")
+	}
+	res, err := m.CallToolWith(ctx, "a", &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "y"}}, CallOptions{Modern: true})
+	if err != nil || textOf(t, res) != "y" {
+		t.Fatalf("modern call: %v %v", res, err)
+	}
+	main.modMu.Lock()
+	ml := main.modern
+	main.modMu.Unlock()
+	if ml == nil || ml.session.InitializeResult().ProtocolVersion != "2026-07-28" || ml.child == nil || ml.child.pid == main.child.pid {
+		t.Fatalf("no 2026-07-28 session of its own beside the shared one: %+v", ml)
+	}
+	if v := main.session.InitializeResult().ProtocolVersion; v != "2025-11-25" {
+		t.Fatalf("shared session at %s", v)
+	}
+	if _, err := m.CallToolWith(ctx, "old", &mcp.CallToolParams{Name: "echo"}, CallOptions{Modern: true}); err != nil {
+		t.Fatal(err)
+	}
+	old := m.conns["old"].cur
+	if old.modern != nil || !old.noModern {
+		t.Fatalf("an upstream without 2026-07-28 kept a second session: modern=%v noModern=%v", old.modern, old.noModern)
+	}
+	m.Close(context.Background())
+	select {
+	case <-ml.child.exited:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the 2026-07-28 session's child outlived the manager")
+	}
+}
