@@ -222,7 +222,7 @@ func TestCompatMatrix(t *testing.T) {
 		}
 	}
 	t.Logf("cells done at %.1f s", time.Since(began).Seconds())
-	t.Logf("compatibility matrix, through the proxy vs direct (= same outcome, + the proxy gives more, ≈ the same failure worded by another party, − known gap: a notification sent just before the answer missed, ≠ less or different, n/a not comparable):\n%s", mxTable(servers, cells))
+	t.Logf("compatibility matrix, through the proxy vs direct (= same outcome, + the proxy gives more, ≈ the same failure worded by another party, − a notification the server sent after the call's answer (mcp-go) not passed on, ≠ less or different, n/a not comparable):\n%s", mxTable(servers, cells))
 	for k, byGen := range cells {
 		for gen, byF := range byGen {
 			for f, c := range byF {
@@ -402,11 +402,14 @@ func mxVerdict(feature, direct, through string) mxCell {
 	case feature == "subscribe" && strings.HasSuffix(direct, "no update in 6 s") && strings.HasSuffix(through, "; updated"):
 		c.verdict = "+"
 	case (feature == "logging" || feature == "progress") && fewerNotes(direct, through):
-		// Known gap: a notification the upstream sends just before its
-		// answer can reach the proxy after it passed the answer on, and
-		// then misses its call (mcp-go hands a session's notifications to
-		// whichever of its open streams reads first, and the proxy keeps
-		// the session's standalone GET stream open).
+		// Known gap, mcp-go's: it can send a call's notification after
+		// the call's answer (over stdio it writes notifications from a
+		// queue and answers directly; over Streamable HTTP it hands a
+		// session's notifications to whichever of the session's streams
+		// reads first, and the proxy keeps a standalone GET stream open).
+		// A client connected directly still counts it; the proxy passes
+		// nothing for a call it has answered (progress MUST only name
+		// active requests, spec basic/utilities/progress).
 		c.verdict = "−"
 	case cannotAsk(direct) && cannotAsk(through) && failedPrefix(direct) == failedPrefix(through):
 		c.verdict = "≈"
