@@ -221,6 +221,11 @@ func TestVersionBridgeStdioUpstreams(t *testing.T) {
 			defer cancel()
 			pfc := &featureClient{}
 			pcs := connectAt(t, pfc.client("bridge-client"), &gosdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, version)
+			// With a per-client upstream configured the proxy's Streamable
+			// HTTP front offers up to 2025-11-25 (docs/config.md), so a
+			// 2026-07-28 client talks to it at 2025-11-25 here;
+			// TestCompatMatrix has 2026-07-28 clients through the proxy.
+			t.Logf("%s client: the proxy answered at %s", version, pcs.InitializeResult().ProtocolVersion)
 			if version < "2026-07-28" {
 				if err := pcs.SetLoggingLevel(ctx, &gosdk.SetLoggingLevelParams{Level: "debug"}); err != nil {
 					t.Fatal(err)
