@@ -2,6 +2,8 @@
 
 package integration
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // TestCompatMatrix: never less than a direct connection. Every cell is
 // client generation (2025-06-18, 2025-11-25, 2026-07-28; the go-sdk v1.8.0
 // client) × upstream transport (stdio, Streamable HTTP with sessions,

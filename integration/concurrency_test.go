@@ -2,6 +2,8 @@
 
 package integration
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // Concurrent server-to-client requests on shared upstream sessions reach
 // the client whose call caused them, or nobody: never another client.
 // 8 and 32 clients (go-sdk clients at 2025-11-25 and at 2026-07-28, over

@@ -2,6 +2,8 @@
 
 package integration
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // Hostile upstreams met by desktop clients over stdio.
 
 import (

@@ -23,7 +23,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -67,9 +66,6 @@ func fetchDescription(t *testing.T, cs *gosdk.ClientSession) (string, bool) {
 }
 
 func TestRugPull(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("the catalog server re-reads its catalog on SIGHUP (Unix)")
-	}
 	for _, mode := range []string{"warn", "block", "approve"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()

@@ -20,7 +20,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
-// Approval (issue 5 item 5; SPEC §6 "a call blocked by policy or approval
+// Approval (SPEC §6 "a call blocked by policy or approval
 // reports that it was blocked and never goes around the block").
 //
 // A call of a tool matched by [tools] require_approval runs only after a

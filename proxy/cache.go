@@ -74,7 +74,7 @@ func (c *cacheClock) ttl(now time.Time, unstable bool) time.Duration {
 // cacheScope is the cacheScope of an answer of method to a client of
 // endpoint (see the package comment above).
 func (p *Proxy) cacheScope(method, endpoint string) string {
-	// Issue 18: in OAuth mode the answer is for one verified user.
+	// In OAuth mode the answer is for one verified user.
 	if method == "resources/read" || len(p.conf().Tools.ByClient) > 0 || p.endpointToken(endpoint) != "" || p.conf().Auth.Enabled() {
 		return "private"
 	}

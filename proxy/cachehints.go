@@ -6,7 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Cache hints on older protocols (trial r10 O2). go-sdk v1.8.0's
+// Cache hints on older protocols. go-sdk v1.8.0's
 // mcp.Cacheable has no omitempty: every list result and resources/read
 // answer it encodes carries "ttlMs": 0 and "cacheScope": "", also to
 // clients of protocols before 2026-07-28, which have no such members (and

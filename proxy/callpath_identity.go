@@ -21,7 +21,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
-// The steps issue 18 adds to THE call path ((*Proxy).call): a span per
+// The identity steps of THE call path ((*Proxy).call): a span per
 // call with children for policy, approval and the upstream call; the rate
 // limits; the per-user credential (with the connect prompt); the audit
 // line. With traces, limits, audit and per-user credentials all off each
@@ -244,7 +244,7 @@ func sessionID(s *session) string {
 
 // auditDenied writes the audit line of an attempt to call or describe a
 // tool the session's policy denies (the client was answered as for an
-// unknown tool; session.Denied, issue 12 item 15, calls this).
+// unknown tool; session.Denied calls this).
 func (p *Proxy) auditDenied(s *session, e *catalog.Entry, via, rule string) {
 	if p.idn == nil || p.idn.audit == nil {
 		return

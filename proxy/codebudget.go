@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
-// Code-mode time budget (issue 12 item 7). A tool_search_code run ends at
+// Code-mode time budget. A tool_search_code run ends at
 // code_timeout_ms (default 10 s, at most 60 s) and its bridge calls with it:
 // when the run is killed, the sandbox cancels the context of every bridge
 // call still in flight, so the upstream call is cancelled too (the go-sdk

@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Graceful drain of the HTTP front (trial r9): at shutdown (SIGTERM, a
+// Graceful drain of the HTTP front: at shutdown (SIGTERM, a
 // rolling restart behind a load balancer) the front stops accepting
 // connections at once, then waits up to server.drain_timeout for the
 // client requests it is answering — a tools/call waiting on an upstream, a
@@ -57,7 +57,7 @@ var errDraining = errors.New("the proxy is shutting down (server.drain_timeout):
 // listener and the idle connections are closed at the signal,
 // docs/scale-out.md): the call that asked goes on at once (an approval is
 // refused, a relayed question fails) and gets its answer within
-// server.drain_timeout instead of being cut at its end (review r9 U2).
+// server.drain_timeout instead of being cut at its end.
 // stop releases the scope.
 func (p *Proxy) askScope(ctx context.Context) (_ context.Context, stop func()) {
 	if p == nil {

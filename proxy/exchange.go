@@ -1,5 +1,7 @@
 package proxy
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"context"
 	"crypto/rand"
@@ -79,7 +81,7 @@ type exchange struct {
 	done    chan struct{} // closed when the call returned
 	res     *mcp.CallToolResult
 	err     error
-	raw     *upstream.RawResult // the call's raw-result slot (rawresult.go): &rawSlot
+	raw     *upstream.RawResult // the call's raw-result slot (rawslot.go): &rawSlot
 	// rawSlot is raw's storage (one allocation with the exchange).
 	rawSlot upstream.RawResult
 	// handoff is the input_required answer of a call that ended with its
@@ -99,7 +101,7 @@ type exchange struct {
 	unwatch func() bool     // stops the watch on life
 
 	// What run needs (the call), in the exchange's own allocation
-	// (issue 16, round 10: no closure and no separate session copy).
+	// (no closure and no separate session copy).
 	p    *Proxy
 	cctx context.Context
 	cs   session // the call's own copy of the client's session, naming ex
@@ -176,12 +178,12 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	// The id, the table entry, the expiry timer and the watch on the
 	// session's end are made when the call first asks a question (park):
 	// most calls never do, and while a request waits on the exchange its
-	// own context (bound to the session, server.go) ends it (issue 16: a
+	// own context (bound to the session, server.go) ends it (a
 	// random id, a timer and two context registrations per call).
 	ex := &exchange{tool: name, subject: p.exchangeSubject(ctx, s), done: make(chan struct{}), wake: make(chan struct{}, 1), life: s.life, p: p, cs: *s, args: args}
 	ex.raw = &ex.rawSlot
 
-	// The result may pass as the upstream's bytes (rawresult.go), stamped
+	// The result may pass as the upstream's bytes (rawslot.go), stamped
 	// for the 2026-07-28 client when written.
 	cctx := withRawSlot(context.WithoutCancel(ctx), ex.raw)
 	ex.cctx, ex.cancel = context.WithCancel(cctx)
@@ -189,7 +191,7 @@ func (p *Proxy) startExchange(ctx context.Context, s *session, name string, args
 	if ex.cs.base == nil {
 		ex.cs.base = s
 	}
-	front.GoWarmTask(ex) // warm.go: ex.run
+	front.GoWarmTask(ex) // internal/front: ex.run
 	return ex, nil
 }
 

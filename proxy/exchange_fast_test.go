@@ -70,7 +70,7 @@ func TestFrontFastInputRequired(t *testing.T) {
 			t.Fatalf("tools/list: %s", l)
 		}
 		// The first tools/call goes to the go-sdk (the front learns the
-		// session's triple from its answer, frontmeta.go); the next take
+		// session's triple from its answer, internal/front); the next take
 		// the fast path.
 		st, key := needs(call(9, "a__ask", ""), "a__ask (go-sdk)")
 		if r := retry(10, "a__ask", st, key, `{"action":"accept","content":{"word":"fig"}}`); text(r) != "accept: you said fig" {

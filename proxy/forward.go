@@ -57,9 +57,9 @@ func (p *Proxy) progressRelay(ctx context.Context, s *session, token any, up str
 func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage) (*mcp.CallToolResult, error) {
 	params := &mcp.CallToolParams{Name: e.Name, Arguments: args}
 	var opts upstream.CallOptions
-	opts.Raw = innerRawSlot(ctx) // rawresult.go: tool_call and the code bridge
+	opts.Raw = innerRawSlot(ctx) // rawslot.go: tool_call and the code bridge
 	if req := callRequest(ctx, e.Exposed); req != nil {
-		opts.Raw = rawSlotFrom(ctx) // rawresult.go
+		opts.Raw = rawSlotFrom(ctx) // rawslot.go
 		token := req.Params.GetProgressToken()
 		if req.Params.RequestState == "" && len(req.Params.InputResponses) > 0 {
 			// Answers a 2026-07-28 client supplies with its first call
@@ -91,9 +91,9 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 	}
 	opts.ClientCapabilities = callerCapabilities(s) // mrtr.go
 	opts.Modern = callerModern(s)                   // upstream/generation.go
-	p.injectTrace(ctx, params)                      // issue 18: W3C trace context in params._meta
+	p.injectTrace(ctx, params)                      // W3C trace context in params._meta
 	if cc, err := p.userConn(ctx, s, e.Upstream); err != nil || cc != nil {
-		// issue 18: a per-user credential source (userconn.go).
+		// A per-user credential source (userconn.go).
 		if err != nil {
 			return nil, err
 		}
@@ -121,7 +121,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		defer p.pt.endCall(f)
 	}
 	if tc := taskCallFrom(ctx); tc != nil && tc.asTask && callRequest(ctx, e.Exposed) != nil && opts.Raw != nil {
-		// Issue 17: the client called this very tool as a task (tasks.go).
+		// The client called this very tool as a task (tasks.go).
 		opts.Task = tc.param
 		tc.sent, tc.route = true, taskRoute{upstream: e.Upstream, entryID: e.ID, conn: opts.Conn}
 	}
@@ -135,7 +135,7 @@ func (p *Proxy) forward(ctx context.Context, s *session, e *catalog.Entry, args 
 		// A result that does not decode is worded in JSON terms on every
 		// surface (direct tools/call, tool_call, the code bridge), and
 		// logged for the operator: one line and one summary a minute
-		// per upstream (trial r8 F9).
+		// per upstream.
 		if p.pt.upRelay(e.Upstream).invalid.Allow() {
 			p.log.Warn("upstream sent an invalid tool result", "upstream", e.Upstream, "tool", e.Name, "error", ie.Error())
 		}

@@ -12,7 +12,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
-// A front that cannot be exhausted (issue 14 item 4). Trust: clients
+// A front that cannot be exhausted. Trust: clients
 // without a token are not trusted (docs/security.md). What they can do to
 // the HTTP front is bounded here:
 //

@@ -15,7 +15,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 )
 
-// The HTTP front's client identity (issue 18). Every MCP route is guarded
+// The HTTP front's client identity. Every MCP route is guarded
 // by one identity.Authenticator:
 //
 //   - an endpoint with its own token: liveToken (identity.Static with the
@@ -73,7 +73,7 @@ func (p *Proxy) authenticatorFor(path, endpoint string) identity.Authenticator {
 // one), read from the running config at each request (endpointToken). A
 // reload that changes server.bearer_token or endpoints.NAME.token rotates
 // it at once: the old token is refused from the next request on, in open
-// sessions too (trial r9: revoking a leaked token needed a restart, which
+// sessions too (revoking a leaked token needed a restart, which
 // ended every client session and restarted every upstream).
 type liveToken struct {
 	p        *Proxy

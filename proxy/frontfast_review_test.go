@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Review round 5 of the stdio fast path (frontfast.go): each test runs
+// Review round 5 of the stdio fast path (internal/front): each test runs
 // the same exchange with the fast path off (the go-sdk's behaviour, the
 // reference) and on.
 

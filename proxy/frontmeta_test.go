@@ -15,7 +15,7 @@ import (
 // TestFrontStdioElidesMeta: a 2026-07-28 client over the proxy's stdio
 // front (the real proxy server, front.Stdio, an upstream over Streamable
 // HTTP). Its first tools/call is validated by the go-sdk; later ones with
-// the same _meta triple reach the go-sdk without it (frontmeta.go) and
+// the same _meta triple reach the go-sdk without it (internal/front) and
 // are answered the same: resultType "complete", the proxy's serverInfo,
 // the upstream's content; the client's other _meta keys still reach the
 // upstream's tool. A changed triple is validated again (missing

@@ -25,7 +25,7 @@ import (
 // the upstream legs.
 //
 // Lines whose request id the go-sdk could not give back exactly are
-// answered with an error by the proxy itself (frontguard.go).
+// answered with an error by the proxy itself (internal/front).
 func (p *Proxy) ServeStdio(ctx context.Context) error {
 	maxLine := p.maxMessageBytes()
 	out := linewrite.New(os.Stdout) // internal/linewrite: answers finished together go out in one write
@@ -62,15 +62,15 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 	mount := func(path, endpoint string) {
 		a := p.authenticatorFor(path, endpoint) // front_auth.go: static token or OAuth
 		paths = append(paths, path)
-		// Issue 11: idle sessions end (session_idle_timeout), sessions are
+		// Idle sessions end (session_idle_timeout), sessions are
 		// capped (max_sessions) and event streams get keepalives
 		// (lifetime.go, keepalive.go); stateless.go: sessions or not
 		// (server.stateless), and 2026-07-28 routing.
 		ka := p.conf().Server.KeepaliveInterval.Duration
-		// Issue 13: request ids the go-sdk cannot give back exactly are
-		// refused (frontguard.go).
+		// Request ids the go-sdk cannot give back exactly are
+		// refused (internal/front).
 		maxBody := p.maxMessageBytes()
-		// Issue 17: tasks/* answered, a tools/call's "task" kept (tasks.go).
+		// Tasks/* answered, a tools/call's "task" kept (tasks.go).
 		mux.Handle(path, p.guard(a, front.Keepalive(ka, front.IDGuardWith(p.streamableHandler(endpoint), maxBody, p.tasksFrameFor(endpoint)))))
 		ssePath := "/sse"
 		if path != "/mcp" {
@@ -174,7 +174,7 @@ func (p *Proxy) originAllowed(origin string) bool {
 // upstream of the start has settled its first attempt (ready or failed):
 // the readiness probe of a replica behind a load balancer, so that a
 // restarted replica gets no request its peers could answer while some of
-// its upstreams are still starting (trial r9: in a rolling restart,
+// its upstreams are still starting (in a rolling restart,
 // clients sent to the new replica got "unknown tool … still starting").
 // Upstreams a reload adds do not count: a config change rolled out to
 // every replica at once would take them all out together.

@@ -27,7 +27,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/tracing"
 )
 
-// idState is the proxy's part for issue 18: who is calling (the front's
+// idState is the proxy's identity state: who is calling (the front's
 // verifier, per-session identities), per-user upstream credentials and
 // sessions, traces, rate limits and the audit log. Every piece is nil
 // (off) unless configured; all of it enters through the single call path
@@ -62,7 +62,7 @@ func isNilPointer(v any) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-// setupIdentity builds the issue 18 pieces from the config. A piece that
+// setupIdentity builds the identity pieces from the config. A piece that
 // cannot start (an audit log that cannot be opened, a token store that
 // does not decrypt) stops New: a bad config never half-starts.
 func (p *Proxy) setupIdentity(opts Options) (err error) {
@@ -155,7 +155,7 @@ func (p *Proxy) setupIdentity(opts Options) (err error) {
 		// A start line means a proxy that serves clients began writing
 		// (audit.KindStart). A one-shot command (check, list, call, …)
 		// serves none: it writes no start line, and what it does write
-		// (a `call`'s call line) says via "cli" (trial r7 F12: every
+		// (a `call`'s call line) says via "cli" (every
 		// `check` and `list` read as a proxy start).
 		if !opts.OneShot {
 			st.audit.Record(audit.Event{Kind: audit.KindStart, Detail: "mcp-toolsearch " + Version + " started; config " + cfg.Path})
@@ -309,7 +309,7 @@ func (s *session) subjectKey() string {
 // verified identity for its session and starts the request's span (child
 // of the trace context in params._meta or the HTTP headers). On the
 // stateless transport every request has a ServerSession of its own, so
-// the record is dropped when the request returns (review round 6: one
+// the record is dropped when the request returns (one
 // entry, ~5 KB, was kept per authenticated 2026-07-28 request forever);
 // the proxy's session for it holds the identity from then on (fixedID).
 func (p *Proxy) identityMiddleware(transport string) mcp.Middleware {
@@ -373,8 +373,7 @@ func (p *Proxy) forgetSession(ss *mcp.ServerSession) {
 	}
 }
 
-// AuditReload records a config reload in the audit log (for the reload
-// of issue 11): applied or refused, with what changed or why. The CLI
+// AuditReload records a config reload in the audit log: applied or refused, with what changed or why. The CLI
 // calls it for a file it refuses before Reload (invalid config: the
 // problems, as logged); Reload calls it for the rest.
 func (p *Proxy) AuditReload(applied bool, detail string) {

@@ -20,16 +20,16 @@ import (
 func ingestSteps(cfg *config.Config, pins *pinGuard) []ingest.Step {
 	var steps []ingest.Step
 	if pins != nil {
-		// Pinning first: the definition as received (issue 14 item 2).
+		// Pinning first: the definition as received.
 		steps = append(steps, pins.step(cfg))
 	}
 	return append(steps,
 		// Hidden characters before the schema step, so that no later step
-		// keeps them in an original that describe shows (issue 14 item 1).
+		// keeps them in an original that describe shows.
 		ingest.HiddenChars{Block: cfg.Security.HiddenCharacters == config.HiddenBlock},
-		ingest.SchemaShape{}, // root "type":"object" for strict clients (issue 13 item 3)
+		ingest.SchemaShape{}, // root "type":"object" for strict clients
 		// Last: it also bounds the originals the steps before kept
-		// (trial round 8 F8).
+		//.
 		ingest.SizeBound{Max: cfg.Security.MaxToolBytes},
 	)
 }
@@ -74,7 +74,7 @@ func (p *Proxy) IngestDiagnostics() []ingest.Diagnostic {
 }
 
 // maxNameLen is the longest exposed name: 64 minus
-// server.client_prefix_room (issue 13 item 14).
+// server.client_prefix_room.
 func maxNameLen(cfg *config.Config) int {
 	return catalog.MaxNameLen - cfg.Server.ClientPrefixRoom
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/schemacheck"
 )
 
-// Input validation (issue 12 item 3): a call's arguments are checked
+// Input validation: a call's arguments are checked
 // against the tool's inputSchema before anything is forwarded, so a model's
 // wrong call costs no upstream side effect and the error tells it exactly
 // what to change (the field, what was expected, the part of the schema).

@@ -7,7 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// beforeInitialize is a sending middleware (issue 12 item 16): no
+// beforeInitialize is a sending middleware: no
 // notifications/*/list_changed reaches a client session that has not sent
 // initialize yet. The go-sdk sends list-changed notifications to every
 // connected session, initialized or not, so over stdio an upstream that

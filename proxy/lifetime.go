@@ -1,9 +1,9 @@
 package proxy
 
-// Client session lifetime and limits (issue 11 item 1):
+// Client session lifetime and limits:
 //
 //   - server.session_idle_timeout ends an idle Streamable HTTP session
-//     (the proxy's own timer, frontsession.go sessionsFront: the go-sdk's
+//     (the proxy's own timer, internal/front sessionsFront: the go-sdk's
 //     SessionTimeout could not see the tools/call fast path's requests);
 //   - server.max_sessions caps the client sessions open at once: initialize
 //     past it gets a JSON-RPC error, and a new Streamable HTTP session is
@@ -176,7 +176,7 @@ func (p *Proxy) endByID(id string) {
 // server.max_sessions and its subject's share (shares.go); refused, it
 // gets HTTP 503 with Retry-After and the JSON-RPC error initialize would
 // get. (A DELETE's cancelling of the session's requests in flight is
-// sessionsFront's, after the owner check: frontsession.go.)
+// sessionsFront's, after the owner check: internal/front.)
 func (p *Proxy) sessionGate(endpoint string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" {

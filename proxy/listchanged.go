@@ -1,7 +1,6 @@
 package proxy
 
-// notifications/tools/list_changed only when it means something (issue 13
-// item 9): an upstream's re-listing that changes nothing, a change to
+// notifications/tools/list_changed only when it means something: an upstream's re-listing that changes nothing, a change to
 // tools a client may not see, or any catalog change in a mode whose
 // surface does not list catalog tools (code, tools) left every client
 // re-listing for nothing. The proxy tells each client session only when
@@ -113,7 +112,7 @@ func surfaceFingerprint(tools []*mcp.Tool, extras []json.RawMessage) uint64 {
 // notifications/tools/list_changed goes only to a session whose surface
 // changed since it last listed (or was told); a resources or prompts
 // list_changed only to a session whose initialize answer declared that
-// capability with listChanged (trial r10 O1: a reload told a tools-only
+// capability with listChanged (a reload told a tools-only
 // client that resources and prompts changed). The go-sdk's own placeholder
 // trick (passthrough.go sendListChanged) notifies every session of a server.
 func (p *Proxy) listChangedFilter(next mcp.MethodHandler) mcp.MethodHandler {

@@ -77,14 +77,14 @@ func (r *redactHandler) WithGroup(name string) slog.Handler {
 // a GET stream does not receive server notifications by its own choice
 // (MCP basic/transports, "Listening for Messages from the Server"), and
 // the go-sdk logged one WARN per such session at every catalog change,
-// naming no session (trial round 7 F11: 53 WARNs over 22 reloads).
+// naming no session (53 WARNs over 22 reloads).
 //
 // perRequest is set for the stateless server, whose go-sdk session lives
 // for one HTTP request (every 2026-07-28 request, or every request with
 // server.stateless): its INFO lines "server connecting", "server session
 // connected" and "server session disconnected" (session_id="") go out at
 // DEBUG. They said nothing per request and were 2,721 of 2,785 log lines
-// in a 3.5-minute go-sdk v1.8.0 client session (trial r12).
+// in a 3.5-minute go-sdk v1.8.0 client session.
 func sdkServerLogger(l *slog.Logger, perRequest bool) *slog.Logger {
 	return slog.New(undeliveredHandler{l.Handler(), perRequest})
 }

@@ -1,5 +1,7 @@
 package proxy
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // Which client gets an upstream's notifications/message (a log message)
 // from a SHARED upstream session. A log message sent while a call runs is
 // that call's client's business: connected directly, no other client

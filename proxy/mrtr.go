@@ -1,5 +1,7 @@
 package proxy
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"context"
 	"encoding/json"
@@ -29,7 +31,7 @@ const (
 // fields.
 //
 // The stubs are decoded once (callResultStubs): a struct copy carries the
-// unexported field, so a call costs no JSON round trip (issue 16: this ran
+// unexported field, so a call costs no JSON round trip (this ran
 // for every tools/call answer).
 func withResultType(r *mcp.CallToolResult, rt string) *mcp.CallToolResult {
 	var out mcp.CallToolResult
@@ -93,7 +95,7 @@ func (p *Proxy) callRounds(ctx context.Context, s *session, e *catalog.Entry, pa
 	for round := 0; ; round++ {
 		res, err := p.ups.CallToolWith(ctx, e.Upstream, params, opts)
 		if err == nil && opts.Raw != nil && opts.Raw.JSON != nil && !opts.Raw.Plain {
-			// rawresult.go: what front.ForwardMeta and eraResult do (a plain
+			// rawslot.go: what front.ForwardMeta and eraResult do (a plain
 			// result, without _meta and resultType, has nothing to shape)
 			rm, mm := opts.Raw.Members()
 			opts.Raw.JSON = front.ShapeRawRec(opts.Raw.JSON, rm, mm)

@@ -1,7 +1,7 @@
 package proxy
 
 // Relaying an upstream's notifications to the clients without holding up
-// the upstream (trial round 7, F2). The go-sdk calls the proxy's
+// the upstream. The go-sdk calls the proxy's
 // notification handlers of one upstream session one after another and
 // queues the notifications that wait in an unbounded slice; a handler that
 // blocks on a client (a slow stream, many sessions) makes that queue — the

@@ -1,6 +1,8 @@
 package proxy
 
-// Passthrough of the MCP features beyond tools (issue 7): resources,
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
+// Passthrough of the MCP features beyond tools: resources,
 // resource templates, subscriptions, prompts, completions and logging,
 // routed to the upstream that owns them by tables built from the upstreams'
 // own listings, never by splitting a name.
@@ -21,7 +23,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -258,9 +259,6 @@ func (pt *passthrough) withCap(has func(*mcp.ServerCapabilities) bool) []string 
 func hasResources(c *mcp.ServerCapabilities) bool { return c.Resources != nil }
 func hasPrompts(c *mcp.ServerCapabilities) bool   { return c.Prompts != nil }
 func hasLogging(c *mcp.ServerCapabilities) bool   { return c.Logging != nil }
-func hasCompletions(c *mcp.ServerCapabilities) bool {
-	return c.Completions != nil
-}
 
 // upstreamError turns an upstream's error into the client's answer: a
 // JSON-RPC error keeps its code and data, its message prefixed with
@@ -954,17 +952,4 @@ func enabledInfos(cfg *config.Config) []catalog.UpstreamInfo {
 		infos = append(infos, catalog.UpstreamInfo{Name: u.Name, Prefix: u.PrefixOrName(), Trusted: u.Trusted, DirectOnly: u.DirectOnly})
 	}
 	return infos
-}
-
-// rawParams is a request's params as JSON (logs).
-func rawParams(v any) string {
-	b, _ := json.Marshal(v)
-	return truncateStr(string(b), 200)
-}
-
-func truncateStr(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

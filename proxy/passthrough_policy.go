@@ -1,7 +1,7 @@
 package proxy
 
 // Policy over resources, resource templates, prompts, completions and log
-// messages (issue 11): a client sees an upstream's features only when its
+// messages: a client sees an upstream's features only when its
 // policy view allows them (policy.View.Features), and a denied upstream's
 // resource, template or prompt gets exactly the answer of one that does not
 // exist, by every route (list, read, subscribe, get, complete), because

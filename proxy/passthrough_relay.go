@@ -1,5 +1,7 @@
 package proxy
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // Requests an upstream sends to the client (sampling/createMessage,
 // elicitation/create, roots/list), notifications an upstream sends
 // (progress, logging, resources/updated, list_changed), and per-client
@@ -87,7 +89,7 @@ func relatedTaskID(req mcp.Request) string {
 // taskWaiter is the tasks/result of task id in flight on the shared
 // session of up whose client session holds that task (its taskBook), nil
 // when none: a request tied to a task goes to that client only, never by
-// the in-flight rule of callerFor (review round 4 item 2).
+// the in-flight rule of callerFor.
 func (pt *passthrough) taskWaiter(up, id string) *inflight {
 	pt.mu.Lock()
 	defer pt.mu.Unlock()
@@ -167,7 +169,7 @@ func (pt *passthrough) startTaskCall(ctx context.Context, up string, s *session,
 }
 
 // beginCall is startTaskCall without the closure (forward: one allocation
-// fewer per call, issue 16); pt.endCall(f) removes the record.
+// fewer per call); pt.endCall(f) removes the record.
 func (pt *passthrough) beginCall(ctx context.Context, up string, s *session, task string) (context.Context, *inflight) {
 	f := &inflight{up: up, s: s, ctx: ctx, task: task}
 	if u, ok := pt.p.conf().Upstreams[up]; ok && u.IsHTTP() {
@@ -361,7 +363,7 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 // elicitation, roots) relayed to one client session and not yet answered.
 // An upstream is not trusted: one that sends hundreds of
 // elicitation/create requests at once during a call would otherwise put
-// hundreds of questions in front of the user (trial round 8: 417 relayed
+// hundreds of questions in front of the user (417 relayed
 // during one call); a server that asks one question at a time, or a few
 // concurrent calls each asking, stay well below it. Past it, the request
 // is answered -32603 naming the bound.

@@ -8,7 +8,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logwindow"
 )
 
-// Warnings of security.on_tool_change = "warn" (trial r10 O4): an upstream
+// Warnings of security.on_tool_change = "warn": an upstream
 // whose tool definitions change at every notifications/tools/list_changed
 // (re-listed up to 5 times a second, upstream relistGap) logged one WARN
 // per change, forever. Per upstream now:

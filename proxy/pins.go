@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
-// Rug pulls (issue 14 item 2). Trust: tool definitions come from upstream
+// Rug pulls. Trust: tool definitions come from upstream
 // servers, which are not trusted; a definition a person (or the operator's
 // config) accepted may be swapped for another after the fact. Every tool
 // is pinned on first sight (package pins); a later listing with a

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -78,8 +77,8 @@ type Proxy struct {
 	exs       exchanges        // exchange.go: 2026-07-28 calls waiting for client input
 	stateless *front.Stateless // the fast path of 2026-07-28 requests over HTTP
 	hsess     *front.Sessions  // the stateful Streamable HTTP sessions and their fast path
-	pins      *pinGuard        // pins.go: pinned tool definitions (issue 14 item 2)
-	idn       *idState         // issue 18: identity, credentials, traces, rate limits, audit (identity.go)
+	pins      *pinGuard        // pins.go: pinned tool definitions
+	idn       *idState         // identity, credentials, traces, rate limits, audit (identity.go)
 	drains    drainCount       // drain.go: client requests in flight, waited for at shutdown
 	shares    shareState       // shares.go: each subject's share of server.max_sessions
 
@@ -129,7 +128,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 		return nil, fmt.Errorf("telemetry.session_log: %w", err)
 	}
 	p.rec = rec
-	rec.SetRedactor(cfg.Redact)       // issue 14 item 3: the session log
+	rec.SetRedactor(cfg.Redact)       // the session log
 	p.metrics.SetRedactor(cfg.Redact) // and metrics labels never show a secret
 	if err := p.openPins(cfg); err != nil {
 		return nil, err
@@ -166,7 +165,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 		// sampling/elicitation/roots (proxy/passthrough_relay.go).
 		ClientOptions:    p.pt.clientOptions,
 		ClientMiddleware: p.pt.clientMiddleware,
-		// Issue 11: request identity for server-to-client requests (relay_route.go).
+		// Request identity for server-to-client requests (relay_route.go).
 		WrapHTTP: func(_ string, rt http.RoundTripper) http.RoundTripper {
 			return callerTagger{base: rt, max: cfg.Server.MaxMessageBytes}
 		},
@@ -178,7 +177,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 // newCatalog is an empty catalog for cfg's enabled upstreams.
 func newCatalog(cfg *config.Config) *catalog.Catalog {
 	c := catalog.New(cfg.Server.NameSeparator, modes.Reserved, enabledInfos(cfg))
-	c.SetMaxNameLen(maxNameLen(cfg)) // issue 13 item 14: room for a client's prefix
+	c.SetMaxNameLen(maxNameLen(cfg)) // room for a client's prefix
 	if s := cfg.ToolSearch.Semantic; s != nil {
 		c.SetSemantic(*s)
 	}
@@ -224,14 +223,14 @@ func (p *Proxy) surfaceFor(cfg *config.Config) *surfaceState {
 	// The CPU limit must not end a run before its wall-clock timeout does
 	// (that would report a crash instead of a timeout): timeout + 5 s.
 	pool, err := sandbox.NewPool(sandbox.Options{Logger: p.log, CPUSeconds: ts.CodeTimeoutMS/1000 + 5,
-		MaxConcurrentRuns: ts.CodeMaxRuns, MaxRunsPerOwner: ts.CodeMaxRunsPerSession, // issue 14 item 6
-		MaxMessageBytes: ts.CodeMaxCallBytes, MaxRunBridgeBytes: ts.CodeMaxRunBytes}) // issue 14 item 5
+		MaxConcurrentRuns: ts.CodeMaxRuns, MaxRunsPerOwner: ts.CodeMaxRunsPerSession,
+		MaxMessageBytes: ts.CodeMaxCallBytes, MaxRunBridgeBytes: ts.CodeMaxRunBytes})
 	if err != nil {
 		p.log.Warn("code mode unavailable: the sandbox worker cannot start; falling back to tools mode", "err", err)
 		return &surfaceState{surface: &modes.Tools{API: api}}
 	}
 	if w := codeBudgetWarning(cfg); w != "" {
-		p.log.Warn(w) // issue 12 item 7 (codebudget.go)
+		p.log.Warn(w) // codebudget.go
 	}
 	return &surfaceState{surface: &modes.Code{API: api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond}, pool: pool}
 }
@@ -249,8 +248,8 @@ func (p *Proxy) Statuses() []upstream.Status { return p.ups.Statuses() }
 // is ready, failed, or past its startup_timeout; failed ones keep retrying
 // in the background.
 //
-// ctx bounds the wait only (`serve` passes server.startup_wait, issue 13
-// items 1 and 12: no upstream holds the proxy longer): an upstream still
+// ctx bounds the wait only (`serve` passes server.startup_wait: no
+// upstream holds the proxy longer): an upstream still
 // on its first attempt when ctx ends is listed unavailable ("starting")
 // and keeps connecting; its tools arrive with
 // notifications/tools/list_changed. The fail-closed policy check (SPEC §6)
@@ -482,7 +481,7 @@ func (e *CallUnavailableError) Error() string {
 //     line (callpath_identity.go).
 func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, err error) {
 	start := time.Now()
-	ctx, span := p.startCallSpan(ctx, s, e, via) // issue 18 (callpath_identity.go)
+	ctx, span := p.startCallSpan(ctx, s, e, via) // callpath_identity.go
 	rec := telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: p.surf().Mode(), ViaBridge: via == modes.ViaBridge, BytesIn: len(args)}
 	if p.conf().Telemetry.LogArguments {
 		rec.Args = args
@@ -524,7 +523,7 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 			return res, err // blocked: the upstream never sees the call
 		}
 	}
-	if rule, hash, ok := p.changeApproval(e); ok { // pins.go: a changed definition (issue 14 item 2)
+	if rule, hash, ok := p.changeApproval(e); ok { // pins.go: a changed definition
 		if res, err := p.approve(ctx, s, e, args, rule); res != nil || err != nil {
 			return res, err
 		}
@@ -537,12 +536,12 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 		// tasks/result, checked there; an answer without a task is
 		// checked by callAsTask (tasks.go). Not for a tool called from
 		// inside tool_call or the code bridge. Any other upstream gets a
-		// plain call, checked here (review round 4 item 1).
+		// plain call, checked here.
 		check = nil
 		tc.asTask, tc.route = true, taskRoute{upstream: e.Upstream, entryID: e.ID}
 	}
 	if check != nil {
-		ctx = withoutRawSlot(ctx) // the output is validated: decoded (rawresult.go)
+		ctx = withoutRawSlot(ctx) // the output is validated: decoded (rawslot.go)
 	}
 	res, err = p.forwardTraced(ctx, s, e, args) // forward, with span, trace context and per-user credentials
 	if raw := rawSlotFrom(ctx); err == nil && raw != nil && raw.JSON != nil && res.IsError && len(p.conf().Secrets()) > 0 {
@@ -557,8 +556,7 @@ func (p *Proxy) call(ctx context.Context, s *session, e *catalog.Entry, args jso
 	return redactResult(p.conf(), res), p.redactErr(p.shapeErr(e, err))
 }
 
-// shapeErr is where an upstream's failure is shaped for clients (issue 12
-// item 13): an upstream's JSON-RPC error answer becomes one clean
+// shapeErr is where an upstream's failure is shaped for clients: an upstream's JSON-RPC error answer becomes one clean
 // `upstream "NAME": <its message>` (modes.UpstreamError) instead of the
 // layers it came through (`upstream "x": tools/call "t": calling
 // "tools/call": MCP error -32042: … (JSON-RPC error -32042)`), its code and
@@ -667,15 +665,3 @@ func outcomeOf(res *mcp.CallToolResult, err error) string {
 const MetaKeyBlocked = "io.github.mcp-toolsearch/blocked"
 
 func msSince(t time.Time) float64 { return float64(time.Since(t).Microseconds()) / 1000 }
-
-// sortedServers returns endpoint names in order (tests, logs).
-func (p *Proxy) endpointNames() []string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	out := make([]string, 0, len(p.servers))
-	for n := range p.servers {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}

@@ -1,7 +1,6 @@
 package proxy
 
-// Every tool member an upstream sent reaches the client (issue 12 item 6,
-// issue 17 "Tasks"). The go-sdk v1.8.0 mcp.Tool type decodes only the
+// Every tool member an upstream sent reaches the client. The go-sdk v1.8.0 mcp.Tool type decodes only the
 // members it knows, so "execution" (MCP 2025-11-25 server/tools "Tool":
 // whether a call may or must run as a task) and any later or extension
 // member would be lost between the upstream and the client. The ingest

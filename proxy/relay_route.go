@@ -2,7 +2,7 @@ package proxy
 
 // Which client gets a request that an upstream sends during a call
 // (sampling/createMessage, elicitation/create, roots/list) on a SHARED
-// upstream session (issue 11 item 2). The rule, in order:
+// upstream session. The rule, in order:
 //
 //  1. Request identity. A Streamable HTTP upstream sends a request that a
 //     call caused on that call's POST response stream (MCP spec,
@@ -146,7 +146,7 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 // tagReaders pools the reading state of tagReader: its 64 KiB reader
-// (issue 16: one per event-stream response, i.e. per tools/call of an HTTP
+// (one per event-stream response, i.e. per tools/call of an HTTP
 // upstream, was the largest allocation of that path after the go-sdk's
 // decoder) and its buffers.
 var tagReaders = sync.Pool{New: func() any { return &tagState{in: bufio.NewReaderSize(nil, 64<<10)} }}

@@ -1,12 +1,12 @@
 package proxy
 
-// Reload without restart (issue 11 item 5). The CLI re-reads the config
+// Reload without restart. The CLI re-reads the config
 // file on SIGHUP (Unix) and, with [server] watch_config, when the file
 // changes; an invalid file never gets here (config.Load refuses it with
 // the same file:line problems as at start, and the running config stays).
 //
 // Reload applies a valid config at once; it never waits for an upstream
-// (trial r7 F3: a reload that waited for an added upstream's first
+// (a reload that waited for an added upstream's first
 // listing held back a new [tools] deny, and every later reload, for
 // minutes, silently):
 //
@@ -34,7 +34,7 @@ package proxy
 // upstream managers are not touched. What a reload cannot change (it needs
 // a restart, and is logged as such): [server] (transport, listen, tokens,
 // limits), endpoint paths and tokens, endpoints added or removed,
-// [telemetry], and (issue 18) [auth], [rate_limits], [audit] and
+// [telemetry], and [auth], [rate_limits], [audit] and
 // upstreams' [credential] tables. Every reload, applied or refused, is a
 // line of the audit log.
 
@@ -99,7 +99,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		rep.NeedsRestart = append(rep.NeedsRestart, "telemetry")
 	}
 	next.Telemetry = prev.Telemetry
-	p.keepIdentity(prev, next, &rep) // issue 18: [auth], [rate_limits], [audit], credentials (identity.go)
+	p.keepIdentity(prev, next, &rep) // [auth], [rate_limits], [audit], credentials (identity.go)
 	eps := map[string]*config.Endpoint{}
 	for name, e := range next.Endpoints {
 		old, ok := prev.Endpoints[name]
@@ -126,7 +126,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 
 	pol, err := policy.Compile(next.PolicySpec())
 	if err != nil {
-		p.AuditReload(false, "policy: "+err.Error()) // issue 18: the audit log
+		p.AuditReload(false, "policy: "+err.Error()) // the audit log
 		return rep, fmt.Errorf("policy: %w", err)
 	}
 	rep.Policy = !reflect.DeepEqual(prev.PolicySpec(), next.PolicySpec())
@@ -196,7 +196,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		go p.checkPolicyWhenStarted(pl)
 	}
 	sort.Strings(rep.NeedsRestart)
-	p.AuditReload(true, rep.String()) // issue 18: the audit log
+	p.AuditReload(true, rep.String()) // the audit log
 	return rep, nil
 }
 

@@ -1,6 +1,6 @@
 package proxy
 
-// A reload's change that does not start is not applied (trial r7 F13).
+// A reload's change that does not start is not applied.
 // A config reload that changes a working upstream starts the new instance
 // while the old one serves (reload.go switchWhenStarted). When the new
 // instance's first attempt fails (a typo in its command or args, a wrong

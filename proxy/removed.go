@@ -2,8 +2,8 @@ package proxy
 
 // The tools of upstreams a config reload removed, kept until the next
 // reload, so that a call to one says its MCP server was removed instead of
-// "unknown tool" with a suggestion from another server (round 7;
-// modes.RemovedReporter).
+// "unknown tool" with a suggestion from another server
+// (modes.RemovedReporter).
 
 import (
 	"slices"

@@ -20,7 +20,7 @@ package proxy
 //     saying what it held.
 //
 // A result that holds none passes untouched: a result kept as the
-// upstream's bytes (rawresult.go) is scanned for the bytes of the hidden
+// upstream's bytes (rawslot.go) is scanned for the bytes of the hidden
 // ranges and their \u escapes (ingest.JSONMayHoldHidden) and stays bytes;
 // a decoded one is walked. Only a result that may hold some is decoded,
 // cleaned and encoded again.

@@ -6,10 +6,10 @@ import (
 )
 
 // SandboxOwner implements modes.SandboxOwner: the sandbox shares its slots
-// between owners (issue 14 item 6), so that one client's runs cannot hold
+// between owners, so that one client's runs cannot hold
 // them all. The owner of a run made in a client session is that session.
 // A run without one (a stateless request, the CLI) is owned by who the
-// caller verifiably is, never by what it declares (trial r9 F5):
+// caller verifiably is, never by what it declares:
 //
 //   - the verified user of an OAuth access token ("user:alice"), on every
 //     endpoint;

@@ -15,7 +15,7 @@ import (
 // denied tool exists). A view that allows every entry uses the snapshot's
 // own index; nothing is built for it.
 //
-// Issue 11 item 7: view indexes are kept up to date off the request path.
+// View indexes are kept up to date off the request path.
 // When a catalog publishes a snapshot (Catalog.OnPublish for the shared
 // catalog; a search that finds its view's index older than its snapshot
 // for a client's own catalog), a background goroutine derives each

@@ -8,7 +8,7 @@ import (
 
 // redactResult hides the config's secrets (config.Config.Redact: every
 // secret in every escaping) in the text of an upstream's isError result
-// before a client sees it (issue 14 item 3: errors to clients). An upstream
+// before a client sees it (errors to clients). An upstream
 // server is not trusted, and its error text often echoes what it was
 // started with (a URL with a key, an env value). Results that are not
 // errors pass unchanged: they are the tool's output.

@@ -3,7 +3,7 @@ package proxy
 import "github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 
 // hiddenTools counts the tools of a listing's diagnostics that the
-// hidden-characters step stripped or quarantined (issue 14 item 1).
+// hidden-characters step stripped or quarantined.
 func hiddenTools(ds []ingest.Diagnostic) int {
 	tools := map[string]bool{}
 	for _, d := range ds {

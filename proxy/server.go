@@ -1,5 +1,7 @@
 package proxy
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"context"
 	"encoding/json"
@@ -31,7 +33,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		// (2026-07-28 on Streamable HTTP only on the stateless server).
 		SupportedProtocolVersions: p.serverVersions(transport),
 		Capabilities:              p.serverCapabilities(transport),
-		// Issue 7: subscriptions go to the owning upstream; the SDK keeps
+		// Subscriptions go to the owning upstream; the SDK keeps
 		// the client's subscription for ResourceUpdated (passthrough.go).
 		SubscribeHandler:   p.subscribeHandler(transport),
 		UnsubscribeHandler: p.pt.unsubscribe,
@@ -46,16 +48,16 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 	tasksMethods(s) // tasks.go
 	chain := p.receivingMiddleware(endpoint, transport)
 	s.AddReceivingMiddleware(chain...)
-	// The stdio front's tools/call fast path (frontfast.go) runs the same
+	// The stdio front's tools/call fast path (internal/front) runs the same
 	// chain without the go-sdk's request decoding.
 	p.chains[key] = composeMiddleware(chain, noHandler)
 	if transport == transportStateful {
-		// frontsession.go: messages of a fast-path call go on its POST
+		// internal/front: messages of a fast-path call go on its POST
 		// stream (innermost: added first).
 		s.AddSendingMiddleware(front.SessionSending)
 	}
-	s.AddSendingMiddleware(p.listChangedFilter) // issue 13 item 9: listchanged.go
-	s.AddSendingMiddleware(beforeInitialize)    // issue 12 item 16: lifecycle.go
+	s.AddSendingMiddleware(p.listChangedFilter) // listchanged.go
+	s.AddSendingMiddleware(beforeInitialize)    // lifecycle.go
 	p.servers[key] = s
 	return s
 }
@@ -63,7 +65,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 // receivingMiddleware is the receiving middleware of the server for
 // endpoint and transport, outermost first: what every request the go-sdk
 // server accepts runs through, and what the stdio front's tools/call fast
-// path runs (frontfast.go).
+// path runs (internal/front).
 func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware {
 	chain := []mcp.Middleware{
 		p.drains.middleware,                                        // drain.go: counted from the first step, answered to the last
@@ -73,7 +75,7 @@ func (p *Proxy) receivingMiddleware(endpoint, transport string) []mcp.Middleware
 	}
 	switch transport {
 	case "stdio":
-		chain = append([]mcp.Middleware{front.NotesMiddleware}, chain...) // frontfast.go: notification order
+		chain = append([]mcp.Middleware{front.NotesMiddleware}, chain...) // internal/front: notification order
 	case transportStateless:
 		chain = append([]mcp.Middleware{p.stateless.LearnTriple}, chain...) // the fast path's _meta triple cache
 	}
@@ -118,7 +120,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 			}
 			switch method {
 			case "initialize":
-				// Issue 11: server.max_sessions (lifetime.go).
+				// Server.max_sessions (lifetime.go).
 				ss0, _ := req.GetSession().(*mcp.ServerSession)
 				if err := p.reserve(ctx, ss0); err != nil {
 					return nil, err
@@ -142,12 +144,12 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 						ir.Instructions = p.surf().Instructions(s)
 						s.ts.Instructions(len(ir.Instructions))
 					}
-					// Issue 7: announce only what some upstream offers (passthrough.go).
+					// Announce only what some upstream offers (passthrough.go).
 					ir.Capabilities = p.frontCapabilities(transport, s)
 					if s != nil {
 						s.surface.announce(ir.Capabilities) // listchanged.go
 					}
-					res = p.withTasksCapability(ir, s) // issue 17: tasks.go
+					res = p.withTasksCapability(ir, s) // tasks.go
 				}
 				return res, err
 			case "server/discover":
@@ -163,7 +165,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				return res, err
 			case "notifications/initialized":
-				// Issue 7: open this client's per-client upstream sessions.
+				// Open this client's per-client upstream sessions.
 				res, err := next(ctx, method, req)
 				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 					if s := p.sessionOf(ss); s != nil { // nil: its initialize was refused
@@ -175,7 +177,7 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				}
 				return res, err
 			case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel":
-				// Issue 7: passed on to the owning upstreams (passthrough.go).
+				// Passed on to the owning upstreams (passthrough.go).
 				ss, ok := req.GetSession().(*mcp.ServerSession)
 				if !ok {
 					return next(ctx, method, req)
@@ -232,19 +234,19 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				if cr.Params != nil {
 					args = cr.Params.Arguments
 				}
-				// Issue 7: forward reads the client's progress token and _meta.
+				// Forward reads the client's progress token and _meta.
 				ctx = withCallRequest(ctx, cr)
-				if task := takeTask(cr); task != nil { // issue 17: a call as a task (tasks.go)
+				if task := takeTask(cr); task != nil { // a call as a task (tasks.go)
 					return p.callAsTask(ctx, s, ss, cr, args, task)
 				}
 				if modernRequestOf(req) { // exchange.go: input-required rounds
 					res, err := p.callModern(ctx, s, cr, args)
 					if err == nil {
-						front.StampServerInfo(res) // frontmeta.go: also when the go-sdk does not (an elided _meta)
+						front.StampServerInfo(res) // internal/front: also when the go-sdk does not (an elided _meta)
 					}
 					return res, err
 				}
-				ctx, raw := rawSlotFor(ctx, ss) // rawresult.go: the upstream's bytes passed on
+				ctx, raw := rawSlotFor(ctx, ss) // rawslot.go: the upstream's bytes passed on
 				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
 				if err == nil && raw != nil && raw.JSON != nil {
 					return front.NewRawResult(raw.JSON, false, raw.Answer), nil

@@ -46,7 +46,7 @@ type session struct {
 	tasks *taskBook
 
 	// flags: what the stateful HTTP fast path asks of the session
-	// (frontsession.go); shared by copies, nil on stateless sessions.
+	// (internal/front); shared by copies, nil on stateless sessions.
 	flags *front.SessionFlags
 
 	// memo keeps the policy view and the last decision between calls
@@ -97,9 +97,9 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 	return s.p.call(ctx, s, e, args, via)
 }
 
-// CallRaw implements modes.RawCaller (issue 16): the same call path, with
+// CallRaw implements modes.RawCaller: the same call path, with
 // the upstream's result kept raw where nothing on the path needs it
-// decoded (rawresult.go withInnerRawSlot; p.call decodes it for output
+// decoded (rawslot.go withInnerRawSlot; p.call decodes it for output
 // validation and redaction as for direct calls).
 func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
 	ctx, slot := withInnerRawSlot(ctx)
@@ -110,7 +110,7 @@ func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMe
 	return res, slot.JSON, nil
 }
 
-// AnswerRaw implements modes.RawAnswerer (issue 16): result, tool_call's
+// AnswerRaw implements modes.RawAnswerer: result, tool_call's
 // whole result as JSON, becomes the answer to the client's tools/call
 // through that call's raw-result slot (server.go rawSlotFor; the
 // exchange's for a 2026-07-28 client, stamped when written), so the front
@@ -128,7 +128,7 @@ func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
 	return true
 }
 
-// Denied implements modes.DeniedRecorder (issue 12 item 15): an attempt
+// Denied implements modes.DeniedRecorder: an attempt
 // to describe or call a tool this session's policy denies. The client was
 // answered as for an unknown tool (SPEC §6); the session log gets a call
 // record with outcome "denied" and the rule, the proxy's log a debug line
@@ -138,7 +138,7 @@ func (s *session) Denied(e *catalog.Entry, ref, via string) {
 	s.ts.Call(telemetry.CallRecord{ID: e.ID, Upstream: e.Upstream, Trusted: e.Trusted, Mode: s.p.surf().Mode(),
 		ViaBridge: via == modes.ViaBridge, Outcome: telemetry.OutcomeDenied, Rule: d.Rule})
 	s.p.log.Debug("denied", "id", e.ID, "ref", bounded(ref, 200), "via", via, "rule", d.Rule, "client", s.client, "session", s.id())
-	s.p.auditDenied(s, e, via, d.Rule) // issue 18: the audit log
+	s.p.auditDenied(s, e, via, d.Rule) // the audit log
 }
 
 // id is the client session's id ("" for the CLI).

@@ -10,8 +10,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
-// Starting implements modes.StartingReporter (issue 12 trial, trip point
-// 1): the upstreams still in state "starting" that the session's policy
+// Starting implements modes.StartingReporter: the upstreams still in state "starting" that the session's policy
 // lets it see (the same decision as for their resources and prompts,
 // policy.View.Features), sorted. Search notes, the catalog summary and the
 // instructions name them, so a model that searches before a slow upstream
@@ -36,7 +35,7 @@ func (s *session) Starting() []string {
 // maxCauseBytes bounds the reason told for an unavailable upstream.
 const maxCauseBytes = 200
 
-// Unavailable implements modes.UnavailableReporter (trial r8, F7): the
+// Unavailable implements modes.UnavailableReporter: the
 // upstreams in state "failed" with no tools in the session's catalog
 // snapshot that the session's policy lets it see (as Starting), sorted by
 // name, each with upstream.Status.Cause — the proxy's own words, never

@@ -1,5 +1,7 @@
 package proxy
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"context"
 	"fmt"
@@ -17,7 +19,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
 
-// Stateless serving (issue 11 item 6; docs/scale-out.md).
+// Stateless serving (docs/scale-out.md).
 //
 // A request is served "stateless" when no state of its client survives it
 // on this process: the go-sdk's stateless Streamable HTTP handler gives it
@@ -94,7 +96,7 @@ func stdioServes2026() bool { return route2026 && stdio2026 }
 
 // anyPerClient reports whether an enabled upstream has session =
 // "per-client". It runs for every stdio request (openPerClient2026), so it
-// reads the map as it is (EnabledUpstreams sorts a copy: issue 16).
+// reads the map as it is (EnabledUpstreams sorts a copy).
 func (p *Proxy) anyPerClient() bool {
 	for _, u := range p.conf().Upstreams {
 		if u != nil && u.IsEnabled() && u.Session == "per-client" {
@@ -122,7 +124,7 @@ func (p *Proxy) streamableHandler(endpoint string) http.Handler {
 	if p.conf().Server.Stateless {
 		return stateless
 	}
-	// frontsession.go: the idle timeout and the owner check are the
+	// internal/front: the idle timeout and the owner check are the
 	// proxy's (sessionsFront), for the go-sdk's path and the tools/call
 	// fast path alike; frontnotfound.go: -32601 answers; frontcancelhttp.go:
 	// no answer for a call the client cancelled (the fast path withholds
@@ -203,7 +205,7 @@ func (p *Proxy) listenMiddleware(transport string) mcp.Middleware {
 			// notifications/tools/list_changed reaches it only when they
 			// change (listchanged.go); without one every catalog event
 			// reached it: three per restart of an upstream whose tools did
-			// not change (trial r12).
+			// not change.
 			s.surface = &surfaceMark{}
 			s.surface.swap(surfaceFingerprint(p.listedTools(s)))
 			p.mu.Lock()

@@ -6,7 +6,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The stdio front at protocol 2026-07-28 (issue 17).
+// The stdio front at protocol 2026-07-28.
 //
 // Over stdio one connection carries one client, which may speak 2026-07-28
 // (server/discover, then requests whose _meta names the version) or an

@@ -1,7 +1,6 @@
 package proxy
 
-// Tasks pass-through (issue 17 "Tasks"; MCP 2025-11-25
-// basic/utilities/tasks). An upstream that offers tasks
+// Tasks pass-through (MCP 2025-11-25 basic/utilities/tasks). An upstream that offers tasks
 // (capabilities.tasks.requests.tools.call) lets a client call a tool "as
 // a task": tools/call carries a "task" member, the answer is a
 // CreateTaskResult ({"task": {"taskId", "status", …}}), and the client
@@ -14,7 +13,7 @@ package proxy
 //     offers tasks.requests.tools.call (initializeWithTasks);
 //   - lifts the "task" member of a client's tools/call into a private
 //     _meta key in its front transports, before the go-sdk decodes the
-//     params and would drop it (liftTask: frontstdio.go, tasksFrame for
+//     params and would drop it (liftTask: internal/front, tasksFrame for
 //     Streamable HTTP); the middleware takes it out again (takeTask);
 //   - runs the call through THE call path, (*Proxy).call (policy, input
 //     validation, rate limits, approval, telemetry: a denied tool answers
@@ -44,7 +43,7 @@ package proxy
 // sampling request reaches this client (passthrough_relay.go). A request
 // that names its task (_meta "io.modelcontextprotocol/related-task")
 // reaches only the session that holds that task and waits for its
-// result; with none it is refused (review round 4 item 2).
+// result; with none it is refused.
 //
 // Not passed: notifications/tasks/status (optional in the spec; clients
 // poll tasks/get), task-augmented requests from upstreams to clients
@@ -152,7 +151,7 @@ type taskCall struct {
 // basic/utilities/tasks, Capabilities: a requestor sends task-augmented
 // requests only to a receiver that declared them); a client's "task"
 // member for any other upstream's tool is dropped and the call made
-// plainly (review round 4 item 1).
+// plainly.
 func (p *Proxy) takesTaskCalls(upstream string) bool {
 	caps := p.ups.Capability(upstream, "tasks")
 	if caps == nil {
@@ -369,8 +368,7 @@ func (p *Proxy) serveTasks(ctx context.Context, s *session, caller, method strin
 // client gets it: as received, unless the proxy must look into it as it
 // does for a direct call (p.call): output validation of trusted tools,
 // redaction of secrets. It is shaped as a direct call's raw result is
-// (front.ShapeRaw: no resultType, no upstream hop keys in _meta; review round 4
-// item 6).
+// (front.ShapeRaw: no resultType, no upstream hop keys in _meta).
 func (p *Proxy) taskResult(e *catalog.Entry, res json.RawMessage) json.RawMessage {
 	res = front.ShapeRaw(res)
 	if ingest.JSONMayHoldHidden(res) { // results.go: hidden characters, as on the call path

@@ -3,7 +3,7 @@ package proxy
 // Config entries that name tools ([upstreams.X] direct_only, [tool_search]
 // pinned) are checked against the tools the upstreams list: the config
 // loader cannot, since the tools are known only once an upstream answered
-// tools/list. A typo used to be ignored without a word (trial round 6, M5):
+// tools/list. A typo used to be ignored without a word:
 // the tool was simply not listed directly, or not pinned.
 
 import (
@@ -24,7 +24,7 @@ import (
 // warning. Whether tools are known is read from that same snapshot, not
 // from the upstream's state: an upstream turns ready before its tools are
 // published, and a check in between warned about tools that exist (trial
-// 2, round 6). For `check`.
+// 2). For `check`.
 func (p *Proxy) ToolRefProblems() []string {
 	snap := p.catalog().Snapshot()
 	listed := map[string]bool{}

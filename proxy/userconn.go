@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
-// Per-user upstream sessions (issue 18). An upstream with a per-user
+// Per-user upstream sessions. An upstream with a per-user
 // credential source ([upstreams.NAME.credential] source = "passthrough",
 // "exchange" or "oauth") is called on a session of its own per verified
 // user, opened on the user's first call with the user's credential and

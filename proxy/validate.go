@@ -15,7 +15,7 @@ import (
 
 // Output validation (SPEC §4 "Where a trusted tool declares an
 // outputSchema, the schema is compiled before execution and the final
-// details are validated ... before the result is returned"; issue 5 item 6).
+// details are validated ... before the result is returned").
 //
 // Only entries of trusted upstreams (upstreams.NAME.trusted = true) that
 // declare an outputSchema are checked; untrusted output schemas are passed
@@ -27,7 +27,7 @@ import (
 //     A schema that does not compile (a draft-03 or custom $schema, an
 //     unresolvable $ref, a $ref loop, over schemacheck.MaxSchemaBytes) means the output
 //     is not validated: the call is made, and a warning is logged once per
-//     tool and schema (issue 13 item 8: never a refused call).
+//     tool and schema (never a refused call).
 //   - After the call, for a result that is not isError: structuredContent
 //     must be present (MCP spec 2025-06-18, "Tools" / "Structured Content":
 //     a tool with an outputSchema MUST return structured results conforming

@@ -9,7 +9,7 @@ import (
 )
 
 // viewMemo keeps a session's policy view (SPEC §6) and its last decision
-// between calls (issue 16: a tools/call built the view twice, in
+// between calls (a tools/call built the view twice, in
 // resolveCallable's Allowed and in (*Proxy).call's decide: the subject,
 // its lower-cased client name, the key of the policy's view cache and a
 // sync.Map lookup each time, then the view's decision cache).

@@ -117,8 +117,8 @@ type Metrics struct {
 	// an upstream's entries with its series. seriesMu orders the cache's
 	// misses (series created and stored) with DeleteUpstream's two steps:
 	// a miss between them cached series about to be unregistered, and a
-	// re-added upstream's calls then never reached /metrics (review r8
-	// F5). A hit takes no lock.
+	// re-added upstream's calls then never reached /metrics. A hit takes
+	// no lock.
 	callSeries sync.Map // callKey -> *callPair
 	seriesMu   sync.Mutex
 	catalog    *prometheus.GaugeVec

@@ -56,7 +56,7 @@ func errorKind(err error) string {
 		// After the connection kinds: the proxy's own errRejected
 		// (httpconn.go, -32005) wraps the error that stopped a POST
 		// ("rejected by transport: POST initialize: <dial error>"), and
-		// a refused connection is not an answer (trial r11).
+		// a refused connection is not an answer.
 		return fmt.Sprintf("answered with error code %d", wire.Code)
 	default:
 		return "failed (the proxy's log has the details)"

@@ -8,7 +8,7 @@ import (
 type authKey struct{}
 type hookKey struct{}
 
-// WithAuthorization returns ctx for OpenSession (issue 18, per-user
+// WithAuthorization returns ctx for OpenSession (per-user
 // credentials): the HTTP session it opens sends, on every request to the
 // upstream's origin (initialize, calls, the GET stream, DELETE), the
 // Authorization value fn returns for that request's context, instead of a
@@ -25,7 +25,7 @@ func authorizationFrom(ctx context.Context) func(context.Context) (string, error
 
 // WithRequestHook returns ctx whose HTTP requests to an upstream (those
 // the go-sdk client makes with it, e.g. the POST of a tools/call) are
-// passed to fn to add headers first (issue 18: W3C trace context).
+// passed to fn to add headers first (W3C trace context).
 func WithRequestHook(ctx context.Context, fn func(http.Header)) context.Context {
 	return context.WithValue(ctx, hookKey{}, fn)
 }

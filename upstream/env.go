@@ -1,6 +1,6 @@
 package upstream
 
-// The environment of a stdio upstream (issue 11 item 4).
+// The environment of a stdio upstream.
 //
 // By default a child gets a minimal environment: the variables a program
 // needs to run at all (search path, home and user, locale, time zone,
@@ -9,8 +9,7 @@ package upstream
 // environment, plus its own `env` table (which wins). Nothing else of the
 // proxy's environment reaches it: not the tokens the proxy was started
 // with, not another upstream's `env`. `inherit_env = true` on an upstream
-// gives it the proxy's whole environment plus its `env` (the behaviour
-// before issue 11).
+// gives it the proxy's whole environment plus its `env`.
 //
 // The command is looked up in the CHILD's PATH (its `env.PATH` when set),
 // so a program found only there starts.
@@ -36,8 +35,7 @@ import (
 // config files of the proxies a process runs under (os.PathListSeparator
 // between them): every child gets it from the proxy's environment, even a
 // minimal one, so that `serve` can refuse a config that starts itself as
-// an upstream (cli: a new level every fraction of a second otherwise,
-// trial r10).
+// an upstream (cli: a new level every fraction of a second otherwise).
 const ConfigChainEnv = "MCP_TOOLSEARCH_CONFIG_CHAIN"
 
 // childEnv returns the environment of u's child ("KEY=value" entries,

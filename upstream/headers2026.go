@@ -1,5 +1,7 @@
 package upstream
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"bytes"
 	"context"

@@ -34,7 +34,7 @@ func httpTransport(u *config.Upstream, log *slog.Logger, maxBytes int) (mcp.Tran
 }
 
 // httpTransportAuth is httpTransport whose requests to the configured
-// origin carry the Authorization value auth returns (issue 18: a per-user
+// origin carry the Authorization value auth returns (a per-user
 // session, see WithAuthorization); nil auth keeps the configured headers.
 func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth func(context.Context) (string, error)) (mcp.Transport, *http.Transport, error) {
 	parsed, err := url.Parse(u.URL)
@@ -47,7 +47,7 @@ func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth 
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	// Keep a connection for each concurrent call: net/http keeps 2 idle
 	// per host by default, so with more calls in flight most of them
-	// opened a new TCP (and TLS) connection and closed it after (issue 16).
+	// opened a new TCP (and TLS) connection and closed it after.
 	base.MaxIdleConnsPerHost = maxIdleConnsPerUpstream
 	client := &http.Client{Transport: &headerRoundTripper{base: base, headers: u.Headers, target: parsed, auth: auth},
 		CheckRedirect: guardRedirects(base, parsed, u.AllowInternalRedirects)} // redirect.go
@@ -57,7 +57,7 @@ func httpTransportAuth(u *config.Upstream, log *slog.Logger, maxBytes int, auth 
 	case "sse":
 		// The legacy HTTP+SSE transport stays the go-sdk's (deprecated in
 		// the spec since 2025-03-26): the faults the proxy's own transports
-		// contain (issue 13 items 4 to 6 and 10) still end such a session.
+		// contain still end such a session.
 		// The cap holds while an event is read (eventCap, sse.go; the
 		// go-sdk's own bound, MaxEventSize, is 16 MiB by default whatever
 		// the cap, and it ends the session without saying why): past it
@@ -197,8 +197,7 @@ func asSSE(cfg *config.Upstream) *config.Upstream {
 }
 
 // wrongTransportHint adds the likely fix to a failed initialize of an HTTP
-// upstream whose server speaks the other HTTP transport (issue 12 item
-// 14): a legacy SSE server answers the Streamable HTTP POST with 404 or
+// upstream whose server speaks the other HTTP transport: a legacy SSE server answers the Streamable HTTP POST with 404 or
 // 405; a Streamable HTTP server answers the SSE transport's GET with 400,
 // 404 or 405. Any other error is returned unchanged.
 func wrongTransportHint(u *config.Upstream, err error) error {

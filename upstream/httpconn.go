@@ -23,7 +23,7 @@ import (
 // streamableTransport is the proxy's own client side of MCP's Streamable
 // HTTP transport (MCP spec 2025-11-25 basic/transports "Streamable
 // HTTP"), used for every streamable-http upstream instead of the go-sdk's.
-// What it does differently, each for a fault seen in the field (issue 13):
+// What it does differently, each for a fault seen in the field:
 //
 //   - The optional standalone GET stream (server-to-client messages) runs
 //     in the background from the first moment: Connect and initialize never
@@ -262,7 +262,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// The answer to one of our own requests (owncall.go: its caller waits
 	// for it as soon as Write returns) is read here, on the caller's
 	// goroutine; the go-sdk's requests are answered through Read, by a
-	// goroutine of their own (issue 16: a goroutine and a hand-off to the
+	// goroutine of their own (a goroutine and a hand-off to the
 	// waiting caller per call).
 	own := id < 0 && id != noCall
 	switch ct := mediaType(resp.Header.Get("Content-Type")); ct {
@@ -721,7 +721,7 @@ func (c *httpConn) Close() error {
 func mediaType(ct string) string {
 	switch ct {
 	case "application/json", "text/event-stream":
-		return ct // the common forms, without parameters: nothing to parse (issue 16)
+		return ct // the common forms, without parameters: nothing to parse
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {
@@ -741,7 +741,7 @@ func readSome(r io.Reader, n int64) []byte {
 // rest of the answer's event stream (drainClose) under it aborted the
 // request, and net/http then closed the connection instead of reusing it:
 // about a third of the calls of the overhead bench dialed a new
-// connection (issue 16). After keep, the rest is read for at most
+// connection. After keep, the rest is read for at most
 // keepDrain.
 type postCtx struct {
 	ctx    context.Context

@@ -1,5 +1,7 @@
 package upstream
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // The log level of an initialize-era upstream session. A client's in-call
 // log messages come only as verbose as the session's logging/setLevel;
 // on a shared session clients set levels in turn, and a 2026-07-28 client

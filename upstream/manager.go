@@ -13,6 +13,8 @@
 // raw *mcp.Tool lists and forwards tools/call.
 package upstream
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"context"
 	"encoding/json"
@@ -60,7 +62,7 @@ type Status struct {
 	// executable file not found in $PATH` or "the process exited with
 	// status 1 during initialize", "initialize: connection refused",
 	// "tools/list: answered with error code -32601"; for model-facing text
-	// (trial r8 F7). It never quotes what the upstream sent nor the
+	//. It never quotes what the upstream sent nor the
 	// configured URL (cause.go). Unbounded: clip before showing.
 	Cause string
 	// Since is when State was entered.
@@ -672,7 +674,7 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 // (Status.Cause): the error reaches the model as the call's answer, and
 // the upstream's stderr line in Status.Err (a start-up banner, an
 // unrelated earlier complaint) is untrusted text that read as the reason
-// (trial r12: `killed by signal 9 (killed): Starting default (STDIO)
+// (`killed by signal 9 (killed): Starting default (STDIO)
 // server...`). The log keeps the full reason ("upstream down").
 func (c *conn) ready() (*live, error) {
 	c.mu.Lock()

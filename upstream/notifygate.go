@@ -13,7 +13,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logwindow"
 )
 
-// The notification gate of one upstream session (trial round 7, F2).
+// The notification gate of one upstream session.
 //
 // Trust: an upstream server is not trusted, and it decides how many
 // notifications it writes. The go-sdk's JSON-RPC connection reads every

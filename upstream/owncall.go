@@ -1,6 +1,6 @@
 package upstream
 
-// Requests the go-sdk client does not know (issue 17 "Tasks"). go-sdk
+// Requests the go-sdk client does not know. go-sdk
 // v1.8.0 has no tasks utility (MCP 2025-11-25 basic/utilities/tasks): its
 // client session refuses to send tasks/get, tasks/result, tasks/list and
 // tasks/cancel, drops the "task" member of tools/call params, and cannot
@@ -147,7 +147,7 @@ const cancelNotifyTimeout = 5 * time.Second
 //
 // A non-nil rec receives the records of the result's members and of its
 // _meta's as the frame's scan recorded them (RawResult.Records; for the
-// caller's readers of the result: issue 16); its JSON is not set.
+// caller's readers of the result); its JSON is not set.
 func (w *wire) call(ctx context.Context, conn mcp.Connection, method string, params json.RawMessage, token string, sink *progressSink, due time.Time, rec *RawResult) (json.RawMessage, error) {
 	id := ownSeq.Add(-1)
 	ch := make(chan ownAnswer, 1)
@@ -257,7 +257,7 @@ func ownSinkOf(ctx context.Context) *progressSink {
 // the newest replaces the last one waiting. Progress only grows (MCP spec
 // 2025-11-25 basic/utilities/progress: "The progress value MUST increase
 // with each notification"), so the client still gets the latest state,
-// in order, and the proxy's memory stays bounded (trial r10: a stalled
+// in order, and the proxy's memory stays bounded (a stalled
 // client and an upstream flooding progress grew the proxy from 90 MB to
 // 354 MB in 36 s, without bound).
 type progressSink struct {

@@ -1,6 +1,6 @@
 package upstream
 
-// A plain tools/call past the go-sdk client (issue 16). The go-sdk's
+// A plain tools/call past the go-sdk client. The go-sdk's
 // ClientSession.CallTool marshals every request by reflection (with, on a
 // 2026-07-28 leg, the _meta triple of SEP-2575 built and marshaled again
 // each time) and keeps per-call bookkeeping in jsonrpc2; it was the
@@ -154,7 +154,7 @@ func (l *live) appendCallParams(buf []byte, p *mcp.CallToolParams, extra []metaM
 	}
 	// A call's _meta has a few members (a 2026-07-28 leg: the captured
 	// triple and the progress token): on the stack up to len(stack), with
-	// no allocation (issue 16: ~0.2 KB per call to a 2026-07-28 upstream).
+	// no allocation (~0.2 KB per call to a 2026-07-28 upstream).
 	var stack [8]member
 	members := stack[:0]
 	if n := len(extra) + len(p.Meta) + len(triple); n > len(stack) {
@@ -163,7 +163,7 @@ func (l *live) appendCallParams(buf []byte, p *mcp.CallToolParams, extra []metaM
 	// inExtra scans extra only (at most a few members): p.Meta holds the
 	// client's own _meta keys, as many as it sends (untrusted), so
 	// membership is never a scan of what was collected (that made a call
-	// with 40k keys take 13 s; review round 6).
+	// with 40k keys take 13 s).
 	inExtra := func(k string) bool {
 		for _, m := range extra {
 			if m.key == k {
@@ -238,7 +238,7 @@ func appendValue(buf []byte, v any) ([]byte, error) {
 		if x == nil {
 			return append(buf, "null"...), nil
 		}
-		if out, ok := jsonscan.AppendCompact(buf, x); ok { // json.Compact's bytes, faster (issue 16)
+		if out, ok := jsonscan.AppendCompact(buf, x); ok { // json.Compact's bytes, faster
 			return out, nil
 		}
 		b := bytes.NewBuffer(buf)

@@ -8,10 +8,8 @@ import (
 )
 
 // RawResult receives a tools/call result as raw JSON (CallOptions.Raw):
-// the bytes the upstream sent, never decoded into go-sdk types. Every
-// decode through the go-sdk allocates a fresh 32 KiB buffer (go-sdk
-// v1.8.0 internal/json.Unmarshal), several per proxied call; a result
-// that is only passed on does not need one (issue 16).
+// the bytes the upstream sent, never decoded into go-sdk types. A result
+// that is only passed on needs no decode and no encode.
 type RawResult struct {
 	// JSON is the result object as received; nil when the result came
 	// decoded (the transport cannot keep it raw, or it carries more than
@@ -26,11 +24,11 @@ type RawResult struct {
 	Answer bool
 	// Plain: JSON has neither a resultType nor a _meta member, as the
 	// transport found when it took it raw (rawPassable), so nothing in it
-	// needs shaping for the client (proxy shapeRaw: issue 16, a scan of
-	// the result fewer per call). False when not known.
+	// needs shaping for the client (front.ShapeRaw: a scan of the result
+	// fewer per call). False when not known.
 	Plain bool
 	// Records: where JSON's members are, as the transport's one scan of
-	// the frame recorded them (issue 16), for the proxy's shaping and
+	// the frame recorded them, for the proxy's shaping and
 	// stamping; nil when none. They hold for JSON only while JSON is
 	// those very bytes (jsonscan.Members.Complete(JSON)), and whoever
 	// replaces JSON may leave them (DropRecords).
@@ -101,7 +99,7 @@ func (*rawAnswer) Error() string { return "raw tools/call result (internal; neve
 // rawPassable reports whether result can be passed on raw: an object with
 // a content member whose other members are only structuredContent,
 // isError, _meta and a resultType of "complete" (the caller shapes _meta
-// and resultType for its client: proxy/rawresult.go). Anything else (an
+// and resultType for its client: internal/front/raw.go). Anything else (an
 // input_required result, cache hints, members of a later protocol) goes
 // the decoded way. isError reports the isError member; plain, that there
 // is neither a _meta nor a resultType member (RawResult.Plain).
@@ -112,7 +110,7 @@ func rawPassable(result []byte) (ok, isError, plain bool) {
 // rawPassableRec is rawPassable reading result's members from rec when
 // rec holds them all (jsonscan.Members.Complete: result was scanned whole
 // and well-formed, so stopping early or not gives the same answer);
-// otherwise it scans result (issue 16: no second scan of the result).
+// otherwise it scans result (no second scan of the result).
 func rawPassableRec(result []byte, rec *jsonscan.Members) (ok, isError, plain bool) {
 	ok, plain = true, true
 	content := false

@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Redirects of HTTP upstreams (issue 14 item 8).
+// Redirects of HTTP upstreams.
 //
 // Trust: the operator's url is trusted; where an upstream server redirects
 // to is not. An upstream (or an open redirect on its host) could send the

@@ -3,8 +3,7 @@ package upstream
 // Relist asks every session of upstream name — the shared one and the
 // per-client ones — to list its tools again, as after
 // notifications/tools/list_changed, so that the ingest pipeline runs over
-// them again (e.g. after a changed tool definition was approved: issue 14
-// item 2). It does not wait for the listing. It returns false for an
+// them again (e.g. after a changed tool definition was approved). It does not wait for the listing. It returns false for an
 // unknown upstream or one with no live session.
 func (m *Manager) Relist(name string) bool {
 	c, ok := m.conns[name]

@@ -32,7 +32,7 @@ func (m *Manager) beginCall(upstream string, perClient bool) error {
 }
 
 // endCall ends what beginCall began (a method, not a returned closure:
-// one allocation fewer per call, issue 16).
+// one allocation fewer per call).
 func (m *Manager) endCall() {
 	m.mu.Lock()
 	m.inflight--

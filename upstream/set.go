@@ -80,7 +80,7 @@ func (u *Set) newManager(cfg *config.Config, up *config.Upstream) *Manager {
 			// onTools asks again once it holds the reload lock: a
 			// reload's switch (under that lock) may have replaced this
 			// manager in between, and its listing would then overwrite
-			// the new instance's (review round 7).
+			// the new instance's.
 			u.onTools(name, tools, func() bool { return current(name) })
 		}
 	}

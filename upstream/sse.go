@@ -49,8 +49,8 @@ func cutAfter(maxBytes int) int { return max(4*maxBytes, 1<<20) }
 // event's data past maxBytes is not kept (Oversize). Events with no data
 // are passed too (ids and retry hints).
 // sseReaders pools the 16 KiB line readers of readSSE (one per response
-// stream; issue 16: a fresh one per tools/call answer was a fifth of the
-// HTTP upstream side's garbage).
+// stream; a fresh one per tools/call answer was a fifth of the HTTP
+// upstream side's garbage).
 // With the reader it pools the rest of a stream's reading state: the event,
 // the id sniffer and the line and data buffers (at most sseKeep bytes
 // each are kept).

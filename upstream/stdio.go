@@ -51,7 +51,7 @@ type child struct {
 // one summary per stderrDropWindow. An upstream is not trusted: one that
 // writes to stderr in a loop must not fill the disk of the proxy's log
 // (the file a desktop client keeps of the proxy's stderr): 378 MB in 30 s
-// before this bound (trial round 8).
+// before this bound.
 const (
 	stderrBurst      = 200
 	stderrPerSecond  = 20
@@ -128,7 +128,7 @@ func startChild(u *config.Upstream, log *slog.Logger) (*child, error) {
 // cwdError names the upstream's working directory when it is why the
 // command could not start: exec reports a missing cwd as the command's
 // own error ("fork/exec /usr/bin/node: no such file or directory"),
-// which sends the operator after the wrong path (trial r10). nil when cwd
+// which sends the operator after the wrong path. nil when cwd
 // is unset or a folder.
 func cwdError(cwd string) error {
 	if cwd == "" {

@@ -1,5 +1,7 @@
 package upstream
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 import (
 	"context"
 	"fmt"
@@ -113,7 +115,7 @@ const testToolCount = 5
 // notifications/tools/list_changed), big (a text of N bytes) and sleep (ms,
 // honours cancellation); tools/list pages hold 2 tools.
 func newTestServer(mode string, stdio bool) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{PageSize: 2, HasTools: true})
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{PageSize: 2, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
 	type echoIn struct {
 		Text string `json:"text"`
 	}

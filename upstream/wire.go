@@ -22,7 +22,7 @@ import (
 // wire is the JSON-RPC half shared by the proxy's own upstream transports
 // (stdio, stdioconn.go; Streamable HTTP, httpconn.go): it turns one frame
 // (a stdio line, an HTTP body, an SSE event) into go-sdk messages and
-// back, and it is where a broken upstream's faults stop (issue 13):
+// back, and it is where a broken upstream's faults stop:
 //
 //   - a frame that is not a JSON-RPC message (a log line, whatever its
 //     first character; a JSON value that is not a message) is skipped and
@@ -273,7 +273,7 @@ type frameFields struct {
 	// rm: result's members, recorded in the frame's one scan
 	// (jsonscan.ObjectNested; Complete(result) only when result is an
 	// object scanned whole): rawPassable and the proxy read them instead
-	// of scanning the result again (issue 16). mm: the same for the
+	// of scanning the result again. mm: the same for the
 	// result's _meta.
 	rm, mm jsonscan.Members
 }
@@ -427,7 +427,7 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 	if pc.own {
 		a := ownAnswerOf(f)
 		if pc.method == "tools/call" && a.err == nil {
-			a.rec = recordsOf(f.result, &f.rm, &f.mm) // one record, by pointer (issue 16, round 12)
+			a.rec = recordsOf(f.result, &f.rm, &f.mm) // one record, by pointer
 		}
 		if we, ok := a.err.(*jsonrpc.Error); ok && w.lostSession != nil {
 			if lost := w.lostSession(we); lost != nil {
@@ -612,13 +612,6 @@ func (w *wire) oversized(id []byte, isRequest bool, size int) []jsonrpc.Message 
 	}
 	w.log.Warn("skipped a message from the upstream: "+what, "id", string(id))
 	return nil
-}
-
-// pendingCalls is the number of calls awaiting an answer (tests).
-func (w *wire) pendingCalls() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return len(w.pending)
 }
 
 func preview(b []byte, n int) string {

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// A call's call_timeout without a timer of its own (issue 16). A tools/call
+// A call's call_timeout without a timer of its own. A tools/call
 // without progress used to run under context.WithTimeoutCause: a timer
 // added to and removed from the runtime's timer heap, a timerCtx, the
 // parent's children map and a Done channel, per call (about 3.5% of the

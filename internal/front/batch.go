@@ -301,7 +301,7 @@ func refuseBatch(w http.ResponseWriter, _ *http.Request, body []byte) ([]byte, b
 // POST is still being answered, so that a request reusing one gets
 // -32600 "duplicate in-flight request ID" whichever path answers it (the
 // go-sdk checks only the requests it serves itself, not those of the
-// fast path, frontfasthttp.go). An id is released when its POST's
+// fast path, http_stateless.go). An id is released when its POST's
 // answer is written.
 type inFlightIDs struct {
 	mu sync.Mutex

@@ -1,14 +1,14 @@
 package front
 
 // No answer for a cancelled request on the stateful Streamable HTTP front
-// (protocols before 2026-07-28; trial round 7, F8).
+// (protocols before 2026-07-28).
 //
 // MCP basic/utilities/cancellation: a receiver of notifications/cancelled
 // SHOULD "not send a response for the cancelled request". go-sdk v1.8.0
 // answers it anyway: its jsonrpc2 layer writes a response for every call
 // whose handler returned (processResult), so the proxy's handler error
 // for the cancelled upstream call ("context canceled") goes out as -32603
-// on the call's POST stream, as on stdio (frontcancel.go). The go-sdk
+// on the call's POST stream, as on stdio (cancel_stdio.go). The go-sdk
 // routes that response inside its session handler, so the proxy cannot
 // withhold it at the jsonrpc2 layer without ending the POST stream, which
 // the go-sdk closes only once every call of the POST is answered.

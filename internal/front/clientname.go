@@ -14,7 +14,7 @@ import (
 // DontMatchCaseInsensitiveStructFields), so the check and the call see the
 // same client. encoding/json matches keys without case: with
 // {"name":"good","NAME":"evil"} the check saw "evil" and the session
-// "good" (review round 6). Trust: clientInfo is client-declared.
+// "good". Trust: clientInfo is client-declared.
 func ClientNameOf(clientInfo json.RawMessage) string {
 	var ci mcp.Implementation
 	if _, err := sjson.Parse(clientInfo, &ci, sjson.DontMatchCaseInsensitiveStructFields); err == nil {

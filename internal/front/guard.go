@@ -1,7 +1,7 @@
 package front
 
 // Two checks on what clients send the front, before the go-sdk server
-// sees it (issue 13 items 13 and 7). Trust: clients without a token and
+// sees it. Trust: clients without a token and
 // client-declared values are not trusted; these checks only refuse, with an
 // error that names the problem.
 //
@@ -40,17 +40,17 @@ const MaxExactID = 1 << 53
 
 // frontFields are the top-level members of one message object that
 // checkMessage and decodeFront read (raw; the last of a repeated key), so
-// that the stdio front scans a line once for both (issue 16).
+// that the stdio front scans a line once for both.
 type frontFields struct {
 	version, id, method, params []byte
 	hasID, other                bool // other: a member besides these four
-	hasResult, hasError         bool // the members of a response (frontbatch.go)
+	hasResult, hasError         bool // the members of a response (batch.go)
 	depth                       int  // jsonscan.Object's
 	err                         error
 	// pm: params' members, recorded in the same scan
 	// (jsonscan.ObjectNested; Complete(params) only when params is an
 	// object scanned whole): the _meta elision and the fast path read
-	// them instead of scanning params again (issue 16). mm: the same
+	// them instead of scanning params again. mm: the same
 	// for params' _meta (the 2026-07-28 triple's object).
 	pm, mm jsonscan.Members
 }
@@ -142,7 +142,7 @@ func isInitialize(body []byte) bool {
 //
 // It guards the legacy SSE transport's POSTs, where the go-sdk takes no
 // batch ("failed to parse body", even for a valid one): a batch is refused
-// whole with an error object per element (refuseBatch, frontbatch.go).
+// whole with an error object per element (refuseBatch, batch.go).
 func IDGuard(h http.Handler, maxBody int) http.Handler { return IDGuardWith(h, maxBody, refuseBatch) }
 
 // FrameHook sees a POST body that passed the id check before h does: it
@@ -178,7 +178,7 @@ func readBody(r *http.Request, maxBody int) ([]byte, error) {
 // IDGuardWith is IDGuard with a FrameHook (nil: none), so that the body
 // is read once.
 func IDGuardWith(h http.Handler, maxBody int, hook FrameHook) http.Handler {
-	ids := &inFlightIDs{} // frontbatch.go
+	ids := &inFlightIDs{} // batch.go
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			h.ServeHTTP(w, r)
@@ -199,7 +199,7 @@ func IDGuardWith(h http.Handler, maxBody int, hook FrameHook) http.Handler {
 				return // refuseBatch
 			}
 		}
-		pass, answers := checkFrame(body) // frontbatch.go
+		pass, answers := checkFrame(body) // batch.go
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" && pass != nil {
 			var dups [][]byte
 			var release func()
@@ -231,7 +231,7 @@ func IDGuardWith(h http.Handler, maxBody int, hook FrameHook) http.Handler {
 				return
 			}
 		}
-		r.Body = newFrameBody(body) // frontfasthttp.go reads the bytes without a copy
+		r.Body = newFrameBody(body) // http_stateless.go reads the bytes without a copy
 		r.ContentLength = int64(len(body))
 		h.ServeHTTP(w, r)
 	})
@@ -281,7 +281,7 @@ func writeRPCError(w http.ResponseWriter, status int, id []byte, code int64, msg
 // lineReader reads newline-terminated lines (the newline kept) into one
 // reused buffer; a returned line is valid until the next call. A line
 // longer than max+2 bytes (a max-byte message and its "\r\n") is passed
-// on in pieces without a newline but the last (frontstdio.go, messageOver
+// on in pieces without a newline but the last (stdio.go, messageOver
 // and skipLong, refuse it).
 type lineReader struct {
 	r     io.ReadCloser

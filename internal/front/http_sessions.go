@@ -1,18 +1,20 @@
 package front
 
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
 // The stateful Streamable HTTP front's sessions, and a tools/call fast path
-// for them (issue 16, round 8).
+// for them.
 //
 // go-sdk v1.8.0's stateful handler decodes a 2025-11-25 tools/call six
 // times (readBatch three times, extractRequestMeta in servePOST and in
-// validateRequestMeta, the params), each with a fresh 32 KiB decoder
-// buffer: ~197 of the ~215 KB a proxied call allocated (docs/figures.md,
-// "Round 8 — 2025-11-25 sessions"). As for 2026-07-28 requests
-// (frontfasthttp.go) the front serves a plain tools/call on a known
+// validateRequestMeta, the params) and runs it through jsonrpc2's
+// goroutines; served here a proxied call costs about a third less CPU and
+// 4.5 KB less (docs/performance.md). As for 2026-07-28 requests
+// (http_stateless.go) the front serves a plain tools/call on a known
 // session itself; everything else reaches the go-sdk unchanged.
 //
 // What the go-sdk keeps per session in unexported state is kept here, for
-// both paths alike (sessionsFront):
+// both paths alike (Sessions.Handler):
 //   - the idle timer (server.session_idle_timeout): the go-sdk handler gets
 //     no SessionTimeout; a session's timer starts when the POST that
 //     created it ends, stops while any POST of the session is in flight and
@@ -37,21 +39,22 @@ package front
 // JSON-RPC request object: jsonrpc "2.0", an id the front can write back
 // exactly, method tools/call, params with a name without escapes,
 // arguments and _meta only, _meta without a progress token (progress
-// notifications go on the call's stream), without a task (tasks.go lifts a
-// tools/call's "task" member into _meta before this), without
+// notifications go on the call's stream), without a task (LiftTask moves
+// a tools/call's "task" member into _meta before this), without
 // io.modelcontextprotocol/ keys, escaped or repeated keys. The call runs on the session's own
 // *mcp.ServerSession through the server's receiving chain
 // (Proxy.receivingMiddleware), so identity, policy, telemetry and
 // per-session state are the same; the answer is an SSE "message" event
-// with the headers the go-sdk writes (TestFrontSessionFastSameBytes).
+// with the headers the go-sdk writes (the protocol cases check the bytes
+// against the go-sdk's).
 //
 // Messages of the call other than its answer. The go-sdk routes a
 // request's messages to its POST stream only through an unexported context
 // key (mcp/streamable.go idContextKey). Notifications that would use it
 // are ruled out above. A request the proxy makes of the client during the
 // call (elicitation for an approval or a connect, an upstream's sampling,
-// elicitation or roots/list relayed, exchange.go askClient) is sent by
-// sessFastSending on the call's POST stream, as the go-sdk sends it, with
+// elicitation or roots/list relayed) is sent by SessionSending on the
+// call's POST stream, as the go-sdk sends it, with
 // an id of the form "mts-N" that the go-sdk never uses; the client's
 // answer, POSTed back, is taken here (202 Accepted, as the go-sdk answers a
 // POST without requests) and handed to the waiting request. Any
@@ -61,7 +64,7 @@ package front
 // Cancellation: notifications/cancelled naming a fast-path call in flight
 // cancels it (as jsonrpc2 cancels its own) and its stream ends without an
 // answer (MCP basic/utilities/cancellation; CancelGate does the same to
-// the go-sdk's answers, frontcancelhttp.go); the session's end (DELETE, idle
+// the go-sdk's answers, cancel_http.go); the session's end (DELETE, idle
 // expiry) cancels it through the session binding (session.bind), with no
 // answer written. A client that closes the POST stream does not cancel it
 // (MCP 2025-11-25 basic/transports: a disconnection is not a
@@ -188,12 +191,11 @@ func (t *sessTable) drop(id string) {
 // and endPOST restarts the timer. The same firing may run expire only
 // after that POST ended (the timer's goroutine is late: a loaded machine):
 // the session has not been idle for its timeout then (idleAt), and the
-// timer endPOST restarted fires again, so expire leaves it (round 11).
+// timer endPOST restarted fires again, so expire leaves it.
 // Once expire closes it, the fast path no longer serves it (sessReady), so
 // a POST in the window before the entry is dropped (sessionFor's Wait
 // goroutine) reaches the go-sdk, which answers 404, instead of starting a
-// call on the closed session that its end cancels unanswered (review r9
-// U1).
+// call on the closed session that its end cancels unanswered.
 func (e *httpSess) expire() {
 	e.mu.Lock()
 	if e.refs > 0 || e.timer == nil || time.Since(e.idleAt) < e.timeout {
@@ -468,7 +470,7 @@ func (st *Sessions) serve(w http.ResponseWriter, r *http.Request, e *httpSess, s
 // legacyCallParams reads tools/call params the fast path may take (see the
 // file comment) as the go-sdk decodes them.
 func legacyCallParams(raw []byte) (*mcp.CallToolParamsRaw, bool) {
-	name, args, meta, ok := CallMembers(raw, nil) // frontfast.go
+	name, args, meta, ok := CallMembers(raw, nil) // stdio_fast.go
 	if !ok || !PlainString(name) || len(name) == 2 {
 		return nil, false
 	}

@@ -1,14 +1,14 @@
 package front
 
-// The Streamable HTTP front's tools/call fast path (issue 16).
+// The Streamable HTTP front's tools/call fast path.
 //
 // go-sdk v1.8.0's stateless Streamable HTTP handler, which serves every
-// 2026-07-28 request, decodes one tools/call about a dozen times through
-// its internal JSON decoder (readBatch twice, DecodeMessage,
+// 2026-07-28 request, connects a new ServerSession per request and decodes
+// one tools/call about a dozen times (readBatch twice, DecodeMessage,
 // extractRequestMeta twice, the _meta triple's remarshal, extractName, the
-// params), each decode with a fresh 32 KiB buffer: ~450 KB allocated per
-// proxied call (docs/figures.md, "Issue 16"). For a plain tools/call what
-// those decodes feed is fixed, so the front serves it itself:
+// params): ~79 KB and twice the CPU of the call served here
+// (docs/performance.md). For a plain tools/call what those decodes feed is
+// fixed, so the front serves it itself:
 //
 //   - It checks what the go-sdk checks for such a request, and takes the
 //     request only when every check passes (Content-Type, Accept, no
@@ -21,7 +21,7 @@ package front
 //   - The session's InitializeParams (client name, capabilities, version)
 //     are the go-sdk's own: the first request with a given _meta triple
 //     goes to the go-sdk, and the receiving chain records the params the
-//     go-sdk decoded for it (learnTripleMiddleware); later requests with a
+//     go-sdk decoded for it (LearnTriple); later requests with a
 //     byte-identical triple reuse them (tripleCache).
 //   - A *mcp.ServerSession is connected for the request as the go-sdk's
 //     stateless handler connects one (Server.Connect with that state), over
@@ -42,7 +42,7 @@ package front
 // What can send one during a 2026-07-28 tools/call is left to the go-sdk:
 // a progress token (progress), a log level (logging). Server-to-client
 // requests do not exist on a stateless connection (the go-sdk refuses them;
-// questions become input_required results, exchange.go). Should anything
+// questions become input_required results). Should anything
 // still send a notification with the call's context, fastHTTPConn writes
 // it on the POST stream before the answer, as the go-sdk does; unrelated
 // messages are refused with the go-sdk's errors.
@@ -181,7 +181,7 @@ func (st *Stateless) serve(w http.ResponseWriter, r *http.Request, server func()
 		return false, r
 	}
 	c, ok := scanHTTPCall(body)
-	if !ok || len(c.name) == 0 || h.Get("Mcp-Name") != string(c.name) { // an empty name: the go-sdk's -32020 (review round 6)
+	if !ok || len(c.name) == 0 || h.Get("Mcp-Name") != string(c.name) { // an empty name: the go-sdk's -32020
 		return false, r
 	}
 	var kb [512]byte
@@ -245,7 +245,7 @@ func (st *Stateless) run(w http.ResponseWriter, r *http.Request, fs *fastServer,
 	// The session goes back to the pool once the answer is built and the
 	// request detached from its connection, before the answer is written:
 	// a client that sends its next call as soon as it has read this answer
-	// finds the session idle (issue 16, round 10: given back after the
+	// finds the session idle (given back after the
 	// write, the next call of a quick client often came first and
 	// connected a second session; TestPooledSessionOwnIdentity). Whether
 	// the call ran uncancelled is read before the write too: once written,
@@ -278,7 +278,7 @@ func completeResult(res mcp.Result) bool {
 // Sessions of the fast path, kept for the next call with the same triple.
 //
 // A *mcp.ServerSession costs ~1.5 KB and a goroutine to connect (its
-// jsonrpc2 connection, issue 16); the go-sdk's stateless handler connects
+// jsonrpc2 connection); the go-sdk's stateless handler connects
 // one per request and closes it after the answer. The fast path keeps the
 // session of a request for the next one with the same _meta triple (its
 // InitializeParams are the session's only state a tools/call reads) when
@@ -519,7 +519,7 @@ func scanHTTPCall(body []byte) (c httpCall, ok bool) {
 
 // plainID is the JSON-RPC id raw as the go-sdk decodes it, when the
 // fast path can write it back exactly: a string of printable ASCII without
-// escapes, or an integer within ±2^53 (frontguard.go refuses others).
+// escapes, or an integer within ±2^53 (guard.go refuses others).
 func plainID(raw []byte) (jsonrpc.ID, bool) {
 	if PlainString(raw) {
 		for _, b := range raw[1 : len(raw)-1] {
@@ -562,7 +562,7 @@ type fastHTTPConn struct {
 	mu     sync.Mutex
 	w      http.ResponseWriter
 	cur    *http.Request // the request not answered yet; nil: none
-	legacy bool          // a call on a session before 2026-07-28 (frontsession.go): no SEP-2575 status
+	legacy bool          // a call on a session before 2026-07-28 (http_sessions.go): no SEP-2575 status
 }
 
 // start makes r, answered on w, the connection's current request.
@@ -686,7 +686,7 @@ func (c *fastHTTPConn) answerThen(ctx context.Context, id jsonrpc.ID, res mcp.Re
 	// written before it, when the header is out and this has no effect):
 	// with its length declared, net/http writes the header and the body in
 	// one write and no chunk framing; a flushed chunked stream took a
-	// second write for its terminating chunk (issue 16: one write syscall
+	// second write for its terminating chunk (one write syscall
 	// per call).
 	hdr["Content-Length"] = []string{strconv.Itoa(len(b))}
 	WriteWhole(w, status, b, flush)

@@ -1,6 +1,6 @@
 package front
 
-// keepalive on long-lived event streams (issue 11 item 1): intermediaries
+// Keepalive on long-lived event streams: intermediaries
 // (load balancers, reverse proxies) and clients with a body timeout (Node's
 // fetch: 300 s without a byte) cut a stream that stays silent. Every
 // response of an MCP route that is an event stream (Content-Type
@@ -18,12 +18,12 @@ package front
 // proxy serves: no TLS, no h2c) net/http does that itself: a failed write
 // to the connection cancels the connection's context, the parent of the
 // request's (net/http server.go, checkConnErrorWriter), so keepalive
-// derives no context of its own there (issue 16: a context, its place in
+// derives no context of its own there (a context, its place in
 // the request context's children and a request copy per request); for
 // any other protocol it does.
 //
 // A handler that writes its whole answer at once (the HTTP fast path,
-// frontfasthttp.go) writes it with writeLast, which arms no timer.
+// http_stateless.go) writes it with writeLast, which arms no timer.
 
 import (
 	"context"

@@ -1,7 +1,7 @@
 package front
 
 // -32601 for an unknown method on the session (2025-11-25 and older)
-// Streamable HTTP front (trial round 6, M2).
+// Streamable HTTP front.
 //
 // go-sdk v1.8.0's Streamable HTTP handler checks each request's method
 // before it reaches the session and, before protocol 2026-07-28, answers

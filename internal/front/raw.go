@@ -35,7 +35,7 @@ type RawResult struct {
 	answer bool
 	// rec: json's members as recorded where it was scanned or built
 	// (upstream.RawResult.Members; nil or not Complete(json): unknown),
-	// so that stamping needs no scan of its own (issue 16); metaRec the
+	// so that stamping needs no scan of its own; metaRec the
 	// same for its _meta.
 	rec, metaRec *jsonscan.Members
 }
@@ -75,7 +75,7 @@ func (r *RawResult) MarshalJSON() ([]byte, error) {
 // compactInto writes r as encoding/json writes a json.Marshaler (its
 // MarshalJSON output compacted, a failure wrapped in a MarshalerError; no
 // HTML escaping), the stamped copy made in a pooled buffer instead of a
-// new slice (issue 16).
+// new slice.
 func (r *RawResult) compactInto(buf *bytes.Buffer) error {
 	var b []byte
 	var err error
@@ -103,7 +103,7 @@ func (r *RawResult) compactInto(buf *bytes.Buffer) error {
 // compactTo is json.Compact(buf, b): the same bytes, and for text that is
 // not valid JSON the same error (jsonscan.AppendCompact checks and
 // compacts it in one faster pass; json.Compact runs only for what that
-// refuses: issue 16).
+// refuses).
 func compactTo(buf *bytes.Buffer, b []byte) error {
 	if out, ok := jsonscan.AppendCompact(buf.AvailableBuffer(), b); ok {
 		buf.Write(out)
@@ -115,10 +115,10 @@ func compactTo(buf *bytes.Buffer, b []byte) error {
 // stampSpare is stampRaw for a compact result object b without _meta
 // and resultType members, written into b's spare capacity: the stamps
 // replace its closing brace and follow its last member, as stampRaw
-// appends them (issue 16: no copy of the result); b itself is no longer
+// appends them (no copy of the result); b itself is no longer
 // a whole object then. ok is false for any other b. known: b is known to
 // be such an object (a modes.RawAnswerer answer), so it is not scanned to
-// find out (issue 16: ~19k instructions per tool_call).
+// find out (~19k instructions per tool_call).
 func stampSpare(b []byte, extra map[string]any, complete, known bool) (out []byte, ok bool) {
 	if len(b) < 3 || b[len(b)-1] != '}' {
 		return nil, false
@@ -163,7 +163,7 @@ func stampRaw(b []byte, extra map[string]any, complete bool) ([]byte, error) {
 }
 
 // appendStampRaw is stampRaw appending to dst (which must not overlap b).
-// b is scanned once, the merged _meta written in place (issue 16: the
+// b is scanned once, the merged _meta written in place (the
 // scan that found _meta first, to size the output, and the merged
 // _meta's own buffer are gone; compactInto's buffer is pooled). Errors
 // are stampRaw's: b's own malformation first, then _meta's. b's members
@@ -223,7 +223,7 @@ func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]a
 	var have map[string]bool
 	// The proxy's own serverInfo alone (every result of a 2026-07-28
 	// client): whether meta has the key is all that is asked of it, so
-	// no key is made a string (issue 16).
+	// no key is made a string.
 	si, siOnly := extra[mcp.MetaKeyServerInfo].(*mcp.Implementation)
 	siOnly = siOnly && len(extra) == 1 && si == ServerImpl()
 	haveSI := false
@@ -244,7 +244,7 @@ func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]a
 		return dst, fmt.Errorf("raw tools/call result: _meta: %w", err)
 	}
 	if siOnly {
-		// Marshalled once, no key list (issue 16); the upstream's own
+		// Marshalled once, no key list; the upstream's own
 		// member, when it sent one, stays.
 		if !haveSI {
 			si := serverInfoMember()
@@ -262,7 +262,7 @@ func appendMergeMeta(dst, meta []byte, rec *jsonscan.Members, extra map[string]a
 	for _, k := range keys {
 		if v, ok := extra[k].(*mcp.Implementation); ok && k == mcp.MetaKeyServerInfo && v == ServerImpl() {
 			// The proxy's own serverInfo, stamped on every result of a
-			// 2026-07-28 client: marshalled once (issue 16).
+			// 2026-07-28 client: marshalled once.
 			si := serverInfoMember()
 			out.member(si.key, si.val)
 			continue
@@ -293,7 +293,7 @@ type rawObject struct {
 	b []byte
 	n int
 	// rec (nil: none) records the members written by member; close
-	// makes it the record of the object built (issue 16).
+	// makes it the record of the object built.
 	rec  *jsonscan.Members
 	base int // the object's first byte in b
 }
@@ -347,7 +347,7 @@ func (o *rawObject) close() []byte {
 func ShapeRaw(b []byte) []byte { return ShapeRawRec(b, nil, nil) }
 
 // ShapeRawRec is ShapeRaw reading b's members from rec when it holds them
-// all for b (jsonscan.Members.Complete), else scanning b (issue 16: the
+// all for b (jsonscan.Members.Complete), else scanning b (the
 // transport's one scan of the frame recorded them), and its _meta's from
 // metaRec likewise. When it returns a new object, rec (non-nil) is made
 // the record of that object.
@@ -395,7 +395,7 @@ func ShapeRawRec(b []byte, rec, metaRec *jsonscan.Members) []byte {
 
 // EachMember calls fn for b's members as jsonscan.Object does, from rec
 // when it holds them all for b (b was scanned whole and well-formed: the
-// error is nil), else by scanning b (issue 16).
+// error is nil), else by scanning b.
 func EachMember(b []byte, rec *jsonscan.Members, fn func(k, v []byte) bool) error {
 	if rec != nil && rec.Complete(b) {
 		for i := 0; i < rec.Len() && fn(rec.At(b, i)); i++ {
@@ -433,7 +433,7 @@ func RawKeyIs(k []byte, name string) bool {
 }
 
 // IsHopMetaRaw is IsHopMetaKey(RawKey(k)), without a string for a key
-// without escapes (issue 16).
+// without escapes.
 func IsHopMetaRaw(k []byte) bool {
 	if bytes.IndexByte(k, '\\') >= 0 {
 		return IsHopMetaKey(RawKey(k))

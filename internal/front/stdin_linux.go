@@ -8,7 +8,7 @@ import (
 // Stdin is the stdio front's input. When stdin is a pipe (how an MCP
 // client starts a stdio server), it is opened again through
 // /proc/self/fd/0 in non-blocking mode, a file the Go runtime's network
-// poller waits on, as os.Pipe's ends are (issue 16). os.Stdin reads with a
+// poller waits on, as os.Pipe's ends are. os.Stdin reads with a
 // blocking read(2): the reader goroutine holds its thread in the system
 // call between lines, so the call goroutine it has just handed a request to
 // waits on that thread's processor until another thread takes it (a
@@ -18,7 +18,7 @@ import (
 // its own flags (open(2) of a FIFO), so the proxy never changes the mode of
 // the description it inherited: a parent shell, a wrapper script or a
 // `serve || fallback` sibling reading the same stdin keeps blocking reads
-// (review r8 F1: fcntl O_NONBLOCK on fd 0 made their read(2) fail with
+// (fcntl O_NONBLOCK on fd 0 made their read(2) fail with
 // EAGAIN). A socket cannot be opened that way (ENXIO), a terminal or a
 // regular file is not reopened (non-blocking mode on a terminal would
 // outlive the process), and stdin closed or unreadable: each keeps

@@ -1,12 +1,11 @@
 package front
 
-// The front's own stdio transport (issue 16). The go-sdk's IOTransport
-// decodes every incoming line three times through its internal JSON
-// decoder (an array attempt, the message, the method name), each with a
-// fresh 32 KiB buffer: about 100 KB of garbage per tools/call, the largest
-// cost of the stdio front (docs/figures.md, "Overhead: profiles"). This
-// transport frames lines with one reused buffer (lineReader), keeps the
-// request-id guard of frontguard.go, and builds the JSON-RPC message of a
+// The front's own stdio transport. The go-sdk's IOTransport ends the
+// session at the first line that is not a JSON-RPC message, answers a
+// cancelled request, and cannot take the fast path's requests off the
+// line before the go-sdk decodes them. This transport frames lines with
+// one reused buffer (lineReader), answers a bad line and goes on, keeps
+// the request-id guard of guard.go, and builds the JSON-RPC message of a
 // plain request by scanning it (params stay raw bytes). Anything else (an
 // answer of the client, a notification with odd members, an id or method
 // with escapes, params null, deep nesting) is decoded by the go-sdk's own
@@ -78,7 +77,7 @@ func (t *Stdio) Connect(ctx context.Context) (mcp.Connection, error) {
 	c := &Conn{in: t.in, out: t.out, max: t.max, incoming: make(chan frontMsg), closed: make(chan struct{}),
 		base: context.WithoutCancel(ctx)}
 	if slot, ok := ctx.Value(ConnSlot{}).(*atomic.Pointer[Conn]); ok {
-		slot.Store(c) // frontfast.go
+		slot.Store(c) // stdio_fast.go
 	}
 	t.mu.Lock()
 	t.last = c
@@ -112,7 +111,7 @@ type Conn struct {
 	version string                // negotiated protocol version
 	batches map[jsonrpc.ID]*batch // open batches by request id
 
-	// _meta elision (frontmeta.go)
+	// _meta elision (stdio_meta.go)
 	sawInit     bool                  // the client sent initialize
 	trip        []byte                // the accepted 2026-07-28 _meta triple
 	tripPending map[jsonrpc.ID][]byte // triples of tools/calls not yet answered
@@ -120,10 +119,10 @@ type Conn struct {
 	// restRec: where elideMeta records the params it rebuilds (read
 	// only by the connection's reader goroutine, one line at a time): a
 	// record of the connection's own, since one on elideMeta's stack
-	// moved to the heap, 160 B per call (issue 16, round 12).
+	// moved to the heap, 160 B per call.
 	restRec jsonscan.Members
 
-	// tools/call fast path (frontfast.go)
+	// tools/call fast path (stdio_fast.go)
 	base      context.Context // fast-path calls' contexts derive from it (the Connect context's values)
 	fast      *fastPath       // nil: every request goes to the go-sdk
 	inflight  map[jsonrpc.ID]context.CancelCauseFunc
@@ -136,7 +135,7 @@ type Conn struct {
 	boundTo   context.Context       // the session's life: its end cancels every fast-path call (BindFast)
 	fastWG    sync.WaitGroup        // fast-path calls running
 
-	cancelled map[jsonrpc.ID]bool // in-flight ids the client cancelled: no answer (frontcancel.go)
+	cancelled map[jsonrpc.ID]bool // in-flight ids the client cancelled: no answer (cancel_stdio.go)
 }
 
 // batch collects the answers to one incoming batch (JSON-RPC 2.0 "Batch":
@@ -145,7 +144,7 @@ type batch struct {
 	open    int
 	answers []*jsonrpc.Response
 	index   map[jsonrpc.ID]int
-	refused [][]byte // error objects of malformed elements (frontbatch.go)
+	refused [][]byte // error objects of malformed elements (batch.go)
 }
 
 func (c *Conn) SessionID() string { return "" }
@@ -158,14 +157,14 @@ func (c *Conn) readLoop() {
 		case messageOver(line, err, c.max):
 			// Answered and skipped (the rest of the line is read and
 			// dropped, never held): one oversized request does not end
-			// the session with every call in flight (trial round 6, L3).
+			// the session with every call in flight.
 			err = c.skipLong(line, err)
 		case len(line) > 0:
 			// One object (not a batch) is copied and scanned once, for
-			// its id's check and its decoding (issue 16).
+			// its id's check and its decoding.
 			var f frontFields
 			frame, one := frontFrame(line, &f)
-			var refused [][]byte // frontbatch.go: error objects of malformed messages or batch elements
+			var refused [][]byte // batch.go: error objects of malformed messages or batch elements
 			if one {
 				if a := checkMessage(&f); a != nil {
 					refused = [][]byte{a}
@@ -192,12 +191,12 @@ func (c *Conn) readLoop() {
 					_, _ = c.out.Write(append(lineError(line, m.err), '\n'))
 					m.msgs, m.err = nil, nil
 				}
-				m.msgs = c.noteCancelled(m.msgs)                            // frontcancel.go
-				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line, &f.pm) { // frontfast.go
+				m.msgs = c.noteCancelled(m.msgs)                            // cancel_stdio.go
+				if len(m.msgs) == 1 && c.takeFast(m.msgs[0], line, &f.pm) { // stdio_fast.go
 					m.msgs = nil
 				}
 				liftTasks(m.msgs)
-				c.toSDK(m.msgs) // frontfast.go
+				c.toSDK(m.msgs) // stdio_fast.go
 			}
 		}
 		if m.err == nil && len(m.msgs) == 0 && err != nil {
@@ -208,7 +207,7 @@ func (c *Conn) readLoop() {
 			// input ended: jsonrpc2 then closes this connection holding
 			// its state lock, which a call still sending progress or a
 			// log message to the client would wait for.
-			c.EndFast() // frontfast.go
+			c.EndFast() // stdio_fast.go
 		}
 		if m.err != nil || len(m.msgs) > 0 {
 			select {
@@ -323,7 +322,7 @@ func frontFrame(line []byte, f *frontFields) (frame []byte, one bool) {
 //
 // refused are the error objects of a batch's malformed elements
 // (checkFrame): they go out in the batch's answer. A request whose id is
-// in flight is answered -32600 and dropped (frontbatch.go).
+// in flight is answered -32600 and dropped (batch.go).
 func (c *Conn) decode(frame []byte, f *frontFields, one bool, refused [][]byte) ([]jsonrpc.Message, error) {
 	if len(frame) == 0 {
 		return nil, nil
@@ -346,7 +345,7 @@ func (c *Conn) decode(frame []byte, f *frontFields, one bool, refused [][]byte) 
 				}
 				c.mu.Unlock()
 			} else {
-				c.elideMeta(r, &f.pm, &f.mm) // frontmeta.go
+				c.elideMeta(r, &f.pm, &f.mm) // stdio_meta.go
 			}
 		}
 		return []jsonrpc.Message{m}, nil
@@ -465,7 +464,7 @@ func decodeScanned(frame []byte, f *frontFields) (jsonrpc.Message, error) {
 }
 
 // methodName is string(m), without a new string for the methods a client
-// sends on every call (issue 16).
+// sends on every call.
 func methodName(m []byte) string {
 	switch string(m) {
 	case "tools/call":
@@ -521,10 +520,10 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	}
 	resp, isResp := msg.(*jsonrpc.Response)
 	if isResp {
-		c.answered(resp.ID) // frontfast.go
+		c.answered(resp.ID) // stdio_fast.go
 		c.noteVersion(resp)
-		c.accepted(resp)                      // frontmeta.go
-		cancelled := c.dropCancelled(resp.ID) // frontcancel.go: the note goes either way
+		c.accepted(resp)                      // stdio_meta.go
+		cancelled := c.dropCancelled(resp.ID) // cancel_stdio.go: the note goes either way
 		if answers, refused, inBatch := c.batched(resp); inBatch {
 			if answers == nil {
 				return nil
@@ -633,7 +632,7 @@ func (c *Conn) batched(resp *jsonrpc.Response) (answers []*jsonrpc.Response, ref
 func (c *Conn) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
-		c.EndFast() // frontfast.go
+		c.EndFast() // stdio_fast.go
 		close(c.closed)
 		err = c.in.close()
 	})

@@ -1,16 +1,18 @@
 package front
 
-// The stdio front's tools/call fast path (issue 16).
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
+// The stdio front's tools/call fast path.
 //
 // go-sdk v1.8.0's server decodes every request's params and, separately,
 // its _meta (ServerSession.handle: validateRequestMeta, then
-// handleReceive) through its internal JSON decoder, which allocates a
-// fresh 32 KiB buffer per decode: about 66 KB of the 78 KB a proxied
-// tools/call still allocated on the stdio front (docs/figures.md,
-// "Issue 16"). Once a connection's session is open, what those decodes
-// feed is fixed: the request is a plain tools/call of an initialized
-// session, with no per-request protocol _meta to validate (a 2026-07-28
-// client's repeated triple is elided by frontmeta.go). The front then
+// handleReceive) and hands each request to a goroutine of jsonrpc2's:
+// served here a proxied call costs 30-40% less CPU, and less than half the
+// instructions (docs/performance.md). Once a connection's session is
+// open, what those decodes feed is fixed: the request is a plain
+// tools/call of an initialized session, with no per-request protocol
+// _meta to validate (a 2026-07-28 client's repeated triple is elided by
+// stdio_meta.go). The front then
 // decodes the params itself (jsonscan plus one encoding/json decode of the
 // rest of _meta) into the mcp.CallToolRequest the go-sdk would build, and
 // runs the server's own receiving middleware chain on it
@@ -22,8 +24,8 @@ package front
 // the same bytes.
 //
 // Taken only when every one of these holds, else the request reaches the
-// go-sdk unchanged: the proxy connected the session (runStdio: fast is
-// set); the session is open (a 2026-07-28 triple was accepted, or the
+// go-sdk unchanged: the proxy enabled it for the connection
+// (EnableFast, with Fast on); the session is open (a 2026-07-28 triple was accepted, or the
 // answer to initialize went out); the line is one object, not a batch;
 // params is an object with only name (a string without escapes),
 // arguments and _meta (an object without a protocol version), each once,
@@ -188,7 +190,7 @@ type fastCallKey struct{}
 // one c.inflight cancels, marked for bindFast: Value(fastCallKey{}) is the
 // fastCall), what serveFast needs, and its answer. One allocation for what
 // were a context value, its mark, the closure handed to GoWarm and the
-// answer (issue 16, round 10).
+// answer.
 type fastCall struct {
 	context.Context
 	c      *Conn
@@ -297,7 +299,7 @@ func (c *Conn) answerFast(f *fastCall, res mcp.Result, err error) context.Cancel
 func MarshalResult(buf *bytes.Buffer, res mcp.Result) error {
 	if r, ok := res.(*RawResult); ok {
 		// What the encoder does with a json.Marshaler (encoding/json
-		// marshalerEncoder), without its reflection (issue 16).
+		// marshalerEncoder), without its reflection.
 		if err := r.compactInto(buf); err != nil {
 			return err
 		}
@@ -360,7 +362,7 @@ func (c *Conn) answered(id jsonrpc.ID) {
 // cancelFast cancels the fast-path call that notifications/cancelled
 // params name, reporting whether there was one.
 func (c *Conn) cancelFast(params []byte) bool {
-	id, ok := cancelledID(params) // frontcancel.go
+	id, ok := cancelledID(params) // cancel_stdio.go
 	if !ok {
 		return false
 	}
@@ -399,7 +401,7 @@ func (c *Conn) EndFast() {
 // when raw is not an object or holds any other member or one twice: the
 // fast paths then leave the request to the go-sdk. raw's members are read
 // from rec when it holds them all (jsonscan.Members.Complete; nil: none),
-// else raw is scanned (issue 16).
+// else raw is scanned.
 func CallMembers(raw []byte, rec *jsonscan.Members) (name, args, meta []byte, ok bool) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, nil, nil, false

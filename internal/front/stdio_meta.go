@@ -1,13 +1,16 @@
 package front
 
-// Eliding a stdio client's repeated _meta triple (issue 16).
+//lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
+
+// Eliding a stdio client's repeated _meta triple.
 //
 // At protocol 2026-07-28 a client puts its protocol version, identity and
 // capabilities into every request's _meta (SEP-2575). go-sdk v1.8.0
 // validates the triple on each request (mcp/shared.go validateRequestMeta):
 // it decodes params for _meta, then clientInfo and clientCapabilities each
-// by a JSON round trip, every decode with a fresh 32 KiB buffer (about
-// 64 KB of the 156 KB a proxied tools/call allocated). It uses the result
+// by a JSON round trip, and a request with a protocol _meta never takes
+// the fast path (stdio_fast.go): elided, a 2026-07-28 call costs 15 KB and
+// a third of the CPU less (docs/performance.md). It uses the result
 // only to open the session at the connection's first such request (its
 // InitializeParams), to tell the request's protocol (resultType and
 // serverInfo on the result, a per-request log level) and to check the
@@ -20,8 +23,8 @@ package front
 // takes the three keys out of its _meta before the go-sdk sees it. Such a
 // request is then served on the session's own parameters, which are these
 // very values: modernRequestOf reads the session, the proxy's middleware
-// stamps serverInfo itself (server.go), the exchange stamps resultType
-// (exchange.go), and forward drops these hop keys anyway (meta.go).
+// stamps serverInfo itself, the exchange stamps resultType, and forward
+// drops these hop keys anyway (meta.go).
 //
 // Never elided: a triple that differs in any byte, one with a log level
 // (the go-sdk reads it per request), a connection that sent initialize,
@@ -50,7 +53,7 @@ func (c *Conn) elideMeta(r *jsonrpc.Request, rec, metaRec *jsonscan.Members) {
 	if r.Method != "tools/call" || !r.ID.IsValid() {
 		return
 	}
-	restRec := &c.restRec // frontstdio.go: the reader's own
+	restRec := &c.restRec // stdio.go: the reader's own
 	restRec.Reset()
 	trip, rest, ok := metaTriple(r.Params, rec, metaRec, restRec)
 	if !ok {
@@ -101,9 +104,9 @@ func (c *Conn) accepted(resp *jsonrpc.Response) {
 // members are read from rec when it holds them all
 // (jsonscan.Members.Complete; nil: none), else params is scanned, and
 // _meta's from metaRec likewise; restRec (nil: none) gets the record of
-// rest (issue 16: the fast path then needs no scan of rest).
+// rest (the fast path then needs no scan of rest).
 func metaTriple(params []byte, rec, metaRec, restRec *jsonscan.Members) (trip, rest []byte, ok bool) {
-	// Each object is scanned once (issue 16: a scan of a 2026-07-28
+	// Each object is scanned once (a scan of a 2026-07-28
 	// request line costs about as much as the rest of its decoding); the
 	// members are kept to rebuild params from, up to len(memberList),
 	// past which params and _meta are scanned again.
@@ -262,7 +265,7 @@ var ServerImpl = sync.OnceValue(func() *mcp.Implementation {
 // serverInfoOnly is the _meta StampServerInfo gives a raw result that had
 // none. It is shared by those results and read-only: their readers
 // (RawResult.MarshalJSON, the go-sdk's annotateServerInfo and its copy
-// annotateServerInfo in frontfasthttp.go, which change a _meta only when
+// annotateServerInfo in http_stateless.go, which change a _meta only when
 // it lacks serverInfo) never write to it.
 var serverInfoOnly = sync.OnceValue(func() map[string]any { return map[string]any{mcp.MetaKeyServerInfo: ServerImpl()} })
 
@@ -281,7 +284,7 @@ func StampServerInfo(res mcp.Result) {
 		return
 	}
 	if r, ok := res.(*RawResult); ok && len(m) == 0 {
-		r.SetMeta(serverInfoOnly()) // the usual case: no map per call (issue 16)
+		r.SetMeta(serverInfoOnly()) // the usual case: no map per call
 		return
 	}
 	out := make(map[string]any, len(m)+1)

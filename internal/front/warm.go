@@ -1,13 +1,13 @@
 package front
 
-// Warm goroutines for the call path (issue 16).
+// Warm goroutines for the call path.
 //
 // A tools/call runs on a goroutine of its own (the exchange of a
-// 2026-07-28 client, exchange.go; the stdio front's fast path,
-// frontfast.go) and goes deep: middleware, (*Proxy).call, forward, the
-// go-sdk client's marshalling. A new goroutine starts on a small stack
-// and grows it by copying (runtime.newstack/copystack: 10–12% of the
-// proxy's CPU under the overhead bench, docs/figures.md). GoWarm hands the
+// 2026-07-28 client; the stdio front's fast path) and goes deep:
+// middleware, (*Proxy).call, forward, the upstream leg. A new goroutine
+// starts on a small stack and grows it by copying (runtime.newstack and
+// copystack: with a new goroutine per call the proxy spends 13-24% more
+// CPU per call, docs/performance.md). GoWarm hands the
 // work to an idle goroutine that ran an earlier call, whose stack has
 // already grown, and starts one only when none is idle. The number of
 // goroutines is what it would have been (one per call in flight), plus
@@ -19,7 +19,7 @@ package front
 // shrinks to what the last warmIdle used. An idle goroutine waits on the
 // queue alone: a timer in its wait cost a timer-heap insert and removal
 // each time it parked and woke (selectgo with a timer channel, about 2% of
-// the proxy's CPU per stdio call; round 8).
+// the proxy's CPU per stdio call).
 
 import (
 	"sync"
@@ -30,9 +30,9 @@ import (
 // warmIdle is how often idle warm goroutines are trimmed.
 const warmIdle = 30 * time.Second
 
-// WarmTask is work for a warm goroutine: a call's own struct (frontfast.go
+// WarmTask is work for a warm goroutine: a call's own struct (stdio_fast.go
 // fastCall, exchange.go exchange) passed as it is, so that handing it over
-// allocates no closure (issue 16, round 10); funcTask adapts a func.
+// allocates no closure; funcTask adapts a func.
 type WarmTask interface{ Run() }
 
 // funcTask runs a func as a WarmTask.
