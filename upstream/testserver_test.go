@@ -115,7 +115,7 @@ const testToolCount = 5
 // notifications/tools/list_changed), big (a text of N bytes) and sleep (ms,
 // honours cancellation); tools/list pages hold 2 tools.
 func newTestServer(mode string, stdio bool) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{PageSize: 2, Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}}})
+	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "1"}, &mcp.ServerOptions{PageSize: 2, Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}, Tools: &mcp.ToolCapabilities{ListChanged: true}}})
 	type echoIn struct {
 		Text string `json:"text"`
 	}
