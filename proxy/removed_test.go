@@ -22,7 +22,7 @@ import (
 // the plain answer (SPEC §6), and so does every name after the next reload.
 func TestRemovedUpstreamReason(t *testing.T) {
 	up := startTestUpstream(t)
-	base := fmt.Sprintf("[upstreams.keep]\nurl = %[1]s\n[upstream.Setne]\nurl = %[1]s\n", tomlQuote(up.URL))
+	base := fmt.Sprintf("[upstreams.keep]\nurl = %[1]s\n[upstreams.gone]\nurl = %[1]s\n", tomlQuote(up.URL))
 	const removed = `MCP server "gone", which provided this tool, was removed from the proxy's configuration (config reload)`
 	reload := reloadText
 	keepOnly := func(mode string) string {
