@@ -298,18 +298,7 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 				}
 			}
 			if target == nil || !clientHas(target, c) {
-				// roots/list outside a call is routine (servers ask right
-				// after initialize); sampling and elicitation refused is news.
-				level := slog.LevelWarn
-				if method == "roots/list" {
-					level = slog.LevelDebug
-				}
-				if level == slog.LevelWarn {
-					pt.relayRefusedLog(up).Log(ctx, method, why) // a flood of them is summarised
-				} else {
-					pt.p.log.Log(ctx, level, "upstream request refused", "upstream", up, "method", method, "reason", why)
-				}
-				return nil, &jsonrpc.Error{Code: code, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
+				return nil, pt.refuseRelay(ctx, up, method, why, code)
 			}
 			release, ok := pt.relaySlot(up, target)
 			if !ok {
@@ -332,18 +321,8 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 				defer func() { stop(); stopCall(); cancel() }()
 				ctx = relCtx
 			}
-			var res mcp.Result
-			var err error
-			switch r := req.(type) {
-			// exchange.go: a request on the client's session, or a question
-			// of a 2026-07-28 call's input_required result.
-			case *mcp.CreateMessageWithToolsRequest:
-				res, err = askClient(ctx, target, r.Params)
-			case *mcp.ElicitRequest:
-				res, err = askClient(ctx, target, r.Params)
-			case *mcp.ListRootsRequest:
-				res, err = askClient(ctx, target, r.Params)
-			default:
+			res, err, asked := askFor(ctx, target, req)
+			if !asked {
 				return next(ctx, method, req)
 			}
 			if err != nil {
@@ -357,6 +336,37 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			return res, nil
 		}
 	}
+}
+
+// refuseRelay logs why the request method of upstream up is not relayed
+// and returns the error its answer carries (code: -32601, or -32603 when
+// the proxy cannot tell whose it is). roots/list outside a call is
+// routine (servers ask right after initialize); sampling and elicitation
+// refused is news, summarised when they flood.
+func (pt *passthrough) refuseRelay(ctx context.Context, up, method, why string, code int64) error {
+	if method == "roots/list" {
+		pt.p.log.Log(ctx, slog.LevelDebug, "upstream request refused", "upstream", up, "method", method, "reason", why)
+	} else {
+		pt.relayRefusedLog(up).Log(ctx, method, why)
+	}
+	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("mcp-toolsearch: %s from upstream %q not relayed: %s", method, up, why)}
+}
+
+// askFor asks target's client what req asks (exchange.go askClient: a
+// request on the client's session, or a question of a 2026-07-28 call's
+// input_required result); asked is false for any other request.
+func askFor(ctx context.Context, target *session, req mcp.Request) (res mcp.Result, err error, asked bool) {
+	switch r := req.(type) {
+	case *mcp.CreateMessageWithToolsRequest:
+		res, err = askClient(ctx, target, r.Params)
+	case *mcp.ElicitRequest:
+		res, err = askClient(ctx, target, r.Params)
+	case *mcp.ListRootsRequest:
+		res, err = askClient(ctx, target, r.Params)
+	default:
+		return nil, nil, false
+	}
+	return res, err, true
 }
 
 // maxRelayedPerClient bounds the requests of one upstream (sampling,

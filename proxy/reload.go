@@ -76,53 +76,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	defer p.reloadSeq.Unlock()
 	var rep ReloadReport
 	prev := p.conf()
-	// Parts that need a restart keep their running values.
-	keep := *next
-	next = &keep
-	next.Upstreams = maps.Clone(next.Upstreams) // keepIdentity may edit it
-	// server.bearer_token rotates without a restart (front_auth.go
-	// liveToken) when it stays set; setting or removing one changes what
-	// the routes check, which is fixed at start.
-	ps, ns := prev.Server, next.Server
-	ps.BearerToken, ns.BearerToken = "", ""
-	if !reflect.DeepEqual(ps, ns) {
-		rep.NeedsRestart = append(rep.NeedsRestart, "server")
-	}
-	tok := next.Server.BearerToken
-	next.Server = prev.Server
-	if (tok == "") == (prev.Server.BearerToken == "") {
-		next.Server.BearerToken = tok
-	} else {
-		rep.NeedsRestart = append(rep.NeedsRestart, "server.bearer_token (set or removed)")
-	}
-	if !reflect.DeepEqual(prev.Telemetry, next.Telemetry) {
-		rep.NeedsRestart = append(rep.NeedsRestart, "telemetry")
-	}
-	next.Telemetry = prev.Telemetry
-	p.keepIdentity(prev, next, &rep) // [auth], [rate_limits], [audit], credentials (identity.go)
-	eps := map[string]*config.Endpoint{}
-	for name, e := range next.Endpoints {
-		old, ok := prev.Endpoints[name]
-		if !ok {
-			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (added)")
-			continue
-		}
-		ne := *e
-		// A token that stays set rotates at once (liveToken); a path, or a
-		// token set or removed, needs a restart (the routes are fixed).
-		if ne.Path != old.Path || (ne.Token == "") != (old.Token == "") {
-			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (path, or token set or removed)")
-			ne.Path, ne.Token = old.Path, old.Token
-		}
-		eps[name] = &ne
-	}
-	for name, e := range prev.Endpoints {
-		if _, ok := next.Endpoints[name]; !ok {
-			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (removed)")
-			eps[name] = e
-		}
-	}
-	next.Endpoints = eps
+	next = p.keepRunning(prev, next, &rep)
 
 	pol, err := policy.Compile(next.PolicySpec())
 	if err != nil {
@@ -198,6 +152,61 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	sort.Strings(rep.NeedsRestart)
 	p.AuditReload(true, rep.String()) // the audit log
 	return rep, nil
+}
+
+// keepRunning is next with the parts a reload cannot change (they need a
+// restart) at their running values from prev, each named in
+// rep.NeedsRestart: [server] (but a bearer token that stays set rotates),
+// [telemetry], the identity tables (identity.go), endpoints added or
+// removed, and an endpoint's path or a token set or removed.
+func (p *Proxy) keepRunning(prev, next *config.Config, rep *ReloadReport) *config.Config {
+	keep := *next
+	next = &keep
+	next.Upstreams = maps.Clone(next.Upstreams) // keepIdentity may edit it
+	// server.bearer_token rotates without a restart (front_auth.go
+	// liveToken) when it stays set; setting or removing one changes what
+	// the routes check, which is fixed at start.
+	ps, ns := prev.Server, next.Server
+	ps.BearerToken, ns.BearerToken = "", ""
+	if !reflect.DeepEqual(ps, ns) {
+		rep.NeedsRestart = append(rep.NeedsRestart, "server")
+	}
+	tok := next.Server.BearerToken
+	next.Server = prev.Server
+	if (tok == "") == (prev.Server.BearerToken == "") {
+		next.Server.BearerToken = tok
+	} else {
+		rep.NeedsRestart = append(rep.NeedsRestart, "server.bearer_token (set or removed)")
+	}
+	if !reflect.DeepEqual(prev.Telemetry, next.Telemetry) {
+		rep.NeedsRestart = append(rep.NeedsRestart, "telemetry")
+	}
+	next.Telemetry = prev.Telemetry
+	p.keepIdentity(prev, next, rep) // [auth], [rate_limits], [audit], credentials (identity.go)
+	eps := map[string]*config.Endpoint{}
+	for name, e := range next.Endpoints {
+		old, ok := prev.Endpoints[name]
+		if !ok {
+			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (added)")
+			continue
+		}
+		ne := *e
+		// A token that stays set rotates at once (liveToken); a path, or a
+		// token set or removed, needs a restart (the routes are fixed).
+		if ne.Path != old.Path || (ne.Token == "") != (old.Token == "") {
+			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (path, or token set or removed)")
+			ne.Path, ne.Token = old.Path, old.Token
+		}
+		eps[name] = &ne
+	}
+	for name, e := range prev.Endpoints {
+		if _, ok := next.Endpoints[name]; !ok {
+			rep.NeedsRestart = append(rep.NeedsRestart, "endpoints."+name+" (removed)")
+			eps[name] = e
+		}
+	}
+	next.Endpoints = eps
+	return next
 }
 
 // switchWhenStarted starts ps, the new instance of the restarted upstream

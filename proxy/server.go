@@ -4,7 +4,6 @@ package proxy
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -120,150 +119,32 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 			}
 			switch method {
 			case "initialize":
-				// Server.max_sessions (lifetime.go).
-				ss0, _ := req.GetSession().(*mcp.ServerSession)
-				if err := p.reserve(ctx, ss0); err != nil {
-					return nil, err
-				}
-				res, err := next(ctx, method, req)
-				if err != nil {
-					p.unreserve(ss0)
-					return res, err
-				}
-				if ir, ok := res.(*mcp.InitializeResult); ok {
-					ss, _ := req.GetSession().(*mcp.ServerSession)
-					var s *session
-					if ss != nil {
-						s = p.sessionFor(ss, endpoint, transport)
-						if transport == transportStateful {
-							p.hsess.Record(ctx, ss, endpoint, s.flags, s.life) // idle timer, owner
-						}
-						if c, ok := req.(*mcp.InitializeRequest); ok && c.Params != nil && c.Params.ClientInfo != nil {
-							s.client = c.Params.ClientInfo.Name
-						}
-						ir.Instructions = p.surf().Instructions(s)
-						s.ts.Instructions(len(ir.Instructions))
-					}
-					// Announce only what some upstream offers (passthrough.go).
-					ir.Capabilities = p.frontCapabilities(transport, s)
-					if s != nil {
-						s.surface.announce(ir.Capabilities) // listchanged.go
-					}
-					res = p.withTasksCapability(ir, s) // tasks.go
-				}
-				return res, err
+				return p.onInitialize(ctx, endpoint, transport, next, req) // lifecycle.go
 			case "server/discover":
-				// 2026-07-28: the same capabilities and instructions as initialize.
-				res, err := next(ctx, method, req)
-				if dr, ok := res.(*mcp.DiscoverResult); ok && err == nil {
-					var s *session
-					if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-						s = p.sessionFor(ss, endpoint, transport)
-						dr.Instructions = p.surf().Instructions(s)
-					}
-					dr.Capabilities = p.frontCapabilities(transport, s)
-				}
-				return res, err
+				return p.onDiscover(ctx, endpoint, transport, next, req) // lifecycle.go
 			case "notifications/initialized":
-				// Open this client's per-client upstream sessions.
-				res, err := next(ctx, method, req)
-				if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-					if s := p.sessionOf(ss); s != nil { // nil: its initialize was refused
-						p.pt.clientInitialized(s)
-						if s.flags != nil {
-							s.flags.Initialized.Store(true) // the session fast path waits for it
-						}
-					}
-				}
-				return res, err
-			case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete", "logging/setLevel":
+				return p.onInitialized(ctx, next, req) // lifecycle.go
+			}
+			ss, ok := req.GetSession().(*mcp.ServerSession)
+			if !ok {
+				return next(ctx, method, req)
+			}
+			switch method {
+			case "tools/list":
+				return p.onToolsList(p.sessionFor(ss, endpoint, transport)), nil // tools.go
+			case "tools/call":
+				return p.onToolsCall(ctx, p.sessionFor(ss, endpoint, transport), ss, req) // tools.go
+			case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
+				return p.serveTasksRequest(ctx, p.sessionFor(ss, endpoint, transport), method, req) // tasks.go
+			case "logging/setLevel":
+				return p.onSetLevel(ctx, p.sessionFor(ss, endpoint, transport), next, req) // logging.go
+			case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete":
 				// Passed on to the owning upstreams (passthrough.go).
-				ss, ok := req.GetSession().(*mcp.ServerSession)
-				if !ok {
-					return next(ctx, method, req)
-				}
 				s := p.sessionFor(ss, endpoint, transport)
 				ctx, stop := s.bind(ctx)
 				defer stop()
-				if method == "logging/setLevel" {
-					if s.flags != nil {
-						s.flags.LogLevel.Store(true) // log notifications may go on a fast-path call's stream
-					}
-					if lp, ok := req.GetParams().(*mcp.SetLoggingLevelParams); ok {
-						p.pt.setLevel(ctx, s, lp)
-					}
-					return next(ctx, method, req)
-				}
 				res, err, _ := p.pt.handle(ctx, s, method, req)
 				return res, err
-			case "tasks/get", "tasks/result", "tasks/list", "tasks/cancel":
-				ss, ok := req.GetSession().(*mcp.ServerSession)
-				if !ok {
-					return next(ctx, method, req)
-				}
-				return p.serveTasksRequest(ctx, p.sessionFor(ss, endpoint, transport), method, req) // tasks.go
-			case "tools/list":
-				ss, ok := req.GetSession().(*mcp.ServerSession)
-				if !ok {
-					return next(ctx, method, req)
-				}
-				s := p.sessionFor(ss, endpoint, transport)
-				tools, extras := p.listedTools(s)
-				res := toolsListResult(tools, extras)             // rawtools.go: every member the upstream sent
-				s.surface.swap(surfaceFingerprint(tools, extras)) // listchanged.go
-				if p.conf().Telemetry.SessionLog != "" {          // the bytes go only to the session log
-					if b, err := json.Marshal(res); err == nil {
-						s.ts.ToolsListed(len(b), len(tools), len(tools))
-					}
-				}
-				return res, nil
-			case "tools/call":
-				ss, ok := req.GetSession().(*mcp.ServerSession)
-				if !ok {
-					return next(ctx, method, req)
-				}
-				if cr, _ := req.(*mcp.CallToolRequest); cr == nil || cr.Params == nil || cr.Params.Name == "" {
-					// schema.ts CallToolRequestParams: name is required.
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "tools/call: params.name is required: the name of the tool to call"}
-				}
-				s := p.sessionFor(ss, endpoint, transport)
-				ctx, stop := s.bind(ctx)
-				defer stop()
-				cr := req.(*mcp.CallToolRequest)
-				var args json.RawMessage
-				if cr.Params != nil {
-					args = cr.Params.Arguments
-				}
-				// Forward reads the client's progress token and _meta.
-				ctx = withCallRequest(ctx, cr)
-				if task := takeTask(cr); task != nil { // a call as a task (tasks.go)
-					return p.callAsTask(ctx, s, ss, cr, args, task)
-				}
-				if modernRequestOf(req) { // exchange.go: input-required rounds
-					res, err := p.callModern(ctx, s, cr, args)
-					if err == nil {
-						front.StampServerInfo(res) // internal/front: also when the go-sdk does not (an elided _meta)
-					}
-					return res, err
-				}
-				ctx, raw := rawSlotFor(ctx, ss) // rawslot.go: the upstream's bytes passed on
-				res, err := p.surf().Call(ctx, s, cr.Params.Name, args)
-				if err == nil && raw != nil && raw.JSON != nil {
-					return front.NewRawResult(raw.JSON, false, raw.Answer), nil
-				}
-				var ae *ArgumentsError
-				if errors.As(err, &ae) {
-					// A tool execution error, so the model can correct itself
-					// (MCP 2025-11-25, Tools / Error Handling).
-					return errorText(p.conf().Redact(ae.Error())), nil
-				}
-				if err != nil {
-					return nil, wireError(err)
-				}
-				if res.Content == nil {
-					res.Content = []mcp.Content{}
-				}
-				return res, nil
 			}
 			return next(ctx, method, req)
 		}
