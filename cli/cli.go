@@ -474,11 +474,15 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		defer signal.Stop(reopen)
 	}
 	start := time.Now()
-	// No upstream holds the start longer than server.startup_wait;
-	// later ones are announced when they are ready.
-	wctx, cancelWait := context.WithTimeout(ctx, cfg.Server.StartupWait.Duration)
-	p, err := startProxy(wctx, cfg, log, false)
-	cancelWait()
+	// No upstream holds the start longer than server.startup_wait; later
+	// ones are announced when they are ready. The search modes answer at
+	// once and their searches wait instead (proxy.StartServing).
+	p, err := proxy.New(cfg, proxy.Options{Logger: log})
+	if err == nil {
+		if err = p.StartServing(ctx, cfg.Server.StartupWait.Duration); err != nil {
+			_ = p.Close(context.Background())
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "mcp-toolsearch: %v\n", cfg.Redact(err.Error()))
 		return exitFail

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"text/tabwriter"
 	"time"
 
@@ -201,7 +202,7 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func runBenchSurface(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("bench surface", "mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N]]: tools/list + instructions bytes of each mode, and the ratio to direct.", stderr)
+	c := newFlags("bench surface", "mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N]]: tools/list + instructions bytes of each mode, the ratio to direct, and the first-contact bytes (the surface's own tools and instructions).", stderr)
 	toolsFile := c.fs.String("tools", "", "measure a JSON Lines catalog (shared/bench format) instead of the config's upstreams")
 	limit := c.fs.Int("limit", 0, "with --tools: use only the first N tools")
 	trusted := c.fs.Bool("trusted", false, "with --tools: treat the tools as trusted")
@@ -246,10 +247,15 @@ func runBenchSurface(args []string, stdout, stderr io.Writer) int {
 		rows = modes.MeasureSurfaces(p.Env("", ""), p.API(), ts.Pinned, ts.DirectoryMaxChars, time.Duration(ts.CodeTimeoutMS)*time.Millisecond)
 	}
 	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "mode\ttools\ttools/list bytes\tinstructions bytes\ttotal bytes\tratio to direct\t")
+	fmt.Fprintln(tw, "mode\ttools\ttools/list bytes\tinstructions bytes\ttotal bytes\tratio to direct\tfirst contact bytes\t")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t\n", r.Mode, r.Tools, r.ToolsListBytes, r.InstructionsBytes, r.TotalBytes, r.RatioToDirect)
+		fc := "-"
+		if r.FirstContactBytes > 0 {
+			fc = strconv.Itoa(r.FirstContactBytes)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t%s\t\n", r.Mode, r.Tools, r.ToolsListBytes, r.InstructionsBytes, r.TotalBytes, r.RatioToDirect, fc)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(stdout, "first contact: the surface's own tools in tools/list (without direct-only and pinned tools, and directory mode's directory) plus the instructions: what a model reads to use the surface.")
 	return exitOK
 }

@@ -111,6 +111,9 @@ func (c *Config) Summary() string {
 		if len(u.DirectOnly) > 0 {
 			fmt.Fprintf(&line, " direct_only=%v", u.DirectOnly)
 		}
+		if u.AlwaysLoad != nil {
+			fmt.Fprintf(&line, " always_load=%t", *u.AlwaysLoad)
+		}
 		w("%s", line.String())
 		for _, k := range sortedKeys(u.Env) {
 			w("    env %s=%s", k, secret(keyString([]string{"upstreams", name, "env", k}), u.Env[k]))

@@ -175,6 +175,13 @@ type Upstream struct {
 	// "auto" (default; docs/config.md, upstream/version.go) or one of
 	// Protocols' versions.
 	Protocol string `toml:"protocol"`
+	// AlwaysLoad: whether this upstream's tools, where they are listed to
+	// the client as tools of their own, carry _meta["anthropic/alwaysLoad"]
+	// (Claude Code then never defers them behind its own tool search).
+	// nil: on for the direct-only and pinned tools of the search modes (as
+	// for the proxy's own tools there), and in direct mode the _meta the
+	// upstream sent; true sets it, false removes it.
+	AlwaysLoad *bool `toml:"always_load"`
 }
 
 // OffersRoots reports whether the upstream is offered the roots capability

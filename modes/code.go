@@ -28,6 +28,8 @@ type Code struct {
 	// MaxBlocks bounds the non-text content blocks (images, audio,
 	// resources) of bridged calls that are appended to the run's result.
 	MaxBlocks int
+	// AlwaysLoad is as in Tools: the upstreams' always_load settings.
+	AlwaysLoad map[string]bool
 }
 
 // defaultMaxBlocks is Code.MaxBlocks when unset.
@@ -39,16 +41,15 @@ const MaxCodeBytes = 64 << 10
 // Mode returns "code".
 func (c *Code) Mode() string { return "code" }
 
-const codeContract = `Run a short JavaScript program against a catalog of MCP tools. ` + "`code`" + ` is the BODY of an async function: use await, and return a JSON-serializable value (it becomes this tool's result). Globals (all return Promises):
-  openclaw.tools.search(query: string, opts?: {limit?: number}) -> Hit[]
-  openclaw.tools.describe(id: string) -> Hit & {description (whole), inputSchema: object, outputSchema?, title?, annotations?}
-  openclaw.tools.call(id: string, args?: object) -> {tool: Hit, result: {content, structuredContent?, isError?, details?}}
-  console.log / console.warn / console.error (captured)
-Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers; weak may not fit), matched (query words found), related (words found only as a related word), score (rank). input is a TypeScript-style signature, or "unknown" for untrusted servers: describe(id) first to read the exact schema. result.details holds the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
+const codeContract = `Search, describe and call the tools of the MCP servers behind this server from JavaScript. ` + "`code`" + ` is the BODY of an async function: await, and return a JSON value (this tool's result). Globals (Promises):
+  openclaw.tools.search(query, {limit?}) -> Hit[]
+  openclaw.tools.describe(id) -> Hit & {description (whole), inputSchema, outputSchema?}
+  openclaw.tools.call(id, args?) -> {tool: Hit, result: {content, structuredContent?, isError?, details?}}
+  console.log/warn/error (captured)
+Hit = {id, name, description, input, ...}; search hits add match (strong|partial|weak: weak may not fit). input is a TypeScript-style signature, or "unknown": describe(id) first. result.details is the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
 Example:
   const hits = await openclaw.tools.search("create a GitHub issue");
-  const t = await openclaw.tools.describe(hits[0].id);
-  return await openclaw.tools.call(t.id, {title: "Crash on start", body: "Steps..."});`
+  return await openclaw.tools.call(hits[0].id, {title: "Crash", body: "Steps..."});`
 
 // Tools lists tool_search_code and the direct-only tools.
 func (c *Code) Tools(env Env) []*mcp.Tool {
@@ -58,9 +59,10 @@ func (c *Code) Tools(env Env) []*mcp.Tool {
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"body of an async JavaScript function using openclaw.tools.search/describe/call"}},"required":["code"]}`),
 		Annotations: &mcp.ToolAnnotations{Title: "Search and call tools with code"},
 	}}
+	setAlwaysLoad(out[0], true)
 	for _, e := range allowedEntries(env, nil) {
 		if e.DirectOnly {
-			out = append(out, EntryTool(e))
+			out = append(out, setAlwaysLoad(EntryTool(e), alwaysLoadOf(c.AlwaysLoad, e.Upstream, true)))
 		}
 	}
 	return out
@@ -104,6 +106,7 @@ type CodeRunRecorder interface {
 
 // Call runs tool_search_code, or a direct-only tool.
 func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	waitStarting(ctx, env)
 	if name != ToolSearchCode {
 		e := resolveCallable(env, name)
 		if e == nil || !e.DirectOnly {

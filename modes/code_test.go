@@ -18,7 +18,7 @@ func TestCodeModeTools(t *testing.T) {
 	if got := toolNamesOf(tools); !reflect.DeepEqual(got, []string{ToolSearchCode, "memory__read_graph"}) {
 		t.Fatalf("tools = %v", got)
 	}
-	for _, want := range []string{"openclaw.tools.search(query: string", "openclaw.tools.describe(id: string)", "openclaw.tools.call(id: string", "Hit = {id, name, description, source, upstream, input, output?}; search hits add match (strong|partial|weak: how much of the query the tool covers", "tools from 4 MCP servers", "github (6)", "Runs time out after 10000 ms"} {
+	for _, want := range []string{"openclaw.tools.search(query, {limit?}) -> Hit[]", "openclaw.tools.describe(id)", "openclaw.tools.call(id, args?)", "Hit = {id, name, description, input, ...}; search hits add match (strong|partial|weak: weak may not fit)", "tools from 4 MCP servers", "github (6)", "Runs time out after 10000 ms"} {
 		if !strings.Contains(tools[0].Description, want) {
 			t.Errorf("description lacks %q", want)
 		}

@@ -10,7 +10,13 @@ import (
 
 // Direct is the mode with tool search off (SPEC §3 "false"): every allowed
 // tool under its exposed name; calls pass through unchanged.
-type Direct struct{}
+type Direct struct {
+	// AlwaysLoad holds the upstreams' always_load settings (upstream name
+	// -> value): true lists the upstream's tools with AlwaysLoadKey, false
+	// without it. An upstream not in it has its tools' _meta as it sent
+	// them: whether a client defers them is the client's choice.
+	AlwaysLoad map[string]bool
+}
 
 // Mode returns "direct".
 func (Direct) Mode() string { return "direct" }
@@ -23,8 +29,10 @@ func (Direct) Mode() string { return "direct" }
 // "the" and "for", and by other forms, the other verbs of its operation
 // and its words in other languages. A tool listed under its upstream's own
 // name (prefix = "") is passed through as the upstream sent it, with no
-// hint: such an upstream is served transparently.
-func (Direct) Tools(env Env) []*mcp.Tool {
+// hint: such an upstream is served transparently. An upstream with
+// always_load set has _meta["anthropic/alwaysLoad"] set or removed on its
+// tools (AlwaysLoad); otherwise it stays as the upstream sent it.
+func (d Direct) Tools(env Env) []*mcp.Tool {
 	es := allowedEntries(env, nil)
 	snap := env.Snapshot()
 	ix := snap.Index
@@ -39,6 +47,9 @@ func (Direct) Tools(env Env) []*mcp.Tool {
 		t := EntryTool(e)
 		if ix != nil && e.Exposed != e.Name {
 			addSearchHint(t, ix.SearchHint(e.ID))
+		}
+		if on, set := d.AlwaysLoad[e.Upstream]; set {
+			setAlwaysLoad(t, on)
 		}
 		out = append(out, t)
 	}

@@ -270,7 +270,10 @@ func summary(env Env) string {
 		parts = append(parts, fmt.Sprintf("%s (%d)", u, count[u]))
 	}
 	if len(es) == 0 {
-		return "The catalog is empty right now." + startingSummary(starting(env)) + unavailableSummary(env)
+		if st := startingSummary(starting(env)); st != "" {
+			return st[1:] + unavailableSummary(env)
+		}
+		return "The catalog is empty right now." + unavailableSummary(env)
 	}
 	tools, servers := "tools", "MCP servers"
 	if len(es) == 1 {
@@ -287,10 +290,12 @@ func summary(env Env) string {
 // full summary (which upstreams) is in the search tool's description, once.
 func countTools(env Env) string {
 	n := len(allowedEntries(env, func(e *catalog.Entry) bool { return !e.DirectOnly }))
-	switch n {
-	case 0:
+	switch {
+	case n == 0 && len(starting(env)) > 0:
+		return "MCP tools"
+	case n == 0:
 		return "MCP tools (empty right now)"
-	case 1:
+	case n == 1:
 		return "1 MCP tool"
 	}
 	return fmt.Sprintf("%d MCP tools", n)

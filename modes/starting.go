@@ -1,6 +1,7 @@
 package modes
 
 import (
+	"context"
 	"fmt"
 	"strings"
 )
@@ -15,6 +16,22 @@ import (
 type StartingReporter interface {
 	// Starting returns the names of those upstreams, sorted.
 	Starting() []string
+}
+
+// StartWaiter is implemented by Envs whose upstreams may still be on
+// their first connection attempt when a client calls the surface's tools
+// (the proxy answers initialize and tools/list of the search modes at
+// once). WaitStarting returns once they settled or the start-up wait
+// ended (server.startup_wait), whichever comes first, or when ctx ends.
+type StartWaiter interface {
+	WaitStarting(ctx context.Context)
+}
+
+// waitStarting waits as env's StartWaiter says; nothing when env is not one.
+func waitStarting(ctx context.Context, env Env) {
+	if w, ok := env.(StartWaiter); ok {
+		w.WaitStarting(ctx)
+	}
 }
 
 // maxStartingNamed bounds the upstream names a starting note lists.
@@ -73,24 +90,21 @@ func searchNote(note string, names []string) string {
 }
 
 // startingSummary is the sentence added to the catalog summary while
-// upstreams are starting.
+// upstreams are starting (tool_search's description).
 func startingSummary(names []string) string {
 	st := startingText(names)
 	if st == "" {
 		return ""
 	}
-	return " " + st + "; their tools are added when ready (notifications/tools/list_changed)."
+	return " " + st + "; a search finds their tools once they are ready."
 }
 
 // startingInstructions is the sentence added to the instructions when
-// upstreams are still starting at initialize: MCP cannot update
-// instructions, so it says that the tools (and the search) will change.
+// upstreams are still starting at initialize (the search modes answer
+// initialize at once, so this is the usual case at a client's start).
+// MCP cannot update instructions, so it says no more than what stays true.
 func startingInstructions(env Env) string {
-	st := startingText(starting(env))
-	if st == "" {
-		return ""
-	}
-	return " At the start of this session " + st + ": their tools are added when ready (notifications/tools/list_changed) and these instructions are not updated, but a search always sees the current catalog."
+	return startingSummary(starting(env))
 }
 
 // startingRef is the reason a reference to a tool that is not in the

@@ -36,11 +36,11 @@ func TestStartingUpstreamsNamed(t *testing.T) {
 			t.Errorf("%s: note %q\nwant it to contain %q", tc.query, sc.Note, tc.want)
 		}
 	}
-	if d := s.Tools(env)[0].Description; !strings.Contains(d, st+"; their tools are added when ready (notifications/tools/list_changed).") {
+	if d := s.Tools(env)[0].Description; !strings.Contains(d, st+"; a search finds their tools once they are ready.") {
 		t.Errorf("tool_search description: %q", d)
 	}
 	for _, sf := range []Surface{s, &Tools{API: testAPI(), Directory: true}, &Code{API: testAPI()}} {
-		if in := sf.Instructions(env); !strings.Contains(in, "At the start of this session "+st) {
+		if in := sf.Instructions(env); !strings.Contains(in, st+"; a search finds their tools once they are ready.") {
 			t.Errorf("%s instructions: %q", sf.Mode(), in)
 		}
 	}

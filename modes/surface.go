@@ -17,6 +17,13 @@ type SurfaceSize struct {
 	InstructionsBytes int     `json:"instructionsBytes"` // bytes of the instructions text
 	TotalBytes        int     `json:"totalBytes"`
 	RatioToDirect     float64 `json:"ratioToDirect"` // TotalBytes / direct TotalBytes
+	// FirstContactBytes is what a model must read to use the surface:
+	// the tools/list result holding only the surface's own tools
+	// (tool_search, tool_describe, tool_call or tool_search_code; not the
+	// operator's direct-only or pinned tools, nor directory mode's
+	// directory text in tool_search's description) plus the
+	// instructions. 0 in direct mode, which has no tools of its own.
+	FirstContactBytes int `json:"firstContactBytes"`
 }
 
 // MeasureSurfaces returns the surface sizes of the direct, tools,
@@ -34,7 +41,11 @@ func MeasureSurfaces(env Env, api API, pinned []string, dirMax int, codeTimeout 
 		tools := s.Tools(env)
 		b := wireJSON(&mcp.ListToolsResult{Tools: tools})
 		ins := len(s.Instructions(env))
-		out = append(out, SurfaceSize{Mode: s.Mode(), Tools: len(tools), ToolsListBytes: len(b), InstructionsBytes: ins, TotalBytes: len(b) + ins})
+		row := SurfaceSize{Mode: s.Mode(), Tools: len(tools), ToolsListBytes: len(b), InstructionsBytes: ins, TotalBytes: len(b) + ins}
+		if s.Mode() != "direct" {
+			row.FirstContactBytes = FirstContact(s, env)
+		}
+		out = append(out, row)
 	}
 	for i := range out {
 		if out[0].TotalBytes > 0 {
@@ -52,4 +63,23 @@ func wireJSON(v any) []byte {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(v)
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// FirstContact returns the first-contact bytes of surface s for env (see
+// SurfaceSize.FirstContactBytes). Directory mode is measured as tools
+// mode: its directory is sized by directory_max_chars, the operator's choice.
+func FirstContact(s Surface, env Env) int {
+	if t, ok := s.(*Tools); ok && t.Directory {
+		s = &Tools{API: t.API}
+	}
+	var own []*mcp.Tool
+	for _, t := range s.Tools(env) {
+		for _, r := range Reserved {
+			if t.Name == r {
+				own = append(own, t)
+			}
+		}
+	}
+	ins := s.Instructions(env)
+	return len(wireJSON(&mcp.ListToolsResult{Tools: own})) + len(ins)
 }

@@ -26,6 +26,10 @@ type Tools struct {
 	// Pinned are tool references (exposed names or ids) shown with full
 	// schemas in directory mode.
 	Pinned []string
+	// AlwaysLoad holds the upstreams' always_load settings (upstream name
+	// -> value); an upstream not in it has its direct-only and pinned
+	// tools listed with AlwaysLoadKey, as the surface's own tools are.
+	AlwaysLoad map[string]bool
 }
 
 // Mode returns "tools" or "directory".
@@ -40,8 +44,8 @@ func (t *Tools) Mode() string {
 // mode, the pinned tools.
 func (t *Tools) Tools(env Env) []*mcp.Tool {
 	sum := summary(env)
-	searchDesc := "Search the tool catalog behind this server and get compact hits {id, name, description, source, upstream, input, output?}. " + sum +
-		fmt.Sprintf(" Returns up to `limit` hits (default %d, max %d), best first. `input` is a TypeScript-style signature, or \"unknown\" for untrusted servers: then call tool_describe for the exact schema before tool_call.", t.API.Limits.Default, t.API.Limits.Max)
+	searchDesc := "Find tools of the MCP servers behind this server. " + sum +
+		" Returns hits {id, name, description, input, ...}, best first: input is a TypeScript-style signature, or \"unknown\" (then tool_describe the id first). Run a hit with tool_call."
 	if t.Directory {
 		searchDesc += "\n\n" + t.directory(env)
 	}
@@ -49,31 +53,34 @@ func (t *Tools) Tools(env Env) []*mcp.Tool {
 		{
 			Name:        ToolSearch,
 			Description: searchDesc,
-			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"what you want to do, in any language, e.g. \"create a GitHub issue\""},"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"how many hits (default %d)"}},"required":["query"]}`, t.API.Limits.Max, t.API.Limits.Default)),
+			InputSchema: json.RawMessage(fmt.Sprintf(`{"type":"object","properties":{"query":{"type":"string","description":"the task, in any language, e.g. \"create a GitHub issue\""},"limit":{"type":"integer","minimum":1,"maximum":%d,"description":"hits wanted (default %d)"}},"required":["query"]}`, t.API.Limits.Max, t.API.Limits.Default)),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Search tools"},
 		},
 		{
 			Name:        ToolDescribe,
-			Description: "Get the whole description, the exact JSON input schema, and the output schema, title and annotations (if any) of one tool found by tool_search. `id` is a hit's id (e.g. \"mcp:github:create_issue\") or its unique name.",
+			Description: "The full description and exact JSON input and output schemas of a tool from tool_search, by its hit id.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Describe a tool"},
 		},
 		{
 			Name:        ToolCall,
-			Description: "Call one tool of the catalog: `id` from tool_search, `args` an object with the tool's arguments. Returns the envelope {tool, result} as JSON; result is the tool's own result, with result.details holding its JSON output.",
+			Description: "Run a tool from tool_search: id is its hit id, args its arguments. Returns {tool, result}: the tool's own result, its JSON output in result.details.",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"},"args":{"type":"object","description":"the tool's arguments, matching its input schema"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Call a tool"},
 		},
 	}
+	for _, tool := range out {
+		setAlwaysLoad(tool, true)
+	}
 	shown := map[string]bool{}
 	for _, e := range allowedEntries(env, func(e *catalog.Entry) bool { return e.DirectOnly }) {
-		out = append(out, EntryTool(e))
+		out = append(out, setAlwaysLoad(EntryTool(e), alwaysLoadOf(t.AlwaysLoad, e.Upstream, true)))
 		shown[e.ID] = true
 	}
 	if t.Directory {
 		for _, e := range t.pinned(env) {
 			if !shown[e.ID] {
-				out = append(out, EntryTool(e))
+				out = append(out, setAlwaysLoad(EntryTool(e), alwaysLoadOf(t.AlwaysLoad, e.Upstream, true)))
 				shown[e.ID] = true
 			}
 		}
@@ -139,6 +146,7 @@ func (t *Tools) directory(env Env) string {
 // directory mode pinned or hidden directory names (hydrated from the same
 // authorized catalog and run through the same call path).
 func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	waitStarting(ctx, env)
 	switch name {
 	case ToolSearch:
 		m, err := ownArgs(name, args, "query", "limit")

@@ -97,6 +97,11 @@ type Proxy struct {
 	// startSettled is set once every upstream of the start has settled its
 	// first attempt (/healthz?started, http.go).
 	startSettled atomic.Bool
+	// startBy is the end of the start-up window (unix nanoseconds; 0 when
+	// there is none): set by StartServing in the search modes, whose
+	// tool searches and calls wait up to then for upstreams still on
+	// their first attempt (starting.go WaitStarting).
+	startBy atomic.Int64
 
 	shortened    sync.Map       // catalog id -> exposed name already logged as shortened (ingest.go)
 	schemaWarned schemaWarnings // validate.go: schemas already warned about as not compiling
@@ -209,14 +214,15 @@ func (p *Proxy) pol() *policy.Policy       { return p.polP.Load() }
 func (p *Proxy) surfaceFor(cfg *config.Config) *surfaceState {
 	ts := cfg.ToolSearch
 	api := apiFor(cfg)
+	al := alwaysLoadSettings(cfg)
 	if !ts.Enabled {
-		return &surfaceState{surface: modes.Direct{}}
+		return &surfaceState{surface: modes.Direct{AlwaysLoad: al}}
 	}
 	switch ts.Mode {
 	case "directory":
-		return &surfaceState{surface: &modes.Tools{API: api, Directory: true, DirectoryMaxChars: ts.DirectoryMaxChars, Pinned: ts.Pinned}}
+		return &surfaceState{surface: &modes.Tools{API: api, Directory: true, DirectoryMaxChars: ts.DirectoryMaxChars, Pinned: ts.Pinned, AlwaysLoad: al}}
 	case "tools":
-		return &surfaceState{surface: &modes.Tools{API: api}}
+		return &surfaceState{surface: &modes.Tools{API: api, AlwaysLoad: al}}
 	}
 	// "code" (the default). If the sandbox cannot start here, fall back to
 	// tools mode before the catalog is compacted, and say why (SPEC §3).
@@ -227,12 +233,27 @@ func (p *Proxy) surfaceFor(cfg *config.Config) *surfaceState {
 		MaxMessageBytes: ts.CodeMaxCallBytes, MaxRunBridgeBytes: ts.CodeMaxRunBytes})
 	if err != nil {
 		p.log.Warn("code mode unavailable: the sandbox worker cannot start; falling back to tools mode", "err", err)
-		return &surfaceState{surface: &modes.Tools{API: api}}
+		return &surfaceState{surface: &modes.Tools{API: api, AlwaysLoad: al}}
 	}
 	if w := codeBudgetWarning(cfg); w != "" {
 		p.log.Warn(w) // codebudget.go
 	}
-	return &surfaceState{surface: &modes.Code{API: api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond}, pool: pool}
+	return &surfaceState{surface: &modes.Code{API: api, Pool: pool, Timeout: time.Duration(ts.CodeTimeoutMS) * time.Millisecond, AlwaysLoad: al}, pool: pool}
+}
+
+// alwaysLoadSettings maps each enabled upstream with always_load set to
+// its value (nil when none has it).
+func alwaysLoadSettings(cfg *config.Config) map[string]bool {
+	var out map[string]bool
+	for _, up := range cfg.EnabledUpstreams() {
+		if up.AlwaysLoad != nil {
+			if out == nil {
+				out = map[string]bool{}
+			}
+			out[up.Name] = *up.AlwaysLoad
+		}
+	}
+	return out
 }
 
 // Mode is the active surface's mode name.
@@ -259,21 +280,8 @@ func (p *Proxy) Start(ctx context.Context) error {
 	p.pins.start(p.watchApprovals) // pins.go: `mcp-toolsearch approve` while running
 	p.ups.Launch()
 	settled := p.ups.WaitSettled(ctx)
-	for _, st := range p.ups.Statuses() {
-		switch st.State {
-		case upstream.StateReady:
-		case upstream.StateStarting:
-			p.catalog().SetUnavailable(st.Name, startingReason)
-			p.log.Warn("upstream still starting; serving without it until it is ready (server.startup_wait)", "upstream", st.Name)
-		default:
-			p.catalog().SetUnavailable(st.Name, p.conf().Redact(st.Err))
-			if p.oneShot {
-				p.log.Warn("upstream failed to start", "upstream", st.Name, "reason", st.Err)
-			} else {
-				p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
-			}
-		}
-	}
+	p.markNotReady()
+	p.logStarting()
 	if !settled {
 		go p.checkPolicyWhenSettled()
 		return nil
@@ -284,9 +292,79 @@ func (p *Proxy) Start(ctx context.Context) error {
 	return p.CheckPolicy()
 }
 
+// StartServing is Start for `serve`: it returns as soon as the proxy can
+// answer its clients. In direct mode the tools/list answer is the
+// catalog, so it waits for the upstreams up to wait (server.startup_wait)
+// as Start does. In the search modes (code, tools, directory) the
+// surface does not depend on the upstreams: it returns at once, so a
+// client's initialize and tools/list are answered on its first turn
+// whatever the upstreams, and a search, describe or call of the
+// surface's tools made before every upstream settled waits for them up to
+// the same wait (counted from here), then answers with what is ready and
+// names what is still starting (session.WaitStarting). The upstreams
+// still starting when wait ends are logged as Start logs them.
+func (p *Proxy) StartServing(ctx context.Context, wait time.Duration) error {
+	if p.Mode() == "direct" || wait <= 0 {
+		wctx, cancel := context.WithTimeout(ctx, wait)
+		defer cancel()
+		return p.Start(wctx)
+	}
+	by := time.Now().Add(wait)
+	p.startBy.Store(by.UnixNano())
+	p.pins.start(p.watchApprovals)
+	p.ups.Launch()
+	p.markNotReady()
+	go func() {
+		wctx, cancel := context.WithDeadline(p.life, by)
+		defer cancel()
+		if !p.ups.WaitSettled(wctx) && p.life.Err() == nil {
+			p.logStarting()
+		}
+	}()
+	go p.checkPolicyWhenSettled()
+	return nil
+}
+
 // startingReason is the catalog's reason for an upstream whose first
 // connection attempt is still running.
 const startingReason = "starting: its first connection attempt is still running"
+
+// markNotReady marks the upstreams that are not ready unavailable in the
+// catalog: starting (startingReason) or failed (their error). It holds
+// p.reloadMu, as applyListing does: an upstream that turns ready meanwhile
+// is either seen ready here or has its listing applied after the mark
+// (which clears it), never marked after its listing.
+func (p *Proxy) markNotReady() {
+	p.reloadMu.Lock()
+	defer p.reloadMu.Unlock()
+	for _, st := range p.ups.Statuses() {
+		switch st.State {
+		case upstream.StateReady:
+		case upstream.StateStarting:
+			p.catalog().SetUnavailable(st.Name, startingReason)
+		default:
+			p.catalog().SetUnavailable(st.Name, p.conf().Redact(st.Err))
+		}
+	}
+}
+
+// logStarting logs each upstream that is not ready at the end of the
+// start-up wait: still starting, or failed and retrying.
+func (p *Proxy) logStarting() {
+	for _, st := range p.ups.Statuses() {
+		switch st.State {
+		case upstream.StateReady:
+		case upstream.StateStarting:
+			p.log.Warn("upstream still starting; serving without it until it is ready (server.startup_wait)", "upstream", st.Name)
+		default:
+			if p.oneShot {
+				p.log.Warn("upstream failed to start", "upstream", st.Name, "reason", st.Err)
+			} else {
+				p.log.Warn("upstream not ready at start; retrying in the background", "upstream", st.Name, "state", st.State, "reason", st.Err)
+			}
+		}
+	}
+}
 
 // checkPolicyWhenSettled runs the fail-closed policy check once every
 // upstream's first attempt settled (after Start returned early) and sends

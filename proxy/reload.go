@@ -92,7 +92,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	rep.Changed = slices.DeleteFunc(slices.Clone(rep.Changed), func(n string) bool { return slices.Contains(pl.Back, n) })
 
 	var surf *surfaceState
-	if !p.fixedSurface && !reflect.DeepEqual(prev.ToolSearch, next.ToolSearch) {
+	if !p.fixedSurface && (!reflect.DeepEqual(prev.ToolSearch, next.ToolSearch) || !reflect.DeepEqual(alwaysLoadSettings(prev), alwaysLoadSettings(next))) {
 		surf = p.surfaceFor(next)
 	}
 

@@ -1,8 +1,10 @@
 package proxy
 
 import (
+	"context"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -30,6 +32,27 @@ func (s *session) Starting() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// WaitStarting implements modes.StartWaiter: during the start-up window
+// of StartServing (search modes), it waits until every upstream settled
+// its first attempt, the window ends, or ctx ends, whichever comes first.
+// A search made on the client's first turn then sees the upstreams that
+// start within server.startup_wait, as when `serve` waited for them
+// before answering initialize.
+func (s *session) WaitStarting(ctx context.Context) {
+	p := s.p
+	by := p.startBy.Load()
+	if by == 0 || p.startSettled.Load() {
+		return
+	}
+	d := time.Until(time.Unix(0, by))
+	if d <= 0 {
+		return
+	}
+	wctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	p.ups.WaitSettled(wctx)
 }
 
 // maxCauseBytes bounds the reason told for an unavailable upstream.

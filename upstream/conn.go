@@ -43,7 +43,11 @@ type conn struct {
 	// that OnStatus/OnToolsChanged calls of one upstream are ordered.
 	cbMu sync.Mutex
 
-	mu       sync.Mutex // guards the fields below
+	mu sync.Mutex // guards the fields below
+	// launched is set by Manager.Launch, before run starts: until run's
+	// first transition the upstream reports StateStarting, so a status
+	// read right after Launch never sees it as stopped.
+	launched bool
 	state    State
 	err      string
 	cause    string // Status.Cause
@@ -160,7 +164,21 @@ func (c *conn) status() Status {
 }
 
 func (c *conn) statusLocked() Status {
-	return Status{Name: c.name, State: c.state, Err: c.err, Cause: c.cause, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags, Extra: c.extra}
+	state := c.state
+	if state == StateStopped && c.launched && !c.firstSettled() {
+		state = StateStarting
+	}
+	return Status{Name: c.name, State: state, Err: c.err, Cause: c.cause, Since: c.since, Restarts: c.restarts, Tools: len(c.tools), Diagnostics: c.diags, Extra: c.extra}
+}
+
+// firstSettled reports whether the first attempt settled (firstDone closed).
+func (c *conn) firstSettled() bool {
+	select {
+	case <-c.firstDone:
+		return true
+	default:
+		return false
+	}
 }
 
 func (c *conn) signalFirst() { c.firstOnce.Do(func() { close(c.firstDone) }) }

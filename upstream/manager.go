@@ -312,6 +312,9 @@ func (m *Manager) Launch() bool {
 	m.started = true
 	for _, name := range m.names {
 		c := m.conns[name]
+		c.mu.Lock()
+		c.launched = true
+		c.mu.Unlock()
 		m.wg.Go(func() { c.run(m.ctx) })
 	}
 	return true
