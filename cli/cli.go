@@ -72,6 +72,9 @@ Usage:
                                                 Claude Code, VS Code, Windsurf) into a config
   mcp-toolsearch init [-o config.toml] [--print] [--force]
                                                 write a commented starter config
+  mcp-toolsearch init --client NAME [-o config.toml] [--write [--client-file FILE]] [--name toolsearch] [--command PATH]
+                                                the proxy's entry for a client (claude-code, claude-desktop, cursor,
+                                                vscode, copilot-cli, gemini-cli, codex); --write adds it to its file
   mcp-toolsearch healthcheck [--url URL] [--timeout D]
                                                 GET a running proxy's /healthz (container HEALTHCHECK)
   mcp-toolsearch audit verify FILE...           check the hash chain of an audit log (rotated files oldest first)

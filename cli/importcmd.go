@@ -114,7 +114,10 @@ func writeNew(path string, data []byte, force bool, cmd string, stderr io.Writer
 }
 
 const initHelp = `mcp-toolsearch init [-o config.toml] [--print] [--force]: write a commented starter config
-(one upstream: the reference memory server via npx; code mode on). Exit 0 written, 1 cannot write, 2 usage.`
+(one upstream: the reference memory server via npx; code mode on).
+mcp-toolsearch init --client NAME [-o config.toml] [--write [--client-file FILE]] [--name toolsearch]:
+print the proxy's entry for a client's MCP configuration (with --write, add it to the client's file),
+starting -o (written first as the starter config when missing). Exit 0 done, 1 cannot write, 2 usage.`
 
 func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("init", flag.ContinueOnError)
@@ -122,6 +125,11 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 	out := fs.String("o", "config.toml", "write the config to this file")
 	print := fs.Bool("print", false, "write the config to stdout instead of a file")
 	force := fs.Bool("force", false, "overwrite the -o file if it exists")
+	client := fs.String("client", "", "print the proxy's entry for this client's MCP configuration, starting the -o config (written first if missing): "+clientNames())
+	write := fs.Bool("write", false, "with --client: add the entry to the client's file instead of printing it")
+	clientFile := fs.String("client-file", "", "with --client --write: the client's file (default: where the client reads it)")
+	name := fs.String("name", "toolsearch", "with --client: the server's name in the client")
+	command := fs.String("command", "", "with --client: the command the client starts (default: this binary's absolute path)")
 	fs.Usage = func() { fmt.Fprintf(stderr, "%s\n\nFlags:\n", initHelp); fs.PrintDefaults() }
 	extra, err := oneFileArgs(fs, args)
 	if err != nil || extra != "" {
@@ -132,6 +140,17 @@ func runInit(args []string, _ io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "mcp-toolsearch init: %v\n", err)
 		}
 		return parseExit(err)
+	}
+	if *client != "" {
+		if *print || *force {
+			fmt.Fprintln(stderr, "mcp-toolsearch init: --client takes no --print or --force (it prints the client's entry; the config is written only when missing)")
+			return exitUsage
+		}
+		return runInitClient(initClientOpts{client: *client, config: *out, name: *name, command: *command, file: *clientFile, write: *write}, stdout, stderr)
+	}
+	if *write || *clientFile != "" || *command != "" {
+		fmt.Fprintln(stderr, "mcp-toolsearch init: --write, --client-file and --command go with --client NAME")
+		return exitUsage
 	}
 	if *print {
 		fmt.Fprint(stdout, starterConfig)

@@ -30,6 +30,10 @@ type Tool struct {
 	// "defer_loading": true (Anthropic tool search): the model sees only
 	// its name until a search loads it, and cannot call it before.
 	Deferred bool `json:"deferred,omitempty"`
+	// Namespace is the tool's namespace, when the client grouped its
+	// tools in one (Codex sends each MCP server's tools as a Responses
+	// API "namespace" tool); a call of the tool names it too.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Result is one tool result a client sent back to the model.
@@ -225,6 +229,9 @@ func sample(sc map[string]any) any {
 	case "string":
 		return "the task is done"
 	case "number", "integer":
+		if m, ok := sc["minimum"].(float64); ok {
+			return m
+		}
 		return 0
 	case "boolean":
 		return false

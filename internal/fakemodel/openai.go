@@ -24,15 +24,15 @@ type openaiTool struct {
 	} `json:"function"`
 }
 
-func openaiTools(ts []openaiTool, out []Tool) []Tool {
+func openaiTools(ts []openaiTool, ns string, out []Tool) []Tool {
 	for _, t := range ts {
 		switch {
 		case t.Function != nil:
 			out = append(out, Tool{Name: t.Function.Name, Description: t.Function.Description})
-		case len(t.Tools) > 0:
-			out = openaiTools(t.Tools, out)
+		case t.Type == "namespace":
+			out = openaiTools(t.Tools, t.Name, out)
 		case t.Name != "":
-			out = append(out, Tool{Name: t.Name, Description: t.Description, Deferred: t.DeferLoading})
+			out = append(out, Tool{Name: t.Name, Description: t.Description, Deferred: t.DeferLoading, Namespace: ns})
 		}
 	}
 	return out
@@ -67,7 +67,7 @@ func (s *Server) responses(w http.ResponseWriter, path string, body []byte) {
 		http.Error(w, "fakemodel: bad responses request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := &Request{API: "openai-responses", Path: path, Body: body, Model: in.Model, Tools: openaiTools(in.Tools, nil)}
+	req := &Request{API: "openai-responses", Path: path, Body: body, Model: in.Model, Tools: openaiTools(in.Tools, "", nil)}
 	if in.Text != nil && in.Text.Format != nil && in.Text.Format.Type == "json_schema" {
 		req.JSONSchema = in.Text.Format.Schema
 	}
@@ -96,6 +96,9 @@ func (s *Server) responses(w http.ResponseWriter, path string, body []byte) {
 	if turn.Tool != "" {
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_%04d", n), "call_id": fmt.Sprintf("call_%04d", n),
 			"name": turn.Tool, "arguments": string(turn.Args), "status": "completed"}
+		if t := req.Tool(turn.Tool); t != nil && t.Namespace != "" {
+			item["namespace"] = t.Namespace
+		}
 	} else {
 		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_%04d", n), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}}}
@@ -142,7 +145,7 @@ func (s *Server) chat(w http.ResponseWriter, path string, body []byte) {
 		http.Error(w, "fakemodel: bad chat request: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	req := &Request{API: "openai-chat", Path: path, Body: body, Model: in.Model, Tools: openaiTools(in.Tools, nil)}
+	req := &Request{API: "openai-chat", Path: path, Body: body, Model: in.Model, Tools: openaiTools(in.Tools, "", nil)}
 	names := map[string]string{}
 	for _, m := range in.Messages {
 		switch m.Role {

@@ -63,14 +63,17 @@ func SearchDescribeCall(query, pick string, args map[string]any) Script {
 }
 
 // pickHit returns the first hit id in a tool_search result (JSON
-// {"hits": [{"id": ...}]}) that contains pick.
+// {"hits": [{"id": ...}]}) that contains pick. The JSON may follow a
+// client's own text (Codex writes "Wall time: …\nOutput:\n" before a
+// tool's result).
 func pickHit(text, pick string) string {
 	var res struct {
 		Hits []struct {
 			ID string `json:"id"`
 		} `json:"hits"`
 	}
-	if json.Unmarshal([]byte(text), &res) != nil {
+	i := strings.Index(text, `{"hits"`)
+	if i < 0 || json.NewDecoder(strings.NewReader(text[i:])).Decode(&res) != nil {
 		return ""
 	}
 	for _, h := range res.Hits {
