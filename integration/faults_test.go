@@ -267,10 +267,28 @@ args = ["-scenario", "listchanges"]
 		if c.mode == "direct" {
 			script = append(script, call("drop"), map[string]any{"op": "sleep", "ms": 1500}, map[string]any{"op": "list"})
 		}
+		// Code mode answers tools/list at once: while ch starts, the
+		// description says so, and its start changes the surface (one
+		// list_changed, sent before the first tool_search_code call, which
+		// waits for it, returns). Counted from after that call.
+		count := func(doc map[string]any) float64 {
+			n, _ := jpath(t, doc, "notifications").(map[string]any)["notifications/tools/list_changed"].(float64)
+			return n
+		}
+		if c.mode == "code" {
+			snapshot := map[string]any{"op": "wait", "notification": "notifications/tools/list_changed", "count": 0}
+			script = []map[string]any{call("a"), snapshot, {"op": "list"}, call("poke"), {"op": "sleep", "ms": 1500}, snapshot}
+			count = func(doc map[string]any) float64 {
+				at := func(i int) float64 {
+					n, _ := jpath(t, doc, "steps", i, "result").(map[string]any)["count"].(float64) // absent: none yet
+					return n
+				}
+				return at(5) - at(1)
+			}
+		}
 		steps := scriptArg(t, script...)
 		doc := nodeClient(t, append([]string{"--quiet", "--script", steps, "--"}, proxyCmd(t, cfg)...)...)
-		n, _ := jpath(t, doc, "notifications").(map[string]any)["notifications/tools/list_changed"].(float64)
-		if n != c.want {
+		if n := count(doc); n != c.want {
 			t.Errorf("%s mode: %v list_changed notifications, want %v (%v)", c.mode, n, c.want, jpath(t, doc, "notifications"))
 		}
 	}

@@ -181,23 +181,28 @@ func TestDeniedToolUnreachable(t *testing.T) {
 	})
 
 	t.Run("directory mode", func(t *testing.T) {
+		// The calls first: they wait for the upstream still starting
+		// (initialize and tools/list are answered at once); the list after
+		// them holds the directory in tool_search's description.
 		denied, absent := run(t, true, "directory",
-			map[string]any{"op": "list"},
 			call("cat__delete_file", map[string]any{"path": "/x"}),
 			call("cat__create_issue", map[string]any{"owner": "o", "repo": "r", "title": "hydrated"}),
+			map[string]any{"op": "list"},
 		)
 		t.Run("directory", func(t *testing.T) {
-			di, ai := jpath(t, denied, "initialize", "instructions").(string), jpath(t, absent, "initialize", "instructions").(string)
-			if di != ai || strings.Contains(di, "delete_file") || !strings.Contains(di, "cat__create_issue") {
-				t.Errorf("directory differs or shows the denied tool:\n denied: %s\n absent: %s", di, ai)
+			same(t, "tools/list", denied, absent, 2, "cat__create_issue")
+			if d := stepOutcome(t, denied, 2); strings.Contains(d, "delete_file") {
+				t.Errorf("the directory shows the denied tool: %s", tail(d, 800))
 			}
-			same(t, "tools/list", denied, absent, 0, "tool_search")
+			if di := jpath(t, denied, "initialize", "instructions").(string); strings.Contains(di, "delete_file") {
+				t.Errorf("the instructions show the denied tool: %s", di)
+			}
 		})
 		t.Run("hydrated directory name", func(t *testing.T) {
-			same(t, "call", denied, absent, 1, `unknown tool \"cat__delete_file\"`)
+			same(t, "call", denied, absent, 0, `unknown tool \"cat__delete_file\"`)
 			// The route itself works for an allowed directory name.
-			if !strings.Contains(stepOutcome(t, denied, 2), `hydrated`) {
-				t.Errorf("allowed directory name did not run: %s", stepOutcome(t, denied, 2))
+			if !strings.Contains(stepOutcome(t, denied, 1), `hydrated`) {
+				t.Errorf("allowed directory name did not run: %s", stepOutcome(t, denied, 1))
 			}
 		})
 	})

@@ -12,7 +12,10 @@
 #                              @modelcontextprotocol/client (TypeScript SDK v2, 2026-07-28; matrix-client.mjs),
 #                              server-everything, server-filesystem, server-memory,
 #                              server-sequential-thinking; mcp-proxy (a TypeScript stdio-to-HTTP proxy,
-#                              the overhead bench's other proxy). Installed with `npm ci --ignore-scripts`.
+#                              the overhead bench's other proxy); the agent clients the end-to-end tests
+#                              drive with a scripted model (integration/agents_test.go): Claude Code (a
+#                              native binary per platform), Codex (likewise), Gemini CLI. ~800 MB.
+#                              Installed with `npm ci --ignore-scripts`.
 #   integration/conformance/node_modules
 #                              the official MCP conformance suite (@modelcontextprotocol/conformance,
 #                              2026-07-28 requirement set) and, on Linux x64/arm64, the Node 22 it needs
@@ -74,6 +77,9 @@ NPM_ENTRIES=(
   "@modelcontextprotocol/server-memory/dist/index.js"
   "@modelcontextprotocol/server-sequential-thinking/dist/index.js"
   "mcp-proxy/dist/bin/mcp-proxy.mjs"
+  "@anthropic-ai/claude-code/package.json"
+  "@openai/codex/bin/codex.js"
+  "@google/gemini-cli/bundle/gemini.js"
 )
 if [ "$WITH_NPM" = 1 ]; then
   command -v node >/dev/null || die "node not found (need Node.js >= 20)"
