@@ -81,6 +81,14 @@ NPM_ENTRIES=(
   "@openai/codex/bin/codex.js"
   "@google/gemini-cli/bundle/gemini.js"
 )
+# Claude Code's native binary comes in a package per platform (an optional dependency, which
+# npm may skip without an error): it must be there for this machine's.
+case "$(uname -s)/$(uname -m)" in
+  Linux/x86_64) NPM_ENTRIES+=("@anthropic-ai/claude-code-linux-x64/claude") ;;
+  Linux/aarch64|Linux/arm64) NPM_ENTRIES+=("@anthropic-ai/claude-code-linux-arm64/claude") ;;
+  Darwin/x86_64) NPM_ENTRIES+=("@anthropic-ai/claude-code-darwin-x64/claude") ;;
+  Darwin/arm64) NPM_ENTRIES+=("@anthropic-ai/claude-code-darwin-arm64/claude") ;;
+esac
 if [ "$WITH_NPM" = 1 ]; then
   command -v node >/dev/null || die "node not found (need Node.js >= 20)"
   command -v npm >/dev/null || die "npm not found"
