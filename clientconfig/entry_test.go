@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -181,6 +184,36 @@ func TestClientFiles(t *testing.T) {
 	for _, tc := range cases {
 		if got := client(t, tc.client).File(env(tc.goos, tc.vars)); got != tc.want {
 			t.Errorf("%s on %s: %s, want %s", tc.client, tc.goos, got, tc.want)
+		}
+	}
+}
+
+// The samples in examples/clients hold the entries init --client prints
+// (for the command mcp-toolsearch and /path/to/config.toml).
+func TestExampleClientFiles(t *testing.T) {
+	files := map[string]string{
+		"claude-code": "claude-code-mcp.json", "claude-desktop": "claude_desktop_config.json", "cursor": "cursor-mcp.json",
+		"vscode": "vscode-mcp.json", "copilot-cli": "copilot-mcp-config.json", "gemini-cli": "gemini-settings.json", "codex": "codex-config.toml",
+	}
+	args := []string{"serve", "--config", "/path/to/config.toml"}
+	for _, c := range Clients {
+		b, err := os.ReadFile(filepath.Join("..", "examples", "clients", files[c.Name]))
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		snippet, _ := c.Snippet("toolsearch", "mcp-toolsearch", args)
+		if c.Key == "" {
+			var got, want map[string]any
+			_, err1 := toml.Decode(string(b), &got)
+			_, err2 := toml.Decode(string(snippet), &want)
+			if err1 != nil || err2 != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s: %s holds %v (%v), want %v", c.Name, files[c.Name], got, err1, want)
+			}
+			continue
+		}
+		got, want := entryOf(t, c, b, "toolsearch"), entryOf(t, c, snippet, "toolsearch")
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %s holds %v, want %v", c.Name, files[c.Name], got, want)
 		}
 	}
 }

@@ -93,17 +93,18 @@ type scenarioRun struct {
 	mode   string // --mode value: off, tools, directory, code
 	doc    map[string]any
 	stderr string // client.mjs stderr, which carries the proxy's (at debug level)
+	list   int    // the step of the run's tools/list
 }
 
-// tools returns the tools of the run's first step (a full tools/list).
+// tools returns the tools of the run's tools/list step (a full list).
 func (r *scenarioRun) tools(t *testing.T) []any {
-	return jpath(t, r.doc, "steps", 0, "result", "tools").([]any)
+	return jpath(t, r.doc, "steps", r.list, "result", "tools").([]any)
 }
 
 // surfaceBytes is what the model sees first, as the client received it:
 // the serialized tools/list result(s) plus the instructions (UTF-8 bytes).
 func (r *scenarioRun) surfaceBytes(t *testing.T) (list, instructions int) {
-	list = int(jpath(t, r.doc, "steps", 0, "bytes").(float64))
+	list = int(jpath(t, r.doc, "steps", r.list, "bytes").(float64))
 	if s, ok := jpath(t, r.doc, "initialize").(map[string]any)["instructions"].(string); ok {
 		instructions = len(s)
 	}
@@ -130,7 +131,8 @@ func runScenario(t *testing.T, cfg, mode string, steps ...map[string]any) *scena
 	if code != 0 {
 		t.Fatalf("mode %s: client.mjs exit %d, error %v\nstderr: %s", mode, code, doc["error"], tail(stderr, 4000))
 	}
-	return &scenarioRun{mode: mode, doc: doc, stderr: stderr}
+	list := slices.IndexFunc(steps, func(s map[string]any) bool { return s["op"] == "list" })
+	return &scenarioRun{mode: mode, doc: doc, stderr: stderr, list: list}
 }
 
 // echoOf is what catalogserver answers for tool called with args (its
@@ -165,17 +167,20 @@ return await openclaw.tools.call(t.id, {note: %q});`, scenarioQuery, scenarioID,
 	runs := map[string]*scenarioRun{
 		"direct": runScenario(t, cfg, "off", list,
 			map[string]any{"op": "call", "name": "big__" + scenarioTool, "args": callArgs}, callDirectOnly),
-		"tools": runScenario(t, cfg, "tools", list,
+		// The search modes answer initialize and tools/list at once, and
+		// their first call waits for the upstreams still starting: each
+		// lists after its first call, so the list has the direct-only tool.
+		"tools": runScenario(t, cfg, "tools",
 			map[string]any{"op": "call", "name": "tool_search", "args": map[string]any{"query": scenarioQuery}},
 			map[string]any{"op": "call", "name": "tool_describe", "args": map[string]any{"id": scenarioID}},
 			map[string]any{"op": "call", "name": "tool_call", "args": map[string]any{"id": scenarioID, "args": callArgs}},
-			callDirectOnly),
+			list, callDirectOnly),
 		// Directory mode: the model calls a hidden directory name directly;
 		// the proxy hydrates it from the same authorized catalog (SPEC §3).
-		"directory": runScenario(t, cfg, "directory", list,
-			map[string]any{"op": "call", "name": "big__" + scenarioTool, "args": callArgs}, callDirectOnly),
-		"code": runScenario(t, cfg, "code", list,
-			map[string]any{"op": "call", "name": "tool_search_code", "args": map[string]any{"code": code}}, callDirectOnly),
+		"directory": runScenario(t, cfg, "directory",
+			map[string]any{"op": "call", "name": "big__" + scenarioTool, "args": callArgs}, list, callDirectOnly),
+		"code": runScenario(t, cfg, "code",
+			map[string]any{"op": "call", "name": "tool_search_code", "args": map[string]any{"code": code}}, list, callDirectOnly),
 	}
 	direct := runs["direct"]
 
@@ -185,7 +190,7 @@ return await openclaw.tools.call(t.id, {note: %q});`, scenarioQuery, scenarioID,
 	}
 
 	// (2) Each Tool Search mode calls the same tool and gets the same echo.
-	toolsRes := runs["tools"].step(t, 3)["result"].(map[string]any)
+	toolsRes := runs["tools"].step(t, 2)["result"].(map[string]any)
 	if toolsRes["isError"] == true {
 		t.Fatalf("(2) tools: tool_call returned isError: %v", toolsRes["content"])
 	}
@@ -195,14 +200,14 @@ return await openclaw.tools.call(t.id, {note: %q});`, scenarioQuery, scenarioID,
 	if got := jpath(t, toolsRes, "structuredContent", "tool", "id"); got != scenarioID {
 		t.Errorf("(2) tools: tool_call envelope tool.id = %v, want %s", got, scenarioID)
 	}
-	hits := jpath(t, runs["tools"].step(t, 1)["result"], "structuredContent", "hits").([]any)
+	hits := jpath(t, runs["tools"].step(t, 0)["result"], "structuredContent", "hits").([]any)
 	if !slices.ContainsFunc(hits, func(h any) bool { return h.(map[string]any)["id"] == scenarioID }) {
 		t.Errorf("(2) tools: tool_search %q did not return %s: %v", scenarioQuery, scenarioID, hits)
 	}
-	if got := runs["directory"].step(t, 1)["result"].(map[string]any)["structuredContent"]; !reflect.DeepEqual(got, wantEcho) {
+	if got := runs["directory"].step(t, 0)["result"].(map[string]any)["structuredContent"]; !reflect.DeepEqual(got, wantEcho) {
 		t.Errorf("(2) directory: hydrated call of big__%s: structuredContent = %v, want %v", scenarioTool, got, wantEcho)
 	}
-	codeRes := runs["code"].step(t, 1)["result"].(map[string]any)
+	codeRes := runs["code"].step(t, 0)["result"].(map[string]any)
 	if ok := jpath(t, codeRes, "structuredContent", "ok"); ok != true {
 		t.Fatalf("(2) code: tool_search_code failed: %v", codeRes["structuredContent"])
 	}
@@ -263,7 +268,13 @@ return await openclaw.tools.call(t.id, {note: %q});`, scenarioQuery, scenarioID,
 			t.Errorf("(4) %s mode tools/list = %v, want %v", mode, got, want)
 		}
 		for _, x := range runs[mode].tools(t) {
-			if tool := x.(map[string]any); tool["name"] == directOnlyName && !reflect.DeepEqual(withoutProxyMeta(tool), withoutProxyMeta(byName[directOnlyName])) {
+			tool := x.(map[string]any)
+			// Every tool a search mode lists is always loaded; the
+			// direct-only tool is otherwise direct mode's.
+			if meta, _ := tool["_meta"].(map[string]any); meta["anthropic/alwaysLoad"] != true {
+				t.Errorf("(4) %s mode: %s has _meta %v, want anthropic/alwaysLoad true", mode, tool["name"], meta)
+			}
+			if tool["name"] == directOnlyName && !reflect.DeepEqual(withoutProxyMeta(tool), withoutProxyMeta(byName[directOnlyName])) {
 				t.Errorf("(4) %s mode: direct-only tool %v differs from direct mode's %v", mode, tool, byName[directOnlyName])
 			}
 		}

@@ -89,3 +89,34 @@ func reportMedian(b *testing.B, ds []time.Duration) {
 	b.ReportMetric(float64(m.Microseconds())/1000, "first_list_ms")
 	b.Logf("%s: first tools/list answer after %s (median of %d)", b.Name(), m.Round(time.Millisecond), len(ds))
 }
+
+// BenchmarkStartupSlowUpstream: the time from starting the proxy binary
+// (stdio) to its first tools/list answer, per mode, with one real upstream
+// that needs 4 s to start (the go-sdk everything server behind a shell
+// that sleeps 4 s before exec'ing it) and the default server.startup_wait
+// (5 s). The search modes answer at once (their searches wait instead);
+// direct mode, whose tools/list is the catalog, waits for the upstream.
+//
+//	go test ./integration -run XXX -bench StartupSlowUpstream -benchtime 3x
+//
+// prints first_list_ms (median) and the tools listed, per mode.
+func BenchmarkStartupSlowUpstream(b *testing.B) {
+	slow := "[upstreams.slow]\ncommand = \"/bin/sh\"\nargs = [\"-c\", " + tomlString("sleep 4; exec "+gosdkEverything(b)) + "]\n"
+	for _, mode := range []string{"direct", "tools", "code", "directory"} {
+		ts := "[tool_search]\nenabled = true\nmode = \"" + mode + "\"\n"
+		if mode == "direct" {
+			ts = "[tool_search]\nenabled = false\n"
+		}
+		cfg := writeConfig(b, ts+slow)
+		b.Run(mode, func(b *testing.B) {
+			var ds []time.Duration
+			tools := 0
+			for b.Loop() {
+				d, n := firstList(b, proxyCmd(b, cfg, "--startup-wait", "5s"))
+				ds, tools = append(ds, d), n
+			}
+			reportMedian(b, ds)
+			b.ReportMetric(float64(tools), "tools")
+		})
+	}
+}

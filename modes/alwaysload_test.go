@@ -83,12 +83,13 @@ func TestDirectModeAlwaysLoad(t *testing.T) {
 // What a model must know to use a search surface is in its tools'
 // descriptions and stays small: the first contact (the surface's own
 // tools in tools/list, and the instructions) is at most 2 KB, with a
-// catalog summary naming 12 upstreams (the most it names), and while they
-// are still starting.
+// catalog summary naming as many upstreams as it names, with long names
+// (30 characters, as in the benchmark catalogs), and while they are
+// still starting.
 func TestFirstContactBytes(t *testing.T) {
 	var infos []catalog.UpstreamInfo
-	for i := range 14 {
-		infos = append(infos, catalog.UpstreamInfo{Name: fmt.Sprintf("server-%02d", i), Prefix: fmt.Sprintf("s%02d", i)})
+	for i := range 40 {
+		infos = append(infos, catalog.UpstreamInfo{Name: fmt.Sprintf("a-rather-long-server-name-%04d", i), Prefix: fmt.Sprintf("s%02d", i)})
 	}
 	cat := catalog.New("__", Reserved, infos)
 	for _, in := range infos {
@@ -99,9 +100,21 @@ func TestFirstContactBytes(t *testing.T) {
 	api := API{Limits: Limits{Default: 8, Max: 20}, Bounds: catalog.DefaultBounds()}
 	for _, env := range []Env{full, empty} {
 		for _, s := range []Surface{&Tools{API: api}, &Tools{API: api, Directory: true}, &Code{API: api, Timeout: 55 * time.Second}} {
-			if n := FirstContact(s, env); n > 2048 {
+			n := FirstContact(s, env)
+			t.Logf("%s: %d bytes", s.Mode(), n)
+			if n > 2048 {
 				t.Errorf("%s: first contact %d bytes, want at most 2048", s.Mode(), n)
 			}
+		}
+	}
+	d := (&Tools{API: api}).Tools(full)[0].Description
+	if !strings.Contains(d, "from 40 MCP servers") || !strings.Contains(d, "and 33 more") {
+		t.Errorf("summary: %s", d)
+	}
+	// The same catalog gives the same bytes (prompt caches stay valid).
+	for range 5 {
+		if again := (&Tools{API: api}).Tools(full)[0].Description; again != d {
+			t.Fatalf("the description changed between two listings:\n%s\n%s", d, again)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -248,6 +249,13 @@ func resolveCallable(env Env, name string) *catalog.Entry {
 	return e
 }
 
+// maxSummaryNames bounds the bytes of the upstream list of the catalog
+// summary ("github (6), memory (8)"), so the search tool's description
+// stays within the first-contact budget (2 KB) whatever the catalog: the
+// upstreams with the most tools are named while they fit (sorted by name
+// in the text), and the rest counted ("and 12 more").
+const maxSummaryNames = 260
+
 // summary describes what is behind a search surface: how many tools, which
 // upstreams (models skip a search tool whose description is generic).
 func summary(env Env) string {
@@ -261,13 +269,24 @@ func summary(env Env) string {
 		ups = append(ups, u)
 	}
 	sort.Strings(ups)
-	parts := make([]string, 0, len(ups))
-	for i, u := range ups {
-		if i == 12 {
-			parts = append(parts, fmt.Sprintf("and %d more", len(ups)-12))
+	bySize := slices.Clone(ups)
+	sort.SliceStable(bySize, func(i, j int) bool { return count[bySize[i]] > count[bySize[j]] })
+	var named []string
+	used := 0
+	for _, u := range bySize {
+		n := len(u) + len(fmt.Sprint(count[u])) + 5 // "name (N), "
+		if used+n > maxSummaryNames {
 			break
 		}
+		named, used = append(named, u), used+n
+	}
+	sort.Strings(named)
+	parts := make([]string, 0, len(named)+1)
+	for _, u := range named {
 		parts = append(parts, fmt.Sprintf("%s (%d)", u, count[u]))
+	}
+	if len(ups) > len(named) {
+		parts = append(parts, fmt.Sprintf("and %d more", len(ups)-len(named)))
 	}
 	if len(es) == 0 {
 		if st := startingSummary(starting(env)); st != "" {

@@ -44,8 +44,8 @@ func (t *Tools) Mode() string {
 // mode, the pinned tools.
 func (t *Tools) Tools(env Env) []*mcp.Tool {
 	sum := summary(env)
-	searchDesc := "Find tools of the MCP servers behind this server. " + sum +
-		" Returns hits {id, name, description, input, ...}, best first: input is a TypeScript-style signature, or \"unknown\" (then tool_describe the id first). Run a hit with tool_call."
+	searchDesc := "Search the tool catalog behind this server. " + sum +
+		" Returns hits {id, name, description, input, ...}, best first; input is a TypeScript-style signature, or \"unknown\": tool_describe the id first. Run hits with tool_call."
 	if t.Directory {
 		searchDesc += "\n\n" + t.directory(env)
 	}
@@ -59,13 +59,13 @@ func (t *Tools) Tools(env Env) []*mcp.Tool {
 		{
 			Name:        ToolDescribe,
 			Description: "The full description and exact JSON input and output schemas of a tool from tool_search, by its hit id.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"}},"required":["id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"a hit's id"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, Title: "Describe a tool"},
 		},
 		{
 			Name:        ToolCall,
 			Description: "Run a tool from tool_search: id is its hit id, args its arguments. Returns {tool, result}: the tool's own result, its JSON output in result.details.",
-			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"tool id from tool_search"},"args":{"type":"object","description":"the tool's arguments, matching its input schema"}},"required":["id"]}`),
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string","description":"a hit's id"},"args":{"type":"object","description":"the tool's arguments, per its input schema"}},"required":["id"]}`),
 			Annotations: &mcp.ToolAnnotations{Title: "Call a tool"},
 		},
 	}

@@ -102,6 +102,7 @@ type Proxy struct {
 	// tool searches and calls wait up to then for upstreams still on
 	// their first attempt (starting.go WaitStarting).
 	startBy atomic.Int64
+	startAt time.Time // when Start or StartServing began (logged with the settled start)
 
 	shortened    sync.Map       // catalog id -> exposed name already logged as shortened (ingest.go)
 	schemaWarned schemaWarnings // validate.go: schemas already warned about as not compiling
@@ -277,6 +278,9 @@ func (p *Proxy) Statuses() []upstream.Status { return p.ups.Statuses() }
 // runs once every upstream settled: here, or later in the background,
 // when its failure is sent on Fatal.
 func (p *Proxy) Start(ctx context.Context) error {
+	if p.startAt.IsZero() {
+		p.startAt = time.Now()
+	}
 	p.pins.start(p.watchApprovals) // pins.go: `mcp-toolsearch approve` while running
 	p.ups.Launch()
 	settled := p.ups.WaitSettled(ctx)
@@ -309,7 +313,8 @@ func (p *Proxy) StartServing(ctx context.Context, wait time.Duration) error {
 		defer cancel()
 		return p.Start(wctx)
 	}
-	by := time.Now().Add(wait)
+	p.startAt = time.Now()
+	by := p.startAt.Add(wait)
 	p.startBy.Store(by.UnixNano())
 	p.pins.start(p.watchApprovals)
 	p.ups.Launch()
@@ -374,6 +379,17 @@ func (p *Proxy) checkPolicyWhenSettled() {
 		return // closed first
 	}
 	p.startSettled.Store(true)
+	snap := p.Catalog()
+	p.log.Info("upstreams started", "tools", len(snap.Entries), "unavailable_upstreams", len(snap.Unavailable), "startup_ms", time.Since(p.startAt).Milliseconds())
+	p.mu.Lock()
+	open := make([]*session, 0, len(p.sessions))
+	for _, s := range p.sessions {
+		open = append(open, s)
+	}
+	p.mu.Unlock()
+	for _, s := range open {
+		s.recordCatalog()
+	}
 	if err := p.CheckPolicy(); err != nil {
 		p.log.Error("stopping: " + p.conf().Redact(err.Error()))
 		select {

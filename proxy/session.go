@@ -185,21 +185,13 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		s.client = ip.ClientInfo.Name
 		info.ClientName, info.ClientVersion = ip.ClientInfo.Name, ip.ClientInfo.Version
 	}
+	// The telemetry session is set before the session is in p.sessions:
+	// whoever finds it there (another request, the start's settling,
+	// recordCatalog) finds it whole.
+	s.ts = p.rec.StartSession(info)
 	p.sessions[ss] = s
 	p.mu.Unlock()
-	s.ts = p.rec.StartSession(info)
-	byUp := map[string]int{}
-	total, trusted := 0, 0
-	for _, e := range p.catalog().Snapshot().Entries {
-		if s.allowed(e) {
-			total++
-			byUp[e.Upstream]++
-			if e.Trusted {
-				trusted++
-			}
-		}
-	}
-	s.ts.Catalog(total, byUp, trusted, total-trusted)
+	s.recordCatalog()
 	go func() {
 		_ = ss.Wait()
 		if transport == transportStateful {
@@ -209,4 +201,23 @@ func (p *Proxy) sessionFor(ss *mcp.ServerSession, endpoint, transport string) *s
 		p.sessionGone(s)
 	}()
 	return s
+}
+
+// recordCatalog writes the catalog the session may see to the session log
+// (counts per upstream, trusted or not): at the session's start, and again
+// when the upstreams still starting then have settled (proxy.go
+// checkPolicyWhenSettled), since the search modes answer clients before.
+func (s *session) recordCatalog() {
+	byUp := map[string]int{}
+	total, trusted := 0, 0
+	for _, e := range s.p.catalog().Snapshot().Entries {
+		if s.allowed(e) {
+			total++
+			byUp[e.Upstream]++
+			if e.Trusted {
+				trusted++
+			}
+		}
+	}
+	s.ts.Catalog(total, byUp, trusted, total-trusted)
 }
