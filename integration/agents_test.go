@@ -16,7 +16,7 @@ package integration
 //	go test ./integration -run TestAgent -v
 //
 // MCP_TOOLSEARCH_AGENT_OUT=DIR keeps every request body each client sent
-// the model in DIR/<client>.json.
+// the model in DIR/<test name>.json.
 
 import (
 	"context"
@@ -157,7 +157,7 @@ func (a *agentSetup) check(t *testing.T) {
 	reqs := a.model.Requests()
 	if dir := os.Getenv("MCP_TOOLSEARCH_AGENT_OUT"); dir != "" {
 		b, _ := json.MarshalIndent(reqs, "", "  ")
-		if err := os.WriteFile(filepath.Join(dir, a.client+".json"), b, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, strings.ReplaceAll(t.Name(), "/", "_")+".json"), b, 0o644); err != nil {
 			t.Error(err)
 		}
 	}
