@@ -269,21 +269,22 @@ args = ["-scenario", "listchanges"]
 		}
 		// Code mode answers tools/list at once: while ch starts, the
 		// description says so, and its start changes the surface (one
-		// list_changed, sent before the first tool_search_code call, which
-		// waits for it, returns). Counted from after that call.
+		// list_changed, which the go-sdk sends 10 ms after the change,
+		// around the time the first tool_search_code call, which waits for
+		// the start, returns). Counted from half a second after that call.
 		count := func(doc map[string]any) float64 {
 			n, _ := jpath(t, doc, "notifications").(map[string]any)["notifications/tools/list_changed"].(float64)
 			return n
 		}
 		if c.mode == "code" {
 			snapshot := map[string]any{"op": "wait", "notification": "notifications/tools/list_changed", "count": 0}
-			script = []map[string]any{call("a"), snapshot, {"op": "list"}, call("poke"), {"op": "sleep", "ms": 1500}, snapshot}
+			script = []map[string]any{call("a"), {"op": "sleep", "ms": 500}, snapshot, {"op": "list"}, call("poke"), {"op": "sleep", "ms": 1500}, snapshot}
 			count = func(doc map[string]any) float64 {
 				at := func(i int) float64 {
 					n, _ := jpath(t, doc, "steps", i, "result").(map[string]any)["count"].(float64) // absent: none yet
 					return n
 				}
-				return at(5) - at(1)
+				return at(6) - at(2)
 			}
 		}
 		steps := scriptArg(t, script...)
