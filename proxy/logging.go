@@ -10,10 +10,10 @@ package proxy
 // from a SHARED upstream session. A log message sent while a call runs is
 // that call's client's business: connected directly, no other client
 // would see it (trust: tool output and log text are the upstream's, and a
-// client's calls are its own). The rule follows relay_route.go:
+// client's calls are its own). The rule follows the relay's (passthrough_relay.go):
 //
 //  1. On a Streamable HTTP upstream, a message on a call's POST response
-//     stream carries that call's token (callerTagger): it goes to that
+//     stream carries that call's token (upstream.TagCallers): it goes to that
 //     call's client, even when the call has just ended.
 //  2. Otherwise the calls in flight on that upstream, and those that ended
 //     less than logGrace ago (the message can be handled just after the
@@ -34,6 +34,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logwindow"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 // onSetLevel answers logging/setLevel for session s: the level goes to the
@@ -215,17 +216,17 @@ func (pt *passthrough) logTarget(up, token string) (call *inflight, target *sess
 	return nil, nil, false
 }
 
-// takeLogToken removes metaKeyCaller from a log message's _meta and
+// takeLogToken removes upstream.MetaKeyCaller from a log message's _meta and
 // returns its value ("" when absent).
 func takeLogToken(p *mcp.LoggingMessageParams) string {
 	if p == nil || p.Meta == nil {
 		return ""
 	}
-	v, ok := p.Meta[metaKeyCaller]
+	v, ok := p.Meta[upstream.MetaKeyCaller]
 	if !ok {
 		return ""
 	}
-	delete(p.Meta, metaKeyCaller)
+	delete(p.Meta, upstream.MetaKeyCaller)
 	if len(p.Meta) == 0 {
 		p.Meta = nil
 	}

@@ -76,8 +76,8 @@ func readPages[T any](fetch func(cursor string) ([]*T, string, error)) ([]*T, er
 // upstream's startup_timeout: that one covers a process start and maybe a
 // package download (`init` writes "3m" for npx/uvx/docker servers), while
 // these requests go to an upstream that is already running, and one that
-// does not answer must not hold every client's answer for minutes (review
-// r8 F3). docs/config.md, startup_timeout.
+// does not answer must not hold every client's answer for minutes
+// (docs/config.md, startup_timeout).
 const upstreamShareTimeout = 10 * time.Second
 
 // eachUpstream runs do for every upstream of ups, all at once, on its

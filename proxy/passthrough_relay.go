@@ -8,7 +8,7 @@ package proxy
 // upstream sessions (config `session = "per-client"`).
 //
 // Which client gets an upstream's request (DESIGN.md "Upstream sessions";
-// the rule is in relay_route.go):
+// the rule is below):
 //   - a request tied to a task (_meta "io.modelcontextprotocol/related-task"):
 //     the client session that holds the task (its taskBook) and, on a
 //     shared session, waits in tasks/result for it; none: refused;
@@ -26,6 +26,33 @@ package proxy
 // call; the shared ("probe") session of a per-client upstream offers none,
 // so the catalog lists the tools any client gets; a per-client session
 // offers exactly what its client offered of those three.
+//
+// Which client gets a request that an upstream sends during a call
+// (sampling/createMessage, elicitation/create, roots/list) on a SHARED
+// upstream session. The rule, in order:
+//
+//  1. Request identity. A Streamable HTTP upstream sends a request that a
+//     call caused on that call's POST response stream (MCP spec,
+//     basic/transports, "Sending Messages to the Server": such messages
+//     SHOULD relate to the originating request; the go-sdk and the
+//     TypeScript SDK servers do). The proxy's HTTP client (upstream.TagCallers)
+//     knows which of its calls each stream answers and marks the requests
+//     arriving on it with that call's token in params._meta; the relay
+//     routes by the token to the client session that made the call.
+//  2. Otherwise (stdio and SSE upstreams, or a request on the standalone
+//     GET stream), the go-sdk gives no way to know which call caused it.
+//     When the calls in flight on that upstream all belong to ONE client
+//     session, it goes there; when calls of two or more client sessions are
+//     in flight, the upstream gets an error and the proxy logs a warning:
+//     fail closed, never a guess.
+//
+// Per-client upstream sessions (session = "per-client") are always exact:
+// the session belongs to one client.
+//
+// Trust: upstream servers are not trusted. The token is 128 random bits,
+// never sent upstream, and valid only while its call is in flight;
+// upstream.TagCallers removes the token key from every request an upstream sends,
+// so an upstream cannot name a client by writing the key itself.
 
 import (
 	"context"
@@ -52,7 +79,7 @@ import (
 type inflight struct {
 	up    string
 	s     *session
-	token string          // request identity (relay_route.go); "" when not used
+	token string          // request identity (upstream.TagCallers); "" when not used
 	ctx   context.Context // the client's call: relayed requests go on its stream
 	task  string          // tasks/result of this task id (serveTasks); "" for a tools/call
 	logs  sync.WaitGroup  // its log messages on their way (logroute.go)
@@ -155,7 +182,7 @@ func methodCap(method string) string {
 
 // startCall records a call of client session s on the shared session of
 // up; it returns ctx to make the call with (carrying the call's token for
-// callerTagger when up is an HTTP upstream) and a func that removes the
+// upstream.TagCallers when up is an HTTP upstream) and a func that removes the
 // record.
 func (pt *passthrough) startCall(ctx context.Context, up string, s *session) (context.Context, func()) {
 	return pt.startTaskCall(ctx, up, s, "")
@@ -173,8 +200,8 @@ func (pt *passthrough) startTaskCall(ctx context.Context, up string, s *session,
 func (pt *passthrough) beginCall(ctx context.Context, up string, s *session, task string) (context.Context, *inflight) {
 	f := &inflight{up: up, s: s, ctx: ctx, task: task}
 	if u, ok := pt.p.conf().Upstreams[up]; ok && u.IsHTTP() {
-		f.token = newCallerToken()
-		ctx = withCallerToken(ctx, f.token)
+		f.token = upstream.NewCallerToken()
+		ctx = upstream.WithCallerToken(ctx, f.token)
 	}
 	pt.mu.Lock()
 	pt.inflight = append(pt.inflight, f)
@@ -212,7 +239,7 @@ func (pt *passthrough) exchangeCall(up string, owner *session) *inflight {
 }
 
 // callerFor finds the call that a request of the shared session of up
-// belongs to (rule in relay_route.go): by token, else the calls in flight
+// belongs to (rule at the top of this file): by token, else the calls in flight
 // on up when they all belong to one client session. why says why there is
 // none.
 func (pt *passthrough) callerFor(up, token string) (f *inflight, why string, ambiguous bool) {
@@ -250,7 +277,7 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 			if c == "" {
 				return next(ctx, method, req)
 			}
-			token := takeCallerToken(req)
+			token := upstream.TakeCallerToken(req)
 			target := owner
 			why := "its client did not advertise that capability"
 			callCtx := context.Context(nil)

@@ -167,13 +167,13 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 		Grace:      cfg.Server.ShutdownGrace.Duration,
 		ClientInfo: &mcp.Implementation{Name: "mcp-toolsearch", Version: Version},
 		// OnToolsChanged is set per manager (upstream.Set).
-		// Issue 7 passthrough: notification handlers and the relay of
-		// sampling/elicitation/roots (proxy/passthrough_relay.go).
+		// Notification handlers and the relay of sampling, elicitation
+		// and roots (passthrough_relay.go).
 		ClientOptions:    p.pt.clientOptions,
 		ClientMiddleware: p.pt.clientMiddleware,
-		// Request identity for server-to-client requests (relay_route.go).
+		// Request identity for server-to-client requests (passthrough_relay.go).
 		WrapHTTP: func(_ string, rt http.RoundTripper) http.RoundTripper {
-			return callerTagger{base: rt, max: cfg.Server.MaxMessageBytes}
+			return upstream.TagCallers(rt, cfg.Server.MaxMessageBytes)
 		},
 		Ingest:          ingest.New(ingestSteps(cfg, p.pins)...), // THE tool-ingest point (proxy/ingest.go)
 		MaxMessageBytes: cfg.Server.MaxMessageBytes,

@@ -1,31 +1,15 @@
-package proxy
+package upstream
 
-// Which client gets a request that an upstream sends during a call
-// (sampling/createMessage, elicitation/create, roots/list) on a SHARED
-// upstream session. The rule, in order:
-//
-//  1. Request identity. A Streamable HTTP upstream sends a request that a
-//     call caused on that call's POST response stream (MCP spec,
-//     basic/transports, "Sending Messages to the Server": such messages
-//     SHOULD relate to the originating request; the go-sdk and the
-//     TypeScript SDK servers do). The proxy's HTTP client (callerTagger)
-//     knows which of its calls each stream answers and marks the requests
-//     arriving on it with that call's token in params._meta; the relay
-//     routes by the token to the client session that made the call.
-//  2. Otherwise (stdio and SSE upstreams, or a request on the standalone
-//     GET stream), the go-sdk gives no way to know which call caused it.
-//     When the calls in flight on that upstream all belong to ONE client
-//     session, it goes there; when calls of two or more client sessions are
-//     in flight, the upstream gets an error and the proxy logs a warning:
-//     fail closed, never a guess.
-//
-// Per-client upstream sessions (session = "per-client") are always exact:
-// the session belongs to one client.
+// The caller tag of a Streamable HTTP upstream's requests: a request that
+// an upstream sends on the POST response stream of a call (sampling,
+// elicitation, roots, and log messages) is marked with that call's token
+// in params._meta, so the proxy can route it to the client that made the
+// call (MCP spec, basic/transports, "Sending Messages to the Server").
 //
 // Trust: upstream servers are not trusted. The token is 128 random bits,
 // never sent upstream, and valid only while its call is in flight;
-// callerTagger removes the token key from every request an upstream sends,
-// so an upstream cannot name a client by writing the key itself.
+// TagCallers removes the key from every request an upstream sends, so an
+// upstream cannot name a client by writing the key itself.
 
 import (
 	"bufio"
@@ -42,31 +26,29 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/config"
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
-// metaKeyCaller is the params._meta key that carries a call's token from
-// callerTagger to the relay; it never reaches a client.
-const metaKeyCaller = "io.github.mcp-toolsearch/caller"
+// MetaKeyCaller is the params._meta key that carries a call's token from
+// callerTagger to the proxy's relay; it never reaches a client.
+const MetaKeyCaller = "io.github.mcp-toolsearch/caller"
 
 type callerTokenKey struct{}
 
-// withCallerToken returns ctx carrying a call's token for callerTagger.
-func withCallerToken(ctx context.Context, token string) context.Context {
+// WithCallerToken returns ctx carrying a call's token for callerTagger.
+func WithCallerToken(ctx context.Context, token string) context.Context {
 	return context.WithValue(ctx, callerTokenKey{}, token)
 }
 
-func newCallerToken() string {
+func NewCallerToken() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-// takeCallerToken removes metaKeyCaller from the _meta of a relayed
+// TakeCallerToken removes MetaKeyCaller from the _meta of a relayed
 // request's params and returns its value ("" when absent or not a string).
-func takeCallerToken(req mcp.Request) string {
+func TakeCallerToken(req mcp.Request) string {
 	var params mcp.Params
 	switch r := req.(type) {
 	case *mcp.CreateMessageWithToolsRequest:
@@ -86,11 +68,11 @@ func takeCallerToken(req mcp.Request) string {
 		return ""
 	}
 	m := params.GetMeta()
-	v, ok := m[metaKeyCaller]
+	v, ok := m[MetaKeyCaller]
 	if !ok {
 		return ""
 	}
-	delete(m, metaKeyCaller)
+	delete(m, MetaKeyCaller)
 	if len(m) == 0 {
 		params.SetMeta(nil)
 	}
@@ -98,11 +80,16 @@ func takeCallerToken(req mcp.Request) string {
 	return tok
 }
 
-// callerTagger is the http.RoundTripper of HTTP upstream sessions (see the
-// top of this file): on every event-stream response it sets
-// params._meta[metaKeyCaller] of each JSON-RPC request (and log message,
-// logroute.go) to the token of the
-// call whose POST the stream answers, or removes the key when the stream
+// TagCallers wraps base, the transport of an HTTP upstream's sessions
+// (Options.WrapHTTP), with callerTagger; max is server.max_message_bytes.
+func TagCallers(base http.RoundTripper, max int) http.RoundTripper {
+	return callerTagger{base: base, max: max}
+}
+
+// callerTagger is the http.RoundTripper of HTTP upstream sessions: on
+// every event-stream response it sets params._meta[MetaKeyCaller] of each
+// JSON-RPC request (and log message) to the token of the call whose POST
+// the stream answers, or removes the key when the stream
 // answers no call of ours (the standalone GET stream, a resumed stream).
 //
 // Size: an event is buffered (to be rewritten) only up to max bytes plus
@@ -114,7 +101,7 @@ func takeCallerToken(req mcp.Request) string {
 // reader behind it (upstream's readSSE) keeps no data past the cap either
 // and fails the call such an event answers. An event passed through is
 // not tagged: a request in it (its data within the cap, padded with other
-// fields) is routed by the fallback rule above, and a caller key the
+// fields) is routed by the proxy's fallback rule (one client with calls in flight), and a caller key the
 // upstream wrote itself stays but names no call (tokens are never sent
 // upstream).
 type callerTagger struct {
@@ -127,7 +114,7 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp.Body == nil {
 		return resp, err
 	}
-	if !front.IsEventStream(resp.Header.Get("Content-Type")) {
+	if mediaType(resp.Header.Get("Content-Type")) != "text/event-stream" {
 		return resp, nil
 	}
 	token, _ := req.Context().Value(callerTokenKey{}).(string)
@@ -138,7 +125,7 @@ func (c callerTagger) RoundTrip(req *http.Request) (*http.Response, error) {
 	st.in.Reset(resp.Body)
 	limit := c.max
 	if limit <= 0 {
-		limit = config.DefaultMaxMessageBytes
+		limit = MaxMessageBytes
 	}
 	st.limit = limit + tagSlack
 	resp.Body = &tagReader{src: resp.Body, st: st, token: token}
@@ -381,7 +368,7 @@ func (t *tagReader) tag(data string) string {
 		return ""
 	}
 	if msg["id"] == nil && string(msg["method"]) != `"notifications/message"` {
-		return "" // a notification; log messages are tagged too (logroute.go)
+		return "" // a notification; log messages are tagged too
 	}
 	params := map[string]json.RawMessage{}
 	if raw := msg["params"]; len(raw) > 0 && string(raw) != "null" {
@@ -395,13 +382,13 @@ func (t *tagReader) tag(data string) string {
 			return ""
 		}
 	}
-	_, had := meta[metaKeyCaller]
+	_, had := meta[MetaKeyCaller]
 	if t.token == "" && !had {
 		return ""
 	}
-	delete(meta, metaKeyCaller)
+	delete(meta, MetaKeyCaller)
 	if t.token != "" {
-		meta[metaKeyCaller], _ = json.Marshal(t.token)
+		meta[MetaKeyCaller], _ = json.Marshal(t.token)
 	}
 	if len(meta) > 0 {
 		params["_meta"], _ = json.Marshal(meta)
