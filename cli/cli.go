@@ -37,6 +37,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/sandbox"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logs"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/pathq"
 )
 
@@ -341,7 +342,7 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 	}
 	redact := cfg.Redact
 	c.redact.Store(&redact)
-	log := proxy.NewLogger(stderr, level, func(s string) string { return (*c.redact.Load())(s) })
+	log := logs.New(stderr, level, func(s string) string { return (*c.redact.Load())(s) })
 	for _, w := range cfg.Warnings {
 		log.Warn(w)
 	}

@@ -2,12 +2,12 @@ package proxy
 
 import (
 	"context"
-	"io"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/connlimit"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/memtrim"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 )
@@ -82,55 +82,7 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// reject answers a request that failed the Host/Origin or token check
-// with code and msg, and closes the connection without reading the body.
-func reject(w http.ResponseWriter, code int, msg string) {
-	w.Header().Set("Connection", "close")
-	// An expired read deadline makes net/http drop the unread body at once
-	// instead of reading it to reuse the connection.
-	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
-	http.Error(w, msg, code)
-}
-
-// admit is called for a request that passed the checks: when a token was
-// checked its connection is vetted (never closed to make room), and the
-// body must arrive within server.read_timeout.
+// admit is called for a request that passed the checks (front.Admit).
 func (p *Proxy) admit(w http.ResponseWriter, r *http.Request, tokenChecked bool) {
-	if tokenChecked {
-		connlimit.VetContext(r.Context())
-	}
-	if r.Body == nil || r.Body == http.NoBody {
-		return
-	}
-	rc := http.NewResponseController(w)
-	if rc.SetReadDeadline(time.Now().Add(orDefault(p.conf().Server.ReadTimeout.Duration, 30*time.Second))) != nil {
-		return // not an HTTP/1 connection of ours (e.g. a test recorder)
-	}
-	r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
-}
-
-// deadlineBody lifts the body's read deadline once the body is read to its
-// end or closed, so that a long-running response (an SSE stream, a slow
-// tool call) is not cut when it passes.
-type deadlineBody struct {
-	io.ReadCloser
-	rc   *http.ResponseController
-	done bool
-}
-
-func (b *deadlineBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if err == io.EOF && !b.done {
-		b.done = true
-		_ = b.rc.SetReadDeadline(time.Time{})
-	}
-	return n, err
-}
-
-func (b *deadlineBody) Close() error {
-	if !b.done {
-		b.done = true
-		_ = b.rc.SetReadDeadline(time.Time{})
-	}
-	return b.ReadCloser.Close()
+	front.Admit(w, r, tokenChecked, orDefault(p.conf().Server.ReadTimeout.Duration, 30*time.Second))
 }

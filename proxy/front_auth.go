@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/credentials"
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 )
 
 // The HTTP front's client identity. Every MCP route is guarded
@@ -117,7 +118,7 @@ func (p *Proxy) authenticate(a identity.Authenticator, w http.ResponseWriter, r 
 		if f.Challenge != "" {
 			w.Header().Set("WWW-Authenticate", f.Challenge)
 		}
-		reject(w, f.Status, f.Msg) // front.go: the body is not read, the connection closed
+		front.Reject(w, f.Status, f.Msg) // the body is not read, the connection closed
 		return r, false
 	}
 	// The go-sdk puts TokenInfo into RequestExtra only through its own
@@ -135,7 +136,7 @@ func (p *Proxy) authenticate(a identity.Authenticator, w http.ResponseWriter, r 
 		if c := p.expiredChallenge(a); c != "" {
 			w.Header().Set("WWW-Authenticate", c)
 		}
-		reject(w, http.StatusUnauthorized, "unauthorized: the access token expired")
+		front.Reject(w, http.StatusUnauthorized, "unauthorized: the access token expired")
 		return r, false
 	}
 	return out, true

@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
@@ -71,7 +72,7 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 		// refused (internal/front).
 		maxBody := p.maxMessageBytes()
 		// Tasks/* answered, a tools/call's "task" kept (tasks.go).
-		mux.Handle(path, p.guard(a, front.Keepalive(ka, front.IDGuardWith(p.streamableHandler(endpoint), maxBody, p.tasksFrameFor(endpoint)))))
+		mux.Handle(path, p.guard(a, front.Keepalive(ka, front.IDGuardWith(p.streamableHandler(endpoint), maxBody, front.LiftTaskFrame))))
 		ssePath := "/sse"
 		if path != "/mcp" {
 			ssePath = strings.TrimSuffix(path, "/") + "/sse"
@@ -109,11 +110,11 @@ func (p *Proxy) Handler(extra map[string]http.Handler) http.Handler {
 func (p *Proxy) guard(a identity.Authenticator, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !p.hostAllowed(r.Host) {
-			reject(w, http.StatusForbidden, "forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowed_hosts")
+			front.Reject(w, http.StatusForbidden, "forbidden: Host header not allowed (DNS rebinding protection); add it to server.allowed_hosts")
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !p.originAllowed(o) {
-			reject(w, http.StatusForbidden, "forbidden: Origin not allowed; add it to server.allowed_origins")
+			front.Reject(w, http.StatusForbidden, "forbidden: Origin not allowed; add it to server.allowed_origins")
 			return
 		}
 		r, ok := p.authenticate(a, w, r) // front_auth.go
@@ -281,5 +282,34 @@ func (p *Proxy) ServeHTTP(ctx context.Context, ln net.Listener, extra map[string
 			_ = srv.Close()
 		}
 		return nil
+	}
+}
+
+// runStdio serves one stdio client on ft, as mcp.Server.Run does, with
+// the front's tools/call fast path handed the server's receiving chain.
+func (p *Proxy) runStdio(ctx context.Context, ft *front.Stdio) error {
+	var conn atomic.Pointer[front.Conn]
+	ss, err := p.Server("", "stdio").Connect(context.WithValue(ctx, front.ConnSlot{}, &conn), ft, nil)
+	if err != nil {
+		return err
+	}
+	if c := conn.Load(); c != nil {
+		c.EnableFast(ss, p.receivingHandler("", "stdio"))
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- ss.Wait() }()
+	// An answer queued behind a write in flight (internal/linewrite) is
+	// on stdout before the session counts as served.
+	defer func() { _ = ft.Flush() }()
+	select {
+	case <-ctx.Done():
+		if c := conn.Load(); c != nil {
+			c.EndFast() // before jsonrpc2 closes the connection under its state lock
+		}
+		_ = ss.Close()
+		<-closed
+		return ctx.Err()
+	case err := <-closed:
+		return err
 	}
 }

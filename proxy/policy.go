@@ -31,6 +31,12 @@ func toolOf(e *catalog.Entry) policy.Tool {
 	return policy.Tool{ID: e.ID, Exposed: e.Exposed, Base: e.Base, Name: e.Name, Upstream: e.Upstream, DirectOnly: e.DirectOnly}
 }
 
+// policyView is a policy view as a catalog.View (the key of its search
+// index: the same *policy.View, the same index).
+type policyView struct{ v *policy.View }
+
+func (pv policyView) Allows(e *catalog.Entry) bool { return pv.v.Allowed(toolOf(e)) }
+
 // toolsOf converts catalog entries for policy.Check.
 func toolsOf(es []*catalog.Entry) []policy.Tool {
 	out := make([]policy.Tool, len(es))

@@ -68,7 +68,7 @@ type Proxy struct {
 	log       *slog.Logger
 	ups       *upstream.Set
 	api       modes.API
-	viewIx    viewIndexes // search indexes per policy view (searchindex.go)
+	viewIx    catalog.ViewIndexes // search indexes per policy view
 	rec       *telemetry.Recorder
 	metrics   *telemetry.Metrics
 	pt        *passthrough // resources, prompts, relays, per-client sessions (passthrough*.go)
@@ -123,7 +123,7 @@ func New(cfg *config.Config, opts Options) (*Proxy, error) {
 	p.life, p.endLife = context.WithCancel(context.Background())
 	p.cacheClk.start = time.Now()
 	p.catP.Store(newCatalog(cfg))
-	p.catalog().OnPublish(p.viewIx.published) // view indexes follow off the request path
+	p.catalog().OnPublish(p.viewIx.Published) // view indexes follow off the request path
 	p.api = apiFor(cfg)
 	if err := p.compilePolicy(); err != nil {
 		return nil, err

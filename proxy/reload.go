@@ -103,7 +103,7 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	}
 	p.removedP.Store(newRemovedTools(p.catalog().Snapshot(), d.Removed)) // removed.go
 	cat := p.carryCatalog(next, d, pl.Now)
-	cat.OnPublish(p.viewIx.published) // view indexes follow off the request path
+	cat.OnPublish(p.viewIx.Published) // view indexes follow off the request path
 	old, dropped := p.ups.Swap(next, d, pl)
 	for _, m := range pl.Now {
 		m.Launch() // after the swap: its listings reach the catalog (newManager)

@@ -72,11 +72,11 @@ func BenchmarkSearchUnderChurn(b *testing.B) {
 		b.Fatal(err)
 	}
 	view := pol.View(policy.Subject{ClientName: "bench"})
-	var vi viewIndexes
+	var vi catalog.ViewIndexes
 	allow := func(e *catalog.Entry) bool { return view.Allowed(toolOf(e)) }
 	search := func(q string) {
 		snap := cat.Snapshot()
-		vi.index(view, snap).Search(q, 10, allow)
+		vi.Index(policyView{view}, snap).Search(q, 10, allow)
 	}
 	search("warm up") // the view's first index is built once per view
 

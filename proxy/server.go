@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/logs"
 )
 
 // Server returns the MCP server for an endpoint ("" is the main one),
@@ -27,7 +28,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 		return s
 	}
 	s := mcp.NewServer(front.ServerImpl(), &mcp.ServerOptions{
-		Logger: sdkServerLogger(p.log, transport == transportStateless), // logging.go
+		Logger: logs.SDKServer(p.log, transport == transportStateless),
 		// stateless.go: which versions and capabilities each front has
 		// (2026-07-28 on Streamable HTTP only on the stateless server).
 		SupportedProtocolVersions: p.serverVersions(transport),
@@ -44,7 +45,7 @@ func (p *Proxy) Server(endpoint, transport string) *mcp.Server {
 			}
 		},
 	})
-	tasksMethods(s) // tasks.go
+	front.TasksMethods(s) // answered by serveTasksRequest (tasks.go)
 	chain := p.receivingMiddleware(endpoint, transport)
 	s.AddReceivingMiddleware(chain...)
 	// The stdio front's tools/call fast path (internal/front) runs the same

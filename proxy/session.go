@@ -65,9 +65,9 @@ func (s *session) Snapshot() *catalog.Snapshot {
 }
 
 // SearchIndex implements modes.SearchIndexer: an index over only what this
-// session's policy allows (see viewIndexes).
+// session's policy allows (catalog.ViewIndexes).
 func (s *session) SearchIndex(snap *catalog.Snapshot) *catalog.Index {
-	return s.p.viewIx.index(s.view(), snap)
+	return s.p.viewIx.Index(policyView{s.view()}, snap)
 }
 
 // Allowed implements modes.Env: this session's policy (SPEC §6).

@@ -51,14 +51,11 @@ package proxy
 // over stateless HTTP (no session to own the task).
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -69,7 +66,6 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/identity"
 	"github.com/mcp-toolsearch/mcp-toolsearch/ingest"
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 	"github.com/mcp-toolsearch/mcp-toolsearch/telemetry"
 	"github.com/mcp-toolsearch/mcp-toolsearch/tracing"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
@@ -491,30 +487,6 @@ func (p *Proxy) frontTasksCapability(s *session) json.RawMessage {
 	return json.RawMessage(out + "}")
 }
 
-// initializeWithTasks is an initialize answer whose capabilities carry
-// "tasks" (mcp.ServerCapabilities of go-sdk v1.8.0 has no such member).
-type initializeWithTasks struct {
-	*mcp.InitializeResult
-	tasks json.RawMessage
-}
-
-func (r *initializeWithTasks) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(r.InitializeResult)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	caps := m["capabilities"]
-	if len(caps) == 0 {
-		caps = json.RawMessage(`{}`)
-	}
-	m["capabilities"] = withMembers(caps, append(append([]byte(`{"tasks":`), r.tasks...), '}'))
-	return json.Marshal(m)
-}
-
 // withTasksCapability returns the initialize answer ir for session s with
 // capabilities.tasks when s may hold tasks (protocol 2025-11-25 or later
 // on a session) and an upstream it may see offers them.
@@ -526,113 +498,7 @@ func (p *Proxy) withTasksCapability(ir *mcp.InitializeResult, s *session) mcp.Re
 	if caps == nil {
 		return ir
 	}
-	return &initializeWithTasks{InitializeResult: ir, tasks: caps}
-}
-
-// tasksFrameFor is the Streamable HTTP half of lifting a tools/call's
-// "task" member into _meta (front.LiftTask; the stdio transport lifts its
-// own), a front.FrameHook of front.IDGuardWith: a POST holding one
-// tools/call with a "task" member gets it lifted. Everything else passes
-// unchanged (one scan for `"task`). Requests of protocol 2026-07-28 pass
-// (no tasks there). tasks/* requests reach the go-sdk server, where they
-// are registered methods (tasksMethods) answered in the receiving chain.
-func (p *Proxy) tasksFrameFor(string) front.FrameHook {
-	return func(w http.ResponseWriter, r *http.Request, body []byte) ([]byte, bool) {
-		return p.tasksFrame(r, body), false
-	}
-}
-
-// tasksFrame is the body of r with a tools/call's "task" member lifted.
-func (p *Proxy) tasksFrame(r *http.Request, body []byte) []byte {
-	if !bytes.Contains(body, []byte(`"task`)) || modernRequest(r) {
-		return body
-	}
-	var method, params []byte
-	_, serr := jsonscan.Object(body, func(k, v []byte) bool {
-		switch string(k) {
-		case "method":
-			method = v
-		case "params":
-			params = v
-		}
-		return true
-	})
-	if serr != nil || string(method) != `"tools/call"` || params == nil {
-		return body
-	}
-	if lifted := front.LiftTask(params); !bytes.Equal(lifted, params) {
-		return replaceParams(body, lifted)
-	}
-	return body
-}
-
-// replaceParams is the request object body with its params replaced.
-func replaceParams(body, params []byte) []byte {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) != nil {
-		return body
-	}
-	m["params"] = params
-	out, err := json.Marshal(m)
-	if err != nil {
-		return body
-	}
-	return out
-}
-
-// runStdio serves one stdio client on ft, as mcp.Server.Run does, with
-// the front's tools/call fast path handed the server's receiving chain.
-func (p *Proxy) runStdio(ctx context.Context, ft *front.Stdio) error {
-	var conn atomic.Pointer[front.Conn]
-	ss, err := p.Server("", "stdio").Connect(context.WithValue(ctx, front.ConnSlot{}, &conn), ft, nil)
-	if err != nil {
-		return err
-	}
-	if c := conn.Load(); c != nil {
-		c.EnableFast(ss, p.receivingHandler("", "stdio"))
-	}
-	closed := make(chan error, 1)
-	go func() { closed <- ss.Wait() }()
-	// An answer queued behind a write in flight (internal/linewrite) is
-	// on stdout before the session counts as served.
-	defer func() { _ = ft.Flush() }()
-	select {
-	case <-ctx.Done():
-		if c := conn.Load(); c != nil {
-			c.EndFast() // before jsonrpc2 closes the connection under its state lock
-		}
-		_ = ss.Close()
-		<-closed
-		return ctx.Err()
-	case err := <-closed:
-		return err
-	}
-}
-
-// tasksParams are the params of a tasks/* request, kept as received: they
-// are passed on to the upstream that owns the task.
-type tasksParams struct {
-	mcp.ParamsBase
-	raw json.RawMessage
-}
-
-func (t *tasksParams) UnmarshalJSON(b []byte) error {
-	t.raw = bytes.Clone(b)
-	return json.Unmarshal(b, &t.ParamsBase)
-}
-
-// tasksMethods registers the tasks utility's requests on s, so that they
-// reach its receiving chain (drains, identity, traces, the proxy's
-// middleware, which answers them: serveTasksRequest) like every other
-// request; go-sdk v1.8.0 knows no tasks and would answer -32601 before.
-func tasksMethods(s *mcp.Server) {
-	for _, m := range []string{"tasks/get", "tasks/result", "tasks/list", "tasks/cancel"} {
-		// The middleware answers first; this is reached only by a request
-		// it does not answer (none).
-		_ = mcp.AddReceivingCustomMethod(s, m, func(context.Context, *mcp.ServerSession, *tasksParams) (*front.RawResult, error) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: " + m}
-		})
-	}
+	return &front.InitializeWithTasks{InitializeResult: ir, Tasks: caps}
 }
 
 // serveTasksRequest answers a tasks/* request of the receiving chain
@@ -640,8 +506,8 @@ func tasksMethods(s *mcp.Server) {
 // token (the task's owner must be that user).
 func (p *Proxy) serveTasksRequest(ctx context.Context, s *session, method string, req mcp.Request) (mcp.Result, error) {
 	var params json.RawMessage
-	if tp, ok := req.GetParams().(*tasksParams); ok && tp != nil {
-		params = tp.raw
+	if tp, ok := req.GetParams().(*front.TasksParams); ok && tp != nil {
+		params = tp.Raw
 	}
 	res, err := p.serveTasks(ctx, s, taskOwner(identityOf(req)), method, params)
 	if err != nil {

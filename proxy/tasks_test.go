@@ -69,7 +69,7 @@ func TestTaskBookBounded(t *testing.T) {
 // cannot carry it in.
 func TestInitializeWithTasks(t *testing.T) {
 	ir := &mcp.InitializeResult{ProtocolVersion: "2025-11-25", Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}, ServerInfo: &mcp.Implementation{Name: "p", Version: "1"}}
-	b, err := json.Marshal(&initializeWithTasks{InitializeResult: ir, tasks: json.RawMessage(`{"requests":{"tools":{"call":{}}}}`)})
+	b, err := json.Marshal(&front.InitializeWithTasks{InitializeResult: ir, Tasks: json.RawMessage(`{"requests":{"tools":{"call":{}}}}`)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,18 +1,24 @@
-package proxy
+package catalog
 
 import (
 	"testing"
 	"time"
 
-	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
-func viewFixture(t *testing.T) (*catalog.Catalog, *policy.Policy) {
+// testView is a policy view as a View (the proxy's adapter).
+type testView struct{ v *policy.View }
+
+func (tv testView) Allows(e *Entry) bool {
+	return tv.v.Allowed(policy.Tool{ID: e.ID, Exposed: e.Exposed, Base: e.Base, Name: e.Name, Upstream: e.Upstream, DirectOnly: e.DirectOnly})
+}
+
+func viewFixture(t *testing.T) (*Catalog, *policy.Policy) {
 	t.Helper()
-	cat := catalog.New("__", nil, []catalog.UpstreamInfo{{Name: "gh", Prefix: "gh"}, {Name: "ops", Prefix: "ops"}})
-	cat.SetTools("gh", []*catalog.Entry{{Name: "create_issue", Description: "Create an issue"}})
-	cat.SetTools("ops", []*catalog.Entry{{Name: "delete_cluster", Description: "Delete an issue tracker cluster"}})
+	cat := New("__", nil, []UpstreamInfo{{Name: "gh", Prefix: "gh"}, {Name: "ops", Prefix: "ops"}})
+	cat.SetTools("gh", []*Entry{{Name: "create_issue", Description: "Create an issue"}})
+	cat.SetTools("ops", []*Entry{{Name: "delete_cluster", Description: "Delete an issue tracker cluster"}})
 	pol, err := policy.Compile(policy.Spec{Tools: policy.Rules{Deny: []string{"mcp:ops:*"}},
 		Upstreams: []policy.Upstream{{Name: "gh", NamePrefix: "gh__", IDPrefix: "mcp:gh:"}, {Name: "ops", NamePrefix: "ops__", IDPrefix: "mcp:ops:"}}})
 	if err != nil {
@@ -21,22 +27,21 @@ func viewFixture(t *testing.T) (*catalog.Catalog, *policy.Policy) {
 	return cat, pol
 }
 
-// A view's index follows catalog changes off the request path (issue 11
-// item 7) and never holds a denied tool.
+// A view's index follows catalog changes off the request path and never holds a denied tool.
 func TestViewIndexFollowsSnapshots(t *testing.T) {
 	cat, pol := viewFixture(t)
-	var vi viewIndexes
-	cat.OnPublish(vi.published)
+	var vi ViewIndexes
+	cat.OnPublish(vi.Published)
 	view := pol.View(policy.Subject{ClientName: "x"})
-	ix := vi.index(view, cat.Snapshot())
+	ix := vi.Index(testView{view}, cat.Snapshot())
 	if ix == cat.Snapshot().Index || ix.Len() != 1 {
 		t.Fatalf("restricted view: index of %d entries (shared: %v), want its own with 1", ix.Len(), ix == cat.Snapshot().Index)
 	}
-	cat.SetTools("gh", []*catalog.Entry{{Name: "create_issue", Description: "Create an issue"}, {Name: "close_issue", Description: "Close an issue"}})
+	cat.SetTools("gh", []*Entry{{Name: "create_issue", Description: "Create an issue"}, {Name: "close_issue", Description: "Close an issue"}})
 	snap := cat.Snapshot()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		ix = vi.index(view, snap)
+		ix = vi.Index(testView{view}, snap)
 		if ix.Len() == 2 {
 			break
 		}
@@ -51,7 +56,7 @@ func TestViewIndexFollowsSnapshots(t *testing.T) {
 		}
 	}
 	vi.mu.Lock()
-	e := vi.views[viewKey{view, cat}]
+	e := vi.views[viewKey{testView{view}, cat}]
 	vi.mu.Unlock()
 	if e == nil || e.snap != snap {
 		t.Errorf("view entry not at the newest snapshot")
@@ -61,18 +66,18 @@ func TestViewIndexFollowsSnapshots(t *testing.T) {
 // At most maxViewIndexes views are kept; the least recently used goes.
 func TestViewIndexLRU(t *testing.T) {
 	cat, _ := viewFixture(t)
-	var vi viewIndexes
+	var vi ViewIndexes
 	snap := cat.Snapshot()
 	newView := func() *policy.View { // a distinct view each time
 		_, pol := viewFixture(t)
 		return pol.View(policy.Subject{})
 	}
 	first := newView()
-	vi.index(first, snap)
+	vi.Index(testView{first}, snap)
 	for i := 1; i <= maxViewIndexes; i++ {
-		vi.index(newView(), snap)
+		vi.Index(testView{newView()}, snap)
 		if i == maxViewIndexes/2 {
-			vi.index(first, snap) // used again: not the least recent
+			vi.Index(testView{first}, snap) // used again: not the least recent
 		}
 	}
 	vi.mu.Lock()
@@ -80,7 +85,7 @@ func TestViewIndexLRU(t *testing.T) {
 	if len(vi.views) != maxViewIndexes {
 		t.Fatalf("%d views kept, want %d", len(vi.views), maxViewIndexes)
 	}
-	if vi.views[viewKey{first, cat}] == nil {
+	if vi.views[viewKey{testView{first}, cat}] == nil {
 		t.Error("a recently used view was evicted")
 	}
 }

@@ -1,4 +1,8 @@
-package proxy
+// Package logs builds the proxy's slog loggers: the process log, whose
+// text passes through the config's secret redaction, and the logger
+// handed to the go-sdk's servers, which lowers the go-sdk's per-session
+// noise to DEBUG.
+package logs
 
 import (
 	"context"
@@ -7,10 +11,10 @@ import (
 	"strings"
 )
 
-// NewLogger returns a text logger on w (stderr when serving stdio: stdout
+// New returns a text logger on w (stderr when serving stdio: stdout
 // is the protocol) whose messages and string attributes pass through
 // redact, so no secret value from ${VAR} expansion is ever printed.
-func NewLogger(w io.Writer, level slog.Level, redact func(string) string) *slog.Logger {
+func New(w io.Writer, level slog.Level, redact func(string) string) *slog.Logger {
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: level})
 	if redact == nil {
 		return slog.New(h)
@@ -69,7 +73,7 @@ func (r *redactHandler) WithGroup(name string) slog.Handler {
 	return &redactHandler{h: r.h.WithGroup(name), redact: r.redact}
 }
 
-// sdkServerLogger is the logger given to the go-sdk's servers: l, except
+// SDKServer is the logger given to the go-sdk's servers: l, except
 // that the go-sdk's WARN for a notification a client session could not
 // take because it has no stream open ("calling
 // notifications/tools/list_changed: rejected by transport: undelivered
@@ -85,7 +89,7 @@ func (r *redactHandler) WithGroup(name string) slog.Handler {
 // connected" and "server session disconnected" (session_id="") go out at
 // DEBUG. They said nothing per request and were 2,721 of 2,785 log lines
 // in a 3.5-minute go-sdk v1.8.0 client session.
-func sdkServerLogger(l *slog.Logger, perRequest bool) *slog.Logger {
+func SDKServer(l *slog.Logger, perRequest bool) *slog.Logger {
 	return slog.New(undeliveredHandler{l.Handler(), perRequest})
 }
 

@@ -1,14 +1,18 @@
-package proxy
+package catalog
 
 import (
 	"slices"
 	"sync"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
-	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
-// viewIndexes keeps, per policy view, a search index built over only the
+// A View is what one client may see of a catalog (its policy view).
+// ViewIndexes keys its indexes by View, so a View must be comparable and
+// two Views are the same view exactly when they are ==.
+type View interface {
+	Allows(e *Entry) bool
+}
+
+// ViewIndexes keeps, per policy view, a search index built over only the
 // entries that view allows. BM25 statistics (document frequencies,
 // lengths) then come from what the client may see, so a tool denied to it
 // cannot even shift the scores of its hits (SPEC §6: no hint that a
@@ -27,7 +31,7 @@ import (
 // dropped). Only a view's first search builds its index on the request
 // path. At most maxViewIndexes views are kept; the least recently used is
 // dropped.
-type viewIndexes struct {
+type ViewIndexes struct {
 	mu      sync.Mutex
 	views   map[viewKey]*viewEntry
 	clock   uint64
@@ -36,25 +40,25 @@ type viewIndexes struct {
 }
 
 // viewKey is one view over one catalog: the proxy's shared catalog, or a
-// client's own (per-client upstream sessions, passthrough_relay.go).
+// client's own (per-client upstream sessions).
 type viewKey struct {
-	v   *policy.View
-	cat *catalog.Catalog
+	v   View
+	cat *Catalog
 }
 
 type viewEntry struct {
-	snap *catalog.Snapshot // the snapshot ix is built for
-	ix   *catalog.Index
-	byUp map[string][]*catalog.Entry // allowed entries per upstream at snap
-	all  bool                        // the view allowed every entry of snap: ix is snap.Index
+	snap *Snapshot // the snapshot ix is built for
+	ix   *Index
+	byUp map[string][]*Entry // allowed entries per upstream at snap
+	all  bool                // the view allowed every entry of snap: ix is snap.Index
 	used uint64
 }
 
 // maxViewIndexes bounds the views kept.
 const maxViewIndexes = 32
 
-// index returns the index to search for view v over snap.
-func (vi *viewIndexes) index(v *policy.View, snap *catalog.Snapshot) *catalog.Index {
+// Index returns the index to search for view v over snap.
+func (vi *ViewIndexes) Index(v View, snap *Snapshot) *Index {
 	key := viewKey{v, snap.Catalog()}
 	vi.mu.Lock()
 	vi.clock++
@@ -99,11 +103,11 @@ func (vi *viewIndexes) index(v *policy.View, snap *catalog.Snapshot) *catalog.In
 }
 
 // buildView returns v's index over snap, derived from prev when given.
-func buildView(v *policy.View, snap *catalog.Snapshot, prev *viewEntry) *viewEntry {
-	e := &viewEntry{snap: snap, byUp: map[string][]*catalog.Entry{}}
+func buildView(v View, snap *Snapshot, prev *viewEntry) *viewEntry {
+	e := &viewEntry{snap: snap, byUp: map[string][]*Entry{}}
 	n := 0
 	for _, x := range snap.Entries {
-		if v.Allowed(toolOf(x)) {
+		if v.Allows(x) {
 			e.byUp[x.Upstream] = append(e.byUp[x.Upstream], x)
 			n++
 		}
@@ -113,13 +117,13 @@ func buildView(v *policy.View, snap *catalog.Snapshot, prev *viewEntry) *viewEnt
 		return e
 	}
 	if prev == nil || prev.all {
-		allowed := make([]*catalog.Entry, 0, n)
+		allowed := make([]*Entry, 0, n)
 		for _, x := range snap.Entries {
-			if v.Allowed(toolOf(x)) {
+			if v.Allows(x) {
 				allowed = append(allowed, x)
 			}
 		}
-		e.ix = catalog.NewIndexWithParams(allowed, snap.Index.Params())
+		e.ix = NewIndexWithParams(allowed, snap.Index.Params())
 		return e
 	}
 	ix := prev.ix
@@ -140,9 +144,9 @@ func buildView(v *policy.View, snap *catalog.Snapshot, prev *viewEntry) *viewEnt
 	return e
 }
 
-// published is the shared catalog's OnPublish hook: refresh the views of
+// Published is the shared catalog's OnPublish hook: refresh the views of
 // that catalog in the background.
-func (vi *viewIndexes) published(*catalog.Snapshot) {
+func (vi *ViewIndexes) Published(*Snapshot) {
 	vi.mu.Lock()
 	defer vi.mu.Unlock()
 	if len(vi.views) > 0 {
@@ -152,7 +156,7 @@ func (vi *viewIndexes) published(*catalog.Snapshot) {
 
 // kickLocked makes sure a refresh goroutine runs (vi.mu held). The
 // goroutine ends when a pass finds no more work, so nothing lingers.
-func (vi *viewIndexes) kickLocked() {
+func (vi *ViewIndexes) kickLocked() {
 	vi.dirty = true
 	if vi.running {
 		return
@@ -164,7 +168,7 @@ func (vi *viewIndexes) kickLocked() {
 // refresh brings every kept view's index to its catalog's newest
 // snapshot, most recently used first, until no new snapshot arrived
 // during a pass.
-func (vi *viewIndexes) refresh() {
+func (vi *ViewIndexes) refresh() {
 	for {
 		vi.mu.Lock()
 		if !vi.dirty {
