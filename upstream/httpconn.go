@@ -189,7 +189,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return mcp.ErrConnectionClosed
 	default:
 	}
-	buf, err := c.encode(nil, msg, wantsRaw(ctx))
+	buf, err := c.encode(nil, msg)
 	if err != nil {
 		return err
 	}

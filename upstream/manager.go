@@ -622,9 +622,6 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 			defer cancel()
 			sdkDue = ctx
 		}
-		if o.Raw != nil {
-			ctx = context.WithValue(ctx, rawResultKey{}, o.Raw)
-		}
 		return l.session.CallTool(ctx, withMeta(params, extra))
 	}
 	res, err := send(cur)
@@ -640,11 +637,6 @@ func (m *Manager) CallToolWith(ctx context.Context, upstream string, params *mcp
 	}
 	if err == nil {
 		return res, nil
-	}
-	if ra, ok := errors.AsType[*rawAnswer](err); ok && o.Raw != nil {
-		o.Raw.JSON, o.Raw.Plain = ra.json, ra.plain
-		o.Raw.setRecords(ra.rec)
-		return &mcp.CallToolResult{IsError: ra.isError}, nil
 	}
 	var rpcErr *jsonrpc.Error
 	switch {

@@ -186,7 +186,9 @@ func ownCallCases() []ownCallCase {
 	}
 }
 
-// outcome is what a caller of CallToolWith sees.
+// outcome is what a caller of CallToolWith sees: a raw result (the path
+// past the go-sdk keeps one, the go-sdk path decodes) as the go-sdk
+// decodes it, with the isError the caller got beside it.
 func outcome(res *mcp.CallToolResult, raw *RawResult, err error) string {
 	if err != nil {
 		var we *jsonrpc.Error
@@ -197,7 +199,14 @@ func outcome(res *mcp.CallToolResult, raw *RawResult, err error) string {
 		return fmt.Sprintf("error %d: %v (unavailable %v)", code, err, errors.Is(err, ErrUnavailable))
 	}
 	if raw != nil && raw.JSON != nil {
-		return fmt.Sprintf("raw %s isError=%v", raw.JSON, res.IsError)
+		var full mcp.CallToolResult
+		if err := json.Unmarshal(raw.JSON, &full); err != nil {
+			return fmt.Sprintf("raw %s: %v", raw.JSON, err)
+		}
+		if full.IsError != res.IsError {
+			return fmt.Sprintf("raw %s isError=%v", raw.JSON, res.IsError)
+		}
+		res = &full
 	}
 	b, _ := json.Marshal(res)
 	return "decoded " + string(b)

@@ -1,7 +1,6 @@
 package upstream
 
 import (
-	"context"
 	"encoding/json"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
@@ -9,11 +8,13 @@ import (
 
 // RawResult receives a tools/call result as raw JSON (CallOptions.Raw):
 // the bytes the upstream sent, never decoded into go-sdk types. A result
-// that is only passed on needs no decode and no encode.
+// that is only passed on needs no decode and no encode. Only a call sent
+// past the go-sdk client (owntoolcall.go) fills it; on the go-sdk path
+// the result comes decoded.
 type RawResult struct {
 	// JSON is the result object as received; nil when the result came
-	// decoded (the transport cannot keep it raw, or it carries more than
-	// content, structuredContent, isError, _meta and resultType
+	// decoded (the call took the go-sdk path, or the result carries more
+	// than content, structuredContent, isError, _meta and resultType
 	// "complete": then the usual decoded result is returned).
 	JSON json.RawMessage
 	// Answer: JSON is not an upstream's result but an answer the caller
@@ -73,28 +74,6 @@ func (r *RawResult) DropRecords() { r.Records = nil }
 
 // setRecords gives r the records rec (nil: none), dropping any it had.
 func (r *RawResult) setRecords(rec *Records) { r.Records = rec }
-
-type rawResultKey struct{}
-
-// wantsRaw reports whether the call whose context is ctx asked for a raw
-// result (the transports read it in Write: the go-sdk passes the call's
-// context down).
-func wantsRaw(ctx context.Context) bool {
-	r, _ := ctx.Value(rawResultKey{}).(*RawResult)
-	return r != nil
-}
-
-// rawAnswer carries a raw result from the transport to CallToolWith past
-// the go-sdk: it travels as the response's error, which the go-sdk hands
-// back unchanged and never decodes.
-type rawAnswer struct {
-	json    json.RawMessage
-	isError bool
-	plain   bool     // RawResult.Plain
-	rec     *Records // RawResult.Records
-}
-
-func (*rawAnswer) Error() string { return "raw tools/call result (internal; never shown)" }
 
 // rawPassable reports whether result can be passed on raw: an object with
 // a content member whose other members are only structuredContent,

@@ -82,7 +82,6 @@ type wire struct {
 type pendingCall struct {
 	method string
 	cursor string // tools/list
-	raw    bool   // tools/call asking for a raw result (rawresult.go)
 	own    bool   // one of our own requests (owncall.go): never the go-sdk's
 }
 
@@ -117,9 +116,8 @@ const errInvalid = jsonrpc.CodeInternalError
 
 // encode appends msg's JSON to buf. A call is recorded as pending (so its
 // answer can be matched even when malformed); an answer to a request of
-// the upstream whose id was substituted gets the original id back. raw
-// marks a tools/call whose result is wanted raw (rawresult.go).
-func (w *wire) encode(buf []byte, msg jsonrpc.Message, raw bool) ([]byte, error) {
+// the upstream whose id was substituted gets the original id back.
+func (w *wire) encode(buf []byte, msg jsonrpc.Message) ([]byte, error) {
 	buf = append(buf, `{"jsonrpc":"2.0"`...)
 	switch m := msg.(type) {
 	case *jsonrpc.Request:
@@ -131,8 +129,6 @@ func (w *wire) encode(buf []byte, msg jsonrpc.Message, raw bool) ([]byte, error)
 				switch m.Method {
 				case "tools/list":
 					pc.cursor = cursorOf(m.Params)
-				case "tools/call":
-					pc.raw = raw
 				}
 				w.mu.Lock()
 				w.pending[id] = pc
@@ -448,12 +444,6 @@ func (w *wire) answer(id int64, f frameFields) []jsonrpc.Message {
 		return []jsonrpc.Message{resp}
 	}
 	resp.Result = f.result
-	if pc.raw {
-		if ok, isErr, plain := rawPassableRec(f.result, &f.rm); ok {
-			resp.Result, resp.Error = nil, &rawAnswer{json: f.result, isError: isErr, plain: plain, rec: recordsOf(f.result, &f.rm, &f.mm)}
-			return []jsonrpc.Message{resp}
-		}
-	}
 	switch pc.method {
 	case "tools/list":
 		w.mu.Lock()
