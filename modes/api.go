@@ -233,141 +233,58 @@ func fullDescription(s string) string {
 	return s
 }
 
-// RawCaller is implemented by Envs whose call path can hand back a
-// result as the upstream's JSON (the proxy: no decode of the
-// upstream result where nothing needs it decoded).
-type RawCaller interface {
-	// CallRaw is Env.Call, with the result as the upstream's JSON object
-	// (raw, shaped as Call's result would be: no resultType, no hop _meta)
-	// when the call path kept it raw; res then holds only IsError. raw is
-	// nil when res is the whole result.
-	CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (res *mcp.CallToolResult, raw json.RawMessage, err error)
-}
-
-// RawAnswerer is implemented by Envs whose front can write a tools/call
-// answer handed over as JSON bytes (the proxy: tool_call's
-// answer is written without building an mcp.CallToolResult).
-type RawAnswerer interface {
-	// AnswerRaw makes result, the JSON of a whole tools/call result, the
-	// answer to the client's tools/call that ctx belongs to. false when
-	// the front cannot take it there; the caller then returns the result
-	// as an mcp.CallToolResult. result is compact JSON (no blanks outside
-	// strings) whose members are content, structuredContent and isError
-	// only (no _meta, no resultType), so the front writes it without
-	// compacting or scanning it. When it returns true, result is the
-	// front's, its capacity beyond its length included (the front may
-	// append to it in place).
-	AnswerRaw(ctx context.Context, result json.RawMessage) bool
+// EnvelopeCaller is implemented by Envs that can build tool_call's answer
+// from an upstream's result as it came, without decoding it (the proxy:
+// its front writes the envelope from the upstream's JSON bytes).
+type EnvelopeCaller interface {
+	// CallEnveloped is Env.Call for tool_call's one call of e (via
+	// ViaTool). With done, res is tool_call's whole answer: the envelope
+	// {tool: hit, result} as EnvelopeResult shapes it. Otherwise res is
+	// the upstream's result, which the caller envelopes (MakeEnvelope).
+	CallEnveloped(ctx context.Context, e *catalog.Entry, args json.RawMessage, hit catalog.Hit) (res *mcp.CallToolResult, done bool, err error)
 }
 
 // Call runs the tool ref names through env.Call and builds the envelope.
 // A resolution error or an upstream JSON-RPC error comes back as err; the
-// upstream's isError results come back as envelopes. With a RawCaller env
-// a plain result (text blocks only) becomes the envelope without being
-// decoded into an mcp.CallToolResult first (envelopeResultRaw); the
-// returned result then holds IsError and no content.
+// upstream's isError results come back as envelopes.
 func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage, via string) (*Envelope, *mcp.CallToolResult, error) {
-	envl, _, res, err := a.call(ctx, env, ref, args, via, nil, false)
+	e, err := a.resolve(env, ref, via)
+	if err != nil {
+		return nil, nil, err
+	}
+	res, err := env.Call(ctx, e, args, via)
+	if err != nil {
+		return nil, nil, err
+	}
+	envl, err := MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res, via)
 	return envl, res, err
 }
 
-// call is Call. With asBytes, the envelope of a raw plain result is
-// appended to dst as JSON (appendEnvelope) and returned as envJSON, with
-// envl nil; otherwise envJSON is nil.
-func (a API) call(ctx context.Context, env Env, ref string, args json.RawMessage, via string, dst []byte, asBytes bool) (envl *Envelope, envJSON []byte, res *mcp.CallToolResult, err error) {
-	e, err := a.resolve(env, ref, via)
+// callEnveloped is tool_call's call of ref: Call, with the answer built
+// by env when it is an EnvelopeCaller.
+func (a API) callEnveloped(ctx context.Context, env Env, ref string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	ec, ok := env.(EnvelopeCaller)
+	if !ok {
+		envl, res, err := a.Call(ctx, env, ref, args, ViaTool)
+		if err != nil {
+			return nil, err
+		}
+		return EnvelopeResult(envl, res), nil
+	}
+	e, err := a.resolve(env, ref, ViaTool)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
-	if rc, ok := env.(RawCaller); ok {
-		var raw json.RawMessage
-		if res, raw, err = rc.CallRaw(ctx, e, args, via); err != nil {
-			return nil, nil, nil, err
-		}
-		if raw != nil {
-			hit := env.Snapshot().Hit(e, 0, a.Bounds)
-			if asBytes {
-				if b, ok := appendEnvelope(dst, hit, raw); ok {
-					return nil, b, res, nil
-				}
-			}
-			if m, ok := envelopeResultRaw(raw); ok {
-				return &Envelope{Tool: hit, Result: m}, nil, res, nil
-			}
-			var full mcp.CallToolResult
-			if err := json.Unmarshal(raw, &full); err != nil {
-				return nil, nil, nil, invalidResult(e.Upstream, err)
-			}
-			res = &full
-		}
-	} else if res, err = env.Call(ctx, e, args, via); err != nil {
-		return nil, nil, nil, err
+	hit := env.Snapshot().Hit(e, 0, a.Bounds)
+	res, done, err := ec.CallEnveloped(ctx, e, args, hit)
+	if err != nil || done {
+		return res, err
 	}
-	envl, err = MakeEnvelope(env.Snapshot().Hit(e, 0, a.Bounds), res, via)
-	return envl, nil, res, err
-}
-
-// envelopeResultRaw is the envelope's result member built straight from a
-// raw result: the same map MakeEnvelope builds from the decoded result
-// (decoded and marshaled by the go-sdk, then decoded into a map), when
-// the result is plain: top-level members among content, structuredContent,
-// isError, _meta and resultType, and every content block exactly
-// {"type": "text", "text": ...}. ok is false for anything else (images,
-// annotations, block _meta, unknown members), which takes the decoded way
-// so the go-sdk's normalisation stays the reference.
-func envelopeResultRaw(raw json.RawMessage) (m map[string]any, ok bool) {
-	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return nil, false
+	envl, err := MakeEnvelope(hit, res, ViaTool)
+	if err != nil {
+		return nil, err
 	}
-	for k, v := range m {
-		switch k {
-		case "content", "structuredContent", "_meta":
-		case "resultType":
-			delete(m, k) // protocol bookkeeping of 2026-07-28 (as MakeEnvelope)
-		case "isError":
-			b, isBool := v.(bool)
-			if !isBool {
-				return nil, false
-			}
-			if !b {
-				delete(m, k) // omitempty in the go-sdk's encoding
-			}
-		default:
-			return nil, false
-		}
-	}
-	content, isArray := m["content"].([]any)
-	if !isArray {
-		return nil, false
-	}
-	for _, c := range content {
-		b, isObj := c.(map[string]any)
-		if _, isText := b["text"].(string); !isObj || len(b) != 2 || b["type"] != "text" || !isText {
-			return nil, false
-		}
-	}
-	if v, has := m["structuredContent"]; has && v == nil {
-		delete(m, "structuredContent") // null: the go-sdk's nil, left out
-	}
-	if meta, has := m["_meta"]; has {
-		mm, isObj := meta.(map[string]any)
-		if meta != nil && !isObj {
-			return nil, false
-		}
-		if len(mm) == 0 {
-			delete(m, "_meta")
-		}
-	}
-	switch sc, has := m["structuredContent"]; {
-	case has:
-		m["details"] = sc
-	case len(content) == 1:
-		var v any
-		if json.Unmarshal([]byte(content[0].(map[string]any)["text"].(string)), &v) == nil {
-			m["details"] = v
-		}
-	}
-	return m, true
+	return EnvelopeResult(envl, res), nil
 }
 
 // invalidResult is the error for an upstream's tools/call result that

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/mcp-toolsearch/mcp-toolsearch/internal/jsonscan"
 )
 
 // Argument shapes of the modes' own tools. A model's
@@ -45,9 +43,6 @@ func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return map[string]json.RawMessage{}, nil
-	}
-	if m, ok := knownMembers(raw, known); ok {
-		return m, nil
 	}
 	var m map[string]json.RawMessage
 	if raw[0] != '{' || json.Unmarshal(raw, &m) != nil {
@@ -85,36 +80,6 @@ func ownArgs(tool string, raw json.RawMessage, known ...string) (map[string]json
 		}
 	}
 	return nil, fmt.Errorf("%s %s not a key of %s, which takes only %s", strings.Join(names, ", "), isAre(len(unknown)), tool, keys)
-}
-
-// knownMembers is what json.Unmarshal into a map[string]json.RawMessage
-// gives for raw when raw is a valid JSON object whose keys are all known,
-// plain (no escapes, valid UTF-8) and not repeated; the values are raw's
-// own bytes, not copies (no decoder per call of an own tool).
-// ok is false for anything else (ownArgs then decodes it as before).
-func knownMembers(raw []byte, known []string) (m map[string]json.RawMessage, ok bool) {
-	if !json.Valid(raw) {
-		return nil, false
-	}
-	m = make(map[string]json.RawMessage, len(known))
-	ok = true
-	if _, err := jsonscan.Object(raw, func(k, v []byte) bool {
-		_, seen := m[string(k)]
-		ok = false
-		if !seen && bytes.IndexByte(k, '\\') < 0 && utf8.Valid(k) {
-			for _, kn := range known {
-				if string(k) == kn {
-					m[kn] = v // the key's string is known's: no copy
-					ok = true
-					break
-				}
-			}
-		}
-		return ok
-	}); err != nil || !ok {
-		return nil, false
-	}
-	return m, true
 }
 
 // stringArg reads key of m as a string; required says whether it must be there.

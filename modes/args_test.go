@@ -216,30 +216,3 @@ catch (e) { return {message: e.message, upstream: e.upstream, code: e.code, data
 		t.Errorf("the script saw %v\nwant %v", got, want)
 	}
 }
-
-// TestKnownMembers: the members ownArgs reads without a decoder are what
-// json.Unmarshal gives; anything it does not take is left to it.
-func TestKnownMembers(t *testing.T) {
-	known := []string{"id", "args"}
-	for _, raw := range []string{`{}`, `{"id":"a__b","args":{"x":[1,2]}}`, `{ "args" : null , "id" : "x" }`, `{"id":"\u00e9"}`, "{\"id\":\"a\xffb\"}"} {
-		m, ok := knownMembers([]byte(raw), known)
-		var want map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(raw), &want); err != nil || !ok || !reflect.DeepEqual(m, want) {
-			t.Errorf("knownMembers(%s) = %q, %v; json.Unmarshal: %q", raw, m, ok, want)
-		}
-	}
-	for _, raw := range []string{`{"id":"a","id":"b"}`, `{"i\u0064":"a"}`, `{"other":1}`, `{"id":"a",}`, `{"id":"a"} x`, `[1]`, "{\"i\xffd\":\"a\"}"} {
-		if m, ok := knownMembers([]byte(raw), known); ok {
-			t.Errorf("knownMembers(%s) took it: %q", raw, m)
-		}
-	}
-	m := map[string]json.RawMessage{"s": json.RawMessage(`"plain é"`), "e": json.RawMessage(`"a\nb"`), "n": json.RawMessage(`3`)}
-	for k, want := range map[string]string{"s": "plain é", "e": "a\nb"} {
-		if got, err := stringArg(m, k, true, ToolCall); err != nil || got != want {
-			t.Errorf("stringArg(%s) = %q, %v; want %q", k, got, err, want)
-		}
-	}
-	if _, err := stringArg(m, "n", true, ToolCall); err == nil {
-		t.Error("stringArg took a number")
-	}
-}

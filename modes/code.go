@@ -223,7 +223,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 					return nil, fmt.Errorf("openclaw.tools.call %s: %v", clipRef(id), err)
 				}
 			}
-			envl, envJSON, res, err := c.API.call(ctx, env, id, callArgs, ViaBridge, nil, true)
+			envl, res, err := c.API.Call(ctx, env, id, callArgs, ViaBridge)
 			if err != nil {
 				return nil, newBridgeError(err)
 			}
@@ -234,9 +234,6 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 				}
 			}
 			mu.Unlock()
-			if envJSON != nil {
-				return envJSON, nil
-			}
 			return json.Marshal(envl)
 		}
 		return nil, fmt.Errorf("unknown bridge operation %q", op)

@@ -3,6 +3,7 @@ package modes
 import (
 	"context"
 	"encoding/json"
+
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"

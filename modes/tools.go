@@ -201,17 +201,11 @@ func (t *Tools) Call(ctx context.Context, env Env, name string, args json.RawMes
 		if err != nil {
 			return errorResult("tool_call %s: %v", clipRef(id), err), nil
 		}
-		bp := envelopeBufs.Get().(*[]byte)
-		defer putEnvelopeBuf(bp)
-		envl, envJSON, res, err := t.API.call(ctx, env, id, callArgs, ViaTool, (*bp)[:0], true)
+		res, err := t.API.callEnveloped(ctx, env, id, callArgs)
 		if err != nil {
 			return callErrorResult(id, err), nil
 		}
-		if envJSON != nil {
-			*bp = envJSON[:0] // keep a grown buffer
-			return envelopeJSONResult(ctx, env, envJSON, res.IsError), nil
-		}
-		return EnvelopeResult(envl, res), nil
+		return res, nil
 	}
 	e := resolveCallable(env, name)
 	if e == nil {

@@ -724,7 +724,7 @@ func callRequest(ctx context.Context, exposed string) *mcp.CallToolRequest {
 
 // toolCallRequest is the client's tools/call request that ctx serves when
 // that request is a call of the tool_call meta tool (modes.ToolCall) and
-// ctx is the one call it makes for the client (session.CallRaw marks it
+// ctx is the one call it makes for the client (session.CallEnveloped marks it
 // with withInnerRawSlot; the mark stays when withoutRawSlot takes the
 // slot away).
 func toolCallRequest(ctx context.Context) *mcp.CallToolRequest {

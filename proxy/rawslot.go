@@ -40,8 +40,8 @@ func withoutRawSlot(ctx context.Context) context.Context {
 type innerRawKey struct{}
 
 // withInnerRawSlot returns ctx with a fresh raw-result slot for a call
-// made on the client's behalf by the proxy's own tools (tool_call, the
-// code bridge: modes.RawCaller), whose name is not the one the client
+// made on the client's behalf by the proxy's own tools (tool_call:
+// session.CallEnveloped), whose name is not the one the client
 // called: forward fills it although callRequest does not match (the
 // client's _meta does not pass to such calls; its progress token does
 // for tool_call's one call: toolCallRequest).

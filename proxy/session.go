@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -97,28 +98,49 @@ func (s *session) Call(ctx context.Context, e *catalog.Entry, args json.RawMessa
 	return s.p.call(ctx, s, e, args, via)
 }
 
-// CallRaw implements modes.RawCaller: the same call path, with
-// the upstream's result kept raw where nothing on the path needs it
-// decoded (rawslot.go withInnerRawSlot; p.call decodes it for output
-// validation and redaction as for direct calls).
-func (s *session) CallRaw(ctx context.Context, e *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
-	ctx, slot := withInnerRawSlot(ctx)
-	res, err := s.p.call(ctx, s, e, args, via)
-	if err != nil {
-		return nil, nil, err
+// CallEnveloped implements modes.EnvelopeCaller: tool_call's one call
+// through the single call path, with the upstream's result kept raw where
+// nothing on the path needs it decoded (rawslot.go withInnerRawSlot; p.call
+// decodes it for output validation and redaction as for direct calls).
+// A plain raw result becomes tool_call's answer as bytes
+// (front.AppendEnvelope), handed to the front through the client call's
+// raw-result slot (answerRaw); anything else is decoded for modes to
+// envelope.
+func (s *session) CallEnveloped(ctx context.Context, e *catalog.Entry, args json.RawMessage, hit catalog.Hit) (*mcp.CallToolResult, bool, error) {
+	inner, slot := withInnerRawSlot(ctx)
+	res, err := s.p.call(inner, s, e, args, modes.ViaTool)
+	if err != nil || slot.JSON == nil {
+		return res, false, err
 	}
-	return res, slot.JSON, nil
+	bp := front.EnvelopeBufs.Get().(*[]byte)
+	defer front.PutEnvelopeBuf(bp)
+	env, ok := front.AppendEnvelope((*bp)[:0], hit, slot.JSON)
+	if !ok {
+		var full mcp.CallToolResult
+		if err := json.Unmarshal(slot.JSON, &full); err != nil {
+			if ierr, ok := modes.AsInvalidResult(e.Upstream, err); ok {
+				return nil, false, ierr
+			}
+			return nil, false, err
+		}
+		return &full, false, nil
+	}
+	*bp = env[:0] // keep a grown buffer
+	if s.answerRaw(ctx, front.ToolCallAnswer(env, res.IsError)) {
+		return &mcp.CallToolResult{Content: []mcp.Content{}, IsError: res.IsError}, true, nil
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(env)}},
+		StructuredContent: json.RawMessage(bytes.Clone(env)), IsError: res.IsError}, true, nil
 }
 
-// AnswerRaw implements modes.RawAnswerer: result, tool_call's
-// whole result as JSON, becomes the answer to the client's tools/call
-// through that call's raw-result slot (server.go rawSlotFor; the
-// exchange's for a 2026-07-28 client, stamped when written), so the front
-// writes it as it is (front.RawResult). false where the call has no such
-// slot, inside a call made for the client by the proxy's own tools
-// (innerRawSlot), and for a task-augmented call (tasks.go keeps its own
-// reading of the slot).
-func (s *session) AnswerRaw(ctx context.Context, result json.RawMessage) bool {
+// answerRaw makes result, tool_call's whole result as JSON, the answer to
+// the client's tools/call through that call's raw-result slot (server.go
+// rawSlotFor; the exchange's for a 2026-07-28 client, stamped when
+// written), so the front writes it as it is (front.RawResult). false
+// where the call has no such slot, inside a call made for the client by
+// the proxy's own tools (innerRawSlot), and for a task-augmented call
+// (tasks.go keeps its own reading of the slot).
+func (s *session) answerRaw(ctx context.Context, result json.RawMessage) bool {
 	slot := rawSlotFrom(ctx)
 	if slot == nil || innerRawSlot(ctx) != nil || taskCallFrom(ctx) != nil {
 		return false

@@ -15,8 +15,8 @@ import (
 )
 
 // TestToolCallAnswerBytes: tool_call's answer, written by the stdio front
-// from the bytes modes builds for a plain raw result (session.AnswerRaw,
-// issue 16), is byte for byte the result the decoded way builds from the
+// from the bytes the front builds for a plain raw result
+// (session.CallEnveloped), is byte for byte the result the decoded way builds from the
 // same upstream result (modes.MakeEnvelope, modes.EnvelopeResult, written
 // as the go-sdk writes results) for a 2025-11-25 client; for a 2026-07-28
 // client the envelope text and structuredContent are the same, with

@@ -19,7 +19,7 @@ type RawResult struct {
 	JSON json.RawMessage
 	// Answer: JSON is not an upstream's result but an answer the caller
 	// built itself and put here (the proxy's tool_call answer,
-	// modes.RawAnswerer), so its array, spare capacity included, is the
+	// front.ToolCallAnswer), so its array, spare capacity included, is the
 	// caller's own and may be reused once written. The transports never
 	// set it.
 	Answer bool

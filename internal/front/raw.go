@@ -25,12 +25,12 @@ type RawResult struct {
 	mcp.ResultBase
 	json   json.RawMessage
 	modern bool
-	// spare: json's capacity beyond its length is this result's own (an
-	// answer built by the modes, session.AnswerRaw), so the stamps may
-	// be appended to it in place (stampSpare).
+	// spare: json's capacity beyond its length is this result's own (a
+	// tool_call answer, ToolCallAnswer), so the stamps may be appended
+	// to it in place (stampSpare).
 	spare bool
 	// answer: json is such an answer: compact, with neither a _meta nor
-	// a resultType member (modes.RawAnswerer), so it is neither compacted
+	// a resultType member (ToolCallAnswer), so it is neither compacted
 	// nor scanned again when written.
 	answer bool
 	// rec: json's members as recorded where it was scanned or built
@@ -90,7 +90,7 @@ func (r *RawResult) compactInto(buf *bytes.Buffer) error {
 	switch {
 	case err != nil:
 	case r.answer:
-		buf.Write(b) // compact as built (modes.RawAnswerer); the stamps are compact too
+		buf.Write(b) // compact as built (ToolCallAnswer); the stamps are compact too
 	default:
 		err = compactTo(buf, b)
 	}
@@ -117,7 +117,7 @@ func compactTo(buf *bytes.Buffer, b []byte) error {
 // replace its closing brace and follow its last member, as stampRaw
 // appends them (no copy of the result); b itself is no longer
 // a whole object then. ok is false for any other b. known: b is known to
-// be such an object (a modes.RawAnswerer answer), so it is not scanned to
+// be such an object (a ToolCallAnswer answer), so it is not scanned to
 // find out (~19k instructions per tool_call).
 func stampSpare(b []byte, extra map[string]any, complete, known bool) (out []byte, ok bool) {
 	if len(b) < 3 || b[len(b)-1] != '}' {

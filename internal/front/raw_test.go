@@ -66,7 +66,7 @@ func TestStampRaw(t *testing.T) {
 	}
 }
 
-// TestStampSpare: an answer with spare capacity (session.AnswerRaw) is
+// TestStampSpare: an answer with spare capacity (ToolCallAnswer) is
 // stamped in place with the bytes stampRaw writes; results that have a
 // _meta or resultType of their own, or are not compact objects, are
 // left to stampRaw.
@@ -98,7 +98,7 @@ func TestStampSpare(t *testing.T) {
 		if &got[0] != &b[0] {
 			t.Errorf("%s: not stamped in place", c.in)
 		}
-		// Known to have neither member (a modes.RawAnswerer answer): not
+		// Known to have neither member (a ToolCallAnswer answer): not
 		// scanned, the same bytes.
 		b = make([]byte, len(c.in), len(c.in)+256)
 		copy(b, c.in)

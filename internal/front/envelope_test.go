@@ -1,8 +1,7 @@
-package modes
+package front
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand"
@@ -13,56 +12,90 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
 )
 
 // envelopeHit is a hit with characters encoding/json escapes.
 var envelopeHit = catalog.Hit{ID: "mcp:gh:list_issues", Name: "gh__list_issues", Description: "List <issues> & PRs\u2028é",
 	Source: "mcp", Upstream: "gh", Input: "{owner: string, repo: string}"}
 
+// plainResult reports whether raw, decoded as a JSON value, is a plain
+// result: top-level members among content, structuredContent, isError
+// (a boolean), _meta (an object or null) and resultType, every content
+// block exactly {"type": "text", "text": string}. Anything else is for
+// the decoded way only.
+func plainResult(raw string) bool {
+	var m map[string]any
+	if json.Unmarshal([]byte(raw), &m) != nil || m == nil {
+		return false
+	}
+	for k, v := range m {
+		switch k {
+		case "content", "structuredContent", "resultType":
+		case "isError":
+			if _, ok := v.(bool); !ok {
+				return false
+			}
+		case "_meta":
+			if _, ok := v.(map[string]any); !ok && v != nil {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	content, ok := m["content"].([]any)
+	if !ok {
+		return false
+	}
+	for _, c := range content {
+		b, isObj := c.(map[string]any)
+		if _, isText := b["text"].(string); !isObj || len(b) != 2 || b["type"] != "text" || !isText {
+			return false
+		}
+	}
+	return true
+}
+
 // decodedEnvelope is what the decoded way gives for raw: the envelope's
-// JSON and the tools/call result's JSON as the front writes it
-// (encoding/json without HTML escaping, as go-sdk jsonrpc2 and
-// proxy.marshalResult), or ok false when the decoded way refuses raw.
+// JSON (modes.MakeEnvelope over the go-sdk's decoding) and the tools/call
+// result's JSON as the front writes it (encoding/json without HTML
+// escaping, as go-sdk jsonrpc2), or ok false when the decoded way refuses
+// raw.
 func decodedEnvelope(t *testing.T, raw string) (env, result []byte, ok bool) {
 	t.Helper()
 	var res mcp.CallToolResult
 	if err := json.Unmarshal([]byte(raw), &res); err != nil {
 		return nil, nil, false
 	}
-	m, plain := envelopeResultRaw(json.RawMessage(raw))
-	if !plain {
+	if !plainResult(raw) {
 		return nil, nil, false
 	}
-	e := &Envelope{Tool: envelopeHit, Result: m}
-	env, err := json.Marshal(e)
+	e, err := modes.MakeEnvelope(envelopeHit, &res, modes.ViaTool)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The decoded reference of envelopeResultRaw itself (TestEnvelopeResultRaw).
-	ref, err := MakeEnvelope(envelopeHit, &res, ViaTool)
+	env, err = json.Marshal(e)
 	if err != nil {
 		t.Fatal(err)
-	}
-	if rb, _ := json.Marshal(ref); !bytes.Equal(rb, env) {
-		t.Fatalf("%s: envelopeResultRaw and MakeEnvelope differ:\n %s\n %s", raw, env, rb)
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(EnvelopeResult(e, &res)); err != nil {
+	if err := enc.Encode(modes.EnvelopeResult(e, &res)); err != nil {
 		t.Fatal(err)
 	}
 	return env, bytes.TrimRight(buf.Bytes(), "\n"), true
 }
 
-// checkRawEnvelope: appendEnvelope and appendToolCallResult write for raw
+// checkRawEnvelope: AppendEnvelope and AppendToolCallResult write for raw
 // exactly the bytes of the decoded way, or refuse. It reports whether
 // the raw way took raw.
 func checkRawEnvelope(t *testing.T, raw string) bool {
 	t.Helper()
 	wantEnv, wantRes, plain := decodedEnvelope(t, raw)
 	prefix := []byte("xyz")
-	got, ok := appendEnvelope(prefix, envelopeHit, []byte(raw))
+	got, ok := AppendEnvelope(prefix, envelopeHit, []byte(raw))
 	if !bytes.HasPrefix(got, prefix) {
 		t.Fatalf("%s: dst's bytes changed: %q", raw, got)
 	}
@@ -84,7 +117,7 @@ func checkRawEnvelope(t *testing.T, raw string) bool {
 		IsError bool `json:"isError"`
 	}
 	_ = json.Unmarshal([]byte(raw), &isErr)
-	if r := appendToolCallResult(nil, got, isErr.IsError); !bytes.Equal(r, wantRes) {
+	if r := AppendToolCallResult(nil, got, isErr.IsError); !bytes.Equal(r, wantRes) {
 		t.Errorf("%s: tools/call result\n raw way %s\n decoded %s", raw, r, wantRes)
 	}
 	return true
@@ -283,101 +316,6 @@ func randomObject(rng *rand.Rand, depth int) string {
 	return b.String()
 }
 
-// rawEnv is testEnv as the proxy's session is: its calls come back raw
-// (RawCaller, the result marshaled as the go-sdk writes it) and its front
-// takes tool_call's answer as bytes when take is set (RawAnswerer).
-type rawEnv struct {
-	*testEnv
-	take   bool
-	answer json.RawMessage
-}
-
-func (e *rawEnv) CallRaw(ctx context.Context, en *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
-	res, err := e.testEnv.Call(ctx, en, args, via)
-	if err != nil {
-		return nil, nil, err
-	}
-	b, err := json.Marshal(res)
-	if err != nil {
-		return nil, nil, err
-	}
-	return &mcp.CallToolResult{IsError: res.IsError}, b, nil
-}
-
-func (e *rawEnv) AnswerRaw(_ context.Context, result json.RawMessage) bool {
-	if e.take {
-		e.answer = result
-	}
-	return e.take
-}
-
-// TestToolCallAnswerBytes: tool_call's answer is the same bytes whether
-// the call comes back decoded (an Env), raw with the answer built from the
-// envelope's bytes and handed to the front (RawAnswerer), or raw with the
-// front refusing the bytes; for a plain echo, a plain isError result with
-// HTML characters, and a result with an image (the decoded way).
-func TestToolCallAnswerBytes(t *testing.T) {
-	ctx := context.Background()
-	tools := &Tools{API: testAPI()}
-	encode := func(r *mcp.CallToolResult) string {
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(r); err != nil {
-			t.Fatal(err)
-		}
-		return strings.TrimSpace(buf.String())
-	}
-	base := newTestEnv(t)
-	base.special = map[string]func(json.RawMessage) (*mcp.CallToolResult, error){
-		"mcp:github:create_issue": func(json.RawMessage) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "<b>no</b> & \u2028 {\"z\":1,\"a\":[1e21,0.5]}"}}}, nil
-		},
-		"mcp:gitlab:create_issue": func(json.RawMessage) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "{}"}, &mcp.ImageContent{Data: []byte("x"), MIMEType: "image/png"}}}, nil
-		},
-	}
-	for _, c := range []struct {
-		id   string
-		args string
-		raw  bool // the answer goes to the front as bytes
-	}{
-		{"mcp:github:list_issues", `{"owner":"<o>","repo":"r","state":"open","n":[3,1.50,1e-7]}`, true},
-		{"mcp:github:create_issue", `{}`, true},
-		{"mcp:gitlab:create_issue", `{}`, false},
-	} {
-		args := json.RawMessage(`{"id":"` + c.id + `","args":` + c.args + `}`)
-		want, err := tools.Call(ctx, base, ToolCall, args)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, take := range []bool{true, false} {
-			env := &rawEnv{testEnv: base, take: take}
-			got, err := tools.Call(ctx, env, ToolCall, args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if take && c.raw {
-				if env.answer == nil {
-					t.Errorf("%s: no answer handed to the front", c.id)
-				} else if string(env.answer) != encode(want) {
-					t.Errorf("%s: answer as bytes\n %s\nwant\n %s", c.id, env.answer, encode(want))
-				}
-				if got.IsError != want.IsError {
-					t.Errorf("%s: isError %v, want %v", c.id, got.IsError, want.IsError)
-				}
-				continue
-			}
-			if env.answer != nil {
-				t.Errorf("%s (take %v): answer handed to the front", c.id, take)
-			}
-			if encode(got) != encode(want) {
-				t.Errorf("%s (take %v):\n %s\nwant\n %s", c.id, take, encode(got), encode(want))
-			}
-		}
-	}
-}
-
 // FuzzAppendEnvelope: for any upstream result, the raw way writes the
 // decoded way's bytes or refuses (go test ./modes -fuzz FuzzAppendEnvelope).
 func FuzzAppendEnvelope(f *testing.F) {
@@ -385,6 +323,7 @@ func FuzzAppendEnvelope(f *testing.F) {
 		`{"content":[{"type":"text","text":"{\"b\":1,\"a\":[1.5e3,\"\\u2028\"]}"}],"structuredContent":{"z":{"y":null,"x":"<&>"},"a":-0}}`,
 		`{"content":[{"type":"text","text":"x"}],"_meta":{"b":1,"a":2},"isError":true}`,
 		`{"content":[]}`,
+		`{"content":[{"type":"text","text":""}}}`, // a closing bracket too many
 	} {
 		f.Add(s)
 	}
@@ -404,42 +343,6 @@ func TestValidNumber(t *testing.T) {
 	for _, s := range []string{"", "-", "01", "1.", ".5", "1e", "1e+", "+1", "0x1", "1.5.2", "NaN", "1 ", "--1", "1e3.5"} {
 		if validNumber([]byte(s)) || json.Valid([]byte(s)) && s != "1 " {
 			t.Errorf("%s: taken as a number", s)
-		}
-	}
-}
-
-// badRawEnv returns raw as every call's raw result.
-type badRawEnv struct {
-	*testEnv
-	raw string
-}
-
-func (e *badRawEnv) CallRaw(ctx context.Context, en *catalog.Entry, args json.RawMessage, via string) (*mcp.CallToolResult, json.RawMessage, error) {
-	return &mcp.CallToolResult{}, json.RawMessage(e.raw), nil
-}
-
-// TestInvalidUpstreamResult: a raw upstream result
-// that is not a CallToolResult is answered with the upstream's name and
-// the member in JSON terms, not the decoder's Go types.
-func TestInvalidUpstreamResult(t *testing.T) {
-	tools := &Tools{API: testAPI()}
-	for raw, want := range map[string]string{
-		`{"content":"notalist"}`:                 `upstream "github" sent an invalid tool result: "content" is a string where MCP wants an array`,
-		`{"content":[{"type":"text","text":1}]}`: `upstream "github" sent an invalid tool result: "content.0.text" is a number where MCP wants a string`,
-		`{"content":[],"isError":"yes"}`:         `"isError" is a string where MCP wants a boolean`,
-	} {
-		env := &badRawEnv{testEnv: newTestEnv(t), raw: raw}
-		r, err := tools.Call(context.Background(), env, ToolCall, json.RawMessage(`{"id":"mcp:github:create_issue","args":{"owner":"o","repo":"r","title":"t"}}`))
-		got := ""
-		if err != nil {
-			got = err.Error()
-		} else if len(r.Content) == 1 {
-			if tc, ok := r.Content[0].(*mcp.TextContent); ok {
-				got = tc.Text
-			}
-		}
-		if !strings.Contains(got, want) || strings.Contains(got, "Go struct") || strings.Contains(got, "wireContent") {
-			t.Errorf("%s:\n got %s\nwant %s, without Go types", raw, got, want)
 		}
 	}
 }
