@@ -177,6 +177,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 		},
 		Ingest:          ingest.New(ingestSteps(cfg, p.pins)...), // THE tool-ingest point (proxy/ingest.go)
 		MaxMessageBytes: cfg.Server.MaxMessageBytes,
+		SDKCalls:        !front.Fast, // the fast paths off: every call the go-sdk's way
 	}
 }
 

@@ -137,6 +137,11 @@ type Options struct {
 	// MaxPages caps the number of tools/list pages read per listing.
 	// Default 100.
 	MaxPages int
+	// SDKCalls keeps every tools/call on the go-sdk client: no call past
+	// it (owntoolcall.go), so no raw result either (CallOptions.Raw stays
+	// empty). The proxy sets it when its fast paths are off (front.Fast),
+	// the reference path its protocol cases compare against.
+	SDKCalls bool
 	// Ingest is THE tool-ingest point: the pipeline every listed tool of
 	// every session passes (package ingest). nil means ingest.Default().
 	Ingest *ingest.Pipeline
@@ -230,8 +235,8 @@ type Manager struct {
 	capsMu   sync.Mutex
 	capsJSON map[*mcp.ClientCapabilities]json.RawMessage // relayedCaps
 
-	// sdkCalls keeps every tools/call on the go-sdk client (tests compare
-	// the two paths; owntoolcall.go). Set before Start.
+	// sdkCalls keeps every tools/call on the go-sdk client
+	// (Options.SDKCalls; tests compare the two paths). Set before Start.
 	sdkCalls bool
 }
 
@@ -269,11 +274,12 @@ func NewManager(ups []*config.Upstream, opts Options) *Manager {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	m := &Manager{
-		opts:   opts,
-		log:    opts.Logger,
-		conns:  make(map[string]*conn),
-		ctx:    ctx,
-		cancel: cancel,
+		opts:     opts,
+		sdkCalls: opts.SDKCalls,
+		log:      opts.Logger,
+		conns:    make(map[string]*conn),
+		ctx:      ctx,
+		cancel:   cancel,
 	}
 	for _, u := range ups {
 		if u == nil || !u.IsEnabled() {
