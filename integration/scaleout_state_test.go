@@ -291,7 +291,7 @@ backend three
 	// 4. The store killed under load, and started again.
 	type tally struct{ ok, refused, other int }
 	var mu sync.Mutex
-	phases := map[string]*tally{"before": {}, "down": {}, "back": {}}
+	phases := map[string]*tally{"before": {}, "switching": {}, "down": {}, "back": {}} // every phase before the callers start: they read the map
 	var phase atomic.Value
 	phase.Store("before")
 	var seq atomic.Int64
@@ -338,7 +338,6 @@ backend three
 	}
 	time.Sleep(2 * time.Second)
 	phase.Store("switching")
-	phases["switching"] = &tally{}
 	store.Stop()
 	time.Sleep(300 * time.Millisecond)
 	phase.Store("down")
