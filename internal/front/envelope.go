@@ -704,12 +704,13 @@ func AppendToolCallResult(dst, env []byte, isError bool) []byte {
 }
 
 // ToolCallAnswer is tool_call's whole tools/call result for the envelope
-// env (AppendToolCallResult), sized for the usual escaping (the text is
-// env escaped: at most 6 bytes per byte, about 1.2 for JSON text) without
-// counting it first, with AnswerSpare bytes of capacity beyond its length
-// for what the front adds when it writes it (RawResult).
+// env (AppendToolCallResult), with AnswerSpare bytes of capacity beyond
+// its length for what the front adds when it writes it (RawResult). It
+// is sized without counting env's escapes first: env twice, plus a
+// quarter for the text's escapes (JSON text escapes its quotes, about one
+// byte in six), so it is allocated once for the usual envelope.
 func ToolCallAnswer(env []byte, isError bool) []byte {
-	b := make([]byte, 0, 2*len(env)+toolCallFrame+AnswerSpare)
+	b := make([]byte, 0, 2*len(env)+len(env)/4+toolCallFrame+AnswerSpare)
 	b = AppendToolCallResult(b, env, isError)
 	return slices.Grow(b, AnswerSpare)
 }
