@@ -74,6 +74,10 @@ package integration
 // runs beside it. OVERHEAD_FRONT=stateless serves the proxy's HTTP sides
 // from a `[server] stateless = true` front, OVERHEAD_FRONT=sse connects
 // their clients to the SSE transport (/sse) instead of Streamable HTTP.
+// OVERHEAD_DIRECT=http makes http-stdio's direct side the same server
+// over Streamable HTTP (the client's own transport: what a user compares
+// when choosing to connect through the proxy or not; with a 2026-07-28
+// client add OVERHEAD_UPSTREAM_STATELESS=1) instead of over stdio.
 
 import (
 	"bufio"
@@ -391,7 +395,7 @@ func BenchmarkOverhead(b *testing.B) {
 	var order []string
 	for _, transport := range transports {
 		name := transport + "/direct"
-		if transport == "stdio" || transport == "http-stdio" {
+		if transport == "stdio" || transport == "http-stdio" && os.Getenv("OVERHEAD_DIRECT") != "http" {
 			c := exec.Command(srv, "-tools", cat)
 			sides[name] = &overheadSide{name: name, tool: "list_issues", args: args, cs: benchConnect(b, &gosdk.CommandTransport{Command: c}), upPID: c.Process.Pid}
 		} else {
