@@ -131,129 +131,15 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	// A body sent as one Markdown code block runs as its JavaScript, its
 	// lines where they were (fence.go).
 	code, _ = unfence(code)
-	var mu sync.Mutex
-	var blocks []mcp.Content
-	var weak []string // notes of this run's searches without a strong first hit (weakSearchHint)
-	runDone := false  // set when the run ended: late bridge calls add no blocks
-	maxBlocks := c.MaxBlocks
-	if maxBlocks == 0 {
-		maxBlocks = defaultMaxBlocks
-	}
-	bridgeOp := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
-		var params []json.RawMessage
-		if err := json.Unmarshal(raw, &params); err != nil {
-			return nil, fmt.Errorf("openclaw.tools.%s: the call's arguments did not arrive as a JSON array (the sandbox worker always writes one, whatever the code does: a fault of the worker, not of the code)", op)
-		}
-		str := func(i int, what string) (string, error) {
-			var s string
-			if i >= len(params) || json.Unmarshal(params[i], &s) != nil {
-				return "", fmt.Errorf("openclaw.tools.%s: argument %d (%s) must be a string", op, i+1, what)
-			}
-			return s, nil
-		}
-		switch op {
-		case "search":
-			q, err := str(0, "query")
-			if err != nil {
-				return nil, err
-			}
-			limit := 0
-			if len(params) > 1 && string(params[1]) != "null" {
-				var o map[string]json.RawMessage
-				if p := bytes.TrimSpace(params[1]); len(p) > 0 && p[0] != '{' {
-					o = map[string]json.RawMessage{"limit": p} // search("query", 5): the limit, as a model often writes it
-				} else if err := json.Unmarshal(params[1], &o); err != nil {
-					return nil, fmt.Errorf("openclaw.tools.search: options must be an object like {limit: 5}")
-				}
-				n, set, err := intArg(o, "limit")
-				if err != nil {
-					return nil, fmt.Errorf("openclaw.tools.search: %v", err)
-				}
-				if set {
-					if n <= 0 {
-						return nil, fmt.Errorf("openclaw.tools.search: limit must be at least 1, got %d", n)
-					}
-					limit = n
-				}
-			}
-			_, end := startSpan(ctx, env, spanSearch)
-			hits, err := c.API.Search(env, q, limit, ViaBridge)
-			end(err)
-			if err != nil {
-				return nil, err
-			}
-			note := catalog.SearchNote(hits)
-			if note != "" {
-				note = searchNote(note, starting(env))
-			}
-			if note = unavailableNote(note, q, unavailable(env)); note != "" { // unavailable.go
-				mu.Lock()
-				weak = append(weak, fmt.Sprintf("openclaw.tools.search(%s): %s", quoteJSON(clipRef(q)), note))
-				mu.Unlock()
-			}
-			return json.Marshal(hits)
-		case "describe":
-			id, err := str(0, "id")
-			if err != nil {
-				return nil, err
-			}
-			d, err := c.API.Describe(env, id, ViaBridge)
-			if err != nil {
-				return nil, err
-			}
-			return json.Marshal(d)
-		case "call":
-			if len(params) > 0 && len(params[0]) > 0 && params[0][0] == '{' {
-				var m map[string]json.RawMessage
-				_ = json.Unmarshal(params[0], &m)
-				return nil, fmt.Errorf("openclaw.tools.call(id, args): the first argument is the tool id (a string), the second the tool's arguments, e.g. openclaw.tools.call(%s, %s); got an object", quoteJSON(exampleID(ToolCall, m)), exampleArgs(m))
-			}
-			id, err := str(0, "id")
-			if err != nil {
-				return nil, err
-			}
-			for _, extra := range params[min(len(params), 2):] {
-				if string(extra) != "null" {
-					return nil, fmt.Errorf("openclaw.tools.call(id, args) takes two arguments: pass the tool's arguments as one object, e.g. openclaw.tools.call(%q, {path: \"/tmp/a.txt\"})", clipRef(id))
-				}
-			}
-			var callArgs json.RawMessage
-			if len(params) > 1 {
-				if callArgs, err = ToolArguments(params[1], "openclaw.tools.call's second argument (args)"); err != nil {
-					return nil, fmt.Errorf("openclaw.tools.call %s: %v", clipRef(id), err)
-				}
-			}
-			envl, res, err := c.API.Call(ctx, env, id, callArgs, ViaBridge)
-			if err != nil {
-				return nil, newBridgeError(err)
-			}
-			mu.Lock()
-			for _, b := range res.Content {
-				if _, ok := b.(*mcp.TextContent); !ok && len(blocks) < maxBlocks && !runDone {
-					blocks = append(blocks, b)
-				}
-			}
-			mu.Unlock()
-			return json.Marshal(envl)
-		}
-		return nil, fmt.Errorf("unknown bridge operation %q", op)
-	}
-	// A span for the run and one per bridge call (trace.go).
-	bridge := func(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
-		name, ok := bridgeSpan[op]
-		if !ok {
-			name = "bridge"
-		}
-		ctx, end := startSpan(ctx, env, name)
-		out, err := bridgeOp(ctx, op, raw)
-		end(err)
-		return out, err
+	run := &codeRun{c: c, env: env, maxBlocks: c.MaxBlocks}
+	if run.maxBlocks == 0 {
+		run.maxBlocks = defaultMaxBlocks
 	}
 	if o, ok := env.(SandboxOwner); ok {
 		ctx = sandbox.WithOwner(ctx, o.SandboxOwner(ctx)) // fair slots between sessions
 	}
 	rctx, endRun := startSpan(ctx, env, spanSandboxRun)
-	r := c.Pool.Run(rctx, code, c.Timeout, bridge)
+	r := c.Pool.Run(rctx, code, c.Timeout, run.bridge)
 	if r.OK {
 		endRun(nil)
 	} else {
@@ -265,11 +151,158 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	if fenced != "" {
 		r.Error = fenced
 	}
-	mu.Lock()
-	runDone = true
-	runBlocks := blocks
-	weakNotes := weak
-	mu.Unlock()
+	runBlocks, weakNotes := run.end()
+	return c.result(env, code, r, fenced, runBlocks, weakNotes), nil
+}
+
+// codeRun is one run of tool_search_code: what its bridge calls gather
+// for the answer.
+type codeRun struct {
+	c         *Code
+	env       Env
+	maxBlocks int
+
+	mu     sync.Mutex
+	blocks []mcp.Content // the non-text content of the run's calls, up to maxBlocks
+	weak   []string      // notes of this run's searches without a strong first hit (weakSearchHint)
+	done   bool          // the run ended: late bridge calls add no blocks
+}
+
+// end marks the run ended and returns what its calls gathered.
+func (r *codeRun) end() (blocks []mcp.Content, weak []string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	return r.blocks, r.weak
+}
+
+// bridge serves one bridge call of the run's code, in a span of its own
+// (trace.go).
+func (r *codeRun) bridge(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
+	name, ok := bridgeSpan[op]
+	if !ok {
+		name = "bridge"
+	}
+	ctx, end := startSpan(ctx, r.env, name)
+	out, err := r.op(ctx, op, raw)
+	end(err)
+	return out, err
+}
+
+// op is one bridge call: openclaw.tools.search, describe or call.
+func (r *codeRun) op(ctx context.Context, op string, raw json.RawMessage) (json.RawMessage, error) {
+	var params []json.RawMessage
+	if err := json.Unmarshal(raw, &params); err != nil {
+		return nil, fmt.Errorf("openclaw.tools.%s: the call's arguments did not arrive as a JSON array (the sandbox worker always writes one, whatever the code does: a fault of the worker, not of the code)", op)
+	}
+	str := func(i int, what string) (string, error) {
+		var s string
+		if i >= len(params) || json.Unmarshal(params[i], &s) != nil {
+			return "", fmt.Errorf("openclaw.tools.%s: argument %d (%s) must be a string", op, i+1, what)
+		}
+		return s, nil
+	}
+	switch op {
+	case "search":
+		return r.search(ctx, params, str)
+	case "describe":
+		id, err := str(0, "id")
+		if err != nil {
+			return nil, err
+		}
+		d, err := r.c.API.Describe(r.env, id, ViaBridge)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(d)
+	case "call":
+		return r.call(ctx, params, str)
+	}
+	return nil, fmt.Errorf("unknown bridge operation %q", op)
+}
+
+// search is openclaw.tools.search(query, options).
+func (r *codeRun) search(ctx context.Context, params []json.RawMessage, str func(int, string) (string, error)) (json.RawMessage, error) {
+	q, err := str(0, "query")
+	if err != nil {
+		return nil, err
+	}
+	limit := 0
+	if len(params) > 1 && string(params[1]) != "null" {
+		var o map[string]json.RawMessage
+		if p := bytes.TrimSpace(params[1]); len(p) > 0 && p[0] != '{' {
+			o = map[string]json.RawMessage{"limit": p} // search("query", 5): the limit, as a model often writes it
+		} else if err := json.Unmarshal(params[1], &o); err != nil {
+			return nil, fmt.Errorf("openclaw.tools.search: options must be an object like {limit: 5}")
+		}
+		n, set, err := intArg(o, "limit")
+		if err != nil {
+			return nil, fmt.Errorf("openclaw.tools.search: %v", err)
+		}
+		if set {
+			if n <= 0 {
+				return nil, fmt.Errorf("openclaw.tools.search: limit must be at least 1, got %d", n)
+			}
+			limit = n
+		}
+	}
+	_, end := startSpan(ctx, r.env, spanSearch)
+	hits, err := r.c.API.Search(r.env, q, limit, ViaBridge)
+	end(err)
+	if err != nil {
+		return nil, err
+	}
+	note := catalog.SearchNote(hits)
+	if note != "" {
+		note = searchNote(note, starting(r.env))
+	}
+	if note = unavailableNote(note, q, unavailable(r.env)); note != "" { // unavailable.go
+		r.mu.Lock()
+		r.weak = append(r.weak, fmt.Sprintf("openclaw.tools.search(%s): %s", quoteJSON(clipRef(q)), note))
+		r.mu.Unlock()
+	}
+	return json.Marshal(hits)
+}
+
+// call is openclaw.tools.call(id, args): the one call path, the result's
+// envelope back to the code and its non-text content kept for the answer.
+func (r *codeRun) call(ctx context.Context, params []json.RawMessage, str func(int, string) (string, error)) (json.RawMessage, error) {
+	if len(params) > 0 && len(params[0]) > 0 && params[0][0] == '{' {
+		var m map[string]json.RawMessage
+		_ = json.Unmarshal(params[0], &m)
+		return nil, fmt.Errorf("openclaw.tools.call(id, args): the first argument is the tool id (a string), the second the tool's arguments, e.g. openclaw.tools.call(%s, %s); got an object", quoteJSON(exampleID(ToolCall, m)), exampleArgs(m))
+	}
+	id, err := str(0, "id")
+	if err != nil {
+		return nil, err
+	}
+	for _, extra := range params[min(len(params), 2):] {
+		if string(extra) != "null" {
+			return nil, fmt.Errorf("openclaw.tools.call(id, args) takes two arguments: pass the tool's arguments as one object, e.g. openclaw.tools.call(%q, {path: \"/tmp/a.txt\"})", clipRef(id))
+		}
+	}
+	var callArgs json.RawMessage
+	if len(params) > 1 {
+		if callArgs, err = ToolArguments(params[1], "openclaw.tools.call's second argument (args)"); err != nil {
+			return nil, fmt.Errorf("openclaw.tools.call %s: %v", clipRef(id), err)
+		}
+	}
+	envl, res, err := r.c.API.Call(ctx, r.env, id, callArgs, ViaBridge)
+	if err != nil {
+		return nil, newBridgeError(err)
+	}
+	r.mu.Lock()
+	for _, b := range res.Content {
+		if _, ok := b.(*mcp.TextContent); !ok && len(r.blocks) < r.maxBlocks && !r.done {
+			r.blocks = append(r.blocks, b)
+		}
+	}
+	r.mu.Unlock()
+	return json.Marshal(envl)
+}
+
+// result is tool_search_code's answer for the run r of code.
+func (c *Code) result(env Env, code string, r *sandbox.Result, fenced string, runBlocks []mcp.Content, weakNotes []string) *mcp.CallToolResult {
 	out := &CodeOutput{OK: r.OK, Value: r.Value, Error: r.Error, TimedOut: r.TimedOut, Busy: r.Busy, Logs: r.Logs, Truncated: r.LogsTruncated || r.OutputTruncated, Calls: r.Calls,
 		Telemetry: CodeTelemetry{SearchCount: r.SearchCount, DescribeCount: r.DescribeCount, CallCount: r.CallCount, DurationMs: r.DurationMs}}
 	if out.Logs == nil {
@@ -325,7 +358,7 @@ func (c *Code) Call(ctx context.Context, env Env, name string, args json.RawMess
 	}
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(sc), IsError: !r.OK}
 	res.Content = append(res.Content, runBlocks...)
-	return res, nil
+	return res
 }
 
 // weakSearchHint is the hint of a run whose searches found no strong match
