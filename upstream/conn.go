@@ -67,6 +67,10 @@ type conn struct {
 	// transport after refusing Streamable HTTP (http.go sseFallback);
 	// later attempts use SSE at once.
 	sseFound atomic.Bool
+	// modernFound: at protocol "auto", the upstream refused the
+	// initialize era and answered 2026-07-28 (version.go eraRefused);
+	// later attempts offer 2026-07-28 at once.
+	modernFound atomic.Bool
 }
 
 // live is one connection attempt and, once ready, one live connection.
@@ -516,7 +520,27 @@ func (c *conn) connectionBroken(l *live, reason string) { l.fail(reason) }
 // Options.ClientOptions and Options.ClientMiddleware hooks (a per-client
 // session's options).
 func (c *conn) connect(ctx context.Context, own *mcp.ClientOptions, ownMW mcp.Middleware) (*live, error) {
-	return c.connectWith(ctx, own, ownMW, false)
+	if c.modernFound.Load() {
+		return c.connectWith(ctx, own, ownMW, true)
+	}
+	l, err := c.connectWith(ctx, own, ownMW, false)
+	if err == nil || !c.eraFallback() || !eraRefused(err) || ctx.Err() != nil {
+		return l, err
+	}
+	// The server answered the initialize era with a refusal (version.go):
+	// offer 2026-07-28, as a client of that version connected directly
+	// would at once.
+	if l != nil {
+		go l.teardown(c.m.opts.Grace, c.log, "it refused the initialize handshake at "+ProtocolVersion)
+	}
+	ml, merr := c.connectWith(ctx, own, ownMW, true)
+	if merr != nil {
+		return ml, &causeError{msg: fmt.Sprintf("%v; offered 2026-07-28 next (server/discover), it failed too: %v", err, merr), cause: causeOf(err), err: err}
+	}
+	if modernLeg(ml.session) && !c.modernFound.Swap(true) {
+		c.log.Info("the upstream refused the initialize handshake at "+ProtocolVersion+" and speaks 2026-07-28: using it (protocol = \"2026-07-28\" in its table skips the first try)", "refusal", err.Error())
+	}
+	return ml, nil
 }
 
 // connectWith is connect; modern offers 2026-07-28 whatever the config
@@ -631,7 +655,9 @@ func (c *conn) attemptError(l *live, phase string, err error) error {
 		defer t.Stop()
 		select {
 		case <-l.child.exited:
-			return &causeError{msg: l.child.reason() + skippedNote(l), cause: "the process " + l.child.exitOwn + " during " + phase}
+			// err stays wrapped: what the process answered before it
+			// exited (version.go eraRefused reads it).
+			return &causeError{msg: l.child.reason() + skippedNote(l), cause: "the process " + l.child.exitOwn + " during " + phase, err: err}
 		case <-t.C:
 		}
 	}

@@ -184,9 +184,10 @@ func refusalStatus(err error) string {
 
 // sseFallback reports whether the failed initialize of cfg (Streamable
 // HTTP, transport not configured) is to be tried again with the legacy
-// SSE transport.
+// SSE transport: not when the server refused the offered version by
+// JSON-RPC (an MCP server on Streamable HTTP; version.go eraRefused).
 func sseFallback(cfg *config.Upstream, err error) bool {
-	return cfg.TransportAuto && cfg.Transport == "streamable-http" && refusalStatus(err) != ""
+	return cfg.TransportAuto && cfg.Transport == "streamable-http" && refusalStatus(err) != "" && !versionRefusal(err)
 }
 
 // asSSE is a copy of cfg speaking the legacy SSE transport.
@@ -216,7 +217,7 @@ func wrongTransportHint(u *config.Upstream, err error) error {
 		}
 		return err
 	}
-	if refusalStatus(err) != "" {
+	if refusalStatus(err) != "" && !versionRefusal(err) {
 		return fmt.Errorf(`%w (if this is a legacy SSE server, try transport = "sse"; its URL usually ends in /sse)`, err)
 	}
 	return err

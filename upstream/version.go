@@ -1,6 +1,15 @@
 package upstream
 
-import "github.com/mcp-toolsearch/mcp-toolsearch/config"
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+)
 
 // Which MCP version the proxy speaks to an upstream (key protocol,
 // docs/config.md; docs/design.md "Protocol versions").
@@ -32,6 +41,15 @@ import "github.com/mcp-toolsearch/mcp-toolsearch/config"
 //     connects again offering 2026-07-28 (statelessUpgrade), so tools
 //     written with input-required results keep working.
 //
+// A server that speaks only 2026-07-28 refuses the initialize era (SEP-2575
+// servers answer -32022 "unsupported protocol version" listing the versions
+// they support, or -32601 for the removed initialize; some answer
+// initialize with no version, or take it and then refuse its requests). A
+// 2026-07-28 client connected directly would reach it: it offers
+// server/discover first. So under "auto" an attempt the server itself
+// refused (eraRefused) is made again offering 2026-07-28 (conn.connect),
+// and, once that worked, later attempts offer it at once (modernFound).
+//
 // protocol = "2026-07-28" offers it first (server/discover, falling back to
 // initialize at 2025-11-25 when the server does not know it); any older
 // version is offered as it is, by initialize.
@@ -54,4 +72,39 @@ func offeredVersion(u *config.Upstream) string {
 func statelessUpgrade(u *config.Upstream, offered string) bool {
 	return u != nil && u.IsHTTP() && u.Transport != "sse" && offered == ProtocolVersion &&
 		(u.Protocol == "" || u.Protocol == config.DefaultProtocol)
+}
+
+// eraFallback reports whether an attempt of c at the initialize era that
+// the server refused is to be made again offering 2026-07-28: protocol
+// "auto" on stdio or Streamable HTTP (SSE carries up to 2025-11-25).
+func (c *conn) eraFallback() bool {
+	u := c.cfg
+	return u != nil && (u.Protocol == "" || u.Protocol == config.DefaultProtocol) &&
+		(!u.IsHTTP() || u.Transport != "sse" && !c.sseFound.Load())
+}
+
+// eraRefused reports whether a failed connection attempt was refused by
+// the server itself: it answered the handshake or the first listing with a
+// JSON-RPC error, or answered initialize with a version the client does not
+// know (the go-sdk's "unsupported protocol version"). Not a timeout, a
+// transport that failed, a process that exited, or an HTTP 401/403 (an
+// authorization problem is reported as it is).
+func eraRefused(err error) bool {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "HTTP 401 ") || strings.Contains(msg, "HTTP 403 ") {
+		return false
+	}
+	var je *jsonrpc.Error
+	return errors.As(err, &je) || strings.Contains(msg, "unsupported protocol version: ")
+}
+
+// versionRefusal reports whether err is the server's JSON-RPC refusal of
+// the offered version (code -32022, SEP-2575): a Streamable HTTP server
+// that speaks MCP, not a legacy SSE server (http.go sseFallback).
+func versionRefusal(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == mcp.CodeUnsupportedProtocolVersion
 }

@@ -2,11 +2,21 @@ package upstream
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
@@ -138,5 +148,245 @@ func TestModernLegForModernCallers(t *testing.T) {
 	case <-ml.child.exited:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the 2026-07-28 session's child outlived the manager")
+	}
+}
+
+// modernOnlyHTTP is a stateless Streamable HTTP server that speaks only
+// 2026-07-28, as the official conformance suite's client scenarios do:
+// with refuseFirst its first request, whatever it is, gets HTTP 400
+// -32022 listing 2026-07-28 (scenario request-metadata), else initialize
+// is unknown (-32601, scenario sep-2322-client-request-state); with
+// emptyInit initialize gets a result without protocolVersion (what the
+// request-metadata server answers after its first refusal). Any other
+// request but server/discover needs the MCP-Protocol-Version header and
+// _meta protocolVersion of 2026-07-28. It records the POSTs it refused for
+// a missing header or _meta, and counts initialize requests and GETs.
+type modernOnlyHTTP struct {
+	refuseFirst, emptyInit bool
+
+	mu          sync.Mutex
+	requests    int
+	initializes int
+	gets        int
+	bad         []string // "method: what was missing"
+}
+
+func (h *modernOnlyHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r.Method != http.MethodPost {
+		h.gets++
+		w.WriteHeader(http.StatusMethodNotAllowed)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params struct {
+			Name string `json:"name"`
+			Meta struct {
+				Version string `json:"io.modelcontextprotocol/protocolVersion"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &m) != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		return
+	}
+	if len(m.ID) == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	answer := func(status int, msg string) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,%s}`, m.ID, msg)
+	}
+	h.requests++
+	if m.Method == "initialize" {
+		h.initializes++
+	}
+	hv := r.Header.Get("Mcp-Protocol-Version")
+	switch {
+	case h.refuseFirst && h.requests == 1:
+		answer(http.StatusBadRequest, `"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"`+hv+`"}}`)
+	case m.Method == "initialize" && h.emptyInit:
+		answer(http.StatusOK, `"result":{}`)
+	case m.Method == "initialize":
+		answer(http.StatusOK, `"error":{"code":-32601,"message":"Method not found: initialize"}`)
+	case hv != "2026-07-28" || m.Params.Meta.Version != "2026-07-28":
+		h.bad = append(h.bad, fmt.Sprintf("%s: header %q, _meta protocolVersion %q", m.Method, hv, m.Params.Meta.Version))
+		answer(http.StatusBadRequest, `"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header or _meta"}`)
+	case m.Method == "server/discover":
+		answer(http.StatusOK, `"result":{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}}}`)
+	case m.Method == "tools/list":
+		answer(http.StatusOK, `"result":{"resultType":"complete","tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
+	case m.Method == "tools/call":
+		answer(http.StatusOK, `"result":{"resultType":"complete","content":[{"type":"text","text":"called `+m.Params.Name+` at `+m.Params.Meta.Version+`"}]}`)
+	default:
+		answer(http.StatusOK, `"error":{"code":-32601,"message":"Method not found"}`)
+	}
+}
+
+// TestModernOnlyUpstreamAtAuto: at protocol "auto" an upstream that
+// speaks only 2026-07-28 — it refuses initialize with -32022 or -32601, or
+// answers it with no version — is reached at 2026-07-28, as a 2026-07-28
+// client connected directly reaches it: the attempt the server refused is
+// made again offering 2026-07-28 (server/discover), every request after
+// the refused one carries the MCP-Protocol-Version header and _meta, the
+// legacy SSE transport is not tried, and the next connection offers
+// 2026-07-28 at once (no initialize).
+func TestModernOnlyUpstreamAtAuto(t *testing.T) {
+	type tc struct {
+		name string
+		up   func(t *testing.T) (*config.Upstream, func() (initializes int, bad []string, gets int))
+	}
+	httpCase := func(refuseFirst, emptyInit bool) func(t *testing.T) (*config.Upstream, func() (int, []string, int)) {
+		return func(t *testing.T) (*config.Upstream, func() (int, []string, int)) {
+			h := &modernOnlyHTTP{refuseFirst: refuseFirst, emptyInit: emptyInit}
+			hs := httptest.NewServer(h)
+			t.Cleanup(hs.Close)
+			u := httpUpstream("m", hs.URL, "")
+			u.TransportAuto = true
+			u.Transport = "streamable-http" // what config gives a url without transport
+			return u, func() (int, []string, int) {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				return h.initializes, append([]string(nil), h.bad...), h.gets
+			}
+		}
+	}
+	for _, c := range []tc{
+		{"stdio initialize unknown", func(t *testing.T) (*config.Upstream, func() (int, []string, int)) {
+			path := filepath.Join(t.TempDir(), "frames")
+			u := stdioUpstream("m", "fake:modernonly")
+			u.Env[testServerRecordEnv] = path
+			return u, func() (int, []string, int) {
+				b, _ := os.ReadFile(path)
+				n := 0
+				var bad []string
+				for _, l := range strings.Split(string(b), "\n") {
+					var f struct {
+						ID     json.RawMessage `json:"id"`
+						Method string          `json:"method"`
+						Params struct {
+							Meta map[string]any `json:"_meta"`
+						} `json:"params"`
+					}
+					if json.Unmarshal([]byte(l), &f) != nil || len(f.ID) == 0 || f.Method == "" {
+						continue
+					}
+					if f.Method == "initialize" {
+						n++
+					} else if f.Params.Meta["io.modelcontextprotocol/protocolVersion"] != "2026-07-28" {
+						bad = append(bad, f.Method+": no _meta protocolVersion")
+					}
+				}
+				return n, bad, 0
+			}
+		}},
+		{"http first request refused -32022", httpCase(true, true)},
+		{"http initialize unknown", httpCase(false, false)},
+		{"http initialize without version", httpCase(false, true)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			u, seen := c.up(t)
+			m, _ := startManager(t, []*config.Upstream{u}, Options{})
+			for deadline, st := time.Now().Add(30*time.Second), (Status{}); st.State != StateReady; st, _ = m.Status("m") {
+				if time.Now().After(deadline) {
+					t.Fatalf("not ready: %s", st.Err)
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
+			if v := m.Session("m").InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("negotiated %q, want 2026-07-28", v)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			res, err := m.CallToolWith(ctx, "m", &mcp.CallToolParams{Name: "echo"}, CallOptions{Modern: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := textOf(t, res); got != "called echo at 2026-07-28" {
+				t.Fatalf("call: %q", got)
+			}
+			// A second connection (a reconnect, a per-client session)
+			// offers 2026-07-28 at once.
+			c := m.conns["m"]
+			if !c.modernFound.Load() {
+				t.Fatal("the refusal of the initialize era was not remembered")
+			}
+			l, err := c.connect(ctx, nil, nil)
+			if err != nil {
+				t.Fatalf("second connection: %v", err)
+			}
+			l.teardown(time.Second, c.log, "test")
+			if v := l.session.InitializeResult().ProtocolVersion; v != "2026-07-28" {
+				t.Fatalf("second connection at %q", v)
+			}
+			inits, bad, gets := seen()
+			if inits != 1 {
+				t.Errorf("%d initialize requests over two connections, want 1 (the first, refused)", inits)
+			}
+			if len(bad) > 0 {
+				t.Errorf("requests after the refused initialize without the 2026-07-28 header or _meta: %v", bad)
+			}
+			if gets != 0 {
+				t.Errorf("%d GET requests: the legacy SSE transport was tried on a server that refused the version by JSON-RPC", gets)
+			}
+		})
+	}
+}
+
+// TestEraRefused: which failed attempts at the initialize era are made
+// again offering 2026-07-28 (the server answered and refused), and which
+// are not (it did not answer, or refused the credentials).
+func TestEraRefused(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("initialize: calling %q: %w", "initialize", err) }
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{wrap(&jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion, Message: "HTTP 400 Bad Request: Unsupported protocol version"}), true},
+		{wrap(&jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "Method not found: initialize"}), true},
+		{&causeError{msg: "tools/list: x", err: &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream answered HTTP 400 Bad Request: Bad Request: Unsupported protocol version (supported versions: 2026-07-28)"}}, true},
+		{errors.New(`initialize: unsupported protocol version: ""`), true},
+		{wrap(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream answered HTTP 401 Unauthorized: no token"}), false},
+		{wrap(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream answered HTTP 403 Forbidden: "}), false},
+		{wrap(context.DeadlineExceeded), false},
+		{errors.New("initialize: connection closed: EOF"), false},
+		{&causeError{msg: "the process exited with status 1", cause: "the process exited with status 1 during initialize"}, false},
+	} {
+		if got := eraRefused(c.err); got != c.want {
+			t.Errorf("eraRefused(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// TestEraRefusedBothFail: a server that refuses both the initialize era
+// and 2026-07-28 fails with both refusals named, and nothing is
+// remembered.
+func TestEraRefusedBothFail(t *testing.T) {
+	var n atomic.Int32
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&m)
+		n.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"boom %d"}}`, m.ID, n.Load())
+	}))
+	t.Cleanup(hs.Close)
+	u := httpUpstream("b", hs.URL, "streamable-http")
+	m, _ := startManager(t, []*config.Upstream{u}, Options{})
+	waitFor(t, "upstream failed", func() bool { st, _ := m.Status("b"); return st.State == StateFailed })
+	st, _ := m.Status("b")
+	if !strings.Contains(st.Err, "boom") || !strings.Contains(st.Err, "offered 2026-07-28 next (server/discover), it failed too") {
+		t.Errorf("error does not name both attempts: %s", st.Err)
+	}
+	if m.conns["b"].modernFound.Load() {
+		t.Error("a server that refused both was remembered as 2026-07-28")
 	}
 }

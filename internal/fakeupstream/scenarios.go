@@ -78,8 +78,40 @@ func BigTextTools() string {
 //	burst       tool "burst": each call answers at once and then adds five
 //	            tools (t1, t2, …), one at a time, each followed by
 //	            notifications/tools/list_changed, 1 to 13 ms apart
+//	modernonly  speaks only 2026-07-28: initialize is unknown (-32601),
+//	            server/discover lists 2026-07-28 alone, any other request
+//	            without _meta io.modelcontextprotocol/protocolVersion is
+//	            refused (-32602); a call answers "called NAME at VERSION"
 func Named(name string) *Scenario {
 	switch name {
+	case "modernonly":
+		return &Scenario{
+			Raw: func(s *Session, m *Msg) bool {
+				if len(m.ID) == 0 || m.Method == "" {
+					return false
+				}
+				var p struct {
+					Name string `json:"name"`
+					Meta struct {
+						Version string `json:"io.modelcontextprotocol/protocolVersion"`
+					} `json:"_meta"`
+				}
+				_ = json.Unmarshal(m.Params, &p)
+				switch {
+				case m.Method == "initialize":
+					s.Error(m.ID, -32601, "method not found: initialize")
+				case m.Method == "server/discover":
+					s.Result(m.ID, `{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"fakeupstream","version":"1"}}}`)
+				case p.Meta.Version == "":
+					s.Error(m.ID, -32602, "Invalid params: missing _meta io.modelcontextprotocol/protocolVersion")
+				case m.Method == "tools/call":
+					s.Result(m.ID, `{"resultType":"complete",`+strings.TrimPrefix(TextResult("called "+p.Name+" at "+p.Meta.Version), "{"))
+				default:
+					return false
+				}
+				return true
+			},
+		}
 	case "plain":
 		return &Scenario{}
 	case "tasks":
