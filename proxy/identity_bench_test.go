@@ -1,14 +1,16 @@
 package proxy
 
-// What issue 18 adds to the call path, measured without the upstream call
-// (which dwarfs it): the call span, the traced policy step, the rate-limit
-// step and the audit/span end, for a session without a verified user.
+// What the identity features add to the call path, measured without the
+// upstream call (which dwarfs it): the call span, the traced policy step,
+// the rate-limit step and the audit/span end, for a session without a
+// verified user.
 //
 //	go test ./proxy -run XXX -bench CallPathIdentity -benchmem
 //
 // "baseline" is the policy decision alone (what the path did before);
-// "off" is every issue 18 step with traces, limits and audit off (the
-// default); the others turn one piece on. Figures: docs/figures.md.
+// "off" is every identity step with traces, limits and audit off (the
+// default); the others turn one piece on. Figures: docs/performance.md
+// "Identity features on the call path".
 
 import (
 	"context"
