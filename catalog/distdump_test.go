@@ -14,7 +14,7 @@ import (
 // the queries whose labelled tool ranks lower once the 8,010
 // toolsdk_registry distractors are added: the query, the label's rank
 // alone and with distractors, and the distractors above it with score,
-// strength and matched words. A diagnostic for issue 15; runs only with
+// strength and matched words. A diagnostic of match strength; runs only with
 // MCPTS_DISTDUMP set and the bench data present.
 func TestDistractorDump(t *testing.T) {
 	name := os.Getenv("MCPTS_DISTDUMP")
@@ -85,7 +85,7 @@ func TestDistractorDump(t *testing.T) {
 	t.Logf("%d queries pushed down", shown)
 }
 
-// TestNoStrongMatchWithDistractors checks issue 15's class-5 example at
+// TestNoStrongMatchWithDistractors checks the "no strong match" example at
 // registry scale: "send a gmail email" against the ops catalog of
 // TestMatchStrength plus the 8,010 toolsdk_registry tools with every tool
 // that mentions mail taken out (so no tool can send one) gets no strong

@@ -8,7 +8,8 @@ import (
 	"testing"
 )
 
-// Tests for the failure classes of issue 15, on small catalogs of our own.
+// Tests for the search failure classes (wrong language, unsegmented
+// scripts, verbs, weak matches), on small catalogs of our own.
 
 func testIndex(t *testing.T, tools [][3]string) *Index {
 	t.Helper()
@@ -447,7 +448,7 @@ func TestRelatedSkippedForLongQueries(t *testing.T) {
 // TestReadVerbGroups: the groups counted as look-ups (readVerbs: a
 // request that only looks up is not served by a tool that changes
 // something) are find, get and show; writing verbs are outside them
-// (review round 5: save/write/store was counted as a look-up).
+// (save/write/store must not count as a look-up).
 func TestReadVerbGroups(t *testing.T) {
 	for _, w := range []string{"find", "search", "lookup", "get", "fetch", "read", "show", "list", "view"} {
 		if g := toolVerbGroup[stem(w)]; g == 0 || int(g) > readVerbGroups {

@@ -90,7 +90,7 @@ func TestFramingVerbsWeighLess(t *testing.T) {
 		"Can you help me find vegan restaurants in Oslo?":     "mcp:food:find_restaurants",
 		"Could you show us the current stock quote for ACME?": "mcp:fin:stock_quote",
 		"show details of the TV show Severance":               "mcp:tv:show_details", // not followed by me/us: full weight
-		// "find me" names the task (a search), unlike "show me": round 11.
+		// "find me" names the task (a search), unlike "show me".
 		"Find me a used bike in Lyon": "mcp:market:find_listings",
 	} {
 		if got := top(ix, q, 3); len(got) == 0 || got[0] != want {

@@ -10,7 +10,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/testauth"
 )
 
-// TestAuditVerify is issue 18's "must show": `audit verify` passes on a
+// TestAuditVerify: `audit verify` passes on a
 // log the proxy wrote (calls and a denial, each `call` command one run of the proxy) and fails,
 // naming the line, on the same log with one line edited.
 func TestAuditVerify(t *testing.T) {

@@ -39,7 +39,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"bench", "what"}, exitUsage, `unknown benchmark "what"`},
 		{[]string{"bench", "search", "--tools", "x"}, exitUsage, "--tools and --queries are required"},
 		{[]string{"stats"}, exitUsage, "session log"},
-		// Issue 12 items 9, 11, 12.
+		// Config file mistakes: a missing file (named by its absolute path,
+		// with the working directory), two files, a bad --log-level.
 		{[]string{"check", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml") + " (working directory "},
 		{[]string{"list", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
 		{[]string{"serve", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
@@ -111,7 +112,7 @@ func TestVersionAndHelp(t *testing.T) {
 	if code, out, _ := run("--help"); code != exitOK || !strings.Contains(out, "Exit codes") {
 		t.Fatalf("--help: %d %q", code, out)
 	}
-	// Issue 12 item 12: --version; help of stats and bench exits 0 on stdout.
+	// --version; help of stats and bench exits 0 on stdout.
 	for _, v := range []string{"--version", "-version", "-V"} {
 		if code, out, _ := run(v); code != exitOK || !strings.HasPrefix(out, "mcp-toolsearch ") {
 			t.Errorf("%s: %d %q", v, code, out)
@@ -154,7 +155,7 @@ func TestBenchSearchHelpExampleRuns(t *testing.T) {
 	}
 }
 
-// Trial r11 T4: `serve --listen ADDR` on a config whose front is stdio
+// `serve --listen ADDR` on a config whose front is stdio
 // served stdio and ignored the address; now it is refused (exit 2), naming
 // the flag, the config's transport and file, and what to do.
 func TestServeListenNeedsHTTP(t *testing.T) {
@@ -237,9 +238,8 @@ func TestListUnknownEndpoint(t *testing.T) {
 }
 
 // The starter config of `init` does not warn about itself at the first
-// `check` (code mode with the default code_timeout_ms
-// (10 s) warned that a run ends before one call of the memory upstream
-// may end, call_timeout 1m by default then, 55 s since trial r8 F4). The warning (proxy
+// `check` (code mode warns when a run, code_timeout_ms, 10 s by default,
+// ends before one call of an upstream such as memory may end). The warning (proxy
 // codeBudgetWarning) is said when some upstream's call_timeout outlives
 // code_timeout_ms; the sandbox worker does not start inside a test
 // binary, so the condition is checked on the parsed file.

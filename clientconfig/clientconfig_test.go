@@ -120,8 +120,8 @@ func TestClaudeDesktop(t *testing.T) {
 	eq(t, "price-tracker startup_timeout", up(t, cfg, "price-tracker").StartupTimeout.Duration.String(), "30s")
 }
 
-// TestRunnersImported: a Claude Desktop file with the runners round 8's
-// detection missed (npm exec, bun x, uv tool run, uv --directory D run,
+// TestRunnersImported: a Claude Desktop file with less common
+// runners (npm exec, bun x, uv tool run, uv --directory D run,
 // yarn dlx, deno run npm:, docker with an option before run) gets
 // startup_timeout = "3m" for each; a local deno script and a node server
 // keep the default.
@@ -159,7 +159,7 @@ func TestInstallsOnFirstStart(t *testing.T) {
 		{"cmd", []string{"/c", "node server.js"}, false},
 		{"cmd", []string{"/c", "  "}, false},
 		{"node", []string{"server.js"}, false},
-		// Round 8 left these out (trial r8 F3's detection).
+		// Less common runner forms.
 		{"npm", []string{"exec", "-y", "--", "@modelcontextprotocol/server-memory"}, true},
 		{"npm", []string{"--yes", "x", "pkg"}, true},
 		{"npm", []string{"run", "start"}, false},
@@ -316,7 +316,7 @@ func TestURLSecrets(t *testing.T) {
 		eq(t, path+" basic url", up(t, cfg, "basic").URL, "https://alice:s3cr3t@mcp.example.com/sse")
 		eq(t, path+" path key url", up(t, cfg, "zap").URL, "https://actions.example.com/mcp/s3cr3t/sse")
 		eq(t, path+" uuid url", up(t, cfg, "pd").URL, "https://mcp.example.net/s3cr3t/gmail")
-		eq(t, path+" jwt url", up(t, cfg, "jwt").URL, "https://mcp.example.org/t/s3cr3t/mcp") // U4
+		eq(t, path+" jwt url", up(t, cfg, "jwt").URL, "https://mcp.example.org/t/s3cr3t/mcp") // a JWT path segment
 		eq(t, path+" base64 url", up(t, cfg, "b64").URL, "https://mcp.example.org/k/s3cr3t/sse")
 		tok := "https://s3cr3t@mcp.example.com/mcp?token=s3cr3t&region=s3cr3t" // Cursor: ${env:REGION} → ${REGION}
 		if path == "claude_desktop_config.json" {

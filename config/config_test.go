@@ -340,8 +340,8 @@ func TestEmptyPrefixWarning(t *testing.T) {
 	}
 }
 
-// TestSandboxLimitDefaults: the code-mode sandbox limits of issue 14 items
-// 5 and 6, and the per-session share following code_max_runs.
+// TestSandboxLimitDefaults: the code-mode sandbox limits (memory,
+// runs, slots), and the per-session share following code_max_runs.
 func TestSandboxLimitDefaults(t *testing.T) {
 	ts := mustParse(t, minimal, nil).ToolSearch
 	if ts.CodeMaxRuns != 4 || ts.CodeMaxRunsPerSession != 2 || ts.CodeMaxCallBytes != 256<<10 || ts.CodeMaxRunBytes != 2<<20 {

@@ -228,7 +228,7 @@ func urlSecrets(raw string) []string {
 	// Path segments shaped like a key (…/sse/sk-ak-3f9a…, …/<uuid>/gmail)
 	// and any segment after one named like a secret (…/token/abc1).
 	// Split as written: a base64 key's "/" is written %2F inside a
-	// segment (U4); each segment is judged decoded and hidden in both
+	// segment; each segment is judged decoded and hidden in both
 	// forms (Forms adds the other escapings).
 	segs := strings.Split(u.EscapedPath(), "/")
 	for i, seg := range segs {

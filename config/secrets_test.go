@@ -10,7 +10,7 @@ import (
 )
 
 // literalSecrets is a config with secrets written literally, in every
-// place issue 14 item 3 names: env values, an Authorization header, a
+// place a secret can be written: env values, an Authorization header, a
 // password in a URL's userinfo, a key in its query, a flag on the command
 // line. Two of them contain `"` and `\`.
 const literalSecrets = `

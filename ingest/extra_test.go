@@ -34,7 +34,7 @@ func TestExtraMembersKept(t *testing.T) {
 	}
 }
 
-// Issue 14 item 1 holds for extra members: their strings are stripped of
+// Hidden-character screening holds for extra members: their strings are stripped of
 // hidden characters (warn) or the tool is quarantined (block); a member
 // name holding them quarantines the tool in either mode.
 func TestExtraMembersHiddenCharacters(t *testing.T) {

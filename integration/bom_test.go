@@ -12,7 +12,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestUTF8BOMFromUpstreamAndConfig (round 8's portability read-through):
+// TestUTF8BOMFromUpstreamAndConfig (portability):
 // some Windows programs start their stdout with a UTF-8 byte order mark,
 // and Windows Notepad starts a saved config.toml with one. The stdio
 // upstream transport skips one BOM at the start of the stream: before, the

@@ -4,7 +4,7 @@ package integration
 
 // The bridge cannot inflate the proxy: four clients each
 // run a tool_search_code body that fires 64 bridge calls with 3.9 MB of
-// arguments at once (the attack of the issue), then 64 calls of 250 KB
+// arguments at once (the attack under test), then 64 calls of 250 KB
 // (under the per-call limit, over the limit of a run), against the real
 // binary. Every call over a cap fails with an error naming the cap, and
 // the proxy's RSS stays within +100 MB of where it was and comes back.
@@ -34,7 +34,7 @@ return rs.map(r => r.status === "fulfilled" ? "ok" : String((r.reason && r.reaso
 
 func TestBridgeCannotInflateProxy(t *testing.T) {
 	// Four clients on one address with no token are one owner of
-	// sessionless (2026-07-28) runs since round 9 (proxy/sandboxowner.go:
+	// sessionless (2026-07-28) runs (proxy/sandboxowner.go:
 	// never the client-declared name), so the owner's allowance is raised
 	// to the four runs of the attack.
 	url, proc := startCodeProxy(t, "code_timeout_ms = 60000\ncode_max_call_bytes = 262000\ncode_max_run_bytes = 2000000\ncode_max_runs_per_session = 4")

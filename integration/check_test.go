@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// TestCheckToolRefTypos (M5): a direct_only entry and a pinned reference
+// TestCheckToolRefTypos: a direct_only entry and a pinned reference
 // that name no tool of the upstream get a warning with a did-you-mean in
 // check's output; they were silently ignored.
 func TestCheckToolRefTypos(t *testing.T) {
@@ -29,7 +29,7 @@ func TestCheckToolRefTypos(t *testing.T) {
 	}
 }
 
-// TestCheckStartFailureReason (L4): check names the real cause for an
+// TestCheckStartFailureReason: check names the real cause for an
 // upstream that writes a line that is not JSON-RPC and never answers
 // initialize (it was "exited with status 0": the exit that followed the
 // timeout), and does not promise background retries.

@@ -46,8 +46,8 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 // BenchmarkE2ECodeVsTools: one search and one call through the real binary
 // over stdio with the go-sdk client: as ONE tool_search_code run (pool
 // warm) and as tool_search + tool_call (two round trips). The p50
-// difference is code mode's added latency as a client sees it (issue 4
-// target: at most 5 ms). ns/op of "code" includes a 15 ms pause per run
+// difference is code mode's added latency as a client sees it (target:
+// at most 5 ms). ns/op of "code" includes a 15 ms pause per run
 // that lets the pool refill, as between two model turns; read p50-ms/p99-ms.
 //
 //	go test ./integration -run '^$' -bench E2ECodeVsTools -benchtime 200x

@@ -12,8 +12,8 @@ package integration
 //     the same address: slots are shared per session;
 //   - two 2026-07-28 clients (no session) from the same address on two
 //     per-user endpoints (each with its own token): the owner of a run
-//     without a session is the verified identity (proxy/sandboxowner.go,
-//     trial r9 F5: behind a load balancer every user has its address).
+//     without a session is the verified identity (proxy/sandboxowner.go:
+//     behind a load balancer every user has its address).
 // And the other way round: an anonymous 2026-07-28 client that sends its
 // runs under many invented client names is still one owner (its address).
 //

@@ -2,7 +2,7 @@
 
 package integration
 
-// Issue 13 end to end: the real proxy binary in front of a raw fake
+// Broken and hostile upstream servers end to end: the real proxy binary in front of a raw fake
 // upstream (integration/fakeupstream) that produces one kind of fault,
 // with real clients.
 
@@ -37,7 +37,7 @@ args = ["-scenario", "`+scenario+`"]
 `+extra)
 }
 
-// Item 3: in direct mode the TypeScript SDK client lists every tool whose
+// In direct mode the TypeScript SDK client lists every tool whose
 // schema could be repaired, plus the healthy one; the string-root tool is
 // quarantined and named by `list`; describe shows the schema as received.
 func TestFaultOddSchemasTypeScriptClient(t *testing.T) {
@@ -95,10 +95,10 @@ func TestFaultOddSchemasTypeScriptClient(t *testing.T) {
 	}
 }
 
-// Item 13 (front): a request id the go-sdk cannot give back exactly (1.5,
+// Front side: a request id the go-sdk cannot give back exactly (1.5,
 // 2^70, null) is refused with -32600 and the id written back as sent, over
-// stdio and over Streamable HTTP; string and integer ids work. Item 7
-// (front): a POST without a session id that is not initialize gets HTTP
+// stdio and over Streamable HTTP; string and integer ids work. A
+// POST without a session id that is not initialize gets HTTP
 // 400 (an unknown session id keeps getting 404).
 func TestFaultFrontRequestIDs(t *testing.T) {
 	cfg := fakeStdioConfig(t, "plain", "plain", "")
@@ -192,7 +192,7 @@ func TestFaultFrontRequestIDs(t *testing.T) {
 	}
 }
 
-// Items 1 and 12: an upstream that never answers initialize does not hold
+// An upstream that never answers initialize does not hold
 // the proxy: with startup_wait 500ms (--startup-wait) the client lists the
 // healthy upstream's tool at once (the client's 60 s request timeout is a
 // liveness bound: the hung upstream's startup_timeout is 10 minutes); an
@@ -238,7 +238,7 @@ startup_timeout = "10m"
 	}
 }
 
-// Item 9: an upstream's list_changed that changes nothing reaches no
+// An upstream's list_changed that changes nothing reaches no
 // client; one that changes the direct-mode surface reaches it once (in
 // code mode the search tool's description counts the catalog, so only
 // the no-op is checked there).
@@ -295,7 +295,7 @@ args = ["-scenario", "listchanges"]
 	}
 }
 
-// Item 14: with server.client_prefix_room = 17 (Claude Code's
+// With server.client_prefix_room = 17 (Claude Code's
 // "mcp__toolsearch__"), exposed names stay within 47 characters, and each
 // shortened name is logged with its original.
 func TestFaultNamesLeaveRoomForClientPrefix(t *testing.T) {

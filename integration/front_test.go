@@ -6,7 +6,7 @@ package integration
 // unauthenticated connections are held open against the real binary
 // (integration/slowloris: 10,000 spread over 40 addresses trickling headers
 // that never end, and 10,500 from one address with a wrong token trickling
-// a body — the attack of the issue), a client with the token connects, lists tools
+// a body — the attack under test), a client with the token connects, lists tools
 // and runs code (a bridge call that outlasts read_timeout included), and
 // every call succeeds. Figures (connections held, evicted, refused; RSS of
 // the proxy before, during and after) are logged; run with -v to see them:

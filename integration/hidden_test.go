@@ -32,7 +32,7 @@ func tagText(s string) string {
 	return b.String()
 }
 
-// hiddenRunes returns the hidden characters (issue 14 item 1's set) in s.
+// hiddenRunes returns the hidden characters (the set ingest strips) in s.
 func hiddenRunes(s string) []string {
 	var out []string
 	for _, r := range s {

@@ -14,8 +14,7 @@ import (
 // TestSIGHUPDuringStartReloads: a SIGHUP that arrives while the upstreams
 // start (here: the fake upstream answers initialize after 8 s, and the
 // proxy waits for it, startup_wait 60 s) is kept and reloads once the proxy serves; it used to end the
-// process, whose handler came only when serving began (found in round 7
-// while testing the audit of reloads).
+// process, whose handler came only when serving began.
 func TestSIGHUPDuringStartReloads(t *testing.T) {
 	cfg := writeConfig(t, fmt.Sprintf("[server]\nstartup_wait = \"60s\"\n[tool_search]\nenabled = false\n[upstreams.gh]\ncommand = %s\nargs = [\"-init-delay\", \"8s\"]\n", tomlString(fakeUpstreamBin(t))))
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))

@@ -2,7 +2,7 @@
 
 package integration
 
-// End-to-end tests of issue 12 ("what a model trips over"): the mistakes a
+// End-to-end tests of what a model trips over: the mistakes a
 // model makes on its first attempt, made through real clients against the
 // real binary and real upstreams, must come back with an answer that names
 // the fix, and never reach the upstream.
@@ -281,7 +281,7 @@ startup_timeout = "10s"
 	}
 }
 
-// TestUnknownToolSuggestion (trip point 10), with the
+// TestUnknownToolSuggestion, with the
 // official TypeScript SDK client: a misspelled name in a direct tools/call
 // gets the "did you mean" that tool_describe gives, by exposed name, in
 // directory mode and with search off (direct mode); a tool the policy
@@ -322,7 +322,7 @@ deny = [%s]
 	}
 }
 
-// TestSearchWhileUpstreamsStart (trip point 1), with the
+// TestSearchWhileUpstreamsStart, with the
 // official TypeScript SDK client: while an upstream is still starting
 // (here one that never answers initialize), the instructions, the catalog
 // summary in tool_search's description and the search notes name it and

@@ -58,13 +58,13 @@ func passthroughSteps() []map[string]any {
 	}
 }
 
-// knownDiffs removes the differences the proxy is known to make (issue 7
-// report, to be fixed): the go-sdk v1.8.0 result types drop "required":
+// knownDiffs removes the differences the proxy is known to make (to be
+// fixed): the go-sdk v1.8.0 result types drop "required":
 // false of prompt arguments. ("cacheScope": "" and "ttlMs": 0, which they
-// added, are left out of answers to clients before 2026-07-28 since trial
-// r10 O2, so they are compared now.) The tool
-// "execution" member (kept at ingest since issue 12 item 6) and the
-// "tasks" capability (relayed since issue 17) are compared.
+// added, are left out of answers to clients before 2026-07-28, so they
+// are compared.) The tool
+// "execution" member (kept at ingest) and the "tasks"
+// capability (relayed) are compared.
 func knownDiffs(v any) any {
 	switch x := v.(type) {
 	case map[string]any:

@@ -2,7 +2,7 @@
 
 package integration
 
-// End-to-end tests of issue 5 (policy, trust, approvals): the real binary,
+// End-to-end tests of policy, trust and approvals: the real binary,
 // real upstreams (examples/catalogserver, the npm server-memory), real
 // clients (client.mjs on the official TypeScript SDK).
 
@@ -336,7 +336,7 @@ tools = { allow = ["cat__post_message", "cat__delete_file"] }
 	}
 	// bob on /weather/mcp: the endpoint grants only get_forecast, and bob's
 	// by_client allow list may only narrow that grant, never add to it
-	// (clientInfo.name is chosen by the client; issue 14 item 7,
+	// (clientInfo.name is chosen by the client, so untrusted;
 	// docs/policy.md): nothing is left.
 	if len(weather) != 0 {
 		t.Errorf("bob on endpoint weather sees %v, want none (by_client narrows the endpoint's grant)", weather)

@@ -81,8 +81,7 @@ var directCalls = []struct {
 	{"catalog", "create_issue", map[string]any{"owner": "o", "repo": "r", "title": "t"}},
 }
 
-// TestDirectModeMatchesUpstreams is the first "must show" of the
-// aggregating-proxy issue: a real client (the official TypeScript SDK, over
+// TestDirectModeMatchesUpstreams: a real client (the official TypeScript SDK, over
 // stdio and over Streamable HTTP) lists the tools of four real upstreams
 // through the proxy and calls a tool of each; every result equals what the
 // same client gets from the upstream directly, content blocks (an image

@@ -15,7 +15,7 @@ import (
 	"testing"
 )
 
-// TestDirectModeToolsMatchEverything (issue 17 "Tasks"):
+// TestDirectModeToolsMatchEverything:
 // in direct mode every tool object reaches the client with every member
 // server-everything sent, "execution" included (go-sdk v1.8.0's mcp.Tool
 // drops it; the proxy keeps it at ingest). The same TypeScript SDK client

@@ -2,8 +2,8 @@
 
 package integration
 
-// Server-to-client requests reach the right client or nobody (issue 11
-// item 2): two clients call server-everything's trigger-elicitation-request
+// Server-to-client requests reach the right client or nobody: two
+// clients call server-everything's trigger-elicitation-request
 // on ONE shared upstream session at the same time, each answering the
 // elicitation with its own name, 100 rounds.
 

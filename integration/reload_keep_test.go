@@ -18,7 +18,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestReloadKeepsOldInstanceWhenNewFails (F9): a reload
+// TestReloadKeepsOldInstanceWhenNewFails: a reload
 // that changes a working upstream's command to a typo keeps its old
 // instance serving — its tools stay listed and calls work — instead of
 // switching to the failed new one (before: its tools vanished and calls
@@ -27,7 +27,7 @@ import (
 // /metrics has mcp_toolsearch_upstream_reload_not_applied{upstream} 1.
 // The same reload adds a working and a broken upstream: both appear in
 // /metrics (upstream_up 1 and 0, catalog_tools) — before, upstreams added
-// by a reload never did (F9). The next reload tries the change again;
+// by a reload never did. The next reload tries the change again;
 // restoring the file clears the mark.
 func TestReloadKeepsOldInstanceWhenNewFails(t *testing.T) {
 	cs, gh := catalogServer(t), catalogFile(t, "github-like.jsonl")

@@ -28,7 +28,7 @@ func upstreamPID(t *testing.T, proxyPID int, marker string) int {
 	return 0
 }
 
-// TestHungUpstreamAndPing (item 5): a hung upstream (SIGSTOPped)
+// TestHungUpstreamAndPing: a hung upstream (SIGSTOPped)
 // never blocks calls to another upstream, its health pings fail and it is
 // reconnected with a new process; an upstream that answers ping with
 // -32601 counts as alive and is never reconnected.
@@ -117,7 +117,7 @@ ping_interval = "300ms"
 	}
 }
 
-// TestTenMegabyteMessages (item 5): a 10 MB argument and a 10 MB
+// TestTenMegabyteMessages: a 10 MB argument and a 10 MB
 // result pass through the proxy unchanged.
 func TestTenMegabyteMessages(t *testing.T) {
 	cfg := writeConfig(t, fmt.Sprintf(`

@@ -25,7 +25,7 @@ import (
 )
 
 // Values that must never reach the session log, the proxy's log or
-// /metrics unless log_arguments = true (SPEC §7, issue 6 "must show").
+// /metrics unless log_arguments = true (SPEC §7).
 const (
 	secretArgValue = "s3cr3t-arg-value"        // an argument value of a tool call
 	secretToken    = "tok-9f3c1e-not-for-logs" // substituted for ${SCENARIO_TOKEN} in an upstream header

@@ -18,8 +18,8 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/testauth"
 )
 
-// Sessions under a flood, with the real binary (the attacks of a trial
-// on loopback):
+// Sessions under a flood, with the real binary (the attacks run on
+// loopback):
 //
 //   - one OAuth user opens 1,100 sessions (initialize, never DELETE): the
 //     next initialize of another user still succeeds (before: max_sessions

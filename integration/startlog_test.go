@@ -33,7 +33,7 @@ func waitOutput(t *testing.T, p *Proc, want string) {
 	}
 }
 
-// Issue 12 item 16, first half: a default-config start (`serve --config
+// A default-config start (`serve --config
 // config.toml --transport http`) logs no roots failure. config.toml sets
 // `roots = false` on the filesystem upstream, so server-filesystem is told
 // the client has no roots, says it keeps its command-line folder, and
@@ -54,7 +54,7 @@ func TestDefaultStartLogsNoRootsFailure(t *testing.T) {
 	}
 }
 
-// Issue 12 item 16, second half: over stdio nothing reaches the client
+// Over stdio nothing reaches the client
 // before its initialize answer, even when the catalog changed while the
 // client had not sent initialize yet. server-everything adds tools after
 // initialized and sends notifications/tools/list_changed, which makes the

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// TestTasksThroughProxy (issue 17 "Tasks"): a TypeScript SDK client that
+// TestTasksThroughProxy: a TypeScript SDK client that
 // declares task support calls server-everything's simulate-research-query
 // (execution.taskSupport "required") as a task through the proxy in
 // direct mode, over stdio and Streamable HTTP (and on a per-client

@@ -12,7 +12,7 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestURLPathAndFragmentSecretsHidden (round 8 leftover): hosted MCP
+// TestURLPathAndFragmentSecretsHidden: hosted MCP
 // servers put their key in the url's path (…/mcp/s/sk-…/sse, …/<uuid>/…)
 // or a client keeps a token in its fragment (#access_token=…). With such
 // an upstream down (connection refused: Go's error quotes the url), none

@@ -36,7 +36,7 @@ func TestToolCallArgumentShapes(t *testing.T) {
 		{"describe without id", ToolDescribe, `{}`, "tool_describe: `id` is required", ""},
 		{"describe with tool", ToolDescribe, `{"tool":"mcp:github:create_issue"}`, "did you mean `id`?", ""},
 		{"search with q", ToolSearch, `{"q":"issue"}`, "did you mean `query`?", ""},
-		// The example in a shape error is the model's own call, corrected (trial trip 7).
+		// The example in a shape error is the model's own call, corrected.
 		{"flat arguments: example is the call itself", ToolCall, `{"id":"mcp:filesystem:write_file","path":"p.txt","content":"x"}`, `e.g. {"id": "mcp:filesystem:write_file", "args": {"content":"x","path":"p.txt"}}`, ""},
 		{"arguments: example moves them", ToolCall, `{"id":"mcp:filesystem:read_text_file","arguments":{"path":"p.txt"}}`, `did you mean ` + "`args`" + `? e.g. {"id": "mcp:filesystem:read_text_file", "args": {"path":"p.txt"}}`, ""},
 		{"missing id: placeholder", ToolCall, `{"args":{"path":"p.txt"}}`, `e.g. {"id": "<id of a tool_search hit>", "args": {"path":"p.txt"}}`, ""},
@@ -74,7 +74,7 @@ func TestToolCallArgumentShapes(t *testing.T) {
 		})
 	}
 	// A numeric string for tool_search's integer `limit` is taken as the
-	// integer (trip 6), like a JSON string holding `args`.
+	// integer, like a JSON string holding `args`.
 	for _, limit := range []string{`"1"`, `" 2 "`, `2`} {
 		r, err := s.Call(context.Background(), env, ToolSearch, json.RawMessage(`{"query":"issue","limit":`+limit+`}`))
 		if err != nil || r.IsError {

@@ -10,7 +10,7 @@ import (
 )
 
 // Describe gives the whole description (hits keep a short
-// one); item 6: it carries title, annotations, outputSchema, icons and _meta.
+// one); it carries title, annotations, outputSchema, icons and _meta.
 func TestDescribeFullDescriptionAndFields(t *testing.T) {
 	long := "Create a new file or completely overwrite an existing file with new content. Use with caution as it will overwrite existing files without warning. Handles text content with proper encoding.\n\nOnly works within allowed directories."
 	cat := catalog.New("__", Reserved, []catalog.UpstreamInfo{{Name: "fs", Prefix: "fs"}})

@@ -10,7 +10,7 @@ import (
 // still starting (the proxy: upstreams in state "starting" whose features
 // the session's policy lets it see). Until one is ready its tools are not
 // in the catalog, so a search that finds nothing may find it a moment
-// later (trip point 1: with server.startup_wait shorter
+// later (with server.startup_wait shorter
 // than a slow upstream's start, the first search said "tell the user that
 // no available tool fits" while filesystem was still starting).
 type StartingReporter interface {

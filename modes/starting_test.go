@@ -13,7 +13,7 @@ type startingEnv struct{ *testEnv }
 
 func (startingEnv) Starting() []string { return []string{"filesystem", "memory"} }
 
-// Issue 12 trial, trip point 1: while upstreams start, every search answer,
+// While upstreams start, every search answer,
 // the catalog summary, the instructions and a code run that searched say
 // so, and no note tells the model to give up.
 func TestStartingUpstreamsNamed(t *testing.T) {
@@ -60,7 +60,7 @@ func TestStartingUpstreamsNamed(t *testing.T) {
 	}
 }
 
-// Trial round 6, M1 and M6: a reference that is not in the catalog gets
+// A reference that is not in the catalog gets
 // the reason when there is one: its MCP server is still starting (by id
 // and by exposed name, through tool_call, describe and a direct tools/call
 // in directory mode), the tool is direct-only (listed to the client, to be

@@ -119,7 +119,7 @@ func TestInMemoryAndBadFile(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.json")
 	_ = os.WriteFile(bad, []byte("{not json"), 0o600)
 	// The path as written, in plain quotes (it was %q: on Windows every
-	// backslash doubled, STOP-NOTE r11). On Unix a folder with backslashes
+	// backslash doubled). On Unix a folder with backslashes
 	// in its name shows the same (they are ordinary characters there).
 	if runtime.GOOS != "windows" {
 		dir := filepath.Join(t.TempDir(), `C:\Users\me`)

@@ -182,7 +182,7 @@ func TestStopKillsStubbornGroup(t *testing.T) {
 	if ok, sig := p.Signaled(); !ok || sig != "killed" {
 		t.Fatalf("signaled %v %q (reason %s)", ok, sig, p.ExitReason())
 	}
-	// The proxy's kill says so, and why (STOP-NOTE r11).
+	// The proxy's kill says so, and why, in the same words on every OS.
 	const want = "killed by the proxy (shutting down; still running 200ms after its stdin was closed and 200ms after SIGTERM): signal 9 (killed)"
 	if r := p.ExitReason(); r != want {
 		t.Fatalf("exit reason %q, want %q", r, want)

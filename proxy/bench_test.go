@@ -1,7 +1,7 @@
 package proxy
 
 // In-process variant of integration's BenchmarkOverhead, for profiling the
-// proxy's share of a tools/call (issue 6, item 5): the go-sdk client talks
+// proxy's share of a tools/call: the go-sdk client talks
 // to the proxy's MCP server over in-memory transports (no stdio front),
 // and the proxy talks to a real examples/catalogserver child over stdio, as
 // deployed. The client runs in this process too, so a CPU profile shows
@@ -37,7 +37,7 @@ func benchCatalogServer(b *testing.B) string {
 // examples/catalogs/github-like.jsonl. The sub-benchmarks run it with input
 // validation off (direct mode's default) and on (validate_input = true, the
 // default of the search modes): the difference is what validating the
-// arguments against the inputSchema adds to a call (issue 12 item 3).
+// arguments against the inputSchema adds to a call.
 func BenchmarkCallInProcess(b *testing.B) {
 	cs := benchCatalogServer(b)
 	for _, v := range []bool{false, true} {

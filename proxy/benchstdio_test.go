@@ -2,8 +2,8 @@
 
 package proxy
 
-// BenchmarkStdioFront drives the proxy's real stdio path in-process (issue
-// 16, round 10): raw JSON-RPC lines over OS pipes into runStdio (the
+// BenchmarkStdioFront drives the proxy's real stdio path in-process:
+// raw JSON-RPC lines over OS pipes into runStdio (the
 // front's own transport and its tools/call fast path), the proxy's own
 // stdio transport to an examples/catalogserver child, and the answer lines
 // back. The client is a line writer and a line reader, so nearly all of

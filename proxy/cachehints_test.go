@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
 )
 
-// TestNoCacheHintsBeforeModern (trial r10 O2): answers to clients of
+// TestNoCacheHintsBeforeModern: answers to clients of
 // protocols before 2026-07-28 carried "ttlMs": 0 and "cacheScope": ""
 // (go-sdk v1.8.0's Cacheable has no omitempty), members those protocols do
 // not have. A raw Streamable HTTP client at 2025-06-18 and at 2025-11-25

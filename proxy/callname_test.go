@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// TestToolsCallWithoutName (trial round 6, L7): a tools/call whose params
+// TestToolsCallWithoutName: a tools/call whose params
 // have no name (or an empty one) is -32602 saying the name is required,
 // not "unknown tool """ with a neighbour's name, on either stdio path.
 func TestToolsCallWithoutName(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/front"
 )
 
-// TestClientNameOfAsTheSDK (review round 6): the client name the
+// TestClientNameOfAsTheSDK: the client name the
 // Mcp-Param-* check and the HTTP fast path read from a client-declared
 // clientInfo is the one the go-sdk's session gets (keys matched with
 // case), so a decoy "NAME" cannot make the check evaluate another

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestDrainFailsQuestionToClient (review r9 U2): a tools/call of a
+// TestDrainFailsQuestionToClient: a tools/call of a
 // stateful 2025-11-25 HTTP session that waits for its client's answer to
 // an approval request (elicitation/create on the call's POST stream) when
 // the HTTP front's drain starts gets its answer at once, the approval

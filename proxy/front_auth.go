@@ -44,7 +44,7 @@ const identityExtraKey = "io.github.mcp-toolsearch/identity"
 // An endpoint has its own token when endpoints.NAME.token is set, whatever
 // its value (docs/config.md [auth]: "every MCP route without its own
 // endpoint token then wants a JWT"; docs/identity.md: "an endpoint with
-// its own token keeps its static token"). Review r9 U3: deciding it by
+// its own token keeps its static token"). Deciding it by
 // comparing the value with server.bearer_token gave an endpoint whose
 // token equalled the main one, with [auth] on, the main token's check, so
 // a reload rotating only the endpoint's token kept the old value accepted

@@ -41,7 +41,7 @@ func TestFrontCancelledNoAnswer(t *testing.T) {
 	}
 }
 
-// TestFrontStdioLongLineSkipped (trial round 6, L3): a client line longer
+// TestFrontStdioLongLineSkipped: a client line longer
 // than server.max_message_bytes is answered -32600 with its id and
 // skipped; the session goes on (before: it ended, with every call in
 // flight). A line whose id comes after the cut is answered with id null.
@@ -66,7 +66,7 @@ func TestFrontStdioLongLineSkipped(t *testing.T) {
 	}
 }
 
-// TestFrontCancelledInBatch (review round 6): a request cancelled inside
+// TestFrontCancelledInBatch: a request cancelled inside
 // a batch (protocol 2025-03-26) keeps its slot in the batch's answer, and
 // its id, reused afterwards, is answered (before: the note stayed and the
 // later request's answer was dropped).

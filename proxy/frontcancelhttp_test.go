@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestHTTPCancelledNoAnswer (trial round 7, F8): over the stateful
+// TestHTTPCancelledNoAnswer: over the stateful
 // Streamable HTTP front (protocols before 2026-07-28, the go-sdk's session
 // handler) a request the client cancels with notifications/cancelled while
 // it is in flight gets no answer on its POST stream (MCP

@@ -16,7 +16,7 @@ import (
 // httpAnswer is what a client sees of an HTTP answer: the status, the
 // headers the go-sdk sets, and the body. framing is how an event stream's
 // body was delimited (Content-Length, chunked), kept apart: the fast paths
-// declare the length of an answer they write whole (one write, issue 16)
+// declare the length of an answer they write whole (one write)
 // where the go-sdk flushes a chunked stream; the message is the same.
 type httpAnswer struct {
 	status  int
@@ -176,7 +176,7 @@ func TestFrontFastHTTPSessionPool(t *testing.T) {
 	}
 
 	// Closing the proxy closes the idle session and ends its jsonrpc2
-	// reading goroutine (review r8 F6: they were left running).
+	// reading goroutine (none may be left running).
 	if n := goroutinesIn("(*fastHTTPConn).Read"); n != 1 {
 		t.Fatalf("%d goroutines read an idle fast-path session's connection, want 1", n)
 	}

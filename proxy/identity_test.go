@@ -141,7 +141,7 @@ func browse(t *testing.T, link, user string) string {
 	return string(b)
 }
 
-// TestTwoUsersOwnCredentials is issue 18's first "must show": two users
+// TestTwoUsersOwnCredentials: two users
 // with different tokens call the same upstream and each reaches it with
 // their own credential (the upstream records which), and a user without a
 // credential gets the connect prompt.
@@ -286,7 +286,7 @@ func TestFrontOAuth(t *testing.T) {
 	}
 }
 
-// TestStatelessIdentityNotKept (review round 6): the verified identity of
+// TestStatelessIdentityNotKept: the verified identity of
 // an authenticated 2026-07-28 HTTP request (a ServerSession of its own,
 // on the go-sdk's stateless path and on the fast path) is used for the
 // call and not kept once the request returns (before: one entry per
@@ -313,7 +313,7 @@ func TestStatelessIdentityNotKept(t *testing.T) {
 	}
 }
 
-// TestPooledSessionOwnIdentity (review r8 F6): two users whose clients
+// TestPooledSessionOwnIdentity: two users whose clients
 // send the same _meta triple (same client name, version and capabilities)
 // take turns on the HTTP fast path, whose sessions the triple's pool keeps
 // and hands to the next request: each call still runs as the user of its
@@ -347,8 +347,8 @@ func TestPooledSessionOwnIdentity(t *testing.T) {
 			t.Fatalf("call %d: %s, want %s", i, got, want)
 		}
 		// The session went back to the pool before the answer was written
-		// (round 9's CI saw a second session connected when the next call
-		// came before the put, which then ran after the write).
+		// (otherwise a next call that came before the put, which then ran
+		// after the write, connected a second session).
 		if n := env.P.stateless.Idle(); n != 1 {
 			t.Fatalf("after call %d: %d idle fast-path sessions, want 1 (one session taken in turn)", i, n)
 		}

@@ -43,7 +43,7 @@ func loggedProxy(t *testing.T, base string) (*Proxy, *testUpstream, *syncBuffer)
 	return p, up, logs
 }
 
-// Issue 12 item 3: arguments are validated against the inputSchema in the
+// Arguments are validated against the inputSchema in the
 // one call path, before the upstream sees anything; the error names the
 // field, what was expected and the part of the schema.
 func TestInputValidationToolsMode(t *testing.T) {
@@ -128,7 +128,7 @@ validate_input = true
 	}
 }
 
-// Issue 12 item 7: code mode warns at start when a run cannot outlive one
+// Code mode warns at start when a run cannot outlive one
 // upstream call.
 func TestCodeBudgetWarning(t *testing.T) {
 	parse := func(text string) *config.Config {
@@ -147,7 +147,7 @@ func TestCodeBudgetWarning(t *testing.T) {
 	}
 }
 
-// Issue 12 item 15: denied attempts, answered as unknown tools, are in the
+// Denied attempts, answered as unknown tools, are in the
 // session log (outcome "denied" with the rule, the client's name and the
 // session id on the line) and in a debug line of the proxy's log.
 func TestDeniedAttemptsLogged(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 // not decode as a CallToolResult (a string where an object belongs, a
 // string where "content" wants an array) is described in JSON terms on
 // tool_call and (the string) on a direct tools/call, not with the decoder's Go types
-// (trial round 7 F1: `… into Go value of type struct { mcp.res; Content
+// (such as `… into Go value of type struct { mcp.res; Content
 // []*mcp.wireContent … }`).
 func TestInvalidResultInJSONTerms(t *testing.T) {
 	sc := &fakeupstream.Scenario{
@@ -31,7 +31,7 @@ func TestInvalidResultInJSONTerms(t *testing.T) {
 			if strings.Contains(string(m.Params), `"name":"str"`) {
 				s.Result(m.ID, `"notanobject"`)
 			} else if strings.Contains(string(m.Params), `"name":"deep"`) {
-				// trial r8 F9: JSON, nested past encoding/json's limit.
+				// JSON, nested past encoding/json's limit.
 				s.Result(m.ID, `{"content":[],"structuredContent":{"a":`+strings.Repeat("[", 10001)+strings.Repeat("]", 10001)+`}}`)
 			} else {
 				s.Result(m.ID, `{"content":"notalist"}`)
@@ -77,7 +77,7 @@ func TestInvalidResultInJSONTerms(t *testing.T) {
 				t.Errorf("mode %s, tool %s:\n got %s\nwant %s, without Go types", mode, tool, got, w)
 			}
 		}
-		// trial r8 F9: the operator sees it too, once a minute per upstream.
+		// The operator sees it too, once a minute per upstream.
 		if n := strings.Count(logs.String(), "upstream sent an invalid tool result"); n != 1 || !strings.Contains(logs.String(), "upstream=bad tool=") {
 			t.Errorf("mode %s: want one WARN naming upstream and tool, got %d:\n%s", mode, n, logs.String())
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Issue 12 item 16: a catalog change while a client is connected but has
+// A catalog change while a client is connected but has
 // not sent initialize yet puts nothing on the wire before the initialize
 // answer; after initialize the client gets notifications/tools/list_changed.
 func TestNoListChangedBeforeInitialize(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestStatelessRequestsLogNoSessionLines (trial r12): a 2026-07-28 client,
+// TestStatelessRequestsLogNoSessionLines: a 2026-07-28 client,
 // whose every request gets a go-sdk session of its own on the stateless
 // server, adds no "server connecting" / "server session connected" /
 // "server session disconnected" INFO lines per request; a 2025-11-25

@@ -340,8 +340,7 @@ func (pt *passthrough) relayMiddleware(up string, owner *session) mcp.Middleware
 				// and when the call ends (answered, cancelled, its session
 				// gone): the upstream's own cancellation would come on the
 				// stream of the tools/call the proxy has just ended, so it
-				// never arrives, and the request would wait for ever (review
-				// r9).
+				// never arrives, and the request would wait for ever.
 				relCtx, cancel := context.WithCancel(context.WithoutCancel(callCtx))
 				stop := context.AfterFunc(ctx, cancel)
 				stopCall := context.AfterFunc(callCtx, cancel)

@@ -54,7 +54,7 @@ func warnStep(t *testing.T, every time.Duration) (*syncBuffer, *slog.Logger, pin
 	return logs, log, pinStep{g: g, mode: config.ChangeWarn}
 }
 
-// TestPinWarningsLimited (trial r10 O4): an upstream whose tool changes at
+// TestPinWarningsLimited: an upstream whose tool changes at
 // every listing logged one WARN per change, forever. Now each tool's first
 // change is logged, later ones one line per window and upstream, and the
 // rest are counted in the window's summary. The window here is an hour,

@@ -283,7 +283,7 @@ func TestParamHeaders2026(t *testing.T) {
 }
 
 // TestParamHeadersDenied2026: the Mcp-Param-* check resolves the tool as
-// the requester sees it (review round 4 item 3). A client whose policy
+// the requester sees it. A client whose policy
 // denies a tool with an x-mcp-header argument and calls it without the
 // header gets exactly the answer it gets from a proxy without that tool
 // (SPEC §6: a denied tool is answered like an unknown one, naming neither

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestRateLimitedBurst is issue 18's "must show": a burst of calls by one
+// TestRateLimitedBurst: a burst of calls by one
 // subject, how many passed, how many were refused, the error text with
 // its retry hint, and the counts in /metrics. The bucket refills one token
 // per 100 s, so the count does not depend on how fast the machine is.

@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// TestSlotCtx: the raw-result slot kept in its context (slotCtx, issue
-// 16 round 12) reads as the context.WithValue pair it replaces.
+// TestSlotCtx: the raw-result slot kept in its context (slotCtx)
+// reads as the context.WithValue pair it replaces.
 func TestSlotCtx(t *testing.T) {
 	type other struct{}
 	parent, cancel := context.WithCancel(context.WithValue(context.Background(), other{}, "v"))

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The tools/list answer writes each tool's extra members (issue 12 item 6)
+// The tools/list answer writes each tool's extra members (such as "execution")
 // after the members the proxy sets; a change of an extra member alone
 // changes the list's fingerprint (a client is told the list changed).
 func TestRawToolsList(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
-// TestRemovedUpstreamReason (round 7): after a config reload removes an
+// TestRemovedUpstreamReason: after a config reload removes an
 // upstream, a call to one of its former tools says that its MCP server was
 // removed from the configuration — by id and by exposed name, through
 // tool_call and a direct tools/call — instead of "unknown tool" with a

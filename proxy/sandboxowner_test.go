@@ -15,7 +15,7 @@ import (
 
 var _ modes.SandboxOwner = (*session)(nil)
 
-// TestSandboxOwner (issue 14 item 6): two client sessions are two owners of
+// TestSandboxOwner: two client sessions are two owners of
 // sandbox slots even with the same client name; a session and a request
 // without one are never the same owner.
 func TestSandboxOwner(t *testing.T) {
@@ -37,7 +37,7 @@ func TestSandboxOwner(t *testing.T) {
 	}
 }
 
-// TestSandboxOwnerVerified (trial r9 F5): without a session, the owner is
+// TestSandboxOwnerVerified: without a session, the owner is
 // the verified identity (OAuth user, else an endpoint with its own token),
 // so users behind one load balancer address have allowances of their own;
 // an anonymous caller is its address alone, so inventing client names (or

@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
-// BenchmarkSearchUnderChurn (issue 11 item 7): search latency at 10,000
+// BenchmarkSearchUnderChurn: search latency at 10,000
 // tools (the 8,010 toolsdk_registry tools plus 1,990 sealtools tools, in 40
 // upstreams of about 250 tools) while one upstream's tools change every
 // 100 ms, for

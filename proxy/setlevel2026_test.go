@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestSetLevel2026IsTheClientsBug (round 7 "seen and left alone"): a
+// TestSetLevel2026IsTheClientsBug: a
 // go-sdk v1.8.0 client that negotiated 2026-07-28 sends logging/setLevel,
 // a method that revision removed (MCP 2026-07-28 server/utilities/logging:
 // the level goes in each request's _meta, io.modelcontextprotocol/logLevel),

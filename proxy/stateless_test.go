@@ -113,7 +113,7 @@ func TestStatelessAnyReplica(t *testing.T) {
 // TestStatefulFront2026Routing: the default (stateful) front with
 // route2026 off (today) offers up to 2025-11-25 and mcp-go v1.2.1 (which
 // starts with server/discover) falls back to initialize; with route2026 on
-// (issue 17) it is served at 2026-07-28 on the stateless path. Legacy
+// it is served at 2026-07-28 on the stateless path. Legacy
 // clients keep their sessions either way.
 func TestStatefulFront2026Routing(t *testing.T) {
 	for _, on := range []bool{false, true} {
@@ -305,7 +305,7 @@ func TestStatelessListChanged(t *testing.T) {
 	}
 }
 
-// TestListenNoListChangedForNothing (trial r12): a 2026-07-28 client's
+// TestListenNoListChangedForNothing: a 2026-07-28 client's
 // subscriptions/listen stream, on the default front and on a stateless
 // one, is told notifications/tools/list_changed only when its tools/list
 // answer changes. Before, its proxy session had no surface mark and every

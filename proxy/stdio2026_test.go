@@ -20,8 +20,8 @@ import (
 // the go-sdk client offers 2026-07-28 first.
 const legacyVersion = "2025-11-25"
 
-// TestStdioFront2026: the stdio front serves protocol 2026-07-28 (issue
-// 17). A go-sdk client at its default version negotiates 2026-07-28 over
+// TestStdioFront2026: the stdio front serves protocol 2026-07-28.
+// A go-sdk client at its default version negotiates 2026-07-28 over
 // the stdio server (by server/discover, no initialize), lists and calls
 // tools, and the proxy's approval question reaches it as an input_required
 // result, which the client's go-sdk answers through its elicitation

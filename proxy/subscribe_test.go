@@ -116,7 +116,7 @@ func TestSubscriptionsCarriedOverReload(t *testing.T) {
 	}
 }
 
-// TestSubscriptionsRemadeAfterSessionLost (round 7): an HTTP upstream that
+// TestSubscriptionsRemadeAfterSessionLost: an HTTP upstream that
 // restarts forgets the proxy's session (HTTP 404 for its session id, MCP
 // basic/transports "Session Management"); the proxy initializes a new
 // session, subscribes it again to the resource a client is subscribed to,

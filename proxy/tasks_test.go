@@ -89,7 +89,7 @@ func callAsTaskRaw(t *testing.T, cs *mcp.ClientSession, name string) (*mcp.CallT
 	return cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{}, Meta: mcp.Meta{front.TaskMetaKey: map[string]any{}}})
 }
 
-// Review round 4 item 1: a "task" member must not switch off output
+// A "task" member must not switch off output
 // validation. The upstream here offers no tasks: the call goes as a plain
 // one (MCP 2025-11-25 tasks: a requestor MUST NOT send task-augmented
 // requests a receiver did not declare) and its output is checked.
@@ -164,7 +164,7 @@ func sessionNamed(t *testing.T, p *Proxy, name string) *session {
 	return nil
 }
 
-// Review round 4 item 2: an upstream's request tied to a task
+// An upstream's request tied to a task
 // (_meta related-task) goes only to the client session that holds the
 // task and waits in tasks/result for it, never by the "only client with a
 // call in flight" rule.
@@ -218,7 +218,7 @@ func TestRelatedTaskRequestRouting(t *testing.T) {
 	}
 }
 
-// Review round 4 item 4: tasks/* over Streamable HTTP are served only on
+// Over Streamable HTTP, tasks/* are served only on
 // the mount the session belongs to: /mcp does not serve the tasks of a
 // session of [endpoints.x], whatever session id it is shown.
 func TestTasksTiedToEndpoint(t *testing.T) {
@@ -245,7 +245,7 @@ func TestTasksTiedToEndpoint(t *testing.T) {
 	}
 }
 
-// Review round 4 item 6: a tasks/result answer is shaped like a direct
+// A tasks/result answer is shaped like a direct
 // tools/call's raw result (front.ShapeRaw): no resultType and no upstream hop
 // keys in _meta, with or without output check.
 func TestTaskResultShaped(t *testing.T) {

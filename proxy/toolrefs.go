@@ -23,8 +23,8 @@ import (
 // so an upstream still starting or down since start gets no false
 // warning. Whether tools are known is read from that same snapshot, not
 // from the upstream's state: an upstream turns ready before its tools are
-// published, and a check in between warned about tools that exist (trial
-// 2). For `check`.
+// published, and a check in between would warn about tools that
+// exist. For `check`.
 func (p *Proxy) ToolRefProblems() []string {
 	snap := p.catalog().Snapshot()
 	listed := map[string]bool{}

@@ -8,7 +8,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
-// TestToolRefTypos (trial round 6, M5): a direct_only entry or a pinned
+// TestToolRefTypos: a direct_only entry or a pinned
 // reference that names no tool of its upstream is reported with a
 // did-you-mean, by ToolRefProblems (check) and in the log once per entry,
 // however often the upstream re-lists.

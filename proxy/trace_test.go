@@ -63,7 +63,7 @@ func spanTree(spans tracetest.SpanStubs) string {
 	return b.String()
 }
 
-// TestSpanTreeCodeRun is issue 18's "must show": the span tree of one
+// TestSpanTreeCodeRun: the span tree of one
 // code-mode run with two bridge calls, joined to the client's trace (its
 // traceparent in _meta), with trace context passed on to the HTTP
 // upstream (header and params._meta).

@@ -40,7 +40,7 @@ func TestOutputValidationTrusted(t *testing.T) {
 			`/lines/1/qty: expected an integer, got "two"; schema: {"type":"integer"}`, true},
 		{"missing required", "up__paid", map[string]any{"lines": []any{}}, false, `/paid: missing required property "paid"`, true},
 		{"no structuredContent", "up__nostruct", map[string]any{}, false, "output of mcp:up:nostruct has no structuredContent, but the tool declares an outputSchema", true},
-		// Issue 13 item 8: a schema that does not compile is not enforced
+		// A schema that does not compile is not enforced
 		// (warning logged), and draft-04 output schemas are validated.
 		{"schema does not compile: called, not validated", "up__broken", map[string]any{"x": 1}, true, "", true},
 		{"draft-04 output schema: validated", "up__draft04", map[string]any{"a": 1}, true, "", true},

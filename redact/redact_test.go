@@ -72,7 +72,7 @@ func TestLooksLikeToken(t *testing.T) {
 		"short1a":                              false,
 		"@modelcontextprotocol1":               false, // '@'
 		"file.name.v1234567.js":                false, // '.'
-		// U4: a JWT and standard base64 (decoded segment).
+		// A JWT and standard base64 (decoded segment).
 		"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c": true,
 		"eyJhbGciOiJub25lIn0.eyJzdWIiOiJhIn0.": true, // unsecured JWT: empty signature
 		"q1Zx+3Rt/9LmNpQ2w8YvKa==":             true,

@@ -71,7 +71,7 @@ func TestConsoleTruncationSaysWhatWasDropped(t *testing.T) {
 	// The run ends before the worker could count: the note says so. On a
 	// loaded machine the deadline can pass before the body reached its
 	// console.log (no line at all: not the case under test, and a clean-clone
-	// CI failure in round 9 at load 20), so a longer deadline is tried then.
+	// CI run saw it at load 20), so a longer deadline is tried then.
 	for _, d := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 8 * time.Second} {
 		r = p.Run(context.Background(), `console.log("y".repeat(20000)); while (true) {}`, d, nil)
 		if len(r.Logs) > 0 {

@@ -21,8 +21,8 @@ const MaxMismatches = 5
 // local $refs), each at a concrete JSON Pointer (array items by index).
 //
 // jsonschema-go stops at the first failure and names array items only by
-// their schema location ("*"), so a model fixing a call needed one round
-// per mismatch (trip points 4 and 5). collect runs only
+// their schema location ("*"), so a model fixing a call needed one attempt
+// per mismatch. collect runs only
 // after the library said the value is invalid; it is the library that
 // decides validity. Keywords whose failure depends on other branches
 // (anyOf, oneOf, not, if/then/else, unevaluated*, patternProperties) are

@@ -7,8 +7,7 @@ import (
 	"testing"
 )
 
-// The mismatches a fresh user met one round at a time in the issue 12
-// trial (/work/notes/issue-12-trial.md, trip points 2–5), each now
+// Mismatches a model would otherwise meet one attempt at a time, each
 // reported at once: every mismatch (up to MaxMismatches), array items by
 // index, one path form for every missing property, a "did you mean" for a
 // misnamed property, and a schema excerpt that shows every property it
@@ -29,15 +28,15 @@ func TestAllMismatches(t *testing.T) {
 		in   string
 		want string
 	}{
-		// trip 2 and 3: the misnamed property is named, and the excerpt shows "path" too.
+		// The misnamed property is named, and the excerpt shows "path" too.
 		{writeFile, `{"path":"p.txt","contents":"x"}`,
 			`/content: missing required property "content"; you sent "contents", which is not a property: did you mean "content"?; schema: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`},
 		{writeFile, `{"querry":"x","path":"p"}`,
 			`2 mismatches: [1] /content: missing required property "content"; [2] /querry: unexpected property "querry" (allowed: "content", "path"). Schema of [1]: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}. Schema of [2]: {"additionalProperties":false,"properties":["content","path"]}`},
-		// trip 4: two missing properties, each at its own path.
+		// Two missing properties, each at its own path.
 		{writeFile, `{}`,
 			`2 mismatches: [1] /path: missing required property "path"; [2] /content: missing required property "content". Schema of [1] and [2]: {"properties":{"content":{"type":"string"},"path":{"type":"string"}},"required":["path","content"]}`},
-		// trip 5: every mismatch at once, array items by index.
+		// Every mismatch at once, array items by index.
 		{entities, `{"entities":[{"name":"Solo","entityType":"x","observations":"one"},{"name":3,"entityType":"y","observations":["a",2]}]}`,
 			`3 mismatches: [1] /entities/0/observations: expected an array, got "one"; [2] /entities/1/name: expected a string, got 3; [3] /entities/1/observations/1: expected a string, got 2. Schema of [1]: {"items":{"type":"string"},"type":"array"}. Schema of [2] and [3]: {"type":"string"}`},
 		{entities, `{"entities":{"name":"Solo"}}`,

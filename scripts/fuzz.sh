@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# fuzz.sh — runs every fuzz target for a short fixed time (issue 14 item 9);
+# fuzz.sh — runs every fuzz target for a short fixed time;
 # scripts/test.sh calls it after the tests. Each target's seed corpus is in
 # <package>/testdata/fuzz/<Target>/ (and f.Add in the test); an input that
 # fails is moved out of the tree (FUZZ_FINDINGS, default $TMPDIR/mcp-toolsearch-fuzz)

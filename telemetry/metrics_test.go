@@ -286,8 +286,8 @@ func TestObserveCallAfterDeleteUpstream(t *testing.T) {
 // A call of an upstream that finishes while DeleteUpstream is between its
 // two steps (cache dropped, registry series not yet) must not cache series
 // that are then unregistered: the upstream, added again under the same
-// name, would count its calls in series /metrics never shows (review r8
-// F5). The interleaving is replayed in order: the call's cache miss waits
+// name, would count its calls in series /metrics never shows.
+// The interleaving is replayed in order: the call's cache miss waits
 // for seriesMu, which DeleteUpstream holds across both steps.
 func TestObserveCallBetweenDeleteUpstreamSteps(t *testing.T) {
 	m := NewMetrics()

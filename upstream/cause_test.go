@@ -13,7 +13,7 @@ import (
 
 // TestCauseQuotesNothingOfTheUpstream: Status.Cause, which the model reads
 // for an unavailable upstream, names the failure's kind and never the
-// upstream's own text nor the configured URL's query (round 8 review).
+// upstream's own text nor the configured URL's query.
 func TestCauseQuotesNothingOfTheUpstream(t *testing.T) {
 	_, dialErr := http.Get("http://user:PASSWORD@127.0.0.1:1/mcp?api_key=SECRET123")
 	if dialErr == nil {
@@ -35,7 +35,7 @@ func TestCauseQuotesNothingOfTheUpstream(t *testing.T) {
 		{"dial with a key in the URL", "initialize", fmt.Errorf("calling %q: %w", "initialize", dialErr),
 			"initialize: connection refused", "SECRET123"},
 		// httpconn.go's Write wraps the dial error in errRejected (-32005):
-		// still a refused connection, not an answer (trial r11).
+		// still a refused connection, not an answer.
 		{"dial rejected by the transport", "initialize",
 			fmt.Errorf("calling %q: %w", "initialize", fmt.Errorf("%w: POST %s: %w", errRejected, "initialize", dialErr)),
 			"initialize: connection refused", "SECRET123"},

@@ -1,6 +1,6 @@
 package upstream
 
-// Issue 13: broken and hostile upstream servers. Each test runs a raw fake
+// Broken and hostile upstream servers. Each test runs a raw fake
 // upstream (internal/fakeupstream) that produces one kind of fault.
 
 import (
@@ -36,7 +36,7 @@ func diagFor(ds []ingest.Diagnostic, tool string) *ingest.Diagnostic {
 	return nil
 }
 
-// Item 3: each tool is checked on its own; the healthy tool always
+// Each tool is checked on its own; the healthy tool always
 // survives, fixable schemas are normalised, a string root is quarantined
 // with a diagnostic in the status (list/check) and the log.
 func TestIngestOddSchemas(t *testing.T) {
@@ -71,7 +71,7 @@ func TestIngestOddSchemas(t *testing.T) {
 	}
 }
 
-// Item 11: an upstream that lists zero tools is healthy: ready, with an
+// An upstream that lists zero tools is healthy: ready, with an
 // empty (not nil) listing handed to OnToolsChanged.
 func TestZeroToolsIsHealthy(t *testing.T) {
 	var mu sync.Mutex
@@ -110,7 +110,7 @@ func TestZeroToolsIsHealthy(t *testing.T) {
 	}
 }
 
-// Item 10: one tool nesting 1,500 levels is quarantined; the other five
+// One tool nesting 1,500 levels is quarantined; the other five
 // tools of its upstream stay.
 func TestDeepSchemaQuarantinedAlone(t *testing.T) {
 	m, _ := startManager(t, []*config.Upstream{fakeUpstream("deep", "deep")}, Options{})
@@ -151,7 +151,7 @@ func callText(t *testing.T, m *Manager, up, tool string) (string, error) {
 	return textOf(t, res), nil
 }
 
-// Item 1: an upstream that holds GET /mcp open without headers is ready
+// An upstream that holds GET /mcp open without headers is ready
 // at once (next to a healthy stdio upstream), and its calls work.
 func TestHTTPStallingGETDoesNotBlock(t *testing.T) {
 	h := &fakeupstream.HTTP{GET: "stall"}
@@ -169,7 +169,7 @@ func TestHTTPStallingGETDoesNotBlock(t *testing.T) {
 	}
 }
 
-// Item 2: a GET stream that sends pings without ids, closes after 0.3 s
+// A GET stream that sends pings without ids, closes after 0.3 s
 // and then answers 405 never tears the session down.
 func TestHTTPFlakyGETKeepsSession(t *testing.T) {
 	h := &fakeupstream.HTTP{GET: "flaky"}
@@ -189,7 +189,7 @@ func TestHTTPFlakyGETKeepsSession(t *testing.T) {
 	}
 }
 
-// Item 5: an HTTP 200 body that is not JSON-RPC fails that call only.
+// An HTTP 200 body that is not JSON-RPC fails that call only.
 func TestHTTPNonJSONRPCBodyFailsOneCall(t *testing.T) {
 	h := &fakeupstream.HTTP{Answer: func(m *fakeupstream.Msg) (int, string, string, bool) {
 		if strings.Contains(string(m.Params), `"bad"`) {
@@ -216,7 +216,7 @@ func TestHTTPNonJSONRPCBodyFailsOneCall(t *testing.T) {
 	}
 }
 
-// Item 6: one cap for every transport: an HTTP answer past it becomes an
+// One cap for every transport: an HTTP answer past it becomes an
 // isError result naming the size and the cap; the session stays (JSON and
 // event-stream answers, on the go-sdk's path and past it).
 func TestHTTPOversizedAnswer(t *testing.T) {
@@ -251,8 +251,8 @@ func testHTTPOversizedAnswer(t *testing.T, sse bool, o Options, size int) {
 	if err != nil || !res.IsError || !strings.Contains(textOf(t, res), "exceeds the cap of 1048576 bytes") {
 		t.Fatalf("res %+v err %v", res, err)
 	}
-	// One WARN for the failed call, naming its method (trial r11 T3:
-	// a JSON answer failed the call twice, the second WARN with method="").
+	// One WARN for the failed call, naming its method (not twice, the second
+	// WARN with method="", for a JSON answer).
 	logs := rec.log.String()
 	if n := strings.Count(logs, "upstream answer too large"); n != 1 || !strings.Contains(logs, "method=tools/call") || strings.Contains(logs, `method=""`) {
 		t.Fatalf("want one WARN naming method=tools/call, got %d in:\n%s", n, logs)
@@ -262,7 +262,7 @@ func testHTTPOversizedAnswer(t *testing.T, sse bool, o Options, size int) {
 	}
 }
 
-// Item 7: an upstream that lost the session after a restart and says so
+// An upstream that lost the session after a restart and says so
 // with HTTP 404, HTTP 400 / -32600, a JSON-RPC error in a 200 event
 // stream, or a bare {"error":"Session not found"} event (not JSON-RPC),
 // is initialized again and the call retried once: the call succeeds.
@@ -283,7 +283,7 @@ func TestHTTPLostSessionRetried(t *testing.T) {
 	}
 }
 
-// Item 13 (upstream side, HTTP): a request of the upstream with id 1.5 is
+// Upstream side, HTTP: a request of the upstream with id 1.5 is
 // answered with id 1.5.
 func TestHTTPUpstreamRequestIDExact(t *testing.T) {
 	h := &fakeupstream.HTTP{BeforeAnswer: func(m *fakeupstream.Msg) []string {

@@ -184,8 +184,8 @@ func decodeModernParams(params []byte) (modernParams, bool) {
 	return modernParams{version: version, name: p.Name, uri: p.URI}, true
 }
 
-// scanModernParams is decodeModernParams without decoding params (issue
-// 16: the decode was ~1.3 KB of garbage per 2026-07-28 call): one
+// scanModernParams is decodeModernParams without decoding params
+// (the decode was ~1.3 KB of garbage per 2026-07-28 call): one
 // jsonscan pass over params and one over its _meta. ok is false (the
 // caller then decodes) for anything but the plain shape: a member name
 // that is not exactly "_meta", "name", "uri" or the version key but equal

@@ -28,17 +28,17 @@ import (
 //   - The optional standalone GET stream (server-to-client messages) runs
 //     in the background from the first moment: Connect and initialize never
 //     wait for it, so an upstream that holds GET open without headers cannot
-//     stall start-up (item 1). Its failures (405, other statuses, a stream
+//     stall start-up. Its failures (405, other statuses, a stream
 //     that flaps, events without ids) are logged and retried with backoff;
-//     they never end the session (item 2). Only a 404 for our session does.
+//     they never end the session. Only a 404 for our session does.
 //   - A POST answer that is not a JSON-RPC answer (an HTML error page, a
 //     200 body that is not JSON-RPC, a stream that ends without the answer)
-//     fails that one request with the cause; the session stays (item 5).
-//   - Bodies and events are capped at maxBytes like stdio lines (item 6).
+//     fails that one request with the cause; the session stays.
+//   - Bodies and events are capped at maxBytes like stdio lines.
 //   - A lost session is recognised in every form upstreams use: HTTP 404,
 //     HTTP 400 naming the session, or a JSON-RPC error naming it in a 200
 //     answer; each becomes an error wrapping mcp.ErrSessionMissing, on which
-//     the manager initializes again and retries the call once (item 7).
+//     the manager initializes again and retries the call once.
 //
 // Trust: the upstream server is not trusted; the config (URL, headers) is.
 type streamableTransport struct {

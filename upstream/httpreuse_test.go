@@ -22,7 +22,7 @@ import (
 // answers each call as an event stream reuse the leg's connections. The
 // caller's context ends as soon as the answer is delivered; reading the
 // rest of the stream under it aborted the request, and net/http then
-// dialed a new connection for a third of the calls (issue 16; postCtx).
+// dialed a new connection for a third of the calls (postCtx).
 func TestHTTPLegReusesConnections(t *testing.T) {
 	for _, path := range []string{"go-sdk", "own"} { // own: the answer read on the caller's goroutine
 		t.Run(path, func(t *testing.T) {

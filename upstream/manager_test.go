@@ -275,7 +275,7 @@ func TestCrashFailsThenRecovers(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), `"alpha"`) || !strings.Contains(err.Error(), "exited with status 3") {
 		t.Errorf("call while down: %v; want ErrUnavailable naming alpha and the reason", err)
 	}
-	if err != nil && strings.Contains(err.Error(), "crashing on purpose") { // trial r12: the model reads it
+	if err != nil && strings.Contains(err.Error(), "crashing on purpose") { // the model reads it
 		t.Errorf("call while down: %v; want the reason in the proxy's words (Status.Cause), not the upstream's stderr", err)
 	}
 	if !pidGone(pid) {
@@ -374,7 +374,7 @@ func TestCloseKillsChildren(t *testing.T) {
 			t.Errorf("child %d still exists after Close", pid)
 		}
 	}
-	// The same words on every OS (STOP-NOTE r11: on Windows it read "exited
+	// The same words on every OS (on Windows it read "exited
 	// with status 1", the code proc's job kill used).
 	const killedAfterGrace = "killed by the proxy (the upstream is stopping: proxy shutdown or reload; still running 100ms after its stdin was closed"
 	if r := stubbornChild.reason(); !strings.Contains(r, killedAfterGrace) {

@@ -14,7 +14,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
-// Requests the go-sdk does not know (issue 17 tasks) go past it on the
+// Requests the go-sdk does not know (tasks) go past it on the
 // proxy's own stdio transport: the upstream's capabilities.tasks is
 // known, a tools/call carries its task member and its CreateTaskResult
 // comes back raw, tasks/* answers (results and JSON-RPC errors) come

@@ -389,9 +389,9 @@ func TestOwnToolCallKeepsSDKPath(t *testing.T) {
 // sends as many as it likes; untrusted) is written once each, sorted,
 // with the members the proxy adds (extra) and the 2026-07-28 triple not
 // repeated where the client sent the same key: extra wins over the
-// client's value, the client's over the triple's. Before review round 6
-// each key was checked against every member collected so far (40k keys:
-// 13.5 s; BenchmarkAppendCallParamsManyMeta).
+// client's value, the client's over the triple's. Checking each key
+// against every member collected so far is too slow (40k keys: 13.5 s;
+// BenchmarkAppendCallParamsManyMeta).
 func TestAppendCallParamsManyMetaKeys(t *testing.T) {
 	meta := mcp.Meta{"progressToken": "client", "io.modelcontextprotocol/clientInfo": map[string]any{"name": "mine"}}
 	for i := 0; i < 20000; i++ {
@@ -433,7 +433,7 @@ func BenchmarkAppendCallParamsManyMeta(b *testing.B) {
 
 // An upstream that floods progress while the caller hands it to a client
 // that does not read: at most progressQueueMax wait, the newest last
-// (trial r10: the queue grew without bound).
+// (the queue must not grow without bound).
 func TestProgressSinkBounded(t *testing.T) {
 	var got []float64
 	s := newProgressSink(func(n *mcp.ProgressNotificationParams) { got = append(got, n.Progress) })

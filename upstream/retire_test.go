@@ -74,7 +74,7 @@ func TestRetireCutsWithReason(t *testing.T) {
 	}
 }
 
-// TestPerClientClosedByRetireSaysReload (trial r7 F6): a call on a
+// TestPerClientClosedByRetireSaysReload: a call on a
 // per-client session of a manager a reload retired, made through the
 // upstream's new manager (as the proxy does: the client session keeps its
 // ClientConn, the call goes to the current manager), says the upstream

@@ -9,7 +9,7 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 )
 
-// TestStartupTimeoutNamesCause (trial round 6, L4): an upstream that
+// TestStartupTimeoutNamesCause: an upstream that
 // writes lines that are not JSON-RPC and never answers initialize fails
 // with the startup_timeout and its first such line, not with the exit
 // status it returns when the proxy closes its stdin.
@@ -32,7 +32,7 @@ func TestStartupTimeoutNamesCause(t *testing.T) {
 
 // An upstream whose cwd does not exist fails naming the cwd, in the log
 // (Err) and for the model (Cause), not "fork/exec COMMAND: no such file
-// or directory" (trial r10).
+// or directory".
 func TestMissingCwdNamesCwd(t *testing.T) {
 	for _, cwd := range []string{"missing", "file"} {
 		t.Run(cwd, func(t *testing.T) {

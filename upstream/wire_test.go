@@ -96,7 +96,7 @@ func (p *pipeConn) writeLine(t *testing.T, msg jsonrpc.Message) string {
 	}
 }
 
-// Item 4: log lines on stdout, whatever their first character, are
+// Log lines on stdout, whatever their first character, are
 // skipped; the session goes on; the warnings are rate-limited.
 func TestStdioSkipsNonJSONRPCLines(t *testing.T) {
 	p := newPipeConn(t, MaxMessageBytes)
@@ -120,7 +120,7 @@ func TestStdioSkipsNonJSONRPCLines(t *testing.T) {
 	}
 }
 
-// Item 5: an answer without "jsonrpc" fails that request with the cause;
+// An answer without "jsonrpc" fails that request with the cause;
 // the next request on the same connection works.
 func TestStdioMalformedAnswerFailsOneRequest(t *testing.T) {
 	p := newPipeConn(t, MaxMessageBytes)
@@ -142,7 +142,7 @@ func TestStdioMalformedAnswerFailsOneRequest(t *testing.T) {
 	}
 }
 
-// Item 6: an answer past the cap fails its request (tools/call: an
+// An answer past the cap fails its request (tools/call: an
 // isError result naming the size and the cap), the connection stays.
 func TestStdioOversizedAnswer(t *testing.T) {
 	p := newPipeConn(t, 1<<16)
@@ -194,7 +194,7 @@ func TestStdioMessageAtTheCap(t *testing.T) {
 	}
 }
 
-// Item 13 (upstream side): ids of the upstream's requests come back
+// Upstream side: ids of the upstream's requests come back
 // exactly as sent, whatever the go-sdk can represent.
 func TestStdioRequestIDsEchoedExactly(t *testing.T) {
 	p := newPipeConn(t, MaxMessageBytes)

@@ -23,7 +23,6 @@ type HTTP struct {
 	//   "stall"  held open WITHOUT sending headers
 	//   "flaky"  the first GET sends ping events and an empty data event
 	//            without ids and closes after 300 ms; later GETs get 405
-	//            (item 2)
 	//   "405"    405 Method Not Allowed
 	GET string
 	// SSE answers calls with text/event-stream instead of JSON.

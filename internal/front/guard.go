@@ -151,8 +151,8 @@ func IDGuard(h http.Handler, maxBody int) http.Handler { return IDGuardWith(h, m
 type FrameHook func(w http.ResponseWriter, r *http.Request, body []byte) (out []byte, answered bool)
 
 // readBody reads r's body, at most maxBody+1 bytes, as io.ReadAll does but
-// into one slice of the declared Content-Length when there is one (issue
-// 16: io.ReadAll starts at 512 bytes and grows by copying).
+// into one slice of the declared Content-Length when there is one
+// (io.ReadAll starts at 512 bytes and grows by copying).
 func readBody(r *http.Request, maxBody int) ([]byte, error) {
 	lr := io.LimitReader(r.Body, int64(maxBody)+1)
 	n := r.ContentLength

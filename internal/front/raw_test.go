@@ -127,7 +127,7 @@ func TestStampSpare(t *testing.T) {
 
 // TestShapeStampFromRecord: ShapeRaw and stampRaw give the same bytes
 // when they read the result's members from the record the transport's
-// scan made (issue 16: one scan per message) as when they scan it, and
+// scan made (one scan per message) as when they scan it, and
 // the record ShapeRaw leaves describes the object it returns.
 func TestShapeStampFromRecord(t *testing.T) {
 	si := map[string]any{mcp.MetaKeyServerInfo: ServerImpl()}

@@ -56,8 +56,8 @@ func nonblocking(t *testing.T, fd int) bool {
 // shared with another reader (a wrapper shell's `read` after it, a
 // `serve || fallback` line) reads its input without putting the shared
 // open file description in non-blocking mode, so the other reader's
-// blocking read(2) still waits for data instead of failing with EAGAIN
-// (review r8 F1). On Linux the pipe is still read through the poller (a
+// blocking read(2) still waits for data instead of failing with EAGAIN.
+// On Linux the pipe is still read through the poller (a
 // new description of /proc/self/fd/0); a socket keeps os.Stdin.
 func TestFrontStdinLeavesSharedStdinBlocking(t *testing.T) {
 	var p [2]int

@@ -47,7 +47,7 @@ func TestMetaTriple(t *testing.T) {
 
 // checkScannedOnce: a request line's params read from the record of the
 // line's one scan (scanFront) give metaTriple and CallMembers the same
-// answers as scanning them (issue 16), and the record metaTriple makes of
+// answers as scanning them, and the record metaTriple makes of
 // rest describes rest.
 func checkScannedOnce(t *testing.T, params string) {
 	t.Helper()

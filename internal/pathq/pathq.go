@@ -1,7 +1,7 @@
 // Package pathq quotes file paths for error messages and logs as the user
 // wrote them: `"C:\Users\me\config.toml"`, not Go's %q form with every
 // backslash doubled (`"C:\\Users\\me\\config.toml"`), which on Windows
-// names a path nobody typed (STOP-NOTE r11). A path that holds a double
+// names a path nobody typed. A path that holds a double
 // quote, a control character or invalid UTF-8 is quoted with
 // strconv.Quote instead, so the message stays one unambiguous line.
 package pathq

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Review round 5 of the stdio fast path (internal/front): each test runs
+// The stdio fast path (internal/front) against the go-sdk: each test runs
 // the same exchange with the fast path off (the go-sdk's behaviour, the
 // reference) and on.
 

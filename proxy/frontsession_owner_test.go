@@ -17,9 +17,8 @@ import (
 
 // TestFrontSessionDeleteOwner: a DELETE of a session by a user who does
 // not own it is refused by the go-sdk (403) and leaves the session as it
-// was: its calls still run (review r9: sessionGate ended the session's
-// requests in flight, and cancelled every later call of it for good,
-// before the owner was checked).
+// was: its calls still run (the owner is checked before the session gate
+// could end the session's requests in flight or cancel its later calls).
 func TestFrontSessionDeleteOwner(t *testing.T) {
 	env := startIdentityEnv(t, "")
 	p := env.P
@@ -98,7 +97,7 @@ func (c *sessClient) open(ctx context.Context, body string, hdr map[string]strin
 // the client has closed fails at once, as on the go-sdk's path (its
 // stream is no longer connected: "rejected by transport"), instead of
 // being written to the closed stream and waiting for an answer the client
-// never saw until call_timeout (review r9).
+// never saw until call_timeout.
 func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 	release := make(chan struct{})
 	upURL, started, asked := askerUpstream(t, release)
@@ -158,7 +157,7 @@ func TestFrontSessionAskAfterPOSTClosed(t *testing.T) {
 // cannot arrive: it would go on the stream of the tools/call the proxy
 // has just cancelled. Before, the relayed request waited for ever, holding
 // a relay slot (maxRelayedPerClient), a goroutine and the upstream
-// connection's shutdown (review r9).
+// connection's shutdown.
 func TestRelayedRequestEndsWithTheCall(t *testing.T) {
 	for _, c := range []struct{ name, meta string }{{"fast", ""}, {"go-sdk", `,"_meta":{"progressToken":"p"}`}} {
 		t.Run(c.name, func(t *testing.T) {

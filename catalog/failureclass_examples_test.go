@@ -5,13 +5,13 @@ import (
 	"testing"
 )
 
-// TestIssue15Examples checks each example of issue 15's failure classes 1–5
-// (the issue's own illustrative examples, on tiny catalogs written from
-// them; not bench queries): the expected tool is the first hit (or in the
-// first three where the issue only asks that it be found), and the match
+// TestFailureClassExamples checks illustrative examples of each search
+// failure class 1–5 (marked below; tiny catalogs written from the examples,
+// not bench queries): the expected tool is the first hit (or in the first
+// three where it need only be found), and the match
 // strength says honestly whether it fits (a "no strong match" note when
 // the first hit is not strong).
-func TestIssue15Examples(t *testing.T) {
+func TestFailureClassExamples(t *testing.T) {
 	const longInfo = "Retrieve detailed metadata about a file or directory: size, creation time, last modified " +
 		"time, last access time, permissions, owner and type. Only works within allowed directories; use it " +
 		"to inspect a file before reading or changing it. Large directories are described, not listed."
