@@ -19,7 +19,7 @@ COPY third_party/ third_party/
 RUN go mod download
 COPY . .
 ARG VERSION=container
-RUN CGO_ENABLED=0 go build -trimpath \
+RUN CGO_ENABLED=0 go build -trimpath -tags grpcnotrace \
       -ldflags "-s -w -X github.com/mcp-toolsearch/mcp-toolsearch/proxy.Version=${VERSION}" \
       -o /out/mcp-toolsearch . \
  && mkdir -p /out/tmp /out/config && chmod 1777 /out/tmp

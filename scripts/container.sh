@@ -15,7 +15,7 @@ if command -v podman >/dev/null; then B=(podman build --format docker); elif com
   echo "container.sh: neither podman nor docker found (Debian: apt-get install podman)" >&2; exit 1; fi
 ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
-(cd "$ROOT" && CGO_ENABLED=0 go build -ldflags "-s -w -X github.com/mcp-toolsearch/mcp-toolsearch/proxy.Version=$VERSION" -o "$ctx/mcp-toolsearch" .)
+(cd "$ROOT" && CGO_ENABLED=0 go build -trimpath -tags grpcnotrace -ldflags "-s -w -X github.com/mcp-toolsearch/mcp-toolsearch/proxy.Version=$VERSION" -o "$ctx/mcp-toolsearch" .)
 mkdir -p "$ctx/tmp" "$ctx/config"
 cp "$ROOT/Dockerfile.prebuilt" "$ctx/Dockerfile"
 "${B[@]}" -t "$TAG" "$ctx"
