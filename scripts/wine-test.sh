@@ -44,11 +44,12 @@ if [ ! -f "$sys32/bcryptprimitives.dll" ] || [ "$(cat "$sys32/bcryptprimitives.d
 fi
 out=${WINE_TEST_OUT:-/tmp/wine-test}
 mkdir -p "$out"
-[ $# -gt 0 ] || set -- $(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./... | sed "s|^$root/||")
+[ $# -gt 0 ] || set -- $(GOOS=windows go list -f '{{if or .TestGoFiles .XTestGoFiles}}{{.Dir}}{{end}}' ./... | sed "s|^$root\$|.|; s|^$root/||")
 bad=0 tpass=0 tfail=0 tskip=0 start=$(date +%s)
 printf '%-22s %6s %6s %6s %6s\n' package pass fail skip secs
 for p in "$@"; do
 	name=$(echo "$p" | tr / _)
+	[ "$p" != . ] || name=main
 	t0=$(date +%s)
 	rm -f "$out/$name.fails"
 	if ! GOOS=windows GOARCH=amd64 go test -c -o "$out/$name.test.exe" "./$p" >"$out/$name.build" 2>&1; then
