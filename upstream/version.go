@@ -87,10 +87,11 @@ func (c *conn) eraFallback() bool {
 // the server itself: it answered the handshake or the first listing with a
 // JSON-RPC error, or answered initialize with a version the client does not
 // know (the go-sdk's "unsupported protocol version"). Not a timeout, a
-// transport that failed, a process that exited, or an HTTP 401/403 (an
-// authorization problem is reported as it is).
+// transport that failed (a POST that never reached the server: errRejected,
+// httpconn.go, is a JSON-RPC error too), a process that exited, or an HTTP
+// 401/403 (an authorization problem is reported as it is).
 func eraRefused(err error) bool {
-	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, errRejected) {
 		return false
 	}
 	msg := err.Error()

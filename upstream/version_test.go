@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -356,11 +357,36 @@ func TestEraRefused(t *testing.T) {
 		{wrap(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "upstream answered HTTP 403 Forbidden: "}), false},
 		{wrap(context.DeadlineExceeded), false},
 		{errors.New("initialize: connection closed: EOF"), false},
+		// A POST that never reached the server (httpconn.go wraps the dial
+		// error in errRejected, a JSON-RPC error): nothing refused the era.
+		{wrap(fmt.Errorf("%w: POST %s: %w", errRejected, "initialize", errors.New("dial tcp 127.0.0.1:1: connect: connection refused"))), false},
 		{&causeError{msg: "the process exited with status 1", cause: "the process exited with status 1 during initialize"}, false},
 	} {
 		if got := eraRefused(c.err); got != c.want {
 			t.Errorf("eraRefused(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// TestEraNotRetriedWhenUnreachable: an HTTP upstream that cannot be
+// reached (nothing listens) refused nothing: it is not tried again at
+// 2026-07-28, and its error names the refused connection once.
+func TestEraNotRetriedWhenUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	ln.Close()
+	u := httpUpstream("gone", url, "streamable-http")
+	m, _ := startManager(t, []*config.Upstream{u}, Options{})
+	waitFor(t, "upstream failed", func() bool { st, _ := m.Status("gone"); return st.State == StateFailed })
+	st, _ := m.Status("gone")
+	if strings.Contains(st.Err, "offered 2026-07-28") {
+		t.Errorf("an unreachable upstream was offered 2026-07-28 as if it had refused the version: %s", st.Err)
+	}
+	if n := strings.Count(st.Err, "connection refused"); n != 1 {
+		t.Errorf("error names the refused connection %d times, want 1: %s", n, st.Err)
 	}
 }
 
