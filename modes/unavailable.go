@@ -97,9 +97,17 @@ func searchNoteFor(env Env, note, query string) string {
 // unavailableSummary is the sentence added to the catalog summary and the
 // instructions while upstreams are unavailable.
 func unavailableSummary(env Env) string {
-	t := unavailableText(unavailable(env))
+	return unavailableSentence(unavailable(env))
+}
+
+// unavailableSentence is unavailableSummary's sentence for us, "" for none.
+func unavailableSentence(us []Unavailable) string {
+	t := unavailableText(us)
 	if t == "" {
 		return ""
+	}
+	if len(us) > 1 {
+		return " " + t + "; their tools are not in the catalog."
 	}
 	return " " + t + "; its tools are not in the catalog."
 }
