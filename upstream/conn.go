@@ -459,7 +459,9 @@ func (c *conn) relistEach(l *live, what string, got func(ingest.Result)) {
 		res, err := c.listTools(ctx, l)
 		cancel()
 		if err != nil {
-			if l.ctx.Err() != nil {
+			if l.ctx.Err() != nil || l.torn.Load() {
+				// l is being torn down (its session closes before
+				// l.ctx ends): the listing was cut by us, not failed.
 				return
 			}
 			c.log.Warn(what+"tools/list after list_changed failed", "error", err.Error())

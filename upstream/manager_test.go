@@ -239,6 +239,28 @@ func TestListChangedRefresh(t *testing.T) {
 	}
 }
 
+// TestRelistCutByCloseIsQuiet: a re-listing after list_changed that the
+// proxy's own shutdown cuts (every one-shot command on an upstream that
+// sends list_changed at start, as server-everything does) is not logged as
+// a failed listing.
+func TestRelistCutByCloseIsQuiet(t *testing.T) {
+	rec := newRecorder()
+	m := NewManager([]*config.Upstream{stdioUpstream("alpha", "plain,slowrelist")}, rec.options(Options{Grace: 200 * time.Millisecond}))
+	m.Start(context.Background())
+	if _, err := m.CallTool(context.Background(), "alpha", &mcp.CallToolParams{Name: "add_tool"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the re-listing to be in flight", func() bool { return strings.Contains(rec.log.String(), "relist held") })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := m.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if log := rec.log.String(); strings.Contains(log, "after list_changed failed") {
+		t.Errorf("the re-listing cut by Close was logged as a failure:\n%s", log)
+	}
+}
+
 func TestCrashFailsThenRecovers(t *testing.T) {
 	rec := newRecorder()
 	release := make(chan struct{})

@@ -168,6 +168,25 @@ func newTestServer(mode string, stdio bool) *mcp.Server {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 		})
 	}
+	if hasFlag(mode, "slowrelist") {
+		// Every listing after the first (a re-listing after list_changed)
+		// says so on stderr and is not answered until the client goes.
+		var listings atomic.Int32
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					if p, ok := req.GetParams().(*mcp.ListToolsParams); !ok || p.Cursor == "" {
+						if listings.Add(1) > 1 {
+							fmt.Fprintln(os.Stderr, "relist held")
+							<-ctx.Done()
+							return nil, ctx.Err()
+						}
+					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
 	if hasFlag(mode, "repeatcursor") {
 		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
