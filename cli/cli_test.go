@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -261,6 +262,26 @@ func TestInitStarterHasNoOwnWarning(t *testing.T) {
 		if c.ToolSearch.Mode == "code" && ct > run {
 			t.Errorf("starter config: mode code, code_timeout_ms %s, but upstream %s may take %s (call_timeout)", run, u.Name, ct)
 		}
+	}
+}
+
+// init -o into a folder that does not exist names the folder (it said
+// only "open …: no such file or directory"), for the starter config of
+// `init` and of `init --client`, and writes nothing.
+func TestInitMissingFolderNamed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "sub", "dir")
+	cfg := filepath.Join(dir, "config.toml")
+	for _, args := range [][]string{{"init", "-o", cfg}, {"init", "--client", "codex", "-o", cfg}} {
+		code, _, errs := run(args...)
+		if code != exitFail {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitFail, errs)
+		}
+		if want := "the folder " + dir + " does not exist"; !strings.Contains(errs, want) {
+			t.Errorf("%v: stderr does not say %q:\n%s", args, want, errs)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "..")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("init created a folder: %v", err)
 	}
 }
 

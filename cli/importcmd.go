@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/clientconfig"
@@ -99,6 +100,12 @@ func writeNew(path string, data []byte, force bool, cmd string, stderr io.Writer
 	if errors.Is(err, os.ErrExist) {
 		fmt.Fprintf(stderr, "mcp-toolsearch %s: %s exists; use --force to overwrite it or -o to write elsewhere\n", cmd, path)
 		return exitUsage
+	}
+	if dir := filepath.Dir(path); errors.Is(err, os.ErrNotExist) {
+		if _, serr := os.Stat(dir); errors.Is(serr, os.ErrNotExist) {
+			fmt.Fprintf(stderr, "mcp-toolsearch %s: cannot write %s: the folder %s does not exist; create it first or choose another -o\n", cmd, path, dir)
+			return exitFail
+		}
 	}
 	if err == nil {
 		_, err = f.Write(data)
