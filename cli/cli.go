@@ -507,7 +507,8 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	snap := p.Catalog()
-	log.Info("ready", "mode", p.Mode(), "transport", cfg.Server.Transport, "tools", len(snap.Entries), "unavailable_upstreams", len(snap.Unavailable), "startup_ms", time.Since(start).Milliseconds())
+	starting, failed := notReady(p.Statuses())
+	log.Info("ready", "mode", p.Mode(), "transport", cfg.Server.Transport, "tools", len(snap.Entries), "starting_upstreams", starting, "unavailable_upstreams", failed, "startup_ms", time.Since(start).Milliseconds())
 	if ml := cfg.Telemetry.MetricsListen; ml != "" && cfg.Server.Transport != "http" {
 		ms, err := p.StartMetrics(ml) // stdio: /metrics and /healthz on their own listener
 		if err != nil {
@@ -834,4 +835,20 @@ func enterConfigChain(config string) error {
 		abs = chain + string(os.PathListSeparator) + abs
 	}
 	return os.Setenv(upstream.ConfigChainEnv, abs)
+}
+
+// notReady counts the upstreams still on their first connection attempt
+// and those that are down (failed, retrying), for the "ready" log line:
+// in the search modes serve is ready before its upstreams are, and an
+// upstream still starting is not reported as unavailable.
+func notReady(sts []upstream.Status) (starting, failed int) {
+	for _, st := range sts {
+		switch st.State {
+		case upstream.StateStarting:
+			starting++
+		case upstream.StateFailed:
+			failed++
+		}
+	}
+	return starting, failed
 }

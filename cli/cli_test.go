@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/config"
+	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
 func run(args ...string) (int, string, string) {
@@ -334,5 +335,24 @@ func TestDeadlinesEndBeforeClientTimeout(t *testing.T) {
 	}
 	if config.DefaultCallTimeout >= client {
 		t.Errorf("default call_timeout %s, want below the client's %s", config.DefaultCallTimeout, client)
+	}
+}
+
+// The "ready" log line counts upstreams still starting apart from those
+// that failed: in the search modes serve is ready at once, and the default
+// config logged "unavailable_upstreams=6" for six upstreams that were all
+// still starting.
+func TestNotReadyCounts(t *testing.T) {
+	sts := []upstream.Status{
+		{Name: "a", State: upstream.StateStarting},
+		{Name: "b", State: upstream.StateStarting},
+		{Name: "c", State: upstream.StateReady},
+		{Name: "d", State: upstream.StateFailed},
+	}
+	if s, f := notReady(sts); s != 2 || f != 1 {
+		t.Errorf("notReady = %d starting, %d failed; want 2, 1", s, f)
+	}
+	if s, f := notReady(nil); s != 0 || f != 0 {
+		t.Errorf("notReady(nil) = %d, %d", s, f)
 	}
 }
