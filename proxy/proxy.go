@@ -462,12 +462,20 @@ func (p *Proxy) applyListing(up string, tools []*mcp.Tool) {
 		if st, ok := p.ups.Status(up); ok && st.Err != "" {
 			reason = st.Err
 		}
+		listed := false
+		for range upstreamTools(p.catalog().Snapshot(), up) {
+			listed = true
+			break
+		}
 		p.catalog().SetUnavailable(up, p.conf().Redact(reason)) // reasons reach clients in hits
 		p.metrics.SetUpstreamUp(up, false)
-		if p.oneShot {
+		switch {
+		case p.oneShot:
 			p.log.Warn("upstream unavailable", "upstream", up, "reason", reason)
-		} else {
+		case listed:
 			p.log.Warn("upstream unavailable; its tools stay listed and calls to them fail until it is back", "upstream", up, "reason", reason)
+		default: // never listed: it has no tools to keep
+			p.log.Warn("upstream unavailable; retrying in the background, its tools join the catalog once it starts", "upstream", up, "reason", reason)
 		}
 	} else {
 		st, _ := p.ups.Status(up)
