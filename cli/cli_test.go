@@ -266,9 +266,8 @@ func TestInitStarterHasNoOwnWarning(t *testing.T) {
 	}
 }
 
-// init -o into a folder that does not exist names the folder (it said
-// only "open …: no such file or directory"), for the starter config of
-// `init` and of `init --client`, and writes nothing.
+// init -o into a folder that does not exist names the folder, for the
+// starter config of `init` and of `init --client`, and creates nothing.
 func TestInitMissingFolderNamed(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "sub", "dir")
 	cfg := filepath.Join(dir, "config.toml")
@@ -339,9 +338,8 @@ func TestDeadlinesEndBeforeClientTimeout(t *testing.T) {
 }
 
 // The "ready" log line counts upstreams still starting apart from those
-// that failed: in the search modes serve is ready at once, and the default
-// config logged "unavailable_upstreams=6" for six upstreams that were all
-// still starting.
+// that failed: in the search modes serve is ready before its upstreams,
+// and one still on its first attempt is not unavailable.
 func TestNotReadyCounts(t *testing.T) {
 	sts := []upstream.Status{
 		{Name: "a", State: upstream.StateStarting},
