@@ -41,7 +41,10 @@ args = ["-c", "while [ ! -e %[3]s ]; do sleep 0.05; done; exec %[4]s -tools %[5]
 startup_timeout = "10m"
 `, tomlString(cs), tomlString(gh), gate, cs, gh))
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
-	startHTTPServer(t, proxyCmd(t, cfg, "--listen", addr), nil, "http://"+addr+"/mcp")
+	// --startup-wait wins over the harness's MCP_TOOLSEARCH_STARTUP_WAIT
+	// (which wins over the config's startup_wait): the proxy must serve
+	// while slow is on its first attempt.
+	startHTTPServer(t, proxyCmd(t, cfg, "--listen", addr, "--startup-wait", "0s"), nil, "http://"+addr+"/mcp")
 	get := func(path string) (int, string) {
 		resp, err := http.Get("http://" + addr + path)
 		if err != nil {
