@@ -583,10 +583,17 @@ func (h headerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 
 func gosdkConnect(t testing.TB, tr gosdk.Transport) *gosdk.ClientSession {
 	t.Helper()
+	return gosdkConnectWith(t, tr, nil)
+}
+
+// gosdkConnectWith is gosdkConnect with the session's options (e.g. the
+// protocol version the client offers); nil is the go-sdk's defaults.
+func gosdkConnectWith(t testing.TB, tr gosdk.Transport, opts *gosdk.ClientSessionOptions) *gosdk.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), goClientTimeout)
 	defer cancel()
 	c := gosdk.NewClient(&gosdk.Implementation{Name: "gosdk-test-client", Version: "0.1.0"}, nil)
-	cs, err := c.Connect(ctx, tr, nil)
+	cs, err := c.Connect(ctx, tr, opts)
 	if err != nil {
 		t.Fatalf("go-sdk connect: %v", err)
 	}

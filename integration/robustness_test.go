@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -17,22 +18,37 @@ import (
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// upstreamPID finds the proxy's child whose command line contains marker.
-func upstreamPID(t *testing.T, proxyPID int, marker string) int {
+// upstreamPIDs lists, sorted, the proxy's live (not zombie) children whose
+// command line contains marker: at protocol "auto" an upstream may run
+// two, its shared session's and, for 2026-07-28 clients, its 2026-07-28
+// session's.
+func upstreamPIDs(t *testing.T, proxyPID int, marker string) []int {
 	t.Helper()
+	var out []int
 	for _, pid := range childPIDs(proxyPID) {
-		if strings.Contains(procArgs(pid), marker) {
-			return pid
+		if alive(pid) && strings.Contains(procArgs(pid), marker) {
+			out = append(out, pid)
 		}
 	}
-	return 0
+	slices.Sort(out)
+	return out
 }
 
-// TestHungUpstreamAndPing: a hung upstream (SIGSTOPped)
-// never blocks calls to another upstream, its health pings fail and it is
-// reconnected with a new process; an upstream that answers ping with
-// -32601 counts as alive and is never reconnected.
+// TestHungUpstreamAndPing: a hung upstream (SIGSTOPped) never
+// blocks calls to another upstream, its health pings fail and it is
+// reconnected with new processes, the stopped ones killed; an upstream
+// that answers ping with -32601 counts as alive and is never reconnected.
+// For a 2026-07-28 client the calls go over the upstreams' 2026-07-28
+// sessions (a second process each beside the shared session's), which
+// are pinged too: first that process alone hangs (the shared one is kept),
+// then both; for a 2025-11-25 client the shared session's process hangs.
 func TestHungUpstreamAndPing(t *testing.T) {
+	for _, version := range []string{"2026-07-28", "2025-11-25"} {
+		t.Run(version, func(t *testing.T) { testHungUpstreamAndPing(t, version) })
+	}
+}
+
+func testHungUpstreamAndPing(t *testing.T, version string) {
 	srv, file := catalogServer(t), catalogFile(t, "github-like.jsonl")
 	cfg := writeConfig(t, fmt.Sprintf(`
 [server]
@@ -50,7 +66,11 @@ args = ["-tools", %s, "-name", "noping-server", "-no-ping"]
 ping_interval = "300ms"
 `, tomlString(srv), tomlString(file), tomlString(srv), tomlString(file)))
 	cmd := exec.Command(proxyCmd(t, cfg)[0], proxyCmd(t, cfg)[1:]...)
-	c := gosdkConnect(t, &gosdk.CommandTransport{Command: cmd})
+	c := gosdkConnectWith(t, &gosdk.CommandTransport{Command: cmd}, &gosdk.ClientSessionOptions{ProtocolVersion: version})
+	if v := c.InitializeResult().ProtocolVersion; v != version {
+		t.Fatalf("the client speaks %s with the proxy, want %s", v, version)
+	}
+	modern := version == "2026-07-28"
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	call := func(ctx context.Context, name string) error {
@@ -60,61 +80,93 @@ ping_interval = "300ms"
 		}
 		return err
 	}
+	// Before any call into it, the hung upstream runs its shared
+	// session's process alone.
+	var shared []int
+	for deadline := time.Now().Add(30 * time.Second); len(shared) != 1; time.Sleep(20 * time.Millisecond) {
+		if shared = upstreamPIDs(t, cmd.Process.Pid, "hung-server"); time.Now().After(deadline) {
+			t.Fatalf("the hung upstream's shared session process: %v", shared)
+		}
+	}
 	for _, n := range []string{"hung__list_issues", "noping__list_issues"} {
 		if err := call(ctx, n); err != nil {
 			t.Fatalf("%s before the hang: %v", n, err)
 		}
 	}
-	hung := upstreamPID(t, cmd.Process.Pid, "hung-server")
-	noping := upstreamPID(t, cmd.Process.Pid, "noping-server")
-	if hung == 0 || noping == 0 {
-		t.Fatalf("upstream processes not found: hung=%d noping=%d", hung, noping)
+	procs := 1
+	if modern {
+		procs = 2
 	}
-	if err := syscall.Kill(hung, syscall.SIGSTOP); err != nil {
-		t.Fatal(err)
+	hung := upstreamPIDs(t, cmd.Process.Pid, "hung-server")
+	noping := upstreamPIDs(t, cmd.Process.Pid, "noping-server")
+	if len(hung) != procs || len(noping) != procs || !slices.Contains(hung, shared[0]) {
+		t.Fatalf("upstream processes: hung=%v (shared %d) noping=%v, want %d each for a %s client", hung, shared[0], noping, procs, version)
 	}
-	defer syscall.Kill(hung, syscall.SIGCONT)
 
-	// A call into the hung upstream is pending; calls to the other one
-	// still answer while it is.
-	pending := make(chan error, 1)
-	go func() { pending <- call(ctx, "hung__list_issues") }()
-	for i := 0; i < 5; i++ {
-		if err := call(ctx, "noping__search_issues"); err != nil {
-			t.Fatalf("call to the healthy upstream while another hangs: %v", err)
+	// hang stops the processes stop of the hung upstream; a call into it
+	// is pending, calls to the other upstream still answer while it is;
+	// the pings find the hang, the hung session is torn down (the pending
+	// call fails naming the upstream, the stopped processes are killed)
+	// and new processes serve its tools.
+	hang := func(stop []int) {
+		t.Helper()
+		for _, pid := range stop {
+			if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Kill(pid, syscall.SIGCONT)
+		}
+		pending := make(chan error, 1)
+		go func() { pending <- call(ctx, "hung__list_issues") }()
+		for i := 0; i < 5; i++ {
+			if err := call(ctx, "noping__search_issues"); err != nil {
+				t.Fatalf("call to the healthy upstream while another hangs: %v", err)
+			}
+			select {
+			case err := <-pending:
+				t.Fatalf("the call into the stopped upstream returned too early (%v): the test did not hang it", err)
+			default:
+			}
 		}
 		select {
 		case err := <-pending:
-			t.Fatalf("the call into the stopped upstream returned too early (%v): the test did not hang it", err)
-		default:
+			if err == nil || !strings.Contains(err.Error(), "hung") || strings.Contains(err.Error(), "call_timeout") {
+				t.Fatalf("the call into the hung upstream: want an error naming it once the pings found the hang (before call_timeout), got %v", err)
+			}
+		case <-ctx.Done():
+			t.Fatal("the call into the hung upstream never ended")
+		}
+		stopped := func(pid int) bool { return slices.Contains(stop, pid) }
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			now := upstreamPIDs(t, cmd.Process.Pid, "hung-server")
+			if len(now) > 0 && !slices.ContainsFunc(now, stopped) && call(ctx, "hung__list_issues") == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the hung upstream was not replaced by working processes within 60 s (now %v, stopped %v)", now, stop)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if now := upstreamPIDs(t, cmd.Process.Pid, "hung-server"); len(now) != procs || slices.ContainsFunc(now, stopped) {
+			t.Errorf("hung upstream processes after the hang %v (stopped %v), want %d new ones", now, stop, procs)
+		}
+		if left := waitGone(stop, 10*time.Second); len(left) > 0 {
+			t.Errorf("the stopped upstream processes %v were not killed", left)
+		}
+		if now := upstreamPIDs(t, cmd.Process.Pid, "noping-server"); !slices.Equal(now, noping) {
+			t.Errorf("the upstream answering ping with -32601 was restarted (pids %v -> %v); it counts as alive", noping, now)
 		}
 	}
-	// The pings find the hang; the upstream is torn down (the pending call
-	// fails naming it) and a new process serves its tools.
-	select {
-	case err := <-pending:
-		if err == nil || !strings.Contains(err.Error(), "hung") {
-			t.Fatalf("the call into the hung upstream: want an error naming it, got %v", err)
+	if modern {
+		// The 2026-07-28 session's process alone: it is replaced, the
+		// shared session's process is kept.
+		hang(slices.DeleteFunc(slices.Clone(hung), func(pid int) bool { return pid == shared[0] }))
+		if now := upstreamPIDs(t, cmd.Process.Pid, "hung-server"); !slices.Contains(now, shared[0]) {
+			t.Errorf("the shared session's process %d was replaced for a hang of the 2026-07-28 session's (now %v)", shared[0], now)
 		}
-	case <-ctx.Done():
-		t.Fatal("the call into the hung upstream never ended")
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if np := upstreamPID(t, cmd.Process.Pid, "hung-server"); np != 0 && np != hung && call(ctx, "hung__list_issues") == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the hung upstream was not replaced by a working process within 60 s")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if alive(hung) {
-		t.Errorf("the stopped upstream process %d was not killed", hung)
-	}
-	if now := upstreamPID(t, cmd.Process.Pid, "noping-server"); now != noping {
-		t.Errorf("the upstream answering ping with -32601 was restarted (pid %d -> %d); it counts as alive", noping, now)
-	}
+	hang(upstreamPIDs(t, cmd.Process.Pid, "hung-server"))
 }
 
 // TestTenMegabyteMessages: a 10 MB argument and a 10 MB

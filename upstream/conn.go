@@ -271,7 +271,7 @@ func (c *conn) run(ctx context.Context) {
 				defer l.wg.Done()
 				c.relistLoop(l)
 			}()
-			reason, closing := c.watch(ctx, l)
+			reason, closing := c.watch(ctx, l, "")
 			if closing {
 				c.transition(StateStopped, "", "", nil, nil)
 				l.teardown(c.m.opts.Grace, c.log, whyStopping)
@@ -310,8 +310,11 @@ func backoff(lo, hi time.Duration, attempt int) time.Duration {
 }
 
 // watch blocks until the connection fails (returns the reason) or ctx ends
-// (closing = true).
-func (c *conn) watch(ctx context.Context, l *live) (reason string, closing bool) {
+// (closing = true): the session ends, the child exits, or pingFailuresDown
+// health pings in a row fail. what names the session in the log ("" for
+// the shared one). Both legs of an upstream are watched by it: the shared
+// one by run, its 2026-07-28 companion by watchModern (generation.go).
+func (c *conn) watch(ctx context.Context, l *live, what string) (reason string, closing bool) {
 	sess := l.session
 	go func() {
 		err := sess.Wait()
@@ -351,12 +354,12 @@ wait:
 			pctx, cancel := context.WithTimeout(ctx, min(interval, maxPingTimeout))
 			err := pingAlive(pctx, sess)
 			cancel()
-			if err == nil || ctx.Err() != nil {
-				failures = 0
+			if err == nil || ctx.Err() != nil || l.torn.Load() {
+				failures = 0 // a ping cut by the leg's teardown says nothing of the upstream
 				continue
 			}
 			failures++
-			c.log.Warn("upstream did not answer ping", "failures", failures, "err", err)
+			c.log.Warn(what+"upstream did not answer ping", "failures", failures, "err", err)
 			if failures >= pingFailuresDown {
 				l.fail(fmt.Sprintf("no answer to %d pings in a row: %v", failures, err))
 			}

@@ -8,8 +8,10 @@ package upstream
 // results (keys, requestState), and on stdio the question is tied to the
 // call. So a 2026-07-28 client's tools/call goes over a second session of
 // the upstream opened at 2026-07-28 (a second child process for stdio, a
-// second session for Streamable HTTP), opened at the first such call and
-// ended with the shared one; when the upstream does not speak 2026-07-28
+// second session for Streamable HTTP), opened at the first such call,
+// watched as the shared one is (watchModern: a hung or dead companion is
+// torn down at once and opened again at the next such call) and ended
+// with the shared one; when the upstream does not speak 2026-07-28
 // (it answers initialize at 2025-11-25) there is none and the call takes
 // the shared session. Cost: that second process or session while
 // 2026-07-28 clients call.
@@ -75,5 +77,33 @@ func (c *conn) modernLeg(ctx context.Context, main *live) *live {
 	}
 	c.log.Info("2026-07-28 session opened beside the shared session, for 2026-07-28 clients")
 	main.modern = ml
+	ml.wg.Add(1) // its teardown waits for the watch
+	go func() {
+		defer ml.wg.Done()
+		c.watchModern(main, ml)
+	}()
 	return ml
+}
+
+// watchModern watches ml, main's 2026-07-28 companion, with the shared
+// leg's rules (watch: the session ends, the child exits, health pings
+// fail), so that a hung or dead companion does not hold the calls of
+// 2026-07-28 clients until their call_timeout. When ml fails it is torn
+// down at once (its calls in flight fail as unavailable, naming the
+// upstream, as on the shared leg) and taken from main, so that the next
+// such call opens a new one; the shared leg and its clients are left
+// alone. It returns when ml ends.
+func (c *conn) watchModern(main, ml *live) {
+	reason, closing := c.watch(ml.ctx, ml, "2026-07-28 session: ")
+	if closing || ml.torn.Load() {
+		return // ended by its teardown: the shared leg's, or modernLeg's
+	}
+	ml.fail(reason) // modernLeg sees it failed until it is taken from main below
+	c.log.Warn("2026-07-28 session down; the next call of a 2026-07-28 client opens a new one", "reason", reason)
+	go ml.teardown(c.m.opts.Grace, c.log, "its 2026-07-28 session is down")
+	main.modMu.Lock()
+	if main.modern == ml {
+		main.modern = nil
+	}
+	main.modMu.Unlock()
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/internal/fakeupstream"
@@ -32,6 +33,8 @@ import (
 //	hang         never answer anything
 //	fake:NAME    the raw fake server scenario NAME (internal/fakeupstream)
 //	extras       also the tool progress (owntoolcall_test.go)
+//	noping       answer ping with -32601 (method not found), as servers
+//	             that do not implement it do
 const testServerEnv = "UPSTREAM_TESTSERVER"
 
 // testServerRecordEnv, when set, names a file the stdio test server
@@ -182,6 +185,16 @@ func newTestServer(mode string, stdio bool) *mcp.Server {
 							return nil, ctx.Err()
 						}
 					}
+				}
+				return next(ctx, method, req)
+			}
+		})
+	}
+	if hasFlag(mode, "noping") {
+		s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "ping" {
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not found: ping"}
 				}
 				return next(ctx, method, req)
 			}
