@@ -116,6 +116,12 @@ ping_interval = "300ms"
 			}
 			defer syscall.Kill(pid, syscall.SIGCONT)
 		}
+		// kill returns before the stop: wait until it shows (state T).
+		for deadline := time.Now().Add(10 * time.Second); slices.ContainsFunc(stop, func(pid int) bool { st, _, _ := procStat(pid); return st != 'T' }); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the upstream processes %v did not stop", stop)
+			}
+		}
 		pending := make(chan error, 1)
 		go func() { pending <- call(ctx, "hung__list_issues") }()
 		for i := 0; i < 5; i++ {

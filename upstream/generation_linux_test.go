@@ -1,10 +1,11 @@
-//go:build unix
-
 package upstream
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,11 +72,12 @@ func TestModernLegHealthPing(t *testing.T) {
 			_ = syscall.Kill(ml.child.pid, syscall.SIGCONT)
 		}
 	})
+	waitFor(t, "every thread of the companion stopped", func() bool { return stopped(t, ml.child.pid) })
 	hctx, hcancel := context.WithTimeout(ctx, 20*time.Second)
 	_, err := m.CallToolWith(hctx, "a", echo, CallOptions{Modern: true})
 	hcancel()
 	if err == nil || !errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), `upstream "a"`) {
-		t.Fatalf("the call pending on the stopped companion: %v; want it unavailable, naming the upstream, once its pings failed", err)
+		t.Fatalf("the call pending on the stopped companion: %v; want it unavailable, naming the upstream, once its pings failed; log:\n%s", err, rec.log.String())
 	}
 	waitFor(t, "the stopped companion's process killed", func() bool {
 		select {
@@ -124,4 +126,27 @@ func TestModernLegHealthPing(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the companion's process outlived the shared session")
 	}
+}
+
+// stopped reports whether every thread of pid is stopped (state T in
+// /proc): kill returns before a SIGSTOP has stopped them all, and a
+// thread still running may answer a request sent right after it.
+func stopped(t *testing.T, pid int) bool {
+	t.Helper()
+	stats, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	if err != nil || len(stats) == 0 {
+		t.Fatalf("threads of %d: %v", pid, err)
+	}
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return false
+		}
+		// pid (comm) state ...: comm may hold spaces and parentheses.
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) || b[i+2] != 'T' {
+			return false
+		}
+	}
+	return true
 }
