@@ -413,6 +413,13 @@ func mxVerdict(feature, direct, through string) mxCell {
 		// nothing for a call it has answered (progress MUST only name
 		// active requests, spec basic/utilities/progress).
 		c.verdict = "−"
+	case (feature == "logging" || feature == "progress") && fewerNotes(through, direct):
+		// The same gap seen from the other side: the client connected
+		// directly missed a notification the server sent after its answer
+		// (it reads them on a stream the answer does not wait for), the
+		// proxy relayed every one it got while the call was open. Nothing
+		// is lost through the proxy, so the cell is the same outcome.
+		c.verdict = "="
 	case cannotAsk(direct) && cannotAsk(through) && failedPrefix(direct) == failedPrefix(through):
 		c.verdict = "≈"
 	case strings.Contains(direct, "items must specify enum") && strings.Contains(through, "items must specify enum"):
