@@ -146,8 +146,9 @@ func cwdError(cwd string) error {
 
 // transport speaks newline-delimited JSON over the child's stdin/stdout
 // (stdioconn.go), skipping stdout lines that are not JSON-RPC messages.
+// Once closed, it drains stdout until the child was reaped.
 func (c *child) transport(maxBytes int) mcp.Transport {
-	return &stdioTransport{r: c.p.Stdout(), w: c.p.Stdin(), log: c.log, maxBytes: maxBytes}
+	return &stdioTransport{r: c.p.Stdout(), w: c.p.Stdin(), log: c.log, maxBytes: maxBytes, ended: c.p.Done()}
 }
 
 // wait records the exit reason once the child was reaped.

@@ -27,6 +27,10 @@ type stdioTransport struct {
 	w        io.WriteCloser
 	log      *slog.Logger
 	maxBytes int
+	// ended, when set, is closed once the child was reaped (its group
+	// or job killed): Close drains stdout until then (see Close). nil
+	// closes stdout at once.
+	ended <-chan struct{}
 }
 
 func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
@@ -39,6 +43,8 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 		out:      linewrite.New(t.w),
 		incoming: make(chan jsonrpc.Message, 8),
 		done:     make(chan struct{}),
+		readDone: make(chan struct{}),
+		ended:    t.ended,
 	}
 	go c.readLoop()
 	return c, nil
@@ -54,6 +60,8 @@ type stdioConn struct {
 	incoming chan jsonrpc.Message
 	readErr  error // set before incoming is closed
 	done     chan struct{}
+	readDone chan struct{}   // closed when readLoop returns
+	ended    <-chan struct{} // stdioTransport.ended
 	once     sync.Once
 }
 
@@ -64,8 +72,10 @@ var utf8BOM = []byte("\xEF\xBB\xBF")
 const stdioReadBuf = 64 << 10
 
 // readLoop frames lines and hands their messages to Read until stdout
-// ends or the connection is closed.
+// ends. Once the connection is closed it reads on and drops what it
+// reads (Close).
 func (c *stdioConn) readLoop() {
+	defer close(c.readDone)
 	defer close(c.incoming)
 	defer func() { // owncall.go
 		select {
@@ -132,16 +142,19 @@ func (c *stdioConn) readLoop() {
 			continue
 		}
 		var msgs []jsonrpc.Message
-		if oversize {
+		switch {
+		case c.closed(): // draining after Close: dropped unread
+		case oversize:
 			msgs = c.oversized(sniff.id(), sniff.sawMethod, size-end)
-		} else {
+		default:
 			msgs = c.decode(frame)
 		}
+	deliver:
 		for _, m := range msgs {
 			select {
 			case c.incoming <- m:
 			case <-c.done:
-				return
+				break deliver
 			}
 		}
 		if cap(line) > 4*stdioReadBuf {
@@ -227,14 +240,41 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return err
 }
 
+func (c *stdioConn) closed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // Close implements mcp.Connection: it closes stdin (the child sees EOF,
-// MCP's first shutdown step) and stdout.
+// MCP's first shutdown step) and fails the proxy's own requests still
+// waiting. Stdout stays open and is read and dropped until it ends or
+// the child was reaped (transport ended): a child that still writes
+// after its stdin closed (an answer, a log line, its start-up output)
+// must not meet a closed pipe, which Node servers report as "Error:
+// write EPIPE" stack traces on their stderr. The caller stops the child
+// (child.stop: stdin closed, grace, SIGTERM, grace, kill, reap), which
+// bounds the draining. Without ended, stdout is closed at once.
 func (c *stdioConn) Close() error {
 	var err error
 	c.once.Do(func() {
 		close(c.done)
 		err = c.w.Close()
-		_ = c.r.Close()
+		c.closeOwn(mcp.ErrConnectionClosed) // owncall.go
+		if c.ended == nil {
+			_ = c.r.Close()
+			return
+		}
+		go func() {
+			select {
+			case <-c.readDone: // stdout ended
+			case <-c.ended: // a grandchild that left the group may hold stdout open
+			}
+			_ = c.r.Close()
+		}()
 	})
 	return err
 }
