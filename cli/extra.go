@@ -202,7 +202,7 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 }
 
 func runBenchSurface(args []string, stdout, stderr io.Writer) int {
-	c := newFlags("bench surface", "mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N]]: tools/list + instructions bytes of each mode, the ratio to direct, and the first-contact bytes (the surface's own tools and instructions).", stderr)
+	c := newFlags("bench surface", "mcp-toolsearch bench surface [FILE | --config FILE | --tools T.jsonl [--limit N]]: tools/list + instructions bytes of each mode, the ratio to direct (the tools as the upstreams send them), and the first-contact bytes (the surface's own tools and instructions).", stderr)
 	toolsFile := c.fs.String("tools", "", "measure a JSON Lines catalog (shared/bench format) instead of the config's upstreams")
 	limit := c.fs.Int("limit", 0, "with --tools: use only the first N tools")
 	trusted := c.fs.Bool("trusted", false, "with --tools: treat the tools as trusted")
@@ -256,6 +256,7 @@ func runBenchSurface(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%.4f\t%s\t\n", r.Mode, r.Tools, r.ToolsListBytes, r.InstructionsBytes, r.TotalBytes, r.RatioToDirect, fc)
 	}
 	_ = tw.Flush()
+	fmt.Fprintln(stdout, "direct: the tools as their upstreams send them, under their exposed names, the baseline of the ratios; direct+hints: the proxy's direct mode ([tool_search] enabled = false), which adds each tool's search hint in _meta.")
 	fmt.Fprintln(stdout, "first contact: the surface's own tools in tools/list (without direct-only and pinned tools, and directory mode's directory) plus the instructions: what a model reads to use the surface.")
 	return exitOK
 }

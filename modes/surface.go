@@ -26,11 +26,16 @@ type SurfaceSize struct {
 	FirstContactBytes int `json:"firstContactBytes"`
 }
 
-// MeasureSurfaces returns the surface sizes of the direct, tools,
-// directory and code modes for env's catalog, direct first. pinned and
-// dirMax configure directory mode as in the config.
+// MeasureSurfaces returns the surface sizes for env's catalog: first
+// "direct", the tools as their upstreams sent them under their exposed
+// names (the baseline: a plain aggregation, nothing else the proxy adds),
+// then "direct+hints", the proxy's direct mode (each tool's search hint in
+// _meta), then the tools, directory and code modes.
+// RatioToDirect divides by the first. pinned and dirMax configure
+// directory mode as in the config.
 func MeasureSurfaces(env Env, api API, pinned []string, dirMax int, codeTimeout time.Duration) []SurfaceSize {
 	surfaces := []Surface{
+		upstreamsDirect{},
 		Direct{},
 		&Tools{API: api},
 		&Tools{API: api, Directory: true, DirectoryMaxChars: dirMax, Pinned: pinned},
@@ -42,7 +47,11 @@ func MeasureSurfaces(env Env, api API, pinned []string, dirMax int, codeTimeout 
 		b := wireJSON(&mcp.ListToolsResult{Tools: tools})
 		ins := len(s.Instructions(env))
 		row := SurfaceSize{Mode: s.Mode(), Tools: len(tools), ToolsListBytes: len(b), InstructionsBytes: ins, TotalBytes: len(b) + ins}
-		if s.Mode() != "direct" {
+		switch s.(type) {
+		case upstreamsDirect:
+		case Direct:
+			row.Mode = "direct+hints"
+		default:
 			row.FirstContactBytes = FirstContact(s, env)
 		}
 		out = append(out, row)
@@ -51,6 +60,22 @@ func MeasureSurfaces(env Env, api API, pinned []string, dirMax int, codeTimeout 
 		if out[0].TotalBytes > 0 {
 			out[i].RatioToDirect = float64(out[i].TotalBytes) / float64(out[0].TotalBytes)
 		}
+	}
+	return out
+}
+
+// upstreamsDirect is the baseline of MeasureSurfaces: every allowed tool
+// as its upstream sent it, under its exposed name (the prefix that keeps
+// the names of several upstreams apart, as a client that aggregates them
+// adds its own), with nothing else the proxy adds (no search hint, no
+// alwaysLoad).
+type upstreamsDirect struct{ Direct }
+
+func (upstreamsDirect) Tools(env Env) []*mcp.Tool {
+	es := allowedEntries(env, nil)
+	out := make([]*mcp.Tool, 0, len(es))
+	for _, e := range es {
+		out = append(out, EntryTool(e))
 	}
 	return out
 }
