@@ -719,4 +719,37 @@ deny = [%q]
 	if !strings.Contains(p.Output(), `"delete_fil" matches no tool`) {
 		t.Errorf("serve's log does not say why it stopped:\n%s", tail(p.Output(), 2000))
 	}
+
+	// A search mode answers before the upstreams list: once it serves,
+	// the typo closes the upstream it names instead of stopping serve.
+	search := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+enabled = true
+mode = "tools"
+[upstreams.cat]
+command = %s
+args = ["-tools", %s]
+[tools]
+deny = ["cat__delete_fil"]
+`, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
+	sc, log := gosdkClientStdioLog(t, proxyCmd(t, search))
+	deadline := time.Now().Add(readyTimeout)
+	for !strings.Contains(log.String(), "the upstream it names is closed") {
+		if time.Now().After(deadline) {
+			t.Fatalf("serve never closed the upstream the typo names:\n%s", tail(log.String(), 2000))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, want := range []string{`\"cat__delete_fil\" matches no tool`, `did you mean \"cat__delete_file\"`} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("serve's log lacks %q:\n%s", want, tail(log.String(), 2000))
+		}
+	}
+	res, err := sc.CallTool(ctx, &gosdk.CallToolParams{Name: "tool_call", Arguments: map[string]any{"id": "mcp:cat:delete_file", "args": map[string]any{"path": "/x"}}})
+	if err != nil || !res.IsError || len(res.Content) == 0 {
+		t.Fatalf("a tool of the closed upstream: %+v %v", res, err)
+	}
+	if tc, ok := res.Content[0].(*gosdk.TextContent); !ok || !strings.Contains(tc.Text, `closed: the config's deny entry \"cat__delete_fil\"`) && !strings.Contains(tc.Text, `closed: the config's deny entry "cat__delete_fil"`) {
+		t.Errorf("a tool of the closed upstream, on a serve that keeps serving: %+v %v", res, err)
+	}
 }

@@ -98,7 +98,7 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 		return nil, fmt.Errorf("%s", msg)
 	}
 	warnings = allowMisses
-	var denyErrs []string
+	var denyErrs []DenyMiss
 	for _, l := range v.layers {
 		for _, m := range l.deny {
 			if anyMatch(m, cands, true) {
@@ -111,7 +111,9 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 			case len(pending) > 0:
 				warnings = append(warnings, fmt.Sprintf("%s: %q matches no tool of the upstreams listed so far (by exposed name, id or name on its upstream; not listed yet: %s)", field, m.raw, strings.Join(pending, ", ")))
 			default:
-				denyErrs = append(denyErrs, fmt.Sprintf("%s: %q matches no tool (by exposed name, id or name on its upstream)%s", field, m.raw, meant(m.pat, tools)))
+				mt := meant(m.pat, tools)
+				denyErrs = append(denyErrs, DenyMiss{Field: field, Entry: m.raw, Upstream: p.upstreamNamed(m.pat), Meant: mt,
+					text: fmt.Sprintf("%s: %q matches no tool (by exposed name, id or name on its upstream)%s", field, m.raw, mt)})
 			}
 		}
 	}
@@ -135,10 +137,49 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 // DenyMissError is the fail-closed error of deny entries that match no
 // tool; each miss reads the same for every subject that shares its layer,
 // so callers checking several subjects can de-duplicate them.
-type DenyMissError struct{ Misses []string }
+type DenyMissError struct{ Misses []DenyMiss }
+
+// DenyMiss is one literal deny entry that matches no tool.
+type DenyMiss struct {
+	Field string // the list, e.g. "tools.deny", `tools.by_client."cursor*".deny`
+	Entry string // as written
+	// Upstream is the configured upstream the entry names by its form (an
+	// id "mcp:github:…" or an exposed name "github__…"), "" when it names
+	// none (a tool's name on its upstream: it may be any upstream's).
+	Upstream string
+	// Meant names the tools the entry may have meant: "; did you mean
+	// "github__delete_repository" (mcp:github:delete_repository)?" or
+	// "; no tool has a name close to it".
+	Meant string
+	text  string
+}
+
+// String is the miss as a sentence, e.g. `tools.deny: "delete_repo"
+// matches no tool (by exposed name, id or name on its upstream); did you
+// mean …?`.
+func (m DenyMiss) String() string { return m.text }
 
 func (e *DenyMissError) Error() string {
-	return "a deny entry matches no tool, so it keeps nothing away: " + strings.Join(e.Misses, "; ") + " (write the tool's exposed name, its id mcp:UPSTREAM:NAME or its name on its upstream, or a glob)"
+	texts := make([]string, len(e.Misses))
+	for i, m := range e.Misses {
+		texts[i] = m.text
+	}
+	return "a deny entry matches no tool, so it keeps nothing away: " + strings.Join(texts, "; ") + " (write the tool's exposed name, its id mcp:UPSTREAM:NAME or its name on its upstream, or a glob)"
+}
+
+// upstreamNamed is the configured upstream whose id namespace
+// ("mcp:github:") or exposed-name namespace ("github__") the lower-case
+// literal pat is in (the longest when several are), "" for none.
+func (p *Policy) upstreamNamed(pat string) string {
+	best, bestLen := "", 0
+	for _, u := range p.upstreams {
+		for _, ns := range []string{u.IDPrefix, u.NamePrefix} {
+			if ns != "" && len(ns) > bestLen && strings.HasPrefix(pat, ns) {
+				best, bestLen = u.Name, len(ns)
+			}
+		}
+	}
+	return best
 }
 
 // anyMatch reports whether m matches one of cands; safe: as a deny or

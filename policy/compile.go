@@ -22,9 +22,32 @@ type Policy struct {
 	byClient  []*clientLayer    // most specific first
 	approval  []*matcher
 	upstreams map[string]Upstream // lower-case name -> namespaces
+	// closed maps a lower-case upstream name to why every tool and
+	// feature of it is denied whatever the rules say (Closed).
+	closed map[string]string
 
 	views viewCache
 }
+
+// Closed returns a copy of p that also denies every tool, resource,
+// prompt and completion of the upstreams in closed (upstream name ->
+// reason), with the rule `denied: upstream "NAME" is closed: REASON`.
+// The proxy closes the upstream a deny entry that matches no tool names
+// (DenyMiss): what that entry was written to keep away may be one of its
+// tools under a new name. Closed(nil) is p without closed upstreams.
+func (p *Policy) Closed(closed map[string]string) *Policy {
+	np := &Policy{base: p.base, endpoints: p.endpoints, byClient: p.byClient, approval: p.approval, upstreams: p.upstreams}
+	if len(closed) > 0 {
+		np.closed = make(map[string]string, len(closed))
+		for up, r := range closed {
+			np.closed[strings.ToLower(up)] = r
+		}
+	}
+	return np
+}
+
+// ClosedReason is why upstream up is closed (Closed), "" when it is not.
+func (p *Policy) ClosedReason(up string) string { return p.closed[strings.ToLower(up)] }
 
 // clientLayer is one by_client table.
 type clientLayer struct {

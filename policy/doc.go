@@ -83,7 +83,9 @@
 // tool (DenyMissError, naming the tools it may have meant; CheckPending
 // makes that a warning while some upstream's tools are not known); for a
 // subject that resolves, it returns warnings naming the entries that
-// matched nothing. An unknown endpoint denies everything.
+// matched nothing. An unknown endpoint denies everything. Policy.Closed
+// denies every tool and feature of the upstreams a caller closes (the
+// proxy closes the one a DenyMiss names once it is serving).
 //
 // Decision.Rule strings have the form
 //

@@ -679,3 +679,42 @@ func TestDenyByNameAndFailClosed(t *testing.T) {
 		t.Errorf("endpoint subject: %v (its own deny matches; the base layer's does not)", err)
 	}
 }
+
+// TestDenyMissUpstreamAndClosed: a deny miss names the upstream its form
+// names (id or exposed name), none for a tool's name on its upstream; a
+// policy with that upstream closed denies its tools and its features
+// whatever the rules say, leaves the others as they were, and p itself
+// is unchanged.
+func TestDenyMissUpstreamAndClosed(t *testing.T) {
+	p := polFixture{Tools: Rules{Deny: []string{"mcp:github:nope", "slack__nope", "nope"}}}.compile(t)
+	_, err := p.Check(Subject{}, polCatalog())
+	var miss *DenyMissError
+	if !errors.As(err, &miss) || len(miss.Misses) != 3 {
+		t.Fatalf("err = %v, want three deny misses", err)
+	}
+	got := map[string]string{}
+	for _, m := range miss.Misses {
+		got[m.Entry] = m.Upstream
+		if m.Field != "tools.deny" || !strings.Contains(m.String(), m.Entry) {
+			t.Errorf("miss %+v", m)
+		}
+	}
+	if got["mcp:github:nope"] != "github" || got["slack__nope"] != "slack" || got["nope"] != "" {
+		t.Errorf("upstreams named: %v", got)
+	}
+
+	cp := p.Closed(map[string]string{"github": "closed: why"})
+	v := cp.View(Subject{})
+	if d := v.Decide(polEnt("github", "get_issue")); d.Allowed || d.Rule != `denied: upstream "github" is closed: closed: why` {
+		t.Errorf("tool of the closed upstream: %+v", d)
+	}
+	if d := v.Features("github", nil); d.Allowed {
+		t.Errorf("features of the closed upstream: %+v", d)
+	}
+	if !v.Allowed(polEnt("slack", "post_message")) || !v.Features("slack", nil).Allowed {
+		t.Error("the other upstream is closed too")
+	}
+	if cp.ClosedReason("GitHub") != "closed: why" || p.ClosedReason("github") != "" || !p.View(Subject{}).Allowed(polEnt("github", "get_issue")) {
+		t.Error("Closed changed p, or ClosedReason does not ignore case")
+	}
+}

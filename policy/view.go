@@ -328,8 +328,12 @@ func (v *View) decide(c *cand) Decision {
 	return d
 }
 
-// denied applies step 1: a deny entry of any layer wins.
+// denied applies step 1: a closed upstream (Policy.Closed) or a deny
+// entry of any layer wins.
 func (v *View) denied(c *cand) (Decision, bool) {
+	if r, ok := v.p.closed[c.upstream]; ok {
+		return Decision{Rule: fmt.Sprintf("denied: upstream %q is closed: %s", v.p.upstreams[c.upstream].Name, r)}, true
+	}
 	for _, l := range v.layers {
 		if m, via := firstMatch(l.deny, asSafe(c)); m != nil {
 			return Decision{Rule: ruleText("denied", l.name+".deny", m, via)}, true

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
+	"github.com/mcp-toolsearch/mcp-toolsearch/config"
 	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 )
 
@@ -17,6 +18,7 @@ func (p *Proxy) compilePolicy() error {
 	if err != nil {
 		return fmt.Errorf("policy: %w", err)
 	}
+	p.polOpen.Store(pol)
 	p.polP.Store(pol)
 	return nil
 }
@@ -54,39 +56,156 @@ func toolsOf(es []*catalog.Entry) []policy.Tool {
 //
 // A deny entry that names no tool fails closed too (policy.CheckPending),
 // once every enabled upstream's tools are known: pending are the enabled
-// upstreams that are down or starting with no tools listed yet.
+// upstreams that are down or starting with no tools listed yet. This is
+// the check of `check` and of a start that waited for the upstreams:
+// the error stops them. Once the proxy serves, such an entry closes the
+// upstream it names instead (closeDeadDenies).
 func (p *Proxy) CheckPolicy() error {
-	snap := p.catalog().Snapshot()
+	misses, err := p.checkPolicy(p.polOpen.Load(), p.conf(), p.catalog().Snapshot(), true)
+	if len(misses) > 0 {
+		err = errors.Join(err, &policy.DenyMissError{Misses: misses})
+	}
+	if err != nil {
+		return fmt.Errorf("policy fails closed: %w", err)
+	}
+	return nil
+}
+
+// checkPolicy runs pol's fail-closed check for every subject against snap
+// (cfg names the enabled upstreams) and returns the deny entries that
+// match no tool apart from the other errors (allow lists resolving to no
+// callable tool), each once. Warnings are logged when warn is set.
+func (p *Proxy) checkPolicy(pol *policy.Policy, cfg *config.Config, snap *catalog.Snapshot, warn bool) ([]policy.DenyMiss, error) {
 	tools := toolsOf(snap.Entries)
 	listed := map[string]bool{}
 	for _, e := range snap.Entries {
 		listed[e.Upstream] = true
 	}
 	var pending []string
-	for _, u := range p.conf().EnabledUpstreams() {
+	for _, u := range cfg.EnabledUpstreams() {
 		if _, down := snap.Unavailable[u.Name]; down && !listed[u.Name] {
 			pending = append(pending, u.Name)
 		}
 	}
 	seen := map[string]bool{}
 	var errs []error
-	for _, s := range p.pol().Subjects() {
-		warns, err := p.pol().CheckPending(s, tools, pending)
+	var misses []policy.DenyMiss
+	for _, s := range pol.Subjects() {
+		warns, err := pol.CheckPending(s, tools, pending)
 		for _, w := range warns {
-			if !seen[w] {
-				seen[w] = true
+			if warn && !seen[w] {
 				p.log.Warn("policy: " + w)
 			}
+			seen[w] = true
 		}
-		if err != nil && !seen[err.Error()] { // a layer's deny misses read the same for every subject
+		var dm *policy.DenyMissError
+		switch {
+		case errors.As(err, &dm):
+			for _, m := range dm.Misses { // a layer's deny misses read the same for every subject
+				if !seen[m.String()] {
+					seen[m.String()] = true
+					misses = append(misses, m)
+				}
+			}
+		case err != nil && !seen[err.Error()]:
 			seen[err.Error()] = true
 			errs = append(errs, err)
 		}
 	}
-	if len(errs) > 0 {
-		return fmt.Errorf("policy fails closed: %w", errors.Join(errs...))
+	return misses, errors.Join(errs...)
+}
+
+// closedBy maps each upstream that misses name to why it is closed: the
+// one a miss names by its form, or every enabled upstream of cfg for a
+// miss that names none (a tool's name on its upstream may be any
+// upstream's). The reason is shown to the sessions that may see the
+// upstream (session.Unavailable), so it names the entry but not the tools
+// it may have meant: those are what the operator meant to keep away.
+func closedBy(misses []policy.DenyMiss, cfg *config.Config) map[string]string {
+	if len(misses) == 0 {
+		return nil
 	}
-	return nil
+	out := map[string]string{}
+	for _, m := range misses {
+		ups := []string{m.Upstream}
+		if m.Upstream == "" {
+			ups = ups[:0]
+			for _, u := range cfg.EnabledUpstreams() {
+				ups = append(ups, u.Name)
+			}
+		}
+		r := fmt.Sprintf("closed: the config's deny entry %q (%s) matches none of its tools; the operator must fix the config", m.Entry, m.Field)
+		for _, up := range ups {
+			if prev, ok := out[up]; ok {
+				out[up] = prev + "; " + r
+			} else {
+				out[up] = r
+			}
+		}
+	}
+	return out
+}
+
+// closeDeadDenies applies what pol's check found once the proxy serves:
+// the upstreams the deny entries that match no tool name are closed
+// (policy.Policy.Closed: their tools neither listed nor callable, their
+// resources and prompts hidden, the reason told to the sessions that may
+// see them), each miss logged as an error with the tools it may have
+// meant; the other upstreams reopen. It does nothing when a reload
+// replaced pol meanwhile (the reload checks its own).
+//
+// Trust: the operator's config is trusted, but a deny entry that names no
+// tool may be one whose tool the upstream renamed; serving that upstream
+// would expose what the entry was written to keep away, and stopping the
+// proxy would take every other upstream down and leave the client with a
+// server that died after answering it.
+func (p *Proxy) closeDeadDenies(pol *policy.Policy, misses []policy.DenyMiss) {
+	for _, m := range misses {
+		up := m.Upstream
+		if up == "" {
+			up = "every upstream (the entry names none)"
+		}
+		p.log.Error("policy: a deny entry matches no tool; the upstream it names is closed (its tools neither listed nor callable) until a reload with a fixed config", "upstream", up, "detail", m.String())
+	}
+	cfg := p.conf()
+	closed := closedBy(misses, cfg)
+	p.reloadMu.Lock()
+	if p.polOpen.Load() != pol {
+		p.reloadMu.Unlock()
+		return
+	}
+	was := p.polP.Load()
+	if sameClosed(was, closed, cfg) {
+		p.reloadMu.Unlock()
+		return
+	}
+	p.polP.Store(pol.Closed(closed))
+	p.pt.policyChanged()
+	p.reloadMu.Unlock()
+	p.logReopened(was, closed, cfg)
+	p.notifyToolsChanged()
+	p.pt.listChanged("resources")
+	p.pt.listChanged("prompts")
+}
+
+// sameClosed reports whether pol closes exactly the upstreams of closed,
+// for the same reasons.
+func sameClosed(pol *policy.Policy, closed map[string]string, cfg *config.Config) bool {
+	for _, u := range cfg.EnabledUpstreams() {
+		if pol.ClosedReason(u.Name) != closed[u.Name] {
+			return false
+		}
+	}
+	return true
+}
+
+// logReopened logs each upstream was closed that closed does not.
+func (p *Proxy) logReopened(was *policy.Policy, closed map[string]string, cfg *config.Config) {
+	for _, u := range cfg.EnabledUpstreams() {
+		if was.ClosedReason(u.Name) != "" && closed[u.Name] == "" {
+			p.log.Info("policy: upstream reopened: no deny entry that matches no tool names it any more", "upstream", u.Name)
+		}
+	}
 }
 
 // ExplainRow is one line of `mcp-toolsearch list`.

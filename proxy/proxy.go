@@ -56,10 +56,13 @@ type Options struct {
 type Proxy struct {
 	// cfgP, catP, surfP and polP are swapped as a whole by a reload
 	// (reload.go); read them with conf, catalog, surf and pol.
-	cfgP         atomic.Pointer[config.Config]
-	catP         atomic.Pointer[catalog.Catalog]
-	surfP        atomic.Pointer[surfaceState]
-	polP         atomic.Pointer[policy.Policy]
+	cfgP  atomic.Pointer[config.Config]
+	catP  atomic.Pointer[catalog.Catalog]
+	surfP atomic.Pointer[surfaceState]
+	polP  atomic.Pointer[policy.Policy]
+	// polOpen is the config's policy; polP is it with the upstreams a deny
+	// entry that matches no tool names closed (policy.go: closeDeadDenies).
+	polOpen      atomic.Pointer[policy.Policy]
 	reloadMu     sync.Mutex // the switch of a reload; held by onToolsChanged too
 	reloadSeq    sync.Mutex // one Reload at a time (it never waits for an upstream: reload.go)
 	fixedSurface bool       // Options.Surface given: reload keeps it
@@ -391,7 +394,13 @@ func (p *Proxy) checkPolicyWhenSettled() {
 	for _, s := range open {
 		s.recordCatalog()
 	}
-	if err := p.CheckPolicy(); err != nil {
+	// Serving already: a deny entry that matches no tool closes its
+	// upstream (closeDeadDenies) rather than stopping every other one.
+	pol := p.polOpen.Load()
+	misses, err := p.checkPolicy(pol, p.conf(), p.catalog().Snapshot(), true)
+	p.closeDeadDenies(pol, misses)
+	if err != nil {
+		err = fmt.Errorf("policy fails closed: %w", err)
 		p.log.Error("stopping: " + p.conf().Redact(err.Error()))
 		select {
 		case p.fatal <- err:

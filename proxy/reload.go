@@ -109,7 +109,13 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 		m.Launch() // after the swap: its listings reach the catalog (newManager)
 	}
 	p.cfgP.Store(next)
-	p.polP.Store(pol)
+	p.polOpen.Store(pol)
+	// Upstreams a deny entry of next names in vain stay closed from the
+	// switch on; those whose tools are not known yet are checked once
+	// they are (checkReloadedPolicy).
+	misses, _ := p.checkPolicy(pol, next, cat.Snapshot(), false)
+	closed := closedBy(misses, next)
+	p.logReopened(p.polP.Swap(pol.Closed(closed)), closed, next)
 	p.catP.Store(cat)
 	var oldSurf *surfaceState
 	if surf != nil {
@@ -297,8 +303,11 @@ func (p *Proxy) checkPolicyWhenStarted(pl upstream.Plan) {
 }
 
 func (p *Proxy) checkReloadedPolicy() {
-	if err := p.CheckPolicy(); err != nil {
-		p.log.Error("reload: the new policy fails closed; the subjects it names see no tool", "err", err)
+	pol := p.polOpen.Load()
+	misses, err := p.checkPolicy(pol, p.conf(), p.catalog().Snapshot(), true)
+	p.closeDeadDenies(pol, misses)
+	if err != nil {
+		p.log.Error("reload: the new policy fails closed; the subjects it names see no tool", "err", fmt.Errorf("policy fails closed: %w", err))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/modes"
+	"github.com/mcp-toolsearch/mcp-toolsearch/policy"
 	"github.com/mcp-toolsearch/mcp-toolsearch/upstream"
 )
 
@@ -59,7 +60,8 @@ func (s *session) WaitStarting(ctx context.Context) {
 const maxCauseBytes = 200
 
 // Unavailable implements modes.UnavailableReporter: the
-// upstreams in state "failed" with no tools in the session's catalog
+// upstreams closed by the policy (a deny entry that matches no tool) and
+// those in state "failed" with no tools in the session's catalog
 // snapshot that the session's policy lets it see (as Starting), sorted by
 // name, each with upstream.Status.Cause — the proxy's own words, never
 // the upstream's stderr — with control characters replaced and clipped to
@@ -85,6 +87,19 @@ func (s *session) Unavailable() []modes.Unavailable {
 			continue
 		}
 		out = append(out, modes.Unavailable{Name: st.Name, Reason: clipCause(st.Cause)})
+	}
+	// Upstreams closed by a deny entry that matches no tool (policy.go:
+	// closeDeadDenies), for the sessions the config's policy would let see
+	// them.
+	if pol := s.p.pol(); pol != s.p.polOpen.Load() {
+		open := s.p.polOpen.Load().View(policy.Subject{ClientName: s.client, Endpoint: s.endpoint})
+		for _, u := range s.p.conf().EnabledUpstreams() {
+			r := pol.ClosedReason(u.Name)
+			if r == "" || !open.Features(u.Name, upstreamTools(snap, u.Name)).Allowed {
+				continue
+			}
+			out = append(out, modes.Unavailable{Name: u.Name, Reason: clipCause(r)})
+		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
