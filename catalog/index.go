@@ -173,6 +173,13 @@ type RankParams struct {
 	// before add_issue_comment; "list directory": list_directory before
 	// list_directory_with_sizes).
 	NameCover float64
+	// Deprecated multiplies, last, the score of an entry whose own name,
+	// title or description marks it deprecated ("DEPRECATED: Use
+	// read_text_file instead.", "(Deprecated)"; deprecated.go); 1 or 0 =
+	// off. Its replacement, which matches the request alike, comes first,
+	// and the deprecated tool is still found (an exact name query is
+	// boosted past it).
+	Deprecated float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -198,6 +205,7 @@ func DefaultRankParams() RankParams {
 		Diverse:           0.95,
 		DiverseTwin:       0.8,
 		NameCover:         0.1,
+		Deprecated:        0.7,
 	}
 }
 
@@ -251,6 +259,9 @@ type idxDoc struct {
 	keys  []string // exact-match keys (lower-case id, exposed, name)
 	nkeys []string // name keys (nameKey of name, exposed name, title)
 	verb  uint8    // nameVerb of the name
+	// deprecated: the tool's own name, title or description marks it
+	// deprecated (deprecated.go; RankParams.Deprecated).
+	deprecated bool
 	// pairs are the hashes (pairHash) of the pairs of adjacent terms of
 	// the name and of the description, sorted, without repeats
 	// (RankParams.Pairs).
@@ -665,6 +676,7 @@ func analyze(e *Entry, a *analyzer) idxDoc {
 	}
 	d.pairs = a.pairs()
 	d.verb = nameVerbFirst(e.Name, verb0)
+	d.deprecated = deprecated(e.Name, e.Title, e.Description)
 	d.terms = a.terms()
 	// The up to 3 + 3 keys share one backing array (one allocation, not
 	// up to six), and a name key is folded on the stack and copied out
@@ -1554,6 +1566,13 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 	}
 	if p.Pairs > 0 && len(out) > 1 {
 		ix.pairMix(out, sc)
+	}
+	if d := p.Deprecated; d > 0 && d != 1 {
+		for i := range out {
+			if ix.docs[out[i].doc].deprecated {
+				out[i].Score *= d
+			}
+		}
 	}
 	slices.SortFunc(out, func(a, b Scored) int { // sort.Slice allocated twice
 		if better(a.Score, a.Entry, b.Score, b.Entry) {
