@@ -743,6 +743,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	for _, msg := range p.NameClashes() {
 		fmt.Fprintln(stdout, "warning:", msg)
 	}
+	for _, msg := range p.NameClashNotes() {
+		fmt.Fprintln(stdout, "note:", msg)
+	}
 	// The fail-closed policy check already ran in Start (startProxy).
 	return code
 }
