@@ -289,6 +289,13 @@ func TestValidation(t *testing.T) {
 		{"no enabled upstream", "[upstreams.x]\ncommand = \"a\"\nenabled = false\n", 1, "upstreams: at least one enabled upstream is required"},
 		{"no upstreams at all", "[server]\ntransport = \"stdio\"\n", 0, "upstreams: at least one enabled upstream is required"},
 		{"approval command empty", minimal + "[tools]\napproval_command = [\"\"]\n", 5, "tools.approval_command: the first element"},
+		{"unknown upstream id in a group", minimal + "[groups]\ndev = [\"fs__read\", \"mcp:ghost:thing\"]\n", 5,
+			`groups.dev[1]: "mcp:ghost:thing" names upstream "ghost", which is not configured (known: "fs")`},
+		{"upstream typo in an exposed name", minimal + "[groups]\ndev = [\"mcp:fs:read\", \"fss__read\"]\n", 5,
+			`groups.dev[1]: "fss__read": no configured upstream has the prefix "fss" (did you mean "fs"?); a tool whose own name contains "__" is written as its id mcp:UPSTREAM:NAME`},
+		{"unknown upstream glob in a profile", minimal + "[profiles.p]\nallow = [\"mcp:ghost:*\"]\n", 5, `profiles.p.allow[0]: "mcp:ghost:*" names upstream "ghost", which is not configured`},
+		{"unknown prefix glob in deny", minimal + "[tools]\ndeny = [\"x\", \"Ghost__*\"]\n", 5, `tools.deny[1]: "Ghost__*": no configured upstream has the prefix "Ghost"`},
+		{"unknown upstream in by_client", minimal + "[tools.by_client.x]\nalso_allow = [\"mcp:fss:read\"]\n", 5, `tools.by_client.x.also_allow[0]: "mcp:fss:read" names upstream "fss", which is not configured (did you mean "fs"?)`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -312,6 +319,13 @@ func TestValidEdgeCases(t *testing.T) {
 		{"sse url upstream", "[upstreams.x]\nurl = \"https://h/sse\"\ntransport = \"sse\"\n"},
 		{"port 0 and empty host", minimal + "[server]\ntransport = \"http\"\nlisten = \":0\"\n"},
 		{"dollar literal", minimal + "args = [\"$$HOME\", \"a$b\", \"$\"]\n"},
+		// Entries naming upstreams: a disabled one counts, an upstream part
+		// that is a glob is not checked, and "a__b" is not taken for an
+		// upstream's prefix when some upstream has none or the separator
+		// is one character (then it may be a tool's own name).
+		{"entries naming upstreams", minimal + "[upstreams.off]\ncommand = \"y\"\nenabled = false\nprefix = \"o\"\n[tools]\ndeny = [\"mcp:off:x\", \"o__x\", \"mcp:*:x\", \"*__x\", \"f?__x\", \"mcp:fs\"]\n"},
+		{"an upstream without a prefix", minimal + "[upstreams.n]\ncommand = \"y\"\nprefix = \"\"\n[tools]\ndeny = [\"x__y\"]\n"},
+		{"one-character separator", minimal + "[server]\nname_separator = \"_\"\n[tools]\ndeny = [\"read_file\"]\n"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { mustParse(t, c.src, nil) })

@@ -23,6 +23,7 @@ func (c *Config) PolicySpec() policy.Spec {
 		Profiles:        map[string]policy.Profile{},
 		Groups:          c.Groups,
 		Endpoints:       map[string]policy.Rules{},
+		NameSeparator:   sep,
 	}
 	for k, r := range c.Tools.ByClient {
 		if r != nil {
@@ -76,6 +77,9 @@ func (p *parser) validatePolicy() {
 			} else if pr.ListCandidates {
 				msg += " (known: " + quoteList(pr.Candidates) + ")"
 			}
+		}
+		if pr.Note != "" {
+			msg += "; " + pr.Note
 		}
 		idx := ""
 		if pr.Index >= 0 {

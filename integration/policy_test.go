@@ -241,7 +241,7 @@ func TestDeniedToolUnreachable(t *testing.T) {
 	})
 }
 
-// TestAllowNothingFailsClosed: allow = ["nosuch__tool"] refuses to start
+// TestAllowNothingFailsClosed: allow = ["cat__nosuch_tool"] refuses to start
 // (serve and check exit non-zero naming the entry).
 func TestAllowNothingFailsClosed(t *testing.T) {
 	cfg := writeConfig(t, fmt.Sprintf(`
@@ -249,7 +249,7 @@ func TestAllowNothingFailsClosed(t *testing.T) {
 command = %s
 args = ["-tools", %s]
 [tools]
-allow = ["nosuch__tool"]
+allow = ["cat__nosuch_tool"]
 `, tomlString(catalogServer(t)), tomlString(catalogFile(t, "github-like.jsonl"))))
 	for _, sub := range [][]string{{"serve", "--config", cfg}, {"check", "--config", cfg}} {
 		cmd := exec.Command(buildProxy(t), sub...)
@@ -260,7 +260,7 @@ allow = ["nosuch__tool"]
 			t.Errorf("%s: err = %v, want a non-zero exit\n%s", sub[0], err, out)
 			continue
 		}
-		if !strings.Contains(string(out), `"nosuch__tool"`) || !strings.Contains(string(out), "fails closed") {
+		if !strings.Contains(string(out), `"cat__nosuch_tool"`) || !strings.Contains(string(out), "fails closed") {
 			t.Errorf("%s: output does not name the entry:\n%s", sub[0], out)
 		}
 	}

@@ -59,16 +59,10 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 	unmatched := func(field string, list []*matcher) []string {
 		var out []string
 		for _, m := range list {
-			hit := false
-			for _, c := range cands {
-				if ok, _ := m.match(c); ok {
-					hit = true
-					break
-				}
-			}
-			if !hit {
+			if !anyMatch(m, cands, false) {
 				out = append(out, fmt.Sprintf("%s: no tool matches %q", field, m.raw))
 			}
+			out = append(out, deadMembers(field, m, cands, false, tools)...)
 		}
 		return out
 	}
@@ -98,6 +92,24 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 		return nil, fmt.Errorf("%s", msg)
 	}
 	warnings = allowMisses
+	if allowL == nil { // the profile is the base allow list (View.allow)
+		var prof *profile
+		for _, l := range v.layers {
+			if l.profile != nil {
+				prof = l.profile
+			}
+		}
+		if prof != nil && prof.name != ProfileFull && prof.name != ProfileMinimal {
+			pfx := "profiles." + prof.name
+			warnings = append(warnings, unmatched(pfx+".allow", prof.allow)...)
+			for _, m := range prof.deny {
+				if !anyMatch(m, cands, true) {
+					warnings = append(warnings, fmt.Sprintf("%s.deny: no tool matches %q", pfx, m.raw))
+				}
+				warnings = append(warnings, deadMembers(pfx+".deny", m, cands, true, tools)...)
+			}
+		}
+	}
 	var denyErrs []DenyMiss
 	for _, l := range v.layers {
 		for _, m := range l.deny {
@@ -108,6 +120,7 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 			switch {
 			case m.kind != kindLiteral:
 				warnings = append(warnings, fmt.Sprintf("%s: no tool matches %q", field, m.raw))
+				warnings = append(warnings, deadMembers(field, m, cands, true, tools)...)
 			case len(pending) > 0:
 				warnings = append(warnings, fmt.Sprintf("%s: %q matches no tool of the upstreams listed so far (by exposed name, id or name on its upstream; not listed yet: %s)", field, m.raw, strings.Join(pending, ", ")))
 			default:
@@ -117,10 +130,18 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 			}
 		}
 	}
+	for _, l := range v.layers {
+		for _, m := range l.deny {
+			if m.kind == kindGroup && anyMatch(m, cands, true) {
+				warnings = append(warnings, deadMembers(l.name+".deny", m, cands, true, tools)...)
+			}
+		}
+	}
 	for _, m := range p.approval {
 		if !anyMatch(m, cands, true) {
 			warnings = append(warnings, fmt.Sprintf("tools.require_approval: no tool matches %q", m.raw))
 		}
+		warnings = append(warnings, deadMembers("tools.require_approval", m, cands, true, tools)...)
 	}
 	if w := v.wideningWarning(tools); w != "" {
 		warnings = append(warnings, w)
@@ -180,6 +201,31 @@ func (p *Policy) upstreamNamed(pat string) string {
 		}
 	}
 	return best
+}
+
+// deadMembers names the members of group entry m (of list field) that
+// match no tool, nested groups' members included, one warning each, e.g.
+// `tools.allow: "group:dev" member "github__creat_issue" matches no tool;
+// did you mean "github__create_issue" (mcp:github:create_issue)?`; nil
+// when m is not a group. A group that matches some tools may still hold a
+// typo: naming only the group would hide which member it is.
+func deadMembers(field string, m *matcher, cands []*cand, safe bool, tools []Tool) []string {
+	if m.kind != kindGroup {
+		return nil
+	}
+	var out []string
+	for _, mm := range m.members {
+		switch {
+		case mm.kind == kindGroup:
+			out = append(out, deadMembers(field, mm, cands, safe, tools)...)
+		case anyMatch(mm, cands, safe):
+		case mm.kind == kindLiteral:
+			out = append(out, fmt.Sprintf("%s: %q member %q matches no tool%s", field, m.raw, mm.raw, meant(mm.pat, tools)))
+		default:
+			out = append(out, fmt.Sprintf("%s: %q member %q matches no tool", field, m.raw, mm.raw))
+		}
+	}
+	return out
 }
 
 // anyMatch reports whether m matches one of cands; safe: as a deny or

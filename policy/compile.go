@@ -97,6 +97,10 @@ type matcher struct {
 // compiler holds the name tables while Compile runs.
 type compiler struct {
 	upstreams map[string]bool      // lower-case names
+	names     []string             // upstream names as configured, sorted
+	prefixes  map[string]bool      // lower-case exposed-name prefixes ("github" of "github__")
+	prefixOf  []string             // those prefixes as configured, sorted
+	sep       string               // lower-case name separator, "" when NAME__ entries are not checked
 	groupSrc  map[string][]string  // lower-case name -> members
 	groupKey  map[string]string    // lower-case name -> key as configured
 	groupDone map[string]*groupRes // compiled (or failed) groups
@@ -139,9 +143,20 @@ func Compile(spec Spec) (*Policy, error) {
 		groupDone: map[string]*groupRes{},
 	}
 	p := &Policy{endpoints: map[string]*layer{}, upstreams: map[string]Upstream{}}
+	c.prefixes = map[string]bool{}
+	if len(spec.NameSeparator) >= 2 {
+		c.sep = strings.ToLower(spec.NameSeparator)
+	}
 	for _, u := range spec.Upstreams {
 		low := strings.ToLower(u.Name)
 		c.upstreams[low] = true
+		c.names = append(c.names, u.Name)
+		if pre, ok := strings.CutSuffix(strings.ToLower(u.NamePrefix), c.sep); ok && c.sep != "" && pre != "" {
+			c.prefixes[pre] = true
+			c.prefixOf = append(c.prefixOf, u.NamePrefix[:len(pre)])
+		} else {
+			c.sep = "" // an upstream without a prefix: any "a__b" may be one of its tools
+		}
 		p.upstreams[low] = Upstream{Name: u.Name, NamePrefix: strings.ToLower(u.NamePrefix), IDPrefix: strings.ToLower(u.IDPrefix)}
 		c.known = append(c.known, "group:"+u.Name)
 	}
@@ -167,6 +182,8 @@ func Compile(spec Spec) (*Policy, error) {
 		c.known = append(c.known, "group:"+name)
 	}
 	sort.Strings(c.known)
+	sort.Strings(c.names)
+	sort.Strings(c.prefixOf)
 	for _, name := range sortedKeys(spec.Groups) {
 		if _, ok := c.groupSrc[strings.ToLower(name)]; ok {
 			c.group(strings.ToLower(name))
@@ -316,10 +333,53 @@ func (c *compiler) entry(path []string, i int, raw string) *matcher {
 			Msg: fmt.Sprintf("%q names no upstream and no [groups] entry", raw), Name: raw, Candidates: c.known})
 		return nil
 	}
+	if pr, bad := c.unknownUpstream(raw); bad {
+		pr.Path, pr.Index = path, i
+		c.problems = append(c.problems, pr)
+		return nil
+	}
 	if IsGlob(raw) {
 		return &matcher{raw: raw, kind: kindGlob, pat: low}
 	}
 	return &matcher{raw: raw, kind: kindLiteral, pat: low}
+}
+
+// unknownUpstream reports an entry (literal or glob) that names an
+// upstream the config does not have by its form: an id or id glob
+// "mcp:NAME:…", or an exposed name or glob "NAME__…" (with a separator
+// of two or more characters, and only when every upstream has a prefix:
+// otherwise "a__b" may be a tool's own name). Such an entry can never
+// match, so a typo in an upstream name ("gihub__create_issue") would
+// leave a rule silently empty. A NAME with '*' or '?' is not checked.
+func (c *compiler) unknownUpstream(raw string) (Problem, bool) {
+	low := strings.ToLower(raw)
+	if rest, ok := strings.CutPrefix(low, "mcp:"); ok {
+		name, _, ok := strings.Cut(rest, ":")
+		if !ok || name == "" || IsGlob(name) || c.upstreams[name] {
+			return Problem{}, false
+		}
+		return Problem{Msg: fmt.Sprintf("%q names upstream %q, which is not configured", raw, rawPart(raw, len("mcp:"), len(name))),
+			Name: name, Candidates: c.names, ListCandidates: true}, true
+	}
+	if c.sep == "" {
+		return Problem{}, false
+	}
+	name, _, ok := strings.Cut(low, c.sep)
+	if !ok || name == "" || IsGlob(name) || c.prefixes[name] {
+		return Problem{}, false
+	}
+	return Problem{Msg: fmt.Sprintf("%q: no configured upstream has the prefix %q", raw, rawPart(raw, 0, len(name))),
+		Name: name, Candidates: c.prefixOf, ListCandidates: true,
+		Note: fmt.Sprintf("a tool whose own name contains %q is written as its id mcp:UPSTREAM:NAME", c.sep)}, true
+}
+
+// rawPart is raw[at:at+n] when lower-casing kept raw's byte offsets, else
+// the lower-case part of it.
+func rawPart(raw string, at, n int) string {
+	if low := strings.ToLower(raw); len(low) == len(raw) {
+		return raw[at : at+n]
+	}
+	return strings.ToLower(raw)[at : at+n]
 }
 
 // group compiles the members of the [groups] entry with lower-case name

@@ -355,7 +355,7 @@ func TestPolicyEndpoints(t *testing.T) {
 
 func TestPolicyCheckFailClosed(t *testing.T) {
 	t.Run("nothing resolves", func(t *testing.T) {
-		p := polFixture{Tools: Rules{Allow: []string{"nosuch__tool", "group:github"}, AlsoAllow: []string{"mcp:x:y"}}}.compile(t)
+		p := polFixture{Tools: Rules{Allow: []string{"nosuch__tool", "group:github"}, AlsoAllow: []string{"mcp:github:y"}}}.compile(t)
 		// The catalog has no github tools (yet): the allow list resolves to nothing.
 		noGitHub := []Tool{polEnt("slack", "post_message")}
 		_, err := p.Check(Subject{}, noGitHub)
@@ -366,7 +366,7 @@ func TestPolicyCheckFailClosed(t *testing.T) {
 			`the main endpoint: explicit allow list resolves to no callable tool`,
 			`tools.allow: no tool matches "nosuch__tool"`,
 			`tools.allow: no tool matches "group:github"`,
-			`tools.also_allow: no tool matches "mcp:x:y"`,
+			`tools.also_allow: no tool matches "mcp:github:y"`,
 		} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("error %q lacks %q", err, want)
@@ -716,5 +716,52 @@ func TestDenyMissUpstreamAndClosed(t *testing.T) {
 	}
 	if cp.ClosedReason("GitHub") != "closed: why" || p.ClosedReason("github") != "" || !p.View(Subject{}).Allowed(polEnt("github", "get_issue")) {
 		t.Error("Closed changed p, or ClosedReason does not ignore case")
+	}
+}
+
+// TestGroupMemberAndProfileWarnings: a group member that matches no tool
+// is named (with the tools it may have meant) whether or not the group
+// matches others, nested groups too, in allow, deny and require_approval
+// lists; so are the entries of the profile in use.
+func TestGroupMemberAndProfileWarnings(t *testing.T) {
+	p := polFixture{
+		Groups: map[string][]string{
+			"dev":   {"github__create_issue", "github__creat_issue", "group:inner"},
+			"inner": {"slack__nope_*"},
+			"gone":  {"github__delete_rep"},
+		},
+		Tools:           Rules{Allow: []string{"group:dev"}, Deny: []string{"group:gone"}},
+		RequireApproval: []string{"group:dev"},
+	}.compile(t)
+	warns, err := p.Check(Subject{}, polCatalog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(warns, "\n")
+	for _, want := range []string{
+		`tools.allow: "group:dev" member "github__creat_issue" matches no tool; did you mean "github__create_issue" (mcp:github:create_issue)`,
+		`tools.allow: "group:inner" member "slack__nope_*" matches no tool`,
+		`tools.deny: no tool matches "group:gone"`,
+		`tools.deny: "group:gone" member "github__delete_rep" matches no tool; did you mean "github__delete_repo" (mcp:github:delete_repo)?`,
+		`tools.require_approval: "group:dev" member "github__creat_issue" matches no tool`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, `member "github__create_issue"`) {
+		t.Errorf("a member that matches was named:\n%s", got)
+	}
+
+	p = polFixture{
+		Profiles: map[string]Profile{"ro": {Allow: []string{"github__get_*", "fs__raed_file"}, Deny: []string{"slack__nope"}}},
+		Tools:    Rules{Profile: "ro"},
+	}.compile(t)
+	warns, _ = p.Check(Subject{}, polCatalog())
+	got = strings.Join(warns, "\n")
+	for _, want := range []string{`profiles.ro.allow: no tool matches "fs__raed_file"`, `profiles.ro.deny: no tool matches "slack__nope"`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("warnings lack %q:\n%s", want, got)
+		}
 	}
 }

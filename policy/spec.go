@@ -46,6 +46,10 @@ type Spec struct {
 	Groups          map[string][]string
 	Endpoints       map[string]Rules // [endpoints.NAME].tools
 	Upstreams       []Upstream
+	// NameSeparator is server.name_separator ("__"). With one of two or
+	// more characters, an entry "NAME__…" whose NAME is no upstream's
+	// prefix is an error (unknownUpstream); "" skips that check.
+	NameSeparator string
 }
 
 // Problem is one error in a Spec, at a config key.
@@ -63,6 +67,9 @@ type Problem struct {
 	Name           string
 	Candidates     []string
 	ListCandidates bool
+	// Note, when set, follows the hint: how to write what may have been
+	// meant otherwise.
+	Note string
 }
 
 // Key renders Path and Index the way TOML writes keys:
@@ -90,6 +97,9 @@ func (p Problem) Error() string {
 	msg := p.Msg
 	if p.ListCandidates && len(p.Candidates) > 0 {
 		msg += " (known: " + quoteList(p.Candidates) + ")"
+	}
+	if p.Note != "" {
+		msg += "; " + p.Note
 	}
 	if k := p.Key(); k != "" {
 		return k + ": " + msg

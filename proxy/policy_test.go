@@ -115,7 +115,7 @@ func TestPolicyByClient(t *testing.T) {
 // naming the entry.
 func TestPolicyFailsClosed(t *testing.T) {
 	up := startTestUpstream(t)
-	text := fmt.Sprintf("[upstreams.up]\nurl = %s\n[tools]\nallow = [\"nosuch__tool\"]\n", tomlQuote(up.URL))
+	text := fmt.Sprintf("[upstreams.up]\nurl = %s\n[tools]\nallow = [\"up__nosuch_tool\"]\n", tomlQuote(up.URL))
 	cfg, err := config.Parse([]byte(text), filepath.Join(t.TempDir(), "c.toml"), func(string) (string, bool) { return "", false })
 	if err != nil {
 		t.Fatal(err)
@@ -126,7 +126,7 @@ func TestPolicyFailsClosed(t *testing.T) {
 	}
 	defer p.Close(context.Background())
 	err = p.Start(context.Background())
-	if err == nil || !strings.Contains(err.Error(), `"nosuch__tool"`) {
-		t.Fatalf("Start: err = %v, want a fail-closed error naming \"nosuch__tool\"", err)
+	if err == nil || !strings.Contains(err.Error(), `"up__nosuch_tool"`) {
+		t.Fatalf("Start: err = %v, want a fail-closed error naming \"up__nosuch_tool\"", err)
 	}
 }

@@ -303,9 +303,10 @@ func TestParamHeadersDenied2026(t *testing.T) {
 		})
 	up := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: true}))
 	t.Cleanup(up.Close)
-	// (A glob: in the deployment without r, a literal deny entry would
-	// match no tool and refuse the config.)
-	const rule = "[tools.by_client.\"x*\"]\ndeny = [\"r__regiona?\"]\n"
+	// (A glob, and not "r__…": in the deployment without r, a literal
+	// deny entry would match no tool, and one naming upstream r would
+	// refuse the config.)
+	const rule = "[tools.by_client.\"x*\"]\ndeny = [\"*__regiona?\"]\n"
 	with, _ := testProxy(t, "[server]\ntransport = \"http\"\n[upstreams.t]\nurl = %[1]s\n[upstreams.r]\nurl = "+tomlQuote(up.URL)+"\n"+rule)
 	without, _ := testProxy(t, "[server]\ntransport = \"http\"\n[upstreams.t]\nurl = %[1]s\n"+rule)
 	withURL, withoutURL := frontURL(t, with), frontURL(t, without)

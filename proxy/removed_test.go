@@ -26,7 +26,7 @@ func TestRemovedUpstreamReason(t *testing.T) {
 	const removed = `MCP server "gone", which provided this tool, was removed from the proxy's configuration (config reload)`
 	reload := reloadText
 	keepOnly := func(mode string) string {
-		return mode + fmt.Sprintf("[upstreams.keep]\nurl = %s\n[tools]\ndeny = [\"gone__paid\"]\n", tomlQuote(up.URL))
+		return mode + fmt.Sprintf("[upstreams.keep]\nurl = %s\n[tools]\ndeny = [\"*__paid\"]\n", tomlQuote(up.URL))
 	}
 
 	t.Run("tools mode", func(t *testing.T) {
