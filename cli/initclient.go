@@ -35,7 +35,15 @@ type initClientOpts struct {
 func runInitClient(o initClientOpts, stdout, stderr io.Writer) int {
 	c, err := clientconfig.ClientNamed(o.client)
 	if err != nil {
-		fmt.Fprintf(stderr, "mcp-toolsearch init: --client: %v\n", err)
+		var names []string
+		for _, c := range clientconfig.Clients {
+			names = append(names, c.Name)
+		}
+		if n := config.Suggest(o.client, names); n != "" {
+			fmt.Fprintf(stderr, "mcp-toolsearch init: --client: %v (did you mean %q?)\n", err, n)
+		} else {
+			fmt.Fprintf(stderr, "mcp-toolsearch init: --client: %v\n", err)
+		}
 		return exitUsage
 	}
 	cfgPath, err := filepath.Abs(o.config)

@@ -72,6 +72,7 @@ func TestInitClient(t *testing.T) {
 		want string
 	}{
 		{[]string{"init", "--client", "windsurf"}, `unknown client "windsurf": want one of claude-code,`},
+		{[]string{"init", "--client", "vscod"}, `unknown client "vscod": want one of claude-code, claude-desktop, cursor, vscode, copilot-cli, gemini-cli, codex (did you mean "vscode"?)`},
 		{[]string{"init", "--write"}, "go with --client NAME"},
 		{[]string{"init", "--client", "cursor", "--print"}, "--client takes no --print"},
 		{[]string{"init", "--client", "cursor", "-o", cfg, "--name", "a b"}, `server name "a b"`},
