@@ -75,6 +75,19 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
+// TestCheckWarnsOnce: check says a config warning (a clamped value) once,
+// in its log, not again in its report.
+func TestCheckWarnsOnce(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(cfg, []byte("[upstreams.x]\ncommand = \"true\"\n[tool_search]\nmax_search_limit = 500\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errs := run("check", "--config", cfg)
+	if n := strings.Count(out+errs, "tool_search.max_search_limit: 500 is outside 1..50; using 50"); n != 1 {
+		t.Errorf("the clamp warning is said %d times:\n%s%s", n, out, errs)
+	}
+}
+
 func TestModeOverrideValidated(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "c.toml")
 	if err := os.WriteFile(cfg, []byte("[upstreams.x]\ncommand = \"true\"\n"), 0o644); err != nil {

@@ -154,8 +154,5 @@ func (c *Config) Summary() string {
 	}
 	tel := c.Telemetry
 	w("telemetry: session_log=%q log_arguments=%t metrics_listen=%q", tel.SessionLog, tel.LogArguments, tel.MetricsListen)
-	for _, warn := range c.Warnings {
-		w("warning: %s", warn)
-	}
-	return c.Redact(b.String())
+	return c.Redact(b.String()) // warnings: Config.Warnings, logged by the command that loads it
 }
