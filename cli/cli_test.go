@@ -320,6 +320,44 @@ func TestInitStarterGivesNpxTimeToDownload(t *testing.T) {
 	}
 }
 
+// TestInitStarterShowsWhatConfigShows: an env variable the shipped
+// config.toml marks public (a path, not a secret) is public in the
+// starter config too, for the upstream of the same name: check shows its
+// value, not "***".
+func TestInitStarterShowsWhatConfigShows(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "starter.toml")
+	if code, _, errs := run("init", "-o", cfg); code != exitOK {
+		t.Fatalf("init: exit %d: %s", code, errs)
+	}
+	starter, err := config.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shipped, err := config.Load(filepath.Join("..", "config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for name, su := range starter.Upstreams {
+		u := shipped.Upstreams[name]
+		if u == nil {
+			continue
+		}
+		for k, v := range su.Env {
+			if !u.IsPublic(k) {
+				continue
+			}
+			checked++
+			if !su.IsPublic(k) || strings.Contains(starter.Summary(), "***") || starter.Redact(v) != v {
+				t.Errorf("starter upstream %s: env %s is public in config.toml, not in the starter (check shows %q)", name, k, starter.Redact(v))
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no env variable of the starter is public in config.toml: the test checks nothing")
+	}
+}
+
 // TestDeadlinesEndBeforeClientTimeout: the shipped
 // config.toml, `init`'s starter and the default call_timeout end a code run
 // and a tools/call before 60 s, the TypeScript SDK's default request

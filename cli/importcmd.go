@@ -205,6 +205,7 @@ code_timeout_ms = 55000
 command = "npx"
 args = ["-y", "@modelcontextprotocol/server-memory"]
 env = { MEMORY_FILE_PATH = "${CONFIG_DIR}/memory.jsonl" }
+public = ["MEMORY_FILE_PATH"]  # a path, not a secret: shown by check and in logs
 # npx downloads the server on its first start, which can take longer than the
 # default 30 s; a start stopped halfway leaves npx's cache broken (every later
 # start fails with ERR_MODULE_NOT_FOUND until ~/.npm/_npx is removed).
