@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,6 +78,9 @@ type wire struct {
 	// HTTP transport, for own requests; the go-sdk's answers get the same
 	// in httpConn.lostInAnswers).
 	lostSession func(*jsonrpc.Error) error
+	// cancelled are the ids of our calls cancelled lately
+	// (forgetCancelled), the last maxCancelled, oldest first.
+	cancelled []int64
 }
 
 type pendingCall struct {
@@ -236,9 +240,16 @@ func cursorOf(params json.RawMessage) string {
 	return p.Cursor
 }
 
-// forgetCancelled drops the pending entry of a call the go-sdk cancelled
-// (it sends notifications/cancelled and stops waiting); a late answer is
-// then skipped like any unknown one.
+// maxCancelled bounds wire.cancelled.
+const maxCancelled = 64
+
+// forgetCancelled drops the pending entry of a call that was cancelled
+// (notifications/cancelled: the go-sdk or the wire stops waiting) and
+// remembers its id: a late answer is dropped (lateAnswer) rather than
+// reported as a fault. MCP (basic/utilities/cancellation) lets the server
+// answer a request it was told is cancelled, and asks the sender to
+// ignore that answer; one that comes often when the proxy stops while an
+// upstream is still answering its first tools/list.
 func (w *wire) forgetCancelled(params json.RawMessage) {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
@@ -249,8 +260,32 @@ func (w *wire) forgetCancelled(params json.RawMessage) {
 	if id, err := strconv.ParseInt(string(p.RequestID), 10, 64); err == nil {
 		w.mu.Lock()
 		delete(w.pending, id)
+		if len(w.cancelled) == maxCancelled {
+			w.cancelled = append(w.cancelled[:0], w.cancelled[1:]...)
+		}
+		w.cancelled = append(w.cancelled, id)
 		w.mu.Unlock()
 	}
+}
+
+// lateAnswer reports whether f answers a call of ours that was cancelled
+// (forgetCancelled), and forgets that id.
+func (w *wire) lateAnswer(f frameFields) bool {
+	if !f.hasID || f.method != nil {
+		return false
+	}
+	id, err := strconv.ParseInt(string(f.id), 10, 64)
+	if err != nil {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	i := slices.Index(w.cancelled, id)
+	if i < 0 {
+		return false
+	}
+	w.cancelled = slices.Delete(w.cancelled, i, i+1)
+	return true
 }
 
 // --- incoming -------------------------------------------------------------
@@ -344,6 +379,10 @@ func (w *wire) decode(frame []byte) []jsonrpc.Message {
 	}
 	if f.method != nil {
 		return w.request(f, frame)
+	}
+	if w.lateAnswer(f) {
+		w.log.Debug("dropped the upstream's answer to a request it was told is cancelled", "id", string(f.id))
+		return nil
 	}
 	// An answer that is not to a pending call of ours.
 	w.skipped.note("an answer to no pending request", frame)

@@ -233,3 +233,32 @@ func TestSniffer(t *testing.T) {
 		}
 	}
 }
+
+// An answer to a call the proxy cancelled (notifications/cancelled) is
+// dropped without a warning: MCP lets the server send it and asks the
+// sender to ignore it. An answer to an id never asked for is still
+// reported.
+func TestStdioLateAnswerToCancelledCallDropped(t *testing.T) {
+	p := newPipeConn(t, MaxMessageBytes)
+	p.call(t, 2, "tools/list", `{}`)
+	p.writeLine(t, &jsonrpc.Request{Method: "notifications/cancelled", Params: json.RawMessage(`{"reason":"context canceled","requestId":2}`)})
+	p.call(t, 3, "ping", `{}`)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, `{"jsonrpc":"2.0","id":3,"result":{}}`)
+	if r, ok := p.read(t).(*jsonrpc.Response); !ok || r.ID.Raw() != int64(3) || r.Error != nil {
+		t.Fatalf("got %#v, want the answer to 3 (the one to the cancelled 2 dropped)", r)
+	}
+	if strings.Contains(p.log.String(), "skipped a line") {
+		t.Errorf("the late answer to a cancelled call was reported:\n%s", p.log.String())
+	}
+	if n, _ := p.skippedFrames(); n != 0 {
+		t.Errorf("%d frames counted as skipped, want 0", n)
+	}
+	p.call(t, 4, "ping", `{}`)
+	p.send(t, `{"jsonrpc":"2.0","id":2,"result":{"tools":[]}}`, `{"jsonrpc":"2.0","id":44,"result":{}}`, `{"jsonrpc":"2.0","id":4,"result":{}}`)
+	if r, ok := p.read(t).(*jsonrpc.Response); !ok || r.ID.Raw() != int64(4) {
+		t.Fatalf("got %#v, want the answer to 4", r)
+	}
+	if n := strings.Count(p.log.String(), "an answer to no pending request"); n != 2 {
+		t.Errorf("%d answers to no pending request reported, want 2 (a second answer to 2, and 44):\n%s", n, p.log.String())
+	}
+}
