@@ -2,9 +2,14 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -111,5 +116,43 @@ func TestDeadDenyClosesUpstreamWhileServing(t *testing.T) {
 	}
 	if p.pol().ClosedReason("other") != "" {
 		t.Errorf("the other upstream is closed too")
+	}
+}
+
+// TestDeadDenyAfterRelisting: an upstream that renames a denied tool
+// while the proxy serves (notifications/tools/list_changed) is closed at
+// its new listing: the tool under its new name is never callable.
+func TestDeadDenyAfterRelisting(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "renamer", Version: "1"}, nil)
+	var calls atomic.Int32
+	add := func(name string) {
+		s.AddTool(&mcp.Tool{Name: name, InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	}
+	add("echo")
+	add("delete_repo")
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(hs.Close)
+	p := startProxyText(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.up]\nurl = %s\n[tools]\ndeny = [\"mcp:up:delete_repo\"]\n", tomlQuote(hs.URL)))
+	cs := connect(t, p, "model", nil)
+	if names := listNames(t, cs); !slices.Equal(names, []string{"up__echo"}) {
+		t.Fatalf("tools/list = %v", names)
+	}
+	s.RemoveTools("delete_repo")
+	add("delete_repository")
+	deadline := time.Now().Add(30 * time.Second)
+	for p.pol().ClosedReason("up") == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("the upstream was not closed after renaming its denied tool")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if names := listNames(t, cs); len(names) != 0 {
+		t.Errorf("tools/list after the rename = %v, want nothing of the closed upstream", names)
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "up__delete_repository", Arguments: map[string]any{}}); err == nil || calls.Load() != 0 {
+		t.Errorf("the renamed tool was called: err %v, calls %d", err, calls.Load())
 	}
 }

@@ -146,46 +146,57 @@ func closedBy(misses []policy.DenyMiss, cfg *config.Config) map[string]string {
 	return out
 }
 
-// closeDeadDenies applies what pol's check found once the proxy serves:
-// the upstreams the deny entries that match no tool name are closed
+// closeDeadDenies runs the config's policy check against the current
+// catalog once the proxy serves and applies what it finds: the upstreams
+// the deny entries that match no tool name are closed
 // (policy.Policy.Closed: their tools neither listed nor callable, their
 // resources and prompts hidden, the reason told to the sessions that may
 // see them), each miss logged as an error with the tools it may have
-// meant; the other upstreams reopen. It does nothing when a reload
-// replaced pol meanwhile (the reload checks its own).
+// meant; the other upstreams reopen. It returns the check's other error
+// (an allow list resolving to no callable tool). Warnings are logged when
+// warn is set. It holds p.reloadMu (recheckDeniesLocked).
 //
 // Trust: the operator's config is trusted, but a deny entry that names no
 // tool may be one whose tool the upstream renamed; serving that upstream
 // would expose what the entry was written to keep away, and stopping the
 // proxy would take every other upstream down and leave the client with a
 // server that died after answering it.
-func (p *Proxy) closeDeadDenies(pol *policy.Policy, misses []policy.DenyMiss) {
-	for _, m := range misses {
-		up := m.Upstream
-		if up == "" {
-			up = "every upstream (the entry names none)"
-		}
-		p.log.Error("policy: a deny entry matches no tool; the upstream it names is closed (its tools neither listed nor callable) until a reload with a fixed config", "upstream", up, "detail", m.String())
-	}
-	cfg := p.conf()
-	closed := closedBy(misses, cfg)
+func (p *Proxy) closeDeadDenies(warn bool) error {
 	p.reloadMu.Lock()
-	if p.polOpen.Load() != pol {
-		p.reloadMu.Unlock()
-		return
-	}
+	defer p.reloadMu.Unlock()
+	_, err := p.recheckDeniesLocked(warn, true)
+	return err
+}
+
+// recheckDeniesLocked is closeDeadDenies with p.reloadMu held. The misses
+// are logged when logAlways is set, else only when what is closed
+// changes (a new listing of an upstream: applyListing). changed reports
+// whether it did.
+func (p *Proxy) recheckDeniesLocked(warn, logAlways bool) (changed bool, err error) {
+	pol, cfg := p.polOpen.Load(), p.conf()
+	misses, err := p.checkPolicy(pol, cfg, p.catalog().Snapshot(), warn)
+	closed := closedBy(misses, cfg)
 	was := p.polP.Load()
-	if sameClosed(was, closed, cfg) {
-		p.reloadMu.Unlock()
-		return
+	changed = !sameClosed(was, closed, cfg)
+	if logAlways || changed {
+		for _, m := range misses {
+			up := m.Upstream
+			if up == "" {
+				up = "every upstream (the entry names none)"
+			}
+			p.log.Error("policy: a deny entry matches no tool; the upstream it names is closed (its tools neither listed nor callable) until a reload with a fixed config", "upstream", up, "detail", m.String())
+		}
+	}
+	if !changed {
+		return false, err
 	}
 	p.polP.Store(pol.Closed(closed))
 	p.pt.policyChanged()
-	p.reloadMu.Unlock()
 	p.logReopened(was, closed, cfg)
 	p.notifyToolsChanged()
 	p.pt.listChanged("resources")
 	p.pt.listChanged("prompts")
+	return true, err
 }
 
 // sameClosed reports whether pol closes exactly the upstreams of closed,

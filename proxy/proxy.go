@@ -396,10 +396,7 @@ func (p *Proxy) checkPolicyWhenSettled() {
 	}
 	// Serving already: a deny entry that matches no tool closes its
 	// upstream (closeDeadDenies) rather than stopping every other one.
-	pol := p.polOpen.Load()
-	misses, err := p.checkPolicy(pol, p.conf(), p.catalog().Snapshot(), true)
-	p.closeDeadDenies(pol, misses)
-	if err != nil {
+	if err := p.closeDeadDenies(true); err != nil {
 		err = fmt.Errorf("policy fails closed: %w", err)
 		p.log.Error("stopping: " + p.conf().Redact(err.Error()))
 		select {
@@ -500,6 +497,11 @@ func (p *Proxy) applyListing(up string, tools []*mcp.Tool) {
 		}
 		p.warnToolRefs()     // toolrefs.go
 		p.pt.resubscribe(up) // a new upstream session holds no subscription yet
+		if p.startSettled.Load() {
+			// A listing after the start (an upstream that was down, a
+			// list_changed) may leave a deny entry naming no tool.
+			_, _ = p.recheckDeniesLocked(false, false) // policy.go
+		}
 	}
 	p.notifyToolsChanged()
 }

@@ -303,10 +303,7 @@ func (p *Proxy) checkPolicyWhenStarted(pl upstream.Plan) {
 }
 
 func (p *Proxy) checkReloadedPolicy() {
-	pol := p.polOpen.Load()
-	misses, err := p.checkPolicy(pol, p.conf(), p.catalog().Snapshot(), true)
-	p.closeDeadDenies(pol, misses)
-	if err != nil {
+	if err := p.closeDeadDenies(true); err != nil {
 		p.log.Error("reload: the new policy fails closed; the subjects it names see no tool", "err", fmt.Errorf("policy fails closed: %w", err))
 	}
 }
