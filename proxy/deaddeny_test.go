@@ -156,3 +156,17 @@ func TestDeadDenyAfterRelisting(t *testing.T) {
 		t.Errorf("the renamed tool was called: err %v, calls %d", err, calls.Load())
 	}
 }
+
+// TestDenyOfDisabledUpstream: a deny entry for a tool of a disabled
+// upstream is no dead entry while the upstream is off: the start does not
+// fail closed on it and nothing is closed.
+func TestDenyOfDisabledUpstream(t *testing.T) {
+	up := startTestUpstream(t)
+	p := startProxyText(t, fmt.Sprintf("[upstreams.up]\nurl = %s\n[upstreams.off]\ncommand = \"nosuch-command\"\nenabled = false\n[tools]\ndeny = [\"mcp:off:delete_thing\", \"off__drop\"]\n", tomlQuote(up.URL)))
+	if err := p.CheckPolicy(); err != nil {
+		t.Fatalf("CheckPolicy: %v", err)
+	}
+	if p.pol() != p.polOpen.Load() {
+		t.Error("an upstream is closed")
+	}
+}

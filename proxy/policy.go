@@ -3,6 +3,7 @@ package proxy
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
@@ -112,6 +113,16 @@ func (p *Proxy) checkPolicy(pol *policy.Policy, cfg *config.Config, snap *catalo
 			errs = append(errs, err)
 		}
 	}
+	// An entry for a tool of a disabled upstream keeps nothing away while
+	// it is off; it is checked once the upstream is enabled (a reload).
+	misses = slices.DeleteFunc(misses, func(m policy.DenyMiss) bool {
+		u, ok := cfg.Upstreams[m.Upstream]
+		off := m.Upstream != "" && ok && u != nil && !u.IsEnabled()
+		if off && warn {
+			p.log.Warn(fmt.Sprintf("policy: %s: %q names a tool of upstream %q, which is disabled: it is checked once the upstream is enabled", m.Field, m.Entry, m.Upstream))
+		}
+		return off
+	})
 	return misses, errors.Join(errs...)
 }
 
