@@ -124,8 +124,9 @@ func (p *Policy) CheckPending(s Subject, tools []Tool, pending []string) (warnin
 			case len(pending) > 0:
 				warnings = append(warnings, fmt.Sprintf("%s: %q matches no tool of the upstreams listed so far (by exposed name, id or name on its upstream; not listed yet: %s)", field, m.raw, strings.Join(pending, ", ")))
 			default:
-				mt := meant(m.pat, tools)
-				denyErrs = append(denyErrs, DenyMiss{Field: field, Entry: m.raw, Upstream: p.upstreamNamed(m.pat), Meant: mt,
+				up := p.upstreamNamed(m.pat)
+				mt := meant(m.pat, toolsOf(tools, up))
+				denyErrs = append(denyErrs, DenyMiss{Field: field, Entry: m.raw, Upstream: up, Meant: mt,
 					text: fmt.Sprintf("%s: %q matches no tool (by exposed name, id or name on its upstream)%s", field, m.raw, mt)})
 			}
 		}
@@ -186,6 +187,20 @@ func (e *DenyMissError) Error() string {
 		texts[i] = m.text
 	}
 	return "a deny entry matches no tool, so it keeps nothing away: " + strings.Join(texts, "; ") + " (write the tool's exposed name, its id mcp:UPSTREAM:NAME or its name on its upstream, or a glob)"
+}
+
+// toolsOf is the tools of upstream up ("": all of tools).
+func toolsOf(tools []Tool, up string) []Tool {
+	if up == "" {
+		return tools
+	}
+	var out []Tool
+	for _, t := range tools {
+		if strings.EqualFold(t.Upstream, up) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // upstreamNamed is the configured upstream whose id namespace

@@ -702,6 +702,11 @@ func TestDenyMissUpstreamAndClosed(t *testing.T) {
 	if got["mcp:github:nope"] != "github" || got["slack__nope"] != "slack" || got["nope"] != "" {
 		t.Errorf("upstreams named: %v", got)
 	}
+	// The tools it may have meant are those of the upstream it names.
+	p = polFixture{Tools: Rules{Deny: []string{"slack__read_file"}}}.compile(t)
+	if _, err := p.Check(Subject{}, polCatalog()); err == nil || strings.Contains(err.Error(), "fs__read_file") {
+		t.Errorf("a miss naming slack suggests another upstream's tool: %v", err)
+	}
 
 	cp := p.Closed(map[string]string{"github": "closed: why"})
 	v := cp.View(Subject{})
