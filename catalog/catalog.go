@@ -103,13 +103,6 @@ func (c *Catalog) SetSemantic(on bool) {
 	c.rebuildLocked(nil)
 }
 
-// SetDense is what [tool_search] dense sets. The dense signal (a static
-// word-embedding table, 6.3 MB of the binary) was taken out: switched on it
-// lifted nDCG@10 by at most +0.02 on one labelled set and lowered it on the
-// others, short of what its size had to earn. The key is still read, so
-// configs that set it keep starting; it changes nothing.
-func (c *Catalog) SetDense(bool) {}
-
 // Snapshot returns the current state. It never returns nil and never
 // waits: a rebuild in progress publishes its snapshot when it is done.
 func (c *Catalog) Snapshot() *Snapshot {

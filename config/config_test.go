@@ -915,3 +915,14 @@ func TestModeImpliesEnabled(t *testing.T) {
 		t.Errorf("no [tool_search]: enabled %v warnings %q (direct mode is the default)", c.ToolSearch.Enabled, c.Warnings)
 	}
 }
+
+// tool_search.dense is still read (older configs keep starting) and a
+// warning says it changes nothing.
+func TestDenseKeyWarns(t *testing.T) {
+	for _, v := range []string{"true", "false"} {
+		c := mustParse(t, minimal+"[tool_search]\ndense = "+v+"\n", nil)
+		if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "tool_search.dense") || !strings.Contains(c.Warnings[0], "has no effect") {
+			t.Errorf("dense = %s: warnings %q, want one naming tool_search.dense", v, c.Warnings)
+		}
+	}
+}
