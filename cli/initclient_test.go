@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +23,8 @@ func TestInitClient(t *testing.T) {
 	if _, err := os.Stat(cfg); err != nil {
 		t.Errorf("starter config not written: %v", err)
 	}
-	for _, want := range []string{`"command": "/opt/mts"`, `"--config",`, `"` + cfg + `"`, `"alwaysLoad": true`} {
+	cfgJSON, _ := json.Marshal(cfg) // the path as a JSON string (Windows backslashes escaped)
+	for _, want := range []string{`"command": "/opt/mts"`, `"--config",`, string(cfgJSON), `"alwaysLoad": true`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("snippet lacks %s:\n%s", want, out)
 		}
