@@ -140,17 +140,5 @@ func indexFold(s, lower string) int {
 // hasPrefixFold is strings.HasPrefix of an ASCII lower-case prefix,
 // ignoring the case of s's ASCII letters.
 func hasPrefixFold(s, lower string) bool {
-	if len(s) < len(lower) {
-		return false
-	}
-	for j := 0; j < len(lower); j++ {
-		c := s[j]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[j] {
-			return false
-		}
-	}
-	return true
+	return len(s) >= len(lower) && strings.EqualFold(s[:len(lower)], lower)
 }
