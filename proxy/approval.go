@@ -20,8 +20,8 @@ import (
 	"github.com/mcp-toolsearch/mcp-toolsearch/redact"
 )
 
-// Approval (SPEC §6 "a call blocked by policy or approval
-// reports that it was blocked and never goes around the block").
+// Approval: a call blocked by policy or by a missing approval says that
+// it was blocked, and nothing runs the tool around the block.
 //
 // A call of a tool matched by [tools] require_approval runs only after a
 // person said yes:

@@ -13,7 +13,7 @@ import (
 // (Prometheus text format, the same registry as the HTTP front's /metrics)
 // and /healthz (see HealthHandler), and nothing else. It exists for stdio
 // deployments, where the client owns stdin/stdout and there is no HTTP
-// front to mount /metrics on (SPEC §7). Like /metrics on the HTTP
+// front to mount /metrics on. Like /metrics on the HTTP
 // front it has no bearer token: it carries no argument values or secrets.
 type MetricsServer struct {
 	srv  *http.Server

@@ -292,8 +292,9 @@ func (p *Proxy) Start(ctx context.Context) error {
 		return nil
 	}
 	p.startSettled.Store(true)
-	// Fail closed (SPEC §6): an explicit allow list resolving to no
-	// callable tool stops the run.
+	// Fail closed: an explicit allow list resolving to no callable tool
+	// stops the run (the operator meant some tools to be callable; none
+	// is, so the config does not say what it meant).
 	return p.CheckPolicy()
 }
 
