@@ -250,6 +250,7 @@ func claudeCodeBin(t *testing.T) string {
 // the server's alwaysLoad; without it, the tools' own
 // _meta["anthropic/alwaysLoad"] does.
 func TestAgentClaudeCode(t *testing.T) {
+	waitsMostly(t)
 	bin := claudeCodeBin(t)
 	for _, tc := range []struct {
 		name  string
@@ -295,6 +296,7 @@ func TestAgentClaudeCode(t *testing.T) {
 // from init --client. Codex groups a server's tools in a namespace
 // (mcp__toolsearch) whose description is the proxy's instructions.
 func TestAgentCodex(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	js := filepath.Join(integrationDir(t), "node_modules", "@openai", "codex", "bin", "codex.js")
 	if _, err := os.Stat(js); err != nil {
@@ -363,6 +365,7 @@ wire_api = "responses"
 // API on loopback and the entry from init --client in its user settings
 // (folder trust off: the test's folder is new).
 func TestAgentGemini(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	js := filepath.Join(integrationDir(t), "node_modules", "@google", "gemini-cli", "bundle", "gemini.js")
 	if _, err := os.Stat(js); err != nil {

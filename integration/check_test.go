@@ -34,6 +34,7 @@ func TestCheckToolRefTypos(t *testing.T) {
 // initialize (it was "exited with status 0": the exit that followed the
 // timeout), and does not promise background retries.
 func TestCheckStartFailureReason(t *testing.T) {
+	waitsMostly(t)
 	dir := t.TempDir()
 	script := filepath.Join(dir, "garbage.sh")
 	if err := os.WriteFile(script, []byte("#!/bin/sh\necho 'hello this is not json'\ncat > /dev/null\n"), 0o755); err != nil {

@@ -62,6 +62,7 @@ return await openclaw.tools.call(t.id, {owner: "octo", repo: "hello", title: "Cr
 // returns the github upstream's real result: the same content and
 // structuredContent as a call straight to that upstream.
 func TestCodeModeSeedExample(t *testing.T) {
+	waitsMostly(t)
 	cfg := defaultConfig(t)
 	// The runs first: the proxy answers tools/list at once, and the first
 	// run waits for the upstreams still starting; listed after it, the

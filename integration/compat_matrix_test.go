@@ -77,6 +77,7 @@ type mxCell struct {
 }
 
 func TestCompatMatrix(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	began := time.Now()
 	conf := goBinary(t, "gosdk-conformance", "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")

@@ -93,6 +93,7 @@ type routeRow struct {
 type routeCount struct{ relayed, refused, failed, misrouted int }
 
 func TestConcurrentClientsRouting(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	conf := goBinary(t, "gosdk-conformance", "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	mgSampling := goBinary(t, "mcpgo-sampling", "github.com/mark3labs/mcp-go/examples/sampling_server")

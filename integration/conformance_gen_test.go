@@ -26,6 +26,7 @@ import (
 )
 
 func TestConformanceGenerations(t *testing.T) {
+	waitsMostly(t)
 	node, suite := conformanceNode(t)
 	conf := goBinary(t, "gosdk-conformance", "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	stateful, stateless := fmt.Sprintf("127.0.0.1:%d", freePort(t)), fmt.Sprintf("127.0.0.1:%d", freePort(t))

@@ -146,6 +146,7 @@ func proxyGaps(t *testing.T) map[string]bool {
 // The go-sdk alone fails only the tasks extension, which the suite does
 // not score.
 func TestConformance2026(t *testing.T) {
+	waitsMostly(t)
 	node, suite := conformanceNode(t)
 	srvPort := freePort(t)
 	srvURL := fmt.Sprintf("http://127.0.0.1:%d/", srvPort)

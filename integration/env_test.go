@@ -16,6 +16,7 @@ import (
 // environment; inherit_env = true restores the whole environment for the
 // upstream that sets it.
 func TestSecretStaysWithItsUpstream(t *testing.T) {
+	waitsMostly(t)
 	cmd := npmServer(t, "everything")
 	const mine, proxyOwn = "upstream-a-secret-4711", "proxy-env-secret-0815"
 	cfg := writeConfig(t, fmt.Sprintf(`

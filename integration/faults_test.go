@@ -243,6 +243,7 @@ startup_timeout = "10m"
 // code mode the search tool's description counts the catalog, so only
 // the no-op is checked there).
 func TestFaultListChangedOnlyWhenSurfaceChanges(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	for _, c := range []struct {
 		mode string

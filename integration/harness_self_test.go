@@ -189,6 +189,7 @@ func TestMCPGoDefaultAgainstStatefulGoSDKHTTP(t *testing.T) {
 }
 
 func TestServerEverythingDirect(t *testing.T) {
+	waitsMostly(t)
 	cmd := npmServer(t, "everything")
 	base := []string{"--quiet", "--script", scriptArg(t,
 		map[string]any{"op": "list"},
@@ -235,6 +236,7 @@ func TestServerEverythingDirect(t *testing.T) {
 }
 
 func TestGoReferenceServersWithTSClient(t *testing.T) {
+	waitsMostly(t)
 	for name, cmd := range map[string][]string{
 		"gosdk-everything": {gosdkEverything(t)},
 		"mcpgo-everything": {mcpgoEverything(t), "-t", "stdio"},
@@ -294,6 +296,7 @@ func TestConfigHelpers(t *testing.T) {
 }
 
 func TestClientMJSAnswersElicitation(t *testing.T) {
+	waitsMostly(t)
 	cmd := npmServer(t, "everything")
 	for mode, want := range map[string]string{"decline": "declined", "accept": "Name: from-test"} {
 		t.Run(mode, func(t *testing.T) {

@@ -452,6 +452,19 @@ func startHTTPServer(t testing.TB, cmd []string, env []string, readyURL string) 
 	}
 }
 
+// waitsMostly marks a test that spends its time waiting on real servers and
+// clients (process start, simulated work, a node client's round trips), so
+// it runs beside the others of its kind (t.Parallel; scripts/test.sh gives
+// the package -parallel 4). Such a test asserts no duration, reads no
+// process table of the whole machine, sets no environment variable of the
+// test process and keeps no fixed port between steps. Tests that measure
+// memory, floods, fairness, timeouts or pings stay sequential: they run
+// first, alone.
+func waitsMostly(t *testing.T) {
+	t.Helper()
+	t.Parallel()
+}
+
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func freePort(t testing.TB) int {
 	t.Helper()

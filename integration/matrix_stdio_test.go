@@ -43,6 +43,7 @@ import (
 // 2025-11-25. The modes share the call path
 // with the HTTP matrix, so one mode keeps this test short.
 func TestProtocolMatrixStdio(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	bin := buildProxy(t)
 	srv := catalogServer(t)

@@ -38,6 +38,7 @@ import (
 // request → request, request → input_required, input_required → request,
 // input_required → input_required.
 func TestProtocolMatrix(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	if _, err := exec.LookPath("node"); err != nil {
 		missingDep(t, "node not found")

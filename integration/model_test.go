@@ -287,6 +287,7 @@ startup_timeout = "10s"
 // directory mode and with search off (direct mode); a tool the policy
 // denies is never suggested.
 func TestUnknownToolSuggestion(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	conf := func(enabled bool, mode, deny string) string {
 		return writeConfig(t, fmt.Sprintf(`

@@ -101,6 +101,7 @@ func stepByOp(t *testing.T, doc map[string]any, i int) map[string]any {
 // requests reach the client and its answers come back into the results),
 // a resource read, a prompt and a subscription that delivers updates.
 func TestPassthroughTransparentEverything(t *testing.T) {
+	waitsMostly(t)
 	cfg := everythingTransparent(t, "shared")
 	script := scriptArg(t, passthroughSteps()...)
 	direct := nodeClient(t, append([]string{"--quiet", "--caps", "all", "--sample-text", "fake model says hi", "--script", script, "--"}, npmServer(t, "everything")...)...)
@@ -188,6 +189,7 @@ func TestPassthroughTransparentEverything(t *testing.T) {
 // elicitation and roots sees the tools it only lists for such clients,
 // and a client without them sees the base list.
 func TestPassthroughPerClientToolsFollowClientCaps(t *testing.T) {
+	waitsMostly(t)
 	cfg := everythingTransparent(t, "per-client")
 	steps := scriptArg(t,
 		map[string]any{"op": "wait", "notification": "notifications/tools/list_changed", "count": 1, "timeoutMs": 5000},
@@ -378,6 +380,7 @@ args = ["-c", %s]
 // (relayed back to the client): the client sees as many roots/list
 // requests through the proxy as straight from server-everything.
 func TestPassthroughRootsListChanged(t *testing.T) {
+	waitsMostly(t)
 	cfg := everythingTransparent(t, "per-client")
 	notify := map[string]any{"op": "notify", "method": "notifications/roots/list_changed", "params": map[string]any{}}
 	// The echo call returns only once the client's per-client upstream

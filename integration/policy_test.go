@@ -97,6 +97,7 @@ func stepOutcome(t *testing.T, doc map[string]any, i int) string {
 // cat__delete_file is byte-identical to its answer in a deployment where
 // the upstream has no such tool at all, and is an unknown-tool answer.
 func TestDeniedToolUnreachable(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	full := catalogFile(t, "github-like.jsonl")
 	without := catalogWithout(t, "delete_file")
@@ -281,6 +282,7 @@ func listedNames(t *testing.T, doc map[string]any, step int) []string {
 // different clientInfo.name get different tool subsets, and so do two
 // endpoints; a call outside the subset is an unknown tool.
 func TestPerClientAndEndpointSubsets(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	port := freePort(t)
 	cfg := writeConfig(t, fmt.Sprintf(`
@@ -417,6 +419,7 @@ func blockedMeta(t *testing.T, doc map[string]any, step int) (blocked bool, text
 // elicitation it is blocked; through the code bridge the question goes to
 // the client that called tool_search_code.
 func TestApprovalByElicitation(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	cfg, memFile := memoryConfig(t, "direct", "")
 	run := func(entity string, clientArgs ...string) map[string]any {
@@ -495,6 +498,7 @@ func TestApprovalByElicitation(t *testing.T) {
 // TestApprovalCommandScript: with tools.approval_command, a client without
 // elicitation (and the CLI) get the program's answer.
 func TestApprovalCommandScript(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	dir := t.TempDir()
 	seen := filepath.Join(dir, "requests.jsonl")

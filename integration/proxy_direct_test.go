@@ -87,6 +87,7 @@ var directCalls = []struct {
 // same client gets from the upstream directly, content blocks (an image
 // among them) and structuredContent included.
 func TestDirectModeMatchesUpstreams(t *testing.T) {
+	waitsMostly(t)
 	cfg, _ := fourUpstreams(t)
 
 	steps := []map[string]any{{"op": "list"}}
@@ -237,6 +238,7 @@ args = ["-tools", %s, "-rpc-error-tool", "list_issues"]
 // names are the same after a restart with the upstreams started in the
 // other order (one delayed, then the other).
 func TestSameToolNameTwoUpstreams(t *testing.T) {
+	waitsMostly(t)
 	srv, file := catalogServer(t), catalogFile(t, "github-like.jsonl")
 	mk := func(delayA, delayB string) string {
 		return writeConfig(t, fmt.Sprintf(`

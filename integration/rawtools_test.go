@@ -23,6 +23,7 @@ import (
 // stdio and Streamable HTTP): each tool object is deep-equal; so is each
 // tool of a 2026-07-28 tools/list sent as raw JSON-RPC over HTTP.
 func TestDirectModeToolsMatchEverything(t *testing.T) {
+	waitsMostly(t)
 	cfg := everythingTransparent(t, "shared")
 	script := scriptArg(t, map[string]any{"op": "sleep", "ms": 1500}, map[string]any{"op": "list"})
 	args := []string{"--quiet", "--caps", "all", "--script", script}
@@ -119,6 +120,7 @@ func TestDirectModeToolsMatchEverything(t *testing.T) {
 // server-everything's execution member, with title and annotations; those
 // modes offer no tasks capability (their catalog tools are not listed).
 func TestDescribeShowsExecution(t *testing.T) {
+	waitsMostly(t)
 	ev := npmServer(t, "everything")
 	cfgFor := func(mode string) string {
 		return writeConfig(t, fmt.Sprintf(`

@@ -79,6 +79,7 @@ func elicitationRounds(t *testing.T, url string, rounds int) (own, refused, othe
 // clients have a call in flight: such requests are refused (the tool
 // reports an error), and no call ever gets the other client's answer.
 func TestElicitationRoutedPerCall(t *testing.T) {
+	waitsMostly(t)
 	const rounds = 100
 	for _, tc := range []struct {
 		name string

@@ -21,6 +21,7 @@ import (
 // server/resources "Subscriptions"), so the proxy subscribes the upstream's
 // new session again; before, the client silently got no more updates.
 func TestSubscriptionRemadeAfterUpstreamRestart(t *testing.T) {
+	waitsMostly(t)
 	ev := npmServer(t, "everything")
 	cfg := writeConfig(t, fmt.Sprintf(`
 [tool_search]

@@ -66,6 +66,7 @@ func fetchDescription(t *testing.T, cs *gosdk.ClientSession) (string, bool) {
 }
 
 func TestRugPull(t *testing.T) {
+	waitsMostly(t)
 	for _, mode := range []string{"warn", "block", "approve"} {
 		t.Run(mode, func(t *testing.T) {
 			dir := t.TempDir()

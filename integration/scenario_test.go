@@ -149,6 +149,7 @@ func echoOf(tool string, args map[string]any) map[string]any {
 // It also checks that no argument value and no secret reaches the session
 // log or the proxy's log (debug level) with log_arguments = false.
 func TestScenarioDirectVersusToolSearch(t *testing.T) {
+	waitsMostly(t)
 	requireNode(t)
 	chatURL := startChatUpstream(t)
 	logPath := filepath.Join(t.TempDir(), "sessions.jsonl")

@@ -198,6 +198,7 @@ var createIssueCallArgs = map[string]any{"owner": "octo", "repo": "hello", "titl
 // the go-sdk client: direct mode passes upstream schemas and results through
 // unchanged (TestDirectModeMatchesUpstreams).
 func TestToolsModeDefaultConfig(t *testing.T) {
+	waitsMostly(t)
 	cfg := defaultConfig(t)
 	scratch := filepath.Join(repoRoot(t), "scratch", fmt.Sprintf("model-test-%d.txt", os.Getpid()))
 	t.Cleanup(func() { os.Remove(scratch) })
@@ -485,6 +486,7 @@ func directoryOf(t testing.TB, text string) string {
 // and lists after: the instructions, given at initialize, hold the
 // directory only of the upstreams ready by then.
 func TestDirectoryMode(t *testing.T) {
+	waitsMostly(t)
 	const maxChars = 1500
 	cfg := directoryConfig(t, maxChars)
 	steps := []map[string]any{

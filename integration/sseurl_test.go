@@ -78,6 +78,7 @@ func prefixProxy(t *testing.T, prefix, target string) string {
 // called. With transport = "streamable-http" written out, the failure
 // names the fix.
 func TestBareURLLegacySSE(t *testing.T) {
+	waitsMostly(t)
 	greeter, everything := gosdkSSE(t), everythingSSE(t)
 	cfg := writeConfig(t, fmt.Sprintf(`
 [upstreams.greeter]

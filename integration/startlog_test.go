@@ -41,6 +41,7 @@ func waitOutput(t *testing.T, p *Proc, want string) {
 // error -32601" at every start). Run at debug level so that every stderr
 // line of every upstream is in the output.
 func TestDefaultStartLogsNoRootsFailure(t *testing.T) {
+	waitsMostly(t)
 	cfg := defaultConfig(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	p := startHTTPServer(t, []string{buildProxy(t), "serve", "--config", cfg, "--transport", "http", "--listen", addr, "--log-level", "debug"}, nil, "http://"+addr+"/mcp")
@@ -158,6 +159,7 @@ args = [%s]
 // get-roots-list (it does only for clients with roots) and never asks
 // roots/list.
 func TestRootsFalseOffersNoRoots(t *testing.T) {
+	waitsMostly(t)
 	steps := scriptArg(t,
 		map[string]any{"op": "sleep", "ms": 1500}, // server-everything adds its conditional tools after initialized
 		map[string]any{"op": "list"},

@@ -24,6 +24,7 @@ import (
 // both sessions' tasks in one shared session), and a denied tool called
 // as a task gets the answer an unknown tool gets.
 func TestTasksThroughProxy(t *testing.T) {
+	waitsMostly(t)
 	cfg := everythingTransparent(t, "shared")
 	steps := scriptArg(t,
 		map[string]any{"op": "list"},

@@ -27,6 +27,7 @@ import (
 // Without trusted_proxies every caller is HAProxy's 127.0.0.1: 3 busy; if
 // the forged headers were believed: 0 busy.
 func TestTrustedProxyForwardedOwner(t *testing.T) {
+	waitsMostly(t)
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
 		missingDep(t, "haproxy not found in PATH (scripts/install-test-deps.sh installs Debian's haproxy with apt-get)")

@@ -16,6 +16,7 @@ import (
 // version` (the release archives' stamping path, without running
 // GoReleaser).
 func TestReleaseVersionStamp(t *testing.T) {
+	waitsMostly(t)
 	root := repoRoot(t)
 	y, err := os.ReadFile(filepath.Join(root, ".goreleaser.yaml"))
 	if err != nil {

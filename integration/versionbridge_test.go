@@ -179,6 +179,7 @@ func connectAt(t testing.TB, c *gosdk.Client, tr gosdk.Transport, version string
 // server refuses a 2026-07-28 client, more (the proxy's leg is of the
 // initialize era: an asserted difference).
 func TestVersionBridgeStdioUpstreams(t *testing.T) {
+	waitsMostly(t)
 	ev := gosdkEverything(t)
 	conf := goBinary(t, "gosdk-conformance", "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	servers := []struct {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz.sh — runs every fuzz target for a short fixed time;
-# scripts/test.sh calls it after the tests. Each target's seed corpus is in
+# .ci/run calls it after scripts/test.sh. Each target's seed corpus is in
 # <package>/testdata/fuzz/<Target>/ (and f.Add in the test); an input that
 # fails is moved out of the tree (FUZZ_FINDINGS, default $TMPDIR/mcp-toolsearch-fuzz)
 # and the run fails: fix the bug, then add the input back as a named seed.

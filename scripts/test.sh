@@ -3,25 +3,30 @@
 # Installs what the tests need (pinned npm packages, Go example servers), then runs
 # gofmt, go vet, staticcheck, the other OSes' vet and build, and every test with the race
 # detector: unit tests and the end-to-end tests in integration/ (real upstream servers, real
-# clients); then every fuzz target for a short fixed time (scripts/fuzz.sh).
+# clients). Fuzzing for a fixed time is scripts/fuzz.sh, which .ci/run runs after this
+# (the seed corpora run here, as every go test does). Each step prints when it ended.
 #
 #   scripts/test.sh [extra go test flags, e.g. -run TestDirect -v]
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
+began=$(date +%s)
+step() { echo "test.sh: $1 ok at $(( $(date +%s) - began )) s"; }
 "$ROOT/scripts/install-test-deps.sh" --quiet
+step "installing the test dependencies"
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './integration/node_modules/*'))
 if [ -n "$unformatted" ]; then
   echo "gofmt would change: $unformatted" >&2
   exit 1
 fi
 go vet ./...
+step "gofmt and go vet"
 # staticcheck, pinned (the first run downloads it through the Go module proxy).
 GOFLAGS= go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+step staticcheck
 # Cross-checks: the code of the other release OSes type-checks and vets (one architecture each:
 # no file of ours is architecture-specific), and the Windows binary links; so a call that exists
 # on one OS only cannot land. CGO_ENABLED=0 as in the release. Measured cost: docs/performance.md.
-xstart=$(date +%s)
 for step in "darwin/arm64 vet ./..." "windows/amd64 vet ./..." "windows/amd64 build -o /dev/null ."; do
   target=${step%% *}
   # shellcheck disable=SC2086 # the go command is several words on purpose
@@ -30,14 +35,12 @@ for step in "darwin/arm64 vet ./..." "windows/amd64 vet ./..." "windows/amd64 bu
     exit 1
   fi
 done
-echo "cross-check: darwin and windows ok in $(( $(date +%s) - xstart )) s"
+step "darwin and windows checks"
 # Every test with the race detector. The end-to-end package runs every time (-count=1): what it
 # tests lives outside Go's test cache (installed servers and clients, the proxy binary it builds).
 go test -race -timeout 30m "$@" $(go list ./... | grep -v '/integration$')
-go test -race -timeout 30m -count=1 "$@" ./integration
-# Fuzzing: every fuzz target for a short fixed time
-# (FUZZTIME, default 5s each; FUZZTIME=0 skips). Skipped when extra go test
-# flags narrow the run, unless FUZZTIME is set.
-if [ "$#" -eq 0 ] || [ -n "${FUZZTIME:-}" ]; then
-  "$ROOT/scripts/fuzz.sh"
-fi
+step "unit tests"
+# -parallel 4: the end-to-end tests marked waitsMostly wait on real servers and clients
+# side by side (integration/harness_test.go); the others run first, one at a time.
+go test -race -timeout 30m -count=1 -parallel 4 "$@" ./integration
+step "end-to-end tests"
