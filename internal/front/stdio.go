@@ -70,6 +70,20 @@ func (t *Stdio) FastCalls() int {
 	return c.fastCalls
 }
 
+// FastEnabled reports whether the transport's last connection has its
+// fast path on (EnableFast ran, right after the go-sdk's Connect returned).
+func (t *Stdio) FastEnabled() bool {
+	t.mu.Lock()
+	c := t.last
+	t.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.fast != nil
+}
+
 // Flush writes out what the transport's output holds.
 func (t *Stdio) Flush() error { return t.out.Flush() }
 
