@@ -20,6 +20,7 @@ import (
 // the problem (before, only applied reloads were); `audit verify` accepts
 // the chain.
 func TestAuditStartsAndRefusedReloads(t *testing.T) {
+	waitsMostly(t)
 	cs, gh := catalogServer(t), catalogFile(t, "github-like.jsonl")
 	v1 := fmt.Sprintf("[audit]\nfile = \"audit.jsonl\"\n[tool_search]\nenabled = false\n[upstreams.gh]\ncommand = %s\nargs = [\"-tools\", %s]\n", tomlString(cs), tomlString(gh))
 	cfg := writeConfig(t, v1)

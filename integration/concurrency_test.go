@@ -258,6 +258,7 @@ func concurrentRound(t *testing.T, sessions []*gosdk.ClientSession, r routeRow) 
 // once no client gets more than its 3 (a message sent while several
 // clients' calls run says nothing of whose it is, and goes to nobody).
 func TestLogsReachOnlyTheirCaller(t *testing.T) {
+	waitsMostly(t)
 	conf := goBinary(t, "gosdk-conformance", "github.com/modelcontextprotocol/go-sdk/conformance/everything-server")
 	httpAddr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	startHTTPServer(t, []string{conf, "-http", httpAddr, "-stateless=false"}, nil, "http://"+httpAddr+"/mcp")

@@ -352,6 +352,30 @@ func nodeClient(t testing.TB, args ...string) map[string]any {
 	return doc
 }
 
+// nodeClientsAtOnce runs nodeClient for each named argument list at the
+// same time, each as a subtest of t, and returns the documents by name;
+// t stops when any run failed.
+func nodeClientsAtOnce(t *testing.T, runs map[string][]string) map[string]map[string]any {
+	t.Helper()
+	docs := make(map[string]map[string]any, len(runs))
+	var mu sync.Mutex
+	t.Run("clients", func(t *testing.T) {
+		for name, args := range runs {
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				doc := nodeClient(t, args...)
+				mu.Lock()
+				defer mu.Unlock()
+				docs[name] = doc
+			})
+		}
+	})
+	if len(docs) != len(runs) {
+		t.FailNow()
+	}
+	return docs
+}
+
 // scriptArg encodes client.mjs steps for --script.
 func scriptArg(t testing.TB, steps ...map[string]any) string {
 	t.Helper()
@@ -455,7 +479,7 @@ func startHTTPServer(t testing.TB, cmd []string, env []string, readyURL string) 
 // waitsMostly marks a test that spends its time waiting on real servers and
 // clients (process start, simulated work, a node client's round trips), so
 // it runs beside the others of its kind (t.Parallel; scripts/test.sh gives
-// the package -parallel 4). Such a test asserts no duration, reads no
+// the package -parallel 6). Such a test asserts no duration, reads no
 // process table of the whole machine, sets no environment variable of the
 // test process and keeps no fixed port between steps. Tests that measure
 // memory, floods, fairness, timeouts or pings stay sequential: they run

@@ -171,6 +171,7 @@ func TestListChangedBurstOneNotification(t *testing.T) {
 // and on the Streamable HTTP front: -32600 "duplicate in-flight request
 // ID 7" (over HTTP with status 400); the call in flight still answers.
 func TestReusedIDSameErrorEveryFront(t *testing.T) {
+	waitsMostly(t)
 	ev := npmServer(t, "everything")
 	cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.ev]\ncommand = %q\nargs = [%q]\n", ev[0], ev[1]))
 	const slow = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ev__trigger-long-running-operation","arguments":{"duration":2,"steps":2}}}`

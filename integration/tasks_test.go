@@ -5,6 +5,7 @@ package integration
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,12 +39,16 @@ func TestTasksThroughProxy(t *testing.T) {
 		map[string]any{"op": "callTask", "name": "simulate-research-query", "args": map[string]any{"topic": "python", "ambiguous": true}, "timeoutMs": 30000},
 	)
 	args := []string{"--quiet", "--caps", "elicitation,tasks", "--script", steps}
-	direct := nodeClient(t, append(append(args, "--"), npmServer(t, "everything")...)...)
-	viaStdio := nodeClient(t, append(append(args, "--"), proxyCmd(t, cfg)...)...)
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/healthz")
 	url := "http://" + addr + "/mcp"
-	viaHTTP := nodeClient(t, append(args, "--http", url)...)
+	docs := nodeClientsAtOnce(t, map[string][]string{
+		"direct":    append(append(slices.Clone(args), "--"), npmServer(t, "everything")...),
+		"stdio":     append(append(slices.Clone(args), "--"), proxyCmd(t, cfg)...),
+		"http":      append(slices.Clone(args), "--http", url),
+		"perClient": append(append(slices.Clone(args), "--"), proxyCmd(t, everythingTransparent(t, "per-client"))...),
+	})
+	direct, viaStdio, viaHTTP, perClient := docs["direct"], docs["stdio"], docs["http"], docs["perClient"]
 
 	text := func(doc map[string]any, i int) string {
 		return fmt.Sprint(jpath(t, doc, "steps", i, "result", "content", 0, "text"))
@@ -91,7 +96,6 @@ func TestTasksThroughProxy(t *testing.T) {
 
 	// session = "per-client": the task runs on the client's own upstream
 	// session and tasks/* follow it there.
-	perClient := nodeClient(t, append(append(args, "--"), proxyCmd(t, everythingTransparent(t, "per-client"))...)...)
 	for _, i := range []int{1, 4, 6} {
 		if got, want := text(perClient, i), text(direct, i); got != want {
 			t.Errorf("per-client: step %d text through the proxy differs from directly\n got: %.300s\nwant: %.300s", i, got, want)

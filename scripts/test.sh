@@ -38,9 +38,11 @@ done
 step "darwin and windows checks"
 # Every test with the race detector. The end-to-end package runs every time (-count=1): what it
 # tests lives outside Go's test cache (installed servers and clients, the proxy binary it builds).
-go test -race -timeout 30m "$@" $(go list ./... | grep -v '/integration$')
+# -p 4: four packages at a time, so a package whose tests mostly wait (upstream/) does not hold
+# one of the two build and test slots of a 2-core machine.
+go test -race -timeout 30m -p 4 "$@" $(go list ./... | grep -v '/integration$')
 step "unit tests"
-# -parallel 4: the end-to-end tests marked waitsMostly wait on real servers and clients
+# -parallel 6: the end-to-end tests marked waitsMostly wait on real servers and clients
 # side by side (integration/harness_test.go); the others run first, one at a time.
-go test -race -timeout 30m -count=1 -parallel 4 "$@" ./integration
+go test -race -timeout 30m -count=1 -parallel 6 "$@" ./integration
 step "end-to-end tests"
