@@ -17,28 +17,15 @@ MOD=github.com/modelcontextprotocol/go-sdk
 DEST="$ROOT/third_party/go-sdk"
 cd "$ROOT"
 VERSION="${1:-$(go list -m -f '{{.Version}}' "$MOD")}"
-SRC=$(GOFLAGS= go mod download -json "$MOD@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-[ -d "$SRC" ] || { echo "update-go-sdk: go mod download $MOD@$VERSION gave no directory" >&2; exit 1; }
+. "$ROOT/scripts/patched-copy.sh"
+SRC=$(module_dir "$MOD" "$VERSION")
 
 # The public packages this module imports, then everything inside the go-sdk they need.
 PUBLIC=$(go list -deps -test ./... | grep "^$MOD/" | grep -v "/internal/" | sed "s|^$MOD|.|")
 PKGS=$(cd "$SRC" && GOFLAGS=-mod=readonly go list -deps $PUBLIC | grep "^$MOD/" | sed "s|^$MOD/||" | sort -u)
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cp "$SRC/LICENSE" "$SRC/go.mod" "$SRC/go.sum" "$TMP/"
-for p in $PKGS; do
-  mkdir -p "$TMP/$p"
-  for f in "$SRC/$p"/*.go; do
-    case "$f" in *_test.go) ;; *) cp "$f" "$TMP/$p/" ;; esac
-  done
-done
-cp "$SRC/internal/json/json_test.go" "$TMP/internal/json/" # the patch adds its tests there
-chmod -R u+w "$TMP"
-patch -p1 -d "$TMP" --no-backup-if-mismatch < "$ROOT/third_party/go-sdk.patch"
-rm -rf "$DEST"
-mv "$TMP" "$DEST"
-trap - EXIT
+# the patch adds its tests to internal/json/json_test.go
+patched_copy "$SRC" "$DEST" "$ROOT/third_party/go-sdk.patch" "$PKGS" internal/json/json_test.go
 go mod edit -require="$MOD@$VERSION"
 go mod tidy
 echo "update-go-sdk: third_party/go-sdk is $MOD $VERSION with third_party/go-sdk.patch ($(echo $PKGS | wc -w) packages)"

@@ -17,26 +17,13 @@ MOD=github.com/dop251/goja
 DEST="$ROOT/third_party/goja"
 cd "$ROOT"
 VERSION="${1:-$(go list -m -f '{{.Version}}' "$MOD")}"
-SRC=$(GOFLAGS= go mod download -json "$MOD@$VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-[ -d "$SRC" ] || { echo "update-goja: go mod download $MOD@$VERSION gave no directory" >&2; exit 1; }
+. "$ROOT/scripts/patched-copy.sh"
+SRC=$(module_dir "$MOD" "$VERSION")
 
 # The goja packages the sandbox builds (goja and what it needs of its own module).
 PKGS=$(cd "$SRC" && GOFLAGS=-mod=mod go list -deps . | grep "^$MOD\(/\|$\)" | sed "s|^$MOD/\{0,1\}||; s|^$|.|" | sort -u)
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cp "$SRC/LICENSE" "$SRC/go.mod" "$SRC/go.sum" "$TMP/"
-for p in $PKGS; do
-  mkdir -p "$TMP/$p"
-  for f in "$SRC/$p"/*.go; do
-    case "$f" in *_test.go) ;; *) cp "$f" "$TMP/$p/" ;; esac
-  done
-done
-chmod -R u+w "$TMP"
-patch -p1 -d "$TMP" --no-backup-if-mismatch < "$ROOT/third_party/goja.patch"
-rm -rf "$DEST"
-mv "$TMP" "$DEST"
-trap - EXIT
+patched_copy "$SRC" "$DEST" "$ROOT/third_party/goja.patch" "$PKGS"
 go mod edit -require="$MOD@$VERSION" -replace="$MOD=./third_party/goja"
 go mod tidy
 echo "update-goja: third_party/goja is $MOD $VERSION with third_party/goja.patch ($(echo $PKGS | wc -w) packages)"
