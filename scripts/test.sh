@@ -28,11 +28,11 @@ step staticcheck
 # no file of ours is architecture-specific), and the Windows binary links; so a call that exists
 # on one OS only cannot land. CGO_ENABLED=0 as in the release. Measured cost: docs/performance.md.
 crosscheck() {
-  for step in "darwin/arm64 vet ./..." "windows/amd64 vet ./..." "windows/amd64 build -o /dev/null ."; do
-    target=${step%% *}
+  for check in "darwin/arm64 vet ./..." "windows/amd64 vet ./..." "windows/amd64 build -o /dev/null ."; do
+    target=${check%% *}
     # shellcheck disable=SC2086 # the go command is several words on purpose
-    if ! GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 nice -n 10 go ${step#* } 2>&1 | sed "s|^|[$target] |"; then
-      echo "cross-check: go ${step#* } for $target failed"
+    if ! GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 nice -n 10 go ${check#* } 2>&1 | sed "s|^|[$target] |"; then
+      echo "cross-check: go ${check#* } for $target failed"
       return 1
     fi
   done

@@ -59,9 +59,7 @@ func NewStdio(in io.ReadCloser, out *linewrite.Writer, max int) *Stdio {
 // FastCalls is how many requests the fast path of the transport's last
 // connection served.
 func (t *Stdio) FastCalls() int {
-	t.mu.Lock()
-	c := t.last
-	t.mu.Unlock()
+	c := t.lastConn()
 	if c == nil {
 		return 0
 	}
@@ -73,15 +71,19 @@ func (t *Stdio) FastCalls() int {
 // FastEnabled reports whether the transport's last connection has its
 // fast path on (EnableFast ran, right after the go-sdk's Connect returned).
 func (t *Stdio) FastEnabled() bool {
-	t.mu.Lock()
-	c := t.last
-	t.mu.Unlock()
+	c := t.lastConn()
 	if c == nil {
 		return false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.fast != nil
+}
+
+func (t *Stdio) lastConn() *Conn {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.last
 }
 
 // Flush writes out what the transport's output holds.
