@@ -191,6 +191,10 @@ type BenchReport struct {
 	BenchMetrics
 	// Lexical is the engine with the semantic signal off.
 	Lexical BenchMetrics
+	// Dense tells whether the engine ran with the dense signal; NoDense
+	// is the engine with it off (the semantic signal as the engine ran).
+	Dense   bool
+	NoDense BenchMetrics
 	// Plain is a plain BM25 (k1 1.2, b 0.75) over name, server,
 	// description and top-level property names with case/snake splitting
 	// and nothing else, run on the same tools and queries (the baseline
@@ -428,6 +432,15 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 			lexical[i] = scoredIDs(ix.search(q.Query, limit, nil, false))
 		}
 	}
+	noDense := engine
+	if p.Dense > 0 {
+		rep.Dense = true
+		nd := ix.withDense(0)
+		noDense = make([][]string, len(queries))
+		for i, q := range queries {
+			noDense[i] = scoredIDs(nd.search(q.Query, limit, nil, p.Semantic > 0))
+		}
+	}
 	plainIx := newPlainBM25(entries)
 	plain := make([][]string, len(queries))
 	for i, q := range queries {
@@ -475,6 +488,7 @@ func RunBenchOptions(toolsPath, queriesPath string, o BenchOptions) (*BenchRepor
 	}
 	rep.BenchMetrics = scoreRuns(queries, engine, k)
 	rep.Lexical = scoreRuns(queries, lexical, k)
+	rep.NoDense = scoreRuns(queries, noDense, k)
 	rep.Plain = scoreRuns(queries, plain, k)
 	keys := make([]bucketKey, 0, len(buckets))
 	for b := range buckets {
@@ -746,6 +760,10 @@ func (r *BenchReport) Print(w io.Writer) {
 	if r.Semantic {
 		sem = "on"
 	}
+	dense := "off"
+	if r.Dense {
+		dense = "on"
+	}
 	half := "all queries"
 	switch r.Half {
 	case "tune":
@@ -753,7 +771,7 @@ func (r *BenchReport) Print(w io.Writer) {
 	case "held":
 		half = "held-out half (queries 2, 4, 6, …)"
 	}
-	fmt.Fprintf(w, ", %s, all splits; semantic signal %s)\n", half, sem)
+	fmt.Fprintf(w, ", %s, all splits; semantic signal %s, dense signal %s)\n", half, sem, dense)
 	if r.CatalogSize > 0 && r.Tools+r.Distractors < r.CatalogSize {
 		fmt.Fprintf(w, "catalog      %d tools asked for, %d reached: the distractor files hold no more\n", r.CatalogSize, r.Tools+r.Distractors)
 	}
@@ -778,6 +796,9 @@ func (r *BenchReport) Print(w io.Writer) {
 	base("  + hints", r.ClaudeHint)
 	if r.Semantic {
 		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f\n", "no semantic", r.K, r.Lexical.NDCG, r.Lexical.Recall5)
+	}
+	if r.Dense {
+		fmt.Fprintf(w, "%-12s nDCG@%d %.3f, recall@5 %.3f\n", "no dense", r.K, r.NoDense.NDCG, r.NoDense.Recall5)
 	}
 	fmt.Fprintf(w, "latency      p50 %.3f ms, p99 %.3f ms per query\n", r.P50ms, r.P99ms)
 	if len(r.Breakdown) > 0 {
@@ -819,16 +840,16 @@ func fileExists(p string) bool {
 // PrintBenchSummary writes one line per report: nDCG@K, recall@5 and
 // top-1 of the engine, of plain BM25, of the Codex-style and the Claude
 // Code-style searches (the latter with and without the engine's search
-// hints), and the engine without its semantic signal; then the
+// hints), and the engine without its semantic and dense signals; then the
 // engine's lead over plain BM25 and over Codex-style in nDCG@K.
 func PrintBenchSummary(w io.Writer, reps []*BenchReport) {
 	fmt.Fprintf(w, "nDCG@k / recall@5 / top-1 per run\n")
-	fmt.Fprintf(w, "%-16s %6s %6s  %-17s %-17s %-17s %-17s %-17s %-11s %s\n", "set", "tools", "queries", "engine", "plain BM25", "Codex-style", "Claude Code", "  + hints", "no semantic", "engine-BM25 engine-Codex")
+	fmt.Fprintf(w, "%-16s %6s %6s  %-17s %-17s %-17s %-17s %-17s %-11s %-11s %s\n", "set", "tools", "queries", "engine", "plain BM25", "Codex-style", "Claude Code", "  + hints", "no semantic", "no dense", "engine-BM25 engine-Codex")
 	trio := func(m BenchMetrics) string { return fmt.Sprintf("%.3f %.3f %.3f", m.NDCG, m.Recall5, m.Top1) }
 	duo := func(m BenchMetrics) string { return fmt.Sprintf("%.3f %.3f", m.NDCG, m.Recall5) }
 	for _, r := range reps {
-		fmt.Fprintf(w, "%-16s %6d %6d  %s %s %s %s %s %s %+.3f %+.3f\n", r.Dataset, r.Tools+r.Distractors, r.Queries,
-			trio(r.BenchMetrics), trio(r.Plain), trio(r.Codex), trio(r.Claude), trio(r.ClaudeHint), duo(r.Lexical), r.NDCG-r.Plain.NDCG, r.NDCG-r.Codex.NDCG)
+		fmt.Fprintf(w, "%-16s %6d %6d  %s %s %s %s %s %s %s %+.3f %+.3f\n", r.Dataset, r.Tools+r.Distractors, r.Queries,
+			trio(r.BenchMetrics), trio(r.Plain), trio(r.Codex), trio(r.Claude), trio(r.ClaudeHint), duo(r.Lexical), duo(r.NoDense), r.NDCG-r.Plain.NDCG, r.NDCG-r.Codex.NDCG)
 	}
 }
 

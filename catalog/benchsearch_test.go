@@ -101,7 +101,11 @@ func TestRunBenchMetrics(t *testing.T) {
 {"qid":"2","query":"send an email and translate it","relevant":["m","t"]}
 {"qid":"3","query":"zzz nothing matches","relevant":["w"]}
 `)
-	rep, err := RunBench(tools, queries, "", 10)
+	// Lexical ranking only: the dense signal would give "zzz nothing
+	// matches" a hit by the meaning of "nothing" and "matches".
+	p := DefaultRankParams()
+	p.Dense = 0
+	rep, err := RunBenchOptions(tools, queries, BenchOptions{K: 10, Params: &p})
 	if err != nil {
 		t.Fatal(err)
 	}

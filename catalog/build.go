@@ -141,8 +141,8 @@ func (a *analyzer) count(id int32, f uint8) {
 }
 
 // terms returns the entry's distinct terms with their frequencies, in the
-// order of (sortKey, term), so it does not depend on how they were
-// counted. With
+// order of (sortKey, term): the order the dense vector sums them in
+// (denseDoc), so it does not depend on how they were counted. With
 // keepIDs, their numbers are appended to a.ids in the same order.
 func (a *analyzer) terms() []termTF {
 	tab := &a.tab

@@ -103,6 +103,19 @@ func (c *Catalog) SetSemantic(on bool) {
 	c.rebuildLocked(nil)
 }
 
+// SetDense switches the search index's dense signal on (weight
+// DefaultDenseWeight) or off ([tool_search] dense).
+func (c *Catalog) SetDense(on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := 0.0
+	if on {
+		w = DefaultDenseWeight
+	}
+	c.index = c.index.withDense(w)
+	c.rebuildLocked(nil)
+}
+
 // Snapshot returns the current state. It never returns nil and never
 // waits: a rebuild in progress publishes its snapshot when it is done.
 func (c *Catalog) Snapshot() *Snapshot {

@@ -34,6 +34,7 @@ func TestEnglishPriorCoverage(t *testing.T) {
 		}
 		return out[0].Entry.Name
 	}
+	ix.params.Dense = 0 // the prior's own effect
 	off := first()
 	ix.params.EnglishPrior = 3
 	on := first()

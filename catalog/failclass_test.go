@@ -50,6 +50,11 @@ func TestStemGuard(t *testing.T) {
 			t.Errorf("%q: first %v, want %s", q, firstIDs(res, 3), want)
 		}
 		for _, s := range res {
+			// A hit by meaning alone (the dense signal: "plane" is near
+			// "trip") matches no word and is no collision.
+			if len(s.Matched) == 0 {
+				continue
+			}
 			if s.Entry.ID == "mcp:items:create_item" || s.Entry.ID == "mcp:soda:pop_flavors" && !strings.Contains(q, "pop ") || s.Entry.ID == "mcp:travel:plan_trip" {
 				t.Errorf("%q reaches %s through a stem collision (matched %v)", q, s.Entry.ID, s.Matched)
 			}

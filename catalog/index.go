@@ -131,6 +131,11 @@ type RankParams struct {
 	// get_air_quality_index). Near-identical tools share the words; the
 	// one whose wording the request follows shares their order too.
 	Pairs float64
+	// Dense is the weight of the dense signal (0 = off; dense.go): the
+	// tools nearest the query by the cosine of static-embedding vectors
+	// gain up to Dense × (the best lexical score) before the top-k
+	// selection.
+	Dense float64
 	// Diverse orders the first hits of a request of three or more tasks
 	// (0 = off; see diversify): a task's own best tool moves up past
 	// hits of tasks already served when it scores at least Diverse ×
@@ -152,8 +157,8 @@ type RankParams struct {
 	// than its rarity in the catalog suggests. Off by default: at 3 the
 	// held-out half gains on metatool (+0.004, +0.003 with distractors)
 	// and bfcl with distractors (+0.002) but loses on bfcl alone (−0.003)
-	// and stabletoolbench (−0.001 alone and with distractors). The
-	// weights are english_words.gz's (engprior.go).
+	// and stabletoolbench (−0.001 alone and with distractors). On, it opens
+	// the dense table (about 14 ms once per process).
 	EnglishPrior float64
 	// GenericDamp (0 = off) multiplies the BM25F weight of each query
 	// term that is no operation verb (toolVerbGroups) by
@@ -202,6 +207,7 @@ func DefaultRankParams() RankParams {
 		Coverage:          0.7,
 		Pairs:             0.1,
 		Bag:               0.3,
+		Dense:             DefaultDenseWeight,
 		Diverse:           0.95,
 		DiverseTwin:       0.8,
 		NameCover:         0.1,
@@ -243,7 +249,10 @@ type posting struct {
 // termInfo is one term's postings (live and tombstoned) and its live
 // document frequency.
 type termInfo struct {
-	df   int32
+	df int32
+	// did is the term's row in the dense table + 1 (-1: not in it; 0:
+	// not looked up yet), cached by denseBulk (dense.go).
+	did  int32
 	post []posting
 }
 
@@ -266,6 +275,9 @@ type idxDoc struct {
 	// the name and of the description, sorted, without repeats
 	// (RankParams.Pairs).
 	pairs []uint32
+	// dense is the entry's static-embedding vector (dense.go; nil when
+	// none of its terms is in the table).
+	dense *denseVec
 }
 
 // Index is a BM25F search index over catalog entries. It is safe for
@@ -288,6 +300,13 @@ type Index struct {
 	dead   []bool
 	norm   [][numFields]float32 // per doc: w_f/(1 - b_f + b_f·len_f/avglen_f)
 	verb   []uint8              // per doc: its idxDoc.verb
+	// Per doc, while the dense signal is on (params.Dense > 0; else
+	// nil): its idxDoc.dense (zero: none; dense.go) and its signs.
+	dvec []denseVec
+	dsig [][denseSigWords]uint64
+	// denseInBulk is set while bulkAddLocked computes dvec and dsig
+	// (denseBulk) and addTermsLocked must not append to them.
+	denseInBulk bool
 	// normAvg holds the average field lengths norm was computed with.
 	normAvg [numFields]float64
 	terms   map[string]*termInfo
@@ -377,6 +396,15 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool, lex *lexicon) {
 	ix.dead = make([]bool, 0, n)
 	ix.norm = make([][numFields]float32, 0, n)
 	ix.verb = make([]uint8, 0, n)
+	ix.dvec, ix.dsig = nil, nil
+	if ix.params.Dense > 0 {
+		// Filled by denseBulk below; addTermsLocked leaves them alone
+		// while denseInBulk is set.
+		ix.dvec = make([]denseVec, n)
+		ix.dsig = make([][denseSigWords]uint64, n)
+		ix.denseInBulk = true
+		defer func() { ix.denseInBulk = false }()
+	}
 	total := 0
 	for i := range docs {
 		if skip == nil || !skip[i] {
@@ -409,6 +437,13 @@ func (ix *Index) bulkAddLocked(docs []idxDoc, skip []bool, lex *lexicon) {
 	// in order, as addLocked replaces the earlier document.
 	var wg sync.WaitGroup
 	unique := ix.uniqueIDs(docs, skip)
+	if ix.denseInBulk {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix.denseBulk(docs, skip, tis)
+		}()
+	}
 	if unique {
 		wg.Add(1)
 		go func() {
@@ -975,6 +1010,12 @@ func (ix *Index) addLocked(d idxDoc, tis []*termInfo) {
 // addLocked) and returns its number; addKeysLocked adds its keys.
 func (ix *Index) addTermsLocked(d idxDoc, tis []*termInfo) int32 {
 	id := int32(len(ix.docs))
+	if ix.params.Dense > 0 && !ix.denseInBulk {
+		if d.dense == nil {
+			d.dense = denseDoc(d.terms)
+		}
+		ix.appendDense(d.dense)
+	}
 	ix.docs = append(ix.docs, d)
 	ix.dead = append(ix.dead, false)
 	ix.norm = append(ix.norm, [numFields]float32{})
@@ -1077,6 +1118,8 @@ func (ix *Index) cloneLocked() *Index {
 		dead:    slices.Clone(ix.dead),
 		norm:    slices.Clone(ix.norm),
 		verb:    slices.Clip(ix.verb),
+		dvec:    slices.Clip(ix.dvec),
+		dsig:    slices.Clip(ix.dsig),
 		normAvg: ix.normAvg,
 		terms:   maps.Clone(ix.terms),
 		byID:    maps.Clone(ix.byID),
@@ -1263,6 +1306,7 @@ type scratch struct {
 	// per hit, and one hit's Related words while they are gathered.
 	words, rel []string
 	spans      []int32
+	dense      denseScratch
 }
 
 // Search returns up to limit entries ranked for query, best first, ties
@@ -1389,6 +1433,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 	}
 	weighUnits(sc)
+	ix.denseMix(sc, acc, mark, stride)
 	// The per-clause signal (RankParams.ClauseMix): entry d gains
 	// mixTop × max over clauses j of seg_j(d)/segMax[j], added during the
 	// top-k selection, where an entry that cannot enter the heap even
@@ -1552,6 +1597,7 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 		for i := range out {
 			c, _ := ix.coverage(i, sc)
+			c = sc.dense.coverage(out[i].doc, c)
 			out[i].Score *= math.Pow(0.2+c, p.Coverage)
 		}
 		if p.NameCover > 0 {

@@ -37,6 +37,7 @@ func TestKindWordsReachTheKind(t *testing.T) {
 	}
 	p := DefaultRankParams()
 	p.Semantic = 0
+	p.Dense = 0 // the dense table relates currencies and money too
 	if got := ids(NewIndexWithParams(es, p).Search(q, 3, nil)); len(got) > 0 && got[0] == "mcp:money:convert_money" {
 		t.Errorf("without the semantic signal convert_money is first too (%v): the test no longer shows the kind relation", got)
 	}

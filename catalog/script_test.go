@@ -85,6 +85,9 @@ func TestFramingVerbsWeighLess(t *testing.T) {
 		{"bikes:bike_specs", "Specs of a bike model: frame size, gears, weight, price.", ""},
 	}, filler...)
 	ix := testIndex(t, tools)
+	// The framing verbs' weight alone: with the dense signal on, "Find me
+	// a used bike in Lyon" puts the bike tool (near in meaning) first.
+	ix.params.Dense = 0
 	for q, want := range map[string]string{
 		"Show me the individuals convicted in Texas":          "mcp:law:search_convictions",
 		"Can you help me find vegan restaurants in Oslo?":     "mcp:food:find_restaurants",

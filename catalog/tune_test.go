@@ -51,9 +51,13 @@ func TestTuneRankParams(t *testing.T) {
 			}
 		}
 		docs := analyzeAll(BenchEntries(tools, ""))
+		// Built with the dense signal's vectors, whatever start's
+		// weight: evalOn only changes the parameters.
+		withVecs := start
+		withVecs.Dense = DefaultDenseWeight
 		sets = append(sets,
-			set{newIndexFromDocs(docs, start), tune, held, name},
-			set{newIndexFromDocs(append(append([]idxDoc{}, docs...), disDocs...), start), tune, held, name + "+dis"})
+			set{newIndexFromDocs(docs, withVecs), tune, held, name},
+			set{newIndexFromDocs(append(append([]idxDoc{}, docs...), disDocs...), withVecs), tune, held, name + "+dis"})
 	}
 	evalOn := func(p RankParams, heldOut bool) (float64, string) {
 		sum := 0.0
@@ -88,6 +92,7 @@ func TestTuneRankParams(t *testing.T) {
 		{"semantic", func(p *RankParams) *float64 { return &p.Semantic }, []float64{0, 0.2, 0.4, 0.7}},
 		{"clause_mix", func(p *RankParams) *float64 { return &p.ClauseMix }, []float64{0, 0.3, 0.5, 0.7, 1}},
 		{"pairs", func(p *RankParams) *float64 { return &p.Pairs }, []float64{0, 0.05, 0.1, 0.15, 0.2}},
+		{"dense", func(p *RankParams) *float64 { return &p.Dense }, []float64{0, 0.1, 0.2, 0.3, 0.5, 0.8}},
 		{"bag", func(p *RankParams) *float64 { return &p.Bag }, []float64{0, 0.1, 0.2, 0.3, 0.4, 0.6}},
 		{"diverse", func(p *RankParams) *float64 { return &p.Diverse }, []float64{0, 0.8, 0.9, 0.95, 0.98}},
 		{"diverse_twin", func(p *RankParams) *float64 { return &p.DiverseTwin }, []float64{0, 0.3, 0.6, 0.8, 0.9}},

@@ -109,6 +109,7 @@ func TestCoverageFavoursWholeMatch(t *testing.T) {
 	}
 	p := DefaultRankParams()
 	p.Semantic = 0
+	p.Dense = 0
 	q := "translate this text to German"
 	if got := top(NewIndexWithParams(es, p), q, 1); !slices.Equal(got, []string{"mcp:ling:deepl"}) {
 		t.Errorf("%q: first %v, want mcp:ling:deepl", q, got)

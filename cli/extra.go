@@ -111,6 +111,8 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 	k := fs.Int("k", 10, "cut-off for recall@k and nDCG@k")
 	semantic := fs.Bool("semantic", catalog.DefaultRankParams().Semantic > 0, "rank with the semantic signal (the lexical-only figures are printed too)")
 	weight := fs.Float64("semantic-weight", catalog.DefaultSemanticWeight, "weight of the semantic signal when it is on (for measuring)")
+	dense := fs.Bool("dense", catalog.DefaultRankParams().Dense > 0, "rank with the dense signal (static embeddings; the figures without it are printed too)")
+	denseWeight := fs.Float64("dense-weight", catalog.DefaultDenseWeight, "weight of the dense signal when it is on (for measuring)")
 	clauseMix := fs.Float64("clause-mix", catalog.DefaultRankParams().ClauseMix, "weight of the per-clause signal for queries that ask for several things, 0 = off (for measuring)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), benchSearchUsage)
@@ -154,6 +156,10 @@ func runBenchSearch(args []string, stdout, stderr io.Writer) int {
 		p.Semantic = *weight
 	}
 	p.ClauseMix = *clauseMix
+	p.Dense = 0
+	if *dense {
+		p.Dense = *denseWeight
+	}
 	opts := catalog.BenchOptions{K: *k, Params: &p, CatalogSize: *catalogSize, Half: *half}
 	if *dir == "" {
 		opts.Distractors = *distractors

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -918,15 +919,18 @@ func TestModeImpliesEnabled(t *testing.T) {
 
 // retiredKeys are read only so that older configs keep starting (each
 // warns that it changes nothing); the reference config leaves them out.
-var retiredKeys = map[string]bool{".tool_search.dense": true}
+var retiredKeys = map[string]bool{}
 
-// tool_search.dense is still read (older configs keep starting) and a
-// warning says it changes nothing.
-func TestDenseKeyWarns(t *testing.T) {
-	for _, v := range []string{"true", "false"} {
-		c := mustParse(t, minimal+"[tool_search]\ndense = "+v+"\n", nil)
-		if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "tool_search.dense") || !strings.Contains(c.Warnings[0], "has no effect") {
-			t.Errorf("dense = %s: warnings %q, want one naming tool_search.dense", v, c.Warnings)
+// tool_search.dense is read as given, without a warning; absent, it is nil
+// (the catalog's default).
+func TestDenseKey(t *testing.T) {
+	for _, v := range []bool{true, false} {
+		c := mustParse(t, minimal+fmt.Sprintf("[tool_search]\ndense = %v\n", v), nil)
+		if c.ToolSearch.Dense == nil || *c.ToolSearch.Dense != v || len(c.Warnings) != 0 {
+			t.Errorf("dense = %v: read %v, warnings %q", v, c.ToolSearch.Dense, c.Warnings)
 		}
+	}
+	if c := mustParse(t, minimal, nil); c.ToolSearch.Dense != nil {
+		t.Errorf("no dense key: read %v, want nil", *c.ToolSearch.Dense)
 	}
 }

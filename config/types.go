@@ -106,9 +106,9 @@ type ToolSearch struct {
 	// table shipped in the binary, fused with BM25F); nil means the
 	// default, catalog.DefaultRankParams().Semantic > 0.
 	Semantic *bool `toml:"semantic"`
-	// Dense is read so that configs written for builds that had a dense
-	// word-vector signal keep starting; it changes nothing, and a warning
-	// says so.
+	// Dense switches the search's dense signal (a static embedding table
+	// distilled from a sentence encoder, shipped in the binary, fused with
+	// BM25F); nil means the default, catalog.DefaultRankParams().Dense > 0.
 	Dense *bool `toml:"dense"`
 }
 

@@ -188,9 +188,6 @@ func (p *parser) defaults() {
 			p.warnf([]string{"tool_search", "mode"}, "has no effect with tool_search.enabled = false (direct mode: every tool listed as it is)")
 		}
 	}
-	if p.defined("tool_search", "dense") {
-		p.warnf([]string{"tool_search", "dense"}, "has no effect: the search has no dense word-vector signal; remove the key")
-	}
 	p.defaultString(&ts.Mode, DefaultMode, "tool_search", "mode")
 	p.clampInt(&ts.CodeTimeoutMS, DefaultCodeTimeoutMS, MinCodeTimeoutMS, MaxCodeTimeoutMS, "tool_search", "code_timeout_ms")
 	p.clampInt(&ts.MaxSearchLimit, DefaultMaxSearchLimit, 1, MaxMaxSearchLimit, "tool_search", "max_search_limit")

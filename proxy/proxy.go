@@ -191,6 +191,9 @@ func newCatalog(cfg *config.Config) *catalog.Catalog {
 	if s := cfg.ToolSearch.Semantic; s != nil {
 		c.SetSemantic(*s)
 	}
+	if d := cfg.ToolSearch.Dense; d != nil {
+		c.SetDense(*d)
+	}
 	return c
 }
 
