@@ -489,7 +489,8 @@ func (ix *Index) denseMix(sc *scratch, acc []float32, mark []uint64, stride int)
 var denseClauses = false
 
 // denseNearest adds the signal of one query vector qv: the denseKeep
-// tools nearest it gain Dense × top × (cos - c0)/(c1 - c0) (see denseMix).
+// tools nearest it gain Dense × top × (cos - c0)/(c1 - c0), times the
+// share of the top score the words left them, 1 − lexical/top (see denseMix).
 func (ix *Index) denseNearest(sc *scratch, qv *denseVec, top float32, acc []float32, mark []uint64, stride int) {
 	ds := &sc.dense
 	n := len(ix.dvec)
@@ -566,6 +567,13 @@ func (ix *Index) denseNearest(sc *scratch, qv *denseVec, top float32, acc []floa
 		if denseRRF > 0 {
 			// Reciprocal rank: (k+1)/(k+rank), 1 for the nearest.
 			share = float32(denseRRF+1) / float32(denseRRF+r+1)
+		}
+		// The signal complements the words: a tool the request's words
+		// already rank at the top gains nothing, one they miss gains the
+		// whole share. Two tools alike in meaning (one server's tool and
+		// its copy in a registry) keep the order the words give them.
+		if mark[c.doc>>6]&(1<<(c.doc&63)) != 0 {
+			share *= max(0, 1-acc[int(c.doc)*stride]/top)
 		}
 		acc[int(c.doc)*stride] += float32(ix.params.Dense) * top * share
 		mark[c.doc>>6] |= 1 << (c.doc & 63)
@@ -657,4 +665,4 @@ func (ix *Index) withDense(w float64) *Index {
 
 // DefaultDenseWeight is RankParams.Dense when the signal is switched on
 // ([tool_search] dense = true; off by default: docs/design.md "Search").
-const DefaultDenseWeight = 0.4
+const DefaultDenseWeight = 0.6

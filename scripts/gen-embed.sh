@@ -49,6 +49,6 @@ embed() { # IN.txt OUT.f32
 embed "$tmp/corpus.txt" "$tmp/corpus.f32"
 embed "$tmp/vocab.txt" "$tmp/vocab.f32"
 go run scripts/embed/train.go fit -corpus "$tmp/corpus.txt" -corpus-vectors "$tmp/corpus.f32" \
-	-words "$tmp/vocab.txt" -word-vectors "$tmp/vocab.f32" -out "$tmp/fitted.f32" -freq-out "$tmp/freq.txt"
+	-words "$tmp/vocab.txt" -word-vectors "$tmp/vocab.f32" -iters 20 -out "$tmp/fitted.f32" -freq-out "$tmp/freq.txt"
 go run scripts/embed/gen.go -words "$tmp/vocab.txt" -vectors "$tmp/fitted.f32" -in-dims 512 \
-	-freq "$tmp/freq.txt" -dims 128 -max 1000000 -out "$root/catalog/embed_use.bin"
+	-freq "$tmp/freq.txt" -dims 128 -max 1000000 -keep-norm -out "$root/catalog/embed_use.bin"

@@ -52,7 +52,7 @@ func main() {
 	out := fs.String("out", "", "output")
 	freqOut := fs.String("freq-out", "", "fit: the words in corpus frequency order")
 	lambda := fs.Float64("lambda", 0.05, "fit: ridge weight")
-	iters := fs.Int("iters", 40, "fit: conjugate-gradient iterations")
+	iters := fs.Int("iters", 20, "fit: conjugate-gradient iterations")
 	fs.Parse(os.Args[2:])
 	switch os.Args[1] {
 	case "vocab":
