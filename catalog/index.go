@@ -207,7 +207,7 @@ func DefaultRankParams() RankParams {
 		Coverage:          0.7,
 		Pairs:             0.1,
 		Bag:               0.3,
-		Dense:             DefaultDenseWeight,
+		Dense:             0, // DefaultDenseWeight when switched on
 		Diverse:           0.95,
 		DiverseTwin:       0.8,
 		NameCover:         0.1,
