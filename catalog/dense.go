@@ -187,16 +187,14 @@ const (
 
 // denseAcc sums a tool's weighted term vectors (see denseWScale).
 type denseAcc struct {
-	// lanes[4j+L] holds components 8j+denseLane[L] (low half) and
-	// 8j+denseLane[L]+4 (high half), biased by +128 each.
+	// lanes[4j+L] holds components 8j+o (low half) and 8j+o+4 (high
+	// half), o = 0, 2, 1, 3 for L = 0..3, biased by +128 each.
 	lanes [denseDims / 2]uint64
 	wsum  uint64 // Σ weights added to lanes since the last flush
 	wtot  int64  // Σ weights added in all
 	wide  [denseDims]int64
 	found bool
 }
-
-var denseLane = [4]int{0, 2, 1, 3}
 
 // termWeight is a document term's weight in its vector: the field-weighted
 // log(1+tf) (denseFieldWeight), times the table's weight for the term, as
