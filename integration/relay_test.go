@@ -83,20 +83,20 @@ func TestElicitationRoutedPerCall(t *testing.T) {
 	const rounds = 100
 	for _, tc := range []struct {
 		name string
-		up   func() string
+		up   func(t *testing.T) string // t: the subtest's (a skip must end the subtest, not its parent)
 	}{
-		{"http", func() string {
+		{"http", func(t *testing.T) string {
 			port := freePort(t)
 			startHTTPServer(t, append(npmServer(t, "everything"), "streamableHttp"), []string{fmt.Sprintf("PORT=%d", port)}, fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 			return fmt.Sprintf("url = %q", fmt.Sprintf("http://127.0.0.1:%d/mcp", port))
 		}},
-		{"stdio", func() string {
+		{"stdio", func(t *testing.T) string {
 			cmd := npmServer(t, "everything")
 			return fmt.Sprintf("command = %s\nargs = [%s]", tomlString(cmd[0]), tomlString(cmd[1]))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.everything]\n%s\n", tc.up()))
+			cfg := writeConfig(t, fmt.Sprintf("[tool_search]\nenabled = false\n[upstreams.everything]\n%s\n", tc.up(t)))
 			addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 			startHTTPServer(t, proxyCmd(t, cfg, "--transport", "http", "--listen", addr), nil, "http://"+addr+"/mcp")
 			own, refused, other := elicitationRounds(t, "http://"+addr+"/mcp", rounds)
