@@ -27,13 +27,16 @@ func TestDiverseServesEachTask(t *testing.T) {
 	}
 	q := "I want the hourly weather forecast for my city with temperature, wind, humidity and rain. Then convert money. Also detect the language."
 	want := []string{"mcp:sky:weather_hourly", "mcp:money:convert_currency", "mcp:words:detect_language"}
-	got := ids(NewIndex(es).Search(q, 5, nil))
+	// "convert money" names the money upstream: ServerNamed alone would
+	// lift its tool; off, the test shows what diversify does.
+	p := DefaultRankParams()
+	p.ServerNamed = 0
+	got := ids(NewIndexWithParams(es, p).Search(q, 5, nil))
 	for _, w := range want {
 		if i := slices.Index(got, w); i < 0 || i > 2 {
 			t.Errorf("%s at %d in %v, want in the first three", w, i, got)
 		}
 	}
-	p := DefaultRankParams()
 	p.Diverse = 0
 	off := ids(NewIndexWithParams(es, p).Search(q, 5, nil))
 	missing := 0

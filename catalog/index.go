@@ -185,6 +185,13 @@ type RankParams struct {
 	// and the deprecated tool is still found (an exact name query is
 	// boosted past it).
 	Deprecated float64
+	// ServerNamed (0 = off) multiplies by 1 + ServerNamed the score of
+	// each tool of an upstream the request names by a word of its own
+	// ("create a GitHub issue": the github upstream's tools), so that a
+	// copy of one of its tools elsewhere (a registry's create_issue with
+	// the same name and description) does not pass it on signals that
+	// cannot tell the two apart.
+	ServerNamed float64
 }
 
 // DefaultRankParams returns the parameters tuned on shared/bench: a
@@ -207,11 +214,12 @@ func DefaultRankParams() RankParams {
 		Coverage:          0.7,
 		Pairs:             0.1,
 		Bag:               0.3,
-		Dense:             0, // DefaultDenseWeight when switched on
+		Dense:             DefaultDenseWeight,
 		Diverse:           0.95,
 		DiverseTwin:       0.8,
 		NameCover:         0.1,
 		Deprecated:        0.7,
+		ServerNamed:       0.05,
 	}
 }
 
@@ -1483,6 +1491,10 @@ func (ix *Index) search(query string, limit int, allow func(*Entry) bool, semant
 		}
 	})
 
+	if p.ServerNamed > 0 {
+		ix.serverNamed(aq, acc, mark, stride, float32(1+p.ServerNamed))
+	}
+
 	// Top-k selection with a bounded min-heap; allow is called only for
 	// candidates that would enter the heap, and the entry itself (another
 	// cache line) is read only for a score that can enter it.
@@ -2525,4 +2537,25 @@ func (sc *scratch) novelty(out []Scored, k, place int) float64 {
 		return -1
 	}
 	return fresh / all
+}
+
+// serverNamed multiplies by f the scores of the touched tools of every
+// upstream whose name is one of the request's words (RankParams.ServerNamed).
+func (ix *Index) serverNamed(aq *analyzedQuery, acc []float32, mark []uint64, stride int, f float32) {
+	for i := range aq.terms {
+		qt := &aq.terms[i]
+		if qt.kind != termWord || qt.src != i || qt.whole || qt.word == "" {
+			continue
+		}
+		ids := ix.byUp[strings.ToLower(qt.word)]
+		for _, id := range ids {
+			if ix.dead[id] || mark[id>>6]&(1<<(id&63)) == 0 {
+				continue
+			}
+			row := acc[int(id)*stride : int(id+1)*stride]
+			for k := range row {
+				row[k] *= f
+			}
+		}
+	}
 }
