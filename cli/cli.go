@@ -79,7 +79,7 @@ Usage:
   mcp-toolsearch healthcheck [--url URL] [--timeout D]
                                                 GET a running proxy's /healthz (container HEALTHCHECK)
   mcp-toolsearch audit verify FILE...           check the hash chain of an audit log (rotated files oldest first)
-  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false] [--dense]
+  mcp-toolsearch bench search --tools T.jsonl --queries Q.jsonl [--k 10] [--distractors D.jsonl] [--semantic=false] [--dense=false]
   mcp-toolsearch bench search --dir BENCH_DIR [--distractors D.jsonl]   (every labelled set, alone and with D)
   mcp-toolsearch bench search ... [--catalog-size N] [--half tune|held]   (catalogs of N tools; half the queries)
   mcp-toolsearch bench search ... [--semantic-weight W] [--dense-weight W] [--clause-mix W]   (weights, for measuring)
