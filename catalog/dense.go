@@ -440,13 +440,11 @@ func (ix *Index) denseMix(sc *scratch, acc []float32, mark []uint64, stride int)
 	if t == nil || len(ix.dvec) != len(ix.docs) {
 		return
 	}
-	nseg := sc.aq.nseg
-	if nseg <= 1 || !denseClauses {
-		if nseg > 1 {
-			// One vector for several tasks is near none of their tools.
-			return
-		}
-		nseg = 1
+	if sc.aq.nseg > 1 {
+		// One vector for several tasks is near none of their tools (a
+		// vector per clause: +0.0006 nDCG@10 held-out for ~1.1 ms more
+		// CPU per query at 10k tools; not kept).
+		return
 	}
 	var top float32
 	for wi, m := range mark {
@@ -459,32 +457,16 @@ func (ix *Index) denseMix(sc *scratch, acc []float32, mark []uint64, stride int)
 		// all there is (a weak match, Scored.Strength 0).
 		top = 1
 	}
-	// A request of several clauses (several tasks): each clause's own
-	// vector picks its nearest tools.
-	for seg := 0; seg < nseg; seg++ {
-		mask := uint8(0xFF)
-		if nseg > 1 {
-			mask = 1 << seg
-		}
-		var qacc [denseDims]float64
-		if !t.queryVec(&sc.aq, &qacc, mask) {
-			continue
-		}
-		var qv denseVec
-		qv.quantise(&qacc)
-		if qv.scale != 0 {
-			ix.denseNearest(sc, &qv, top, acc, mark, stride)
-		}
+	var qacc [denseDims]float64
+	if !t.queryVec(&sc.aq, &qacc, 0xFF) {
+		return
+	}
+	var qv denseVec
+	qv.quantise(&qacc)
+	if qv.scale != 0 {
+		ix.denseNearest(sc, &qv, top, acc, mark, stride)
 	}
 }
-
-// denseClauses switches per-clause query vectors on (see denseMix): off,
-// a request of several clauses gets no dense signal. Measured:
-// held-out +0.0006 nDCG@10 over
-// one-clause-only, but ~1.1 ms more CPU per multi-clause query at 10k
-// tools (a popcount pass, 256 dot products and a selection per clause),
-// past the 1 ms query budget.
-var denseClauses = false
 
 // denseNearest adds the signal of one query vector qv: the denseKeep
 // tools nearest it gain Dense × top × (cos - c0)/(c1 - c0), times the
@@ -557,15 +539,11 @@ func (ix *Index) denseNearest(sc *scratch, qv *denseVec, top float32, acc []floa
 	if c1 <= c0 || c1 <= 0 {
 		return
 	}
-	for r, c := range cand[:min(keep, denseKeep)] {
+	for _, c := range cand[:min(keep, denseKeep)] {
 		if c.cos <= c0 {
 			break
 		}
 		share := (c.cos - c0) / (c1 - c0)
-		if denseRRF > 0 {
-			// Reciprocal rank: (k+1)/(k+rank), 1 for the nearest.
-			share = float32(denseRRF+1) / float32(denseRRF+r+1)
-		}
 		// The signal complements the words: a tool the request's words
 		// already rank at the top gains nothing, one they miss gains the
 		// whole share. Two tools alike in meaning (one server's tool and
@@ -578,12 +556,6 @@ func (ix *Index) denseNearest(sc *scratch, qv *denseVec, top float32, acc []floa
 		ds.kept = append(ds.kept, denseCand{c.doc, share})
 	}
 }
-
-// denseRRF, when > 0, makes a near tool's share of the signal its
-// reciprocal rank (k+1)/(k+rank) with k = denseRRF instead of its cosine's
-// place between the nearest and the (denseKeep+1)-th (measured: see
-// docs/design.md "Search").
-var denseRRF = 0
 
 // queryVec sums the query's vector into acc: its words' rows weighted by
 // their query weights. Two adjacent words the index knows joined as one

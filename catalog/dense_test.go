@@ -2,10 +2,8 @@ package catalog
 
 import (
 	"math"
-	"os"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -343,15 +341,5 @@ func TestDenseCompoundQuery(t *testing.T) {
 	b.quantise(&parts)
 	if c := float64(dot(&a.q, &b.q)) * float64(a.scale) * float64(b.scale); c > 0.5 {
 		t.Errorf("the query's vector is near zip's (cosine %.2f): the joined words count by their parts", c)
-	}
-}
-
-func init() {
-	// Experiments (MCPTS_TUNE runs): MCPTS_DENSE_RRF=k, MCPTS_DENSE_CLAUSES=0.
-	if v := os.Getenv("MCPTS_DENSE_RRF"); v != "" {
-		denseRRF, _ = strconv.Atoi(v)
-	}
-	if os.Getenv("MCPTS_DENSE_CLAUSES") == "0" {
-		denseClauses = false
 	}
 }
