@@ -157,8 +157,8 @@ type RankParams struct {
 	// than its rarity in the catalog suggests. Off by default: at 3 the
 	// held-out half gains on metatool (+0.004, +0.003 with distractors)
 	// and bfcl with distractors (+0.002) but loses on bfcl alone (−0.003)
-	// and stabletoolbench (−0.001 alone and with distractors). On, it opens
-	// the dense table (about 14 ms once per process).
+	// and stabletoolbench (−0.001 alone and with distractors). The
+	// weights are english_words.gz's (engprior.go).
 	EnglishPrior float64
 	// GenericDamp (0 = off) multiplies the BM25F weight of each query
 	// term that is no operation verb (toolVerbGroups) by
@@ -2539,22 +2539,27 @@ func (sc *scratch) novelty(out []Scored, k, place int) float64 {
 	return fresh / all
 }
 
-// serverNamed multiplies by f the scores of the touched tools of every
-// upstream whose name is one of the request's words (RankParams.ServerNamed).
+// serverNamed multiplies by f the whole-query scores of the touched tools
+// of every upstream whose name is one of the request's words, once per
+// upstream however often it is named (RankParams.ServerNamed). The clause
+// scores stay as they are: a clause's share of its best stays ≤ 1, which
+// the top-k selection's gate relies on.
 func (ix *Index) serverNamed(aq *analyzedQuery, acc []float32, mark []uint64, stride int, f float32) {
+	var done []string
 	for i := range aq.terms {
 		qt := &aq.terms[i]
 		if qt.kind != termWord || qt.src != i || qt.whole || qt.word == "" {
 			continue
 		}
-		ids := ix.byUp[strings.ToLower(qt.word)]
+		up := strings.ToLower(qt.word)
+		ids := ix.byUp[up]
+		if len(ids) == 0 || slices.Contains(done, up) {
+			continue
+		}
+		done = append(done, up)
 		for _, id := range ids {
-			if ix.dead[id] || mark[id>>6]&(1<<(id&63)) == 0 {
-				continue
-			}
-			row := acc[int(id)*stride : int(id+1)*stride]
-			for k := range row {
-				row[k] *= f
+			if !ix.dead[id] && mark[id>>6]&(1<<(id&63)) != 0 {
+				acc[int(id)*stride] *= f
 			}
 		}
 	}
