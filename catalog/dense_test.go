@@ -3,10 +3,8 @@ package catalog
 import (
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
-	"time"
 )
 
 // The table parses and holds the words tools are described with.
@@ -88,55 +86,6 @@ func TestDenseSwitchEqualsBuild(t *testing.T) {
 				t.Errorf("%q hit %d: built %s %.6f, switched %s %.6f", q, i, a[i].Entry.ID, a[i].Score, b[i].Entry.ID, b[i].Score)
 			}
 		}
-	}
-}
-
-// BenchmarkQueryDense is BenchmarkQuery with the dense signal on.
-func BenchmarkQueryDense(b *testing.B) {
-	es, qs := benchCatalog(b)
-	p := DefaultRankParams()
-	p.Dense = DefaultDenseWeight
-	ix := NewIndexWithParams(es, p)
-	related()
-	zhWords()
-	ruTab.get()
-	koTab.get()
-	thTab.get()
-	lat := make([]float64, 0, b.N)
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := processCPU()
-	for i := 0; i < b.N; i++ {
-		t := time.Now()
-		ix.Search(qs[i%len(qs)].Query, 10, nil)
-		lat = append(lat, float64(time.Since(t).Nanoseconds()))
-	}
-	if cpu > 0 {
-		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
-	}
-	b.StopTimer()
-	sort.Float64s(lat)
-	b.ReportMetric(percentile(lat, 0.50), "p50-ns")
-	b.ReportMetric(percentile(lat, 0.99), "p99-ns")
-}
-
-// BenchmarkIndexBuildDense is BenchmarkIndexBuild with the dense signal on
-// (the table is parsed before the timer starts: once per process).
-func BenchmarkIndexBuildDense(b *testing.B) {
-	es, _ := benchCatalog(b)
-	p := DefaultRankParams()
-	p.Dense = DefaultDenseWeight
-	denseVectors()
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := processCPU()
-	for i := 0; i < b.N; i++ {
-		if ix := NewIndexWithParams(es, p); ix.Len() != len(es) {
-			b.Fatalf("Len %d, want %d", ix.Len(), len(es))
-		}
-	}
-	if cpu > 0 {
-		b.ReportMetric(float64(processCPU()-cpu)/float64(b.N), "cpu-ns/op")
 	}
 }
 
@@ -280,7 +229,7 @@ func TestDenseAccFlush(t *testing.T) {
 	}
 }
 
-// BenchmarkDenseBulk is the dense signal's share of BenchmarkIndexBuildDense:
+// BenchmarkDenseBulk is the dense signal's share of BenchmarkIndexBuild:
 // the vectors of the 10,000 tools (denseBulk, one goroutine), the table
 // look-ups included (every term's cached row id is reset each time).
 func BenchmarkDenseBulk(b *testing.B) {
