@@ -103,6 +103,40 @@ func TestStrengthCalibration(t *testing.T) {
 	}
 }
 
+// Calibration by the name's operation verb: a hit whose name has the
+// request's verb and object is strong though its name has another word
+// (read_text_file for "read a file"); one that has the verb only in its
+// name and the object only in its description is not (read_comments of a
+// Figma file), nor is one whose name is all verbs and shares one of two
+// (write_query for "write a file"); a name of one verb the request has is
+// (search for "search the web").
+func TestStrengthByNameVerb(t *testing.T) {
+	ix := testIndex(t, append([][3]string{
+		{"fs:read_text_file", "Read the complete contents of a file from the file system as text.", ""},
+		{"fs:read_media_file", "Read an image or audio file and return it base64-encoded.", ""},
+		{"figma:read_comments", "Get all comments on a Figma file.", ""},
+		{"db:write_query", "Execute an INSERT, UPDATE, or DELETE query on the SQLite database.", ""},
+		{"web:search", "Search the web and return the first results.", ""},
+	}, filler...))
+	level := map[string]string{}
+	for _, q := range []string{"read a file", "write a file", "search the web"} {
+		for _, s := range ix.Search(q, 10, nil) {
+			level[q+" "+s.Entry.ID] = MatchLevel(s.Strength)
+		}
+	}
+	for key, want := range map[string]string{
+		"read a file mcp:fs:read_text_file":   MatchStrong,
+		"read a file mcp:fs:read_media_file":  MatchStrong,
+		"read a file mcp:figma:read_comments": MatchPartial,
+		"write a file mcp:db:write_query":     MatchPartial,
+		"search the web mcp:web:search":       MatchStrong,
+	} {
+		if got := level[key]; got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}
+
 // Latin-script languages: a German, French, Spanish, Italian or Portuguese
 // request reaches the tools its English would, its function words are
 // dropped, and a word that is another English word as written ("tempo")

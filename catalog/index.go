@@ -2264,7 +2264,7 @@ func (ix *Index) strongFit(doc int32, sc *scratch) bool {
 	if informative == 0 {
 		return false
 	}
-	if informative >= strongWords || len(name) == 0 || coveredShare(name, aq) >= strongNameCover {
+	if informative >= strongWords || ix.nameCovered(doc, name, sc) {
 		return true
 	}
 	// Or the query has much of what the description says: its terms
@@ -2284,10 +2284,51 @@ func (ix *Index) strongFit(doc int32, sc *scratch) bool {
 	return all > 0 && float64(covered) >= strongDescCover*float64(all)
 }
 
+// nameCovered reports whether the query has strongNameCover of hit doc's
+// name words (name: docNameWords, the operation verbs left out, so that
+// "get the weather" does not make get_activity_weather strong). A verb
+// of the name counts like its other words when the query has it as an
+// informative word ("read a file": read_text_file's read, text, file has
+// two of three; read_comments' read, comment one of two), and a name of
+// verbs only is judged by them (write_query, whose write and query are
+// both verbs, has one of two for "write a file"; a tool named search has
+// all of its name for "search the web"). A name with no word at all
+// passes.
+func (ix *Index) nameCovered(doc int32, name []string, sc *scratch) bool {
+	aq := &sc.aq
+	if len(name) > 0 && coveredShare(name, aq) >= strongNameCover {
+		return true
+	}
+	var buf [16]string
+	all := nameWords(ix.docs[doc].e.Name, buf[:0], true)
+	if len(all) == 0 {
+		return true
+	}
+	if len(all) == len(name) {
+		return false
+	}
+	if len(name) > 0 {
+		verb := false
+		for _, t := range all {
+			if slices.Contains(name, t) {
+				continue
+			}
+			if j, ok := aq.seen[t]; ok && aq.terms[j].kind == termWord && sc.credit[j] > derivedCredit[termRelated] && englishWeight(t) >= genericWeight {
+				verb = true
+				break
+			}
+		}
+		if !verb {
+			return false
+		}
+	}
+	return coveredShare(all, aq) >= strongNameCover
+}
+
 // nameWords appends to buf the distinct terms of a tool name's words
-// (camelCase and snake_case split, stopwords and operation verbs left
-// out), at most cap(buf) of them.
-func nameWords(name string, buf []string) []string {
+// (camelCase and snake_case split, stopwords left out, and operation verbs
+// unless verbs is set), at most cap(buf) of them.
+func nameWords(name string, buf []string, verbs bool) []string {
 	forEachRun(name, func(run string) {
 		splitCamel(run, func(p string) {
 			var lb [32]byte
@@ -2296,7 +2337,7 @@ func nameWords(name string, buf []string) []string {
 				return
 			}
 			t := stem(string(b))
-			if toolVerbGroup[t] == 0 && !slices.Contains(buf, t) && len(buf) < cap(buf) {
+			if (verbs || toolVerbGroup[t] == 0) && !slices.Contains(buf, t) && len(buf) < cap(buf) {
 				buf = append(buf, t)
 			}
 		})
@@ -2354,7 +2395,7 @@ func (ix *Index) docNameWords(doc int32) []string {
 	if w, ok := ix.nameWordsCache.Load(doc); ok {
 		return w.([]string)
 	}
-	w := slices.Clip(nameWords(ix.docs[doc].e.Name, make([]string, 0, 16)))
+	w := slices.Clip(nameWords(ix.docs[doc].e.Name, make([]string, 0, 16), false))
 	ix.nameWordsCache.Store(doc, w)
 	return w
 }

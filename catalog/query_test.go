@@ -174,6 +174,14 @@ func TestMatchStrength(t *testing.T) {
 	if SearchNote(nil) == "" {
 		t.Error("no hits: no note")
 	}
+	// A strong hit after partial ones: no "no strong match" note.
+	hs = hits("send a gmail email")
+	if len(hs) > 1 {
+		hs[0].Match, hs[1].Match = MatchPartial, MatchStrong
+		if note := SearchNote(hs); note != "" {
+			t.Errorf("second hit strong: note %q", note)
+		}
+	}
 	// A query naming the tool is strong even when its words are rare.
 	hs = hits("page_oncall")
 	if len(hs) == 0 || hs[0].ID != "mcp:alert:page_oncall" || hs[0].Match != MatchStrong {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/catalog"
 )
 
 // StartingReporter is implemented by Envs that know which upstreams are
@@ -81,9 +83,7 @@ func searchNote(note string, names []string) string {
 	case strings.HasPrefix(note, "no match"):
 		return "no match yet: nothing in the catalog matches this query, but " + st + ", and their tools are not in the catalog yet. Search again in a moment (or rephrase the query with other words)."
 	case note != "":
-		if i := strings.Index(note, " These tools"); i >= 0 {
-			note = note[:i] // drop "… or tell the user that no available tool fits."
-		}
+		note = strings.TrimSuffix(note, " "+catalog.NoStrongAdvice) // not "… tell the user that no available tool fits"
 		return note + " " + st + ", and their tools are not in the catalog yet: search again in a moment, or rephrase the query with other words."
 	}
 	return st + ": their tools are not in these hits yet; search again in a moment if none of these fits."
