@@ -46,8 +46,8 @@ func (t *Tools) Tools(env Env) []*mcp.Tool {
 	sum := summary(env)
 	searchDesc := "Search the tool catalog behind this server. " + sum +
 		" Returns hits {id, name, description, input, ...}, best first; input is a TypeScript-style signature, or \"unknown\": tool_describe the id first. Run hits with tool_call."
-	if t.Directory {
-		searchDesc += "\n\n" + t.directory(env)
+	if d := t.directory(env); d != "" {
+		searchDesc += "\n\n" + d
 	}
 	out := []*mcp.Tool{
 		{
@@ -101,21 +101,36 @@ func (t *Tools) pinned(env Env) []*catalog.Entry {
 }
 
 // Instructions carries the directory in directory mode; in tools mode a
-// short hint on how to use the three tools.
+// short hint on how to use the three tools. A directory with no tool yet
+// (every upstream still starting when a client's initialize is answered:
+// the instructions are sent once) is not written as an empty list: the
+// instructions point to tool_search's description, which is listed again
+// when tools are added.
 func (t *Tools) Instructions(env Env) string {
 	head := "This server fronts a catalog of " + countTools(env) + ". Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call." + startingInstructions(env) + unavailableSummary(env)
 	if !t.Directory {
 		return head
 	}
-	return head + "\n\n" + t.directory(env)
+	d := t.directory(env)
+	if d == "" {
+		return head + " The tool directory is in tool_search's description once tools are ready."
+	}
+	return head + "\n\n" + d
 }
 
 // directory renders the bounded, sorted directory of the session's
-// catalog: one line per tool, "name: first sentence of the description".
+// catalog: one line per tool, "name: first sentence of the description";
+// "" outside directory mode and when the session sees no tool.
 // It depends only on the catalog snapshot and policy, never on user text,
 // so the same snapshot always gives the same bytes (prompt caches stay valid).
 func (t *Tools) directory(env Env) string {
+	if !t.Directory {
+		return ""
+	}
 	es := allowedEntries(env, func(e *catalog.Entry) bool { return !e.DirectOnly })
+	if len(es) == 0 {
+		return ""
+	}
 	sort.Slice(es, func(i, j int) bool { return es[i].Exposed < es[j].Exposed })
 	max := t.DirectoryMaxChars
 	if max <= 0 {

@@ -370,6 +370,18 @@ func TestDirectoryMode(t *testing.T) {
 	if s := small.directory(env); len([]rune(s)) > 500 {
 		t.Errorf("500-char directory is %d chars", len([]rune(s)))
 	}
+	// No tool the session may see (every upstream still starting when
+	// initialize is answered): no empty directory, a pointer to where it
+	// comes once tools are ready.
+	for _, e := range env.Snapshot().Entries {
+		env.deny[e.ID] = true
+	}
+	if ins := d.Instructions(env); strings.Contains(ins, "Tool directory (") || !strings.Contains(ins, "in tool_search's description once tools are ready") {
+		t.Errorf("instructions without a tool: %q", ins)
+	}
+	if desc := d.Tools(env)[0].Description; strings.Contains(desc, "Tool directory") {
+		t.Errorf("tool_search description without a tool: %q", desc)
+	}
 }
 
 // TestHostileSchemasBounded: a trusted tool with a 1 MB schema and one with
