@@ -84,6 +84,9 @@ func (Direct) Call(ctx context.Context, env Env, name string, args json.RawMessa
 	e := resolveCallable(env, name)
 	if e == nil {
 		noteDenied(env, name, ViaDirect)
+		if err := otherModeTool(name, ""); err != nil {
+			return nil, err
+		}
 		return nil, unknownDirect(env, name, func(e *catalog.Entry) string { return e.Exposed })
 	}
 	return env.Call(ctx, e, args, ViaDirect)

@@ -160,6 +160,9 @@ func notExposed(env Env, name, via string, directory bool) error {
 		e, _ = snap.Resolve(name, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	}
 	if e == nil || e.DirectOnly || !env.Allowed(e) {
+		if err := otherModeTool(name, via); err != nil {
+			return err
+		}
 		return unknownDirect(env, name, func(e *catalog.Entry) string {
 			if directory || e.DirectOnly {
 				return e.Exposed
@@ -172,6 +175,29 @@ func notExposed(env Env, name, via string, directory bool) error {
 		how = fmt.Sprintf("call it from tool_search_code: return await openclaw.tools.call(%q, {…}) (openclaw.tools.describe shows its arguments)", e.ID)
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: it is in the catalog, not listed directly; %s", clipRef(name), how)}
+}
+
+// otherModeTool is the answer to a tools/call of one of the proxy's own
+// tools that the mode in force does not list (via: ToolCall for the tools
+// and directory modes, ToolSearchCode for code mode, "" for direct mode),
+// as a client that listed the tools before a reload changed
+// [tool_search] mode sends: the mode's tools, and to list them again,
+// instead of a "did you mean" of catalog tools with like names. nil for
+// any other name. The names are reserved (no catalog tool has one).
+func otherModeTool(name, via string) error {
+	switch name {
+	case ToolSearch, ToolDescribe, ToolCall, ToolSearchCode:
+	default:
+		return nil
+	}
+	now := "search is off: every tool is listed under its own name"
+	switch via {
+	case ToolCall:
+		now = "its tools are " + ToolSearch + ", " + ToolDescribe + " and " + ToolCall
+	case ToolSearchCode:
+		now = "its tool is " + ToolSearchCode + " (code mode)"
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q: this server does not list it now (%s); list the tools again (tools/list)", name, now)}
 }
 
 // EntryTool converts a catalog entry to the MCP tool shown under its

@@ -443,3 +443,26 @@ func TestHitsOfADownUpstream(t *testing.T) {
 		t.Fatalf("still unavailable after it came back: %q", d.Unavailable)
 	}
 }
+
+// A client that listed the tools before a reload changed the mode calls a
+// tool of the old mode: the answer names the mode's tools and says to list
+// them again, not a "did you mean" of catalog tools with like names.
+func TestOtherModeToolCalled(t *testing.T) {
+	env := newTestEnv(t)
+	for _, tc := range []struct {
+		mode Surface
+		name string
+		want string
+	}{
+		{&Code{API: testAPI()}, ToolSearch, "its tool is tool_search_code"},
+		{&Code{API: testAPI()}, ToolCall, "its tool is tool_search_code"},
+		{&Tools{API: testAPI()}, ToolSearchCode, "its tools are tool_search, tool_describe and tool_call"},
+		{&Tools{API: testAPI(), Directory: true}, ToolSearchCode, "its tools are tool_search, tool_describe and tool_call"},
+		{Direct{}, ToolSearch, "search is off"},
+	} {
+		_, err := tc.mode.Call(context.Background(), env, tc.name, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "list the tools again") || strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("%s mode, %s: %v, want %q", tc.mode.Mode(), tc.name, err, tc.want)
+		}
+	}
+}
