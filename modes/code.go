@@ -49,7 +49,8 @@ const codeContract = `Search, describe and call the tools of the MCP servers beh
 Hit = {id, name, description, input, ...}; search hits add match (strong|partial|weak: weak may not fit). input is a TypeScript-style signature, or "unknown": describe(id) first. result.details is the tool's JSON output. Promise.all runs calls concurrently. No filesystem, network, require or import.
 Example:
   const hits = await openclaw.tools.search("create a GitHub issue");
-  return await openclaw.tools.call(hits[0].id, {title: "Crash", body: "Steps..."});`
+  const t = await openclaw.tools.describe(hits[0].id);
+  return await openclaw.tools.call(t.id, {owner: "o", repo: "r", title: "Crash"});`
 
 // Tools lists tool_search_code and the direct-only tools.
 func (c *Code) Tools(env Env) []*mcp.Tool {
