@@ -117,9 +117,10 @@ func SearchNote(hits []Hit) string {
 
 // NoStrongAdvice is the last sentence of a "no strong match" note
 // (SearchNote). A hit that is not strong is still often the right tool
-// (on the labelled sets, one of the first five hits is in 71–100 % of the
-// requests that get this note), so the model is told to check the hits
-// before it calls one or gives up, not that none fits.
+// (on the labelled sets, one of the first five hits is right for 71–100 %
+// of the requests that get this note, 43–100 % among 8,010 registry
+// tools), so the model is told to check the hits before it calls one or
+// gives up, not that none fits.
 const NoStrongAdvice = "Check a hit's description before calling it: if none does what was asked, rephrase the query with other words, or tell the user that no available tool fits."
 
 func quoteAll(ws []string) []string {
