@@ -106,7 +106,7 @@ func TestHTTPLegVersion(t *testing.T) {
 // speaks only older versions (a raw fake) has no such session: the call
 // takes the shared one.
 func TestModernLegForModernCallers(t *testing.T) {
-	m, _ := startManager(t, []*config.Upstream{stdioUpstream("a", "plain"), stdioUpstream("old", "fake:plain")}, Options{})
+	m, rec := startManager(t, []*config.Upstream{stdioUpstream("a", "plain"), stdioUpstream("old", "fake:plain")}, Options{})
 	waitFor(t, "upstreams ready", func() bool {
 		a, _ := m.Status("a")
 		o, _ := m.Status("old")
@@ -143,6 +143,13 @@ func TestModernLegForModernCallers(t *testing.T) {
 	old := m.conns["old"].cur
 	if old.modern != nil || !old.noModern {
 		t.Fatalf("an upstream without 2026-07-28 kept a second session: modern=%v noModern=%v", old.modern, old.noModern)
+	}
+	// The extra session it took to learn that is explained, once, at info.
+	if _, err := m.CallToolWith(ctx, "old", &mcp.CallToolParams{Name: "echo"}, CallOptions{Modern: true}); err != nil {
+		t.Fatal(err)
+	}
+	if lg := rec.log.String(); strings.Count(lg, "level=INFO msg=\"a 2026-07-28 client's call opened a second session") != 1 || !strings.Contains(lg, "answered=2025-") {
+		t.Errorf("the tried 2026-07-28 session is not logged once at info with the version answered:\n%s", lg)
 	}
 	m.Close(context.Background())
 	select {
