@@ -121,6 +121,19 @@ func (c *httpConn) fail(err error) {
 	c.closeOwn(err) // owncall.go
 }
 
+// failedWith returns the error the connection failed with, or nil while
+// it has not failed. failErr is read only once c.failed is closed (which
+// orders it after fail's write): Close may run while a stream is failing
+// the connection.
+func (c *httpConn) failedWith() error {
+	select {
+	case <-c.failed:
+		return c.failErr
+	default:
+		return nil
+	}
+}
+
 // Read implements mcp.Connection.
 func (c *httpConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
@@ -700,7 +713,7 @@ const closeDeleteTimeout = 2 * time.Second
 func (c *httpConn) Close() error {
 	c.closeMu.Do(func() {
 		sid := c.SessionID()
-		if sid != "" && !errors.Is(c.failErr, mcp.ErrSessionMissing) {
+		if sid != "" && !errors.Is(c.failedWith(), mcp.ErrSessionMissing) {
 			ctx, cancel := context.WithTimeout(c.ctx, closeDeleteTimeout)
 			req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
 			if err == nil {
