@@ -97,8 +97,7 @@ func MatchLevel(strength float64) string {
 // match (hits in rank order, Match set): "" when one of them is strong
 // (the first or a later one: the ranking may put a partial hit before a
 // strong one); otherwise a sentence saying so, naming the words the best
-// hit matched, and telling the model to rephrase or report that no tool
-// fits.
+// hit matched, and NoStrongAdvice.
 func SearchNote(hits []Hit) string {
 	if len(hits) == 0 {
 		return "no match: nothing in the catalog matches this query. Rephrase it with other words for the action and the object (e.g. \"send email\" instead of an app name), or tell the user that no available tool fits."

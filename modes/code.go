@@ -165,7 +165,7 @@ type codeRun struct {
 
 	mu     sync.Mutex
 	blocks []mcp.Content // the non-text content of the run's calls, up to maxBlocks
-	weak   []string      // notes of this run's searches without a strong first hit (weakSearchHint)
+	weak   []string      // notes of this run's searches without a strong hit (weakSearchHint)
 	done   bool          // the run ended: late bridge calls add no blocks
 }
 

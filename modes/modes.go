@@ -154,15 +154,18 @@ func unknownDirect(env Env, name string, label func(*catalog.Entry) string) erro
 // exists).
 func notExposed(env Env, name, via string, directory bool) error {
 	noteDenied(env, name, ViaDirect)
+	// First, whatever the catalog holds: an upstream tool whose original
+	// name is tool_call (an upstream that is itself a proxy in tools mode)
+	// would otherwise take the call of the proxy's own tool.
+	if err := otherModeTool(name, via); err != nil {
+		return err
+	}
 	snap := env.Snapshot()
 	e := snap.ByExposed(name)
 	if e == nil || !env.Allowed(e) || e.DirectOnly {
 		e, _ = snap.Resolve(name, func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) })
 	}
 	if e == nil || e.DirectOnly || !env.Allowed(e) {
-		if err := otherModeTool(name, via); err != nil {
-			return err
-		}
 		return unknownDirect(env, name, func(e *catalog.Entry) string {
 			if directory || e.DirectOnly {
 				return e.Exposed

@@ -101,11 +101,11 @@ func (t *Tools) pinned(env Env) []*catalog.Entry {
 }
 
 // Instructions carries the directory in directory mode; in tools mode a
-// short hint on how to use the three tools. A directory with no tool yet
-// (every upstream still starting when a client's initialize is answered:
-// the instructions are sent once) is not written as an empty list: the
-// instructions point to tool_search's description, which is listed again
-// when tools are added.
+// short hint on how to use the three tools. A directory with no tool is
+// not written as an empty list; when upstreams are still starting (a
+// client's initialize is answered at once, and the instructions are sent
+// once) the instructions point to tool_search's description, which is
+// listed again when tools are added.
 func (t *Tools) Instructions(env Env) string {
 	head := "This server fronts a catalog of " + countTools(env) + ". Find tools with tool_search, read exact schemas with tool_describe, run them with tool_call." + startingInstructions(env) + unavailableSummary(env)
 	if !t.Directory {
@@ -113,7 +113,10 @@ func (t *Tools) Instructions(env Env) string {
 	}
 	d := t.directory(env)
 	if d == "" {
-		return head + " The tool directory is in tool_search's description once tools are ready."
+		if len(starting(env)) > 0 {
+			return head + " The tool directory is in tool_search's description once tools are ready."
+		}
+		return head
 	}
 	return head + "\n\n" + d
 }

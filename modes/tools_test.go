@@ -370,14 +370,17 @@ func TestDirectoryMode(t *testing.T) {
 	if s := small.directory(env); len([]rune(s)) > 500 {
 		t.Errorf("500-char directory is %d chars", len([]rune(s)))
 	}
-	// No tool the session may see (every upstream still starting when
-	// initialize is answered): no empty directory, a pointer to where it
-	// comes once tools are ready.
+	// No tool the session may see: no empty directory; while upstreams
+	// are still starting (initialize is answered at once), a pointer to
+	// where it comes once tools are ready.
 	for _, e := range env.Snapshot().Entries {
 		env.deny[e.ID] = true
 	}
-	if ins := d.Instructions(env); strings.Contains(ins, "Tool directory (") || !strings.Contains(ins, "in tool_search's description once tools are ready") {
-		t.Errorf("instructions without a tool: %q", ins)
+	if ins := d.Instructions(startingEnv{env}); strings.Contains(ins, "Tool directory (") || !strings.Contains(ins, "in tool_search's description once tools are ready") {
+		t.Errorf("instructions without a tool while upstreams start: %q", ins)
+	}
+	if ins := d.Instructions(env); strings.Contains(ins, "Tool directory") {
+		t.Errorf("instructions without a tool, none starting: %q", ins)
 	}
 	if desc := d.Tools(env)[0].Description; strings.Contains(desc, "Tool directory") {
 		t.Errorf("tool_search description without a tool: %q", desc)
@@ -464,5 +467,22 @@ func TestOtherModeToolCalled(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "list the tools again") || strings.Contains(err.Error(), "did you mean") {
 			t.Errorf("%s mode, %s: %v, want %q", tc.mode.Mode(), tc.name, err, tc.want)
 		}
+	}
+	// An upstream tool whose original name is tool_call (an upstream that
+	// is itself a proxy in tools mode) does not take the call of the
+	// proxy's own tool.
+	var mem []*catalog.Entry
+	for _, e := range env.cat.Snapshot().Entries {
+		if e.Upstream == "memory" {
+			c := *e
+			mem = append(mem, &c)
+		}
+	}
+	env.cat.SetTools("memory", append(mem, &catalog.Entry{Name: ToolCall, Description: "Call a tool.", InputSchema: json.RawMessage(`{"type":"object"}`)}))
+	if env.Snapshot().ByID("mcp:memory:tool_call") == nil {
+		t.Fatal("the upstream's tool_call is not in the catalog")
+	}
+	if _, err := (&Code{API: testAPI()}).Call(context.Background(), env, ToolCall, nil); err == nil || !strings.Contains(err.Error(), "its tool is tool_search_code") {
+		t.Errorf("code mode, tool_call beside an upstream's tool_call: %v", err)
 	}
 }

@@ -73,9 +73,11 @@ func (c *conn) modernLeg(ctx context.Context, main *live) *live {
 		if ir := ml.session.InitializeResult(); ir != nil {
 			v = ir.ProtocolVersion
 		}
-		// Said once per upstream (noModern stays set): the extra
-		// session, and for a stdio upstream the extra process, that a
-		// 2026-07-28 client's first call started is otherwise unexplained.
+		// Said once per connection of the upstream (noModern stays
+		// set on this shared session; a reconnect or reload tries
+		// again): the extra session, and for a stdio upstream the extra
+		// process, that a 2026-07-28 client's call started is otherwise
+		// unexplained.
 		c.log.Info("a 2026-07-28 client's call opened a second session to try 2026-07-28; the upstream answered at an older version, so that session is closed and such calls take the shared session (protocol = \"auto\")", "answered", v)
 		go ml.teardown(c.m.opts.Grace, c.log, "the upstream does not speak 2026-07-28")
 		return nil
