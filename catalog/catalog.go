@@ -90,29 +90,28 @@ func (c *Catalog) maxNameLen() int {
 	return c.maxName
 }
 
-// SetSemantic switches the search index's semantic signal on (weight
-// DefaultSemanticWeight) or off ([tool_search] semantic).
-func (c *Catalog) SetSemantic(on bool) {
+// SetSignals switches the search index's semantic and dense signals
+// ([tool_search] semantic and dense): on at DefaultSemanticWeight and
+// DefaultDenseWeight, off at 0; nil leaves a signal as it is. One rebuild
+// for both.
+func (c *Catalog) SetSignals(semantic, dense *bool) {
+	if semantic == nil && dense == nil {
+		return
+	}
+	weight := func(on bool, w float64) float64 {
+		if on {
+			return w
+		}
+		return 0
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	w := 0.0
-	if on {
-		w = DefaultSemanticWeight
+	if semantic != nil {
+		c.index = c.index.withSemantic(weight(*semantic, DefaultSemanticWeight))
 	}
-	c.index = c.index.withSemantic(w)
-	c.rebuildLocked(nil)
-}
-
-// SetDense switches the search index's dense signal on (weight
-// DefaultDenseWeight) or off ([tool_search] dense).
-func (c *Catalog) SetDense(on bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	w := 0.0
-	if on {
-		w = DefaultDenseWeight
+	if dense != nil {
+		c.index = c.index.withDense(weight(*dense, DefaultDenseWeight))
 	}
-	c.index = c.index.withDense(w)
 	c.rebuildLocked(nil)
 }
 

@@ -633,6 +633,7 @@ func (ix *Index) withDense(w float64) *Index {
 	return nx
 }
 
-// DefaultDenseWeight is RankParams.Dense when the signal is switched on
-// ([tool_search] dense = true; off by default: docs/design.md "Search").
+// DefaultDenseWeight is RankParams.Dense when the signal is on (the
+// default; [tool_search] dense = false switches it off: docs/design.md
+// "Search").
 const DefaultDenseWeight = 0.6

@@ -188,12 +188,7 @@ func (p *Proxy) managerOptions(cfg *config.Config) upstream.Options {
 func newCatalog(cfg *config.Config) *catalog.Catalog {
 	c := catalog.New(cfg.Server.NameSeparator, modes.Reserved, enabledInfos(cfg))
 	c.SetMaxNameLen(maxNameLen(cfg)) // room for a client's prefix
-	if s := cfg.ToolSearch.Semantic; s != nil {
-		c.SetSemantic(*s)
-	}
-	if d := cfg.ToolSearch.Dense; d != nil {
-		c.SetDense(*d)
-	}
+	c.SetSignals(cfg.ToolSearch.Semantic, cfg.ToolSearch.Dense)
 	return c
 }
 
