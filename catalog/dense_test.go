@@ -76,16 +76,48 @@ func TestDenseSwitchEqualsBuild(t *testing.T) {
 	built := NewIndexWithParams(es, p)
 	p.Dense = 0
 	switched := NewIndexWithParams(es, p).withDense(0.3)
-	for _, q := range []string{"keep track of what I eat for lunch", "the house is freezing", "send a message to my team"} {
-		a, b := built.Search(q, 5, nil), switched.Search(q, 5, nil)
-		if len(a) != len(b) {
-			t.Fatalf("%q: %d hits built, %d switched", q, len(a), len(b))
+	sameHits(t, "built", built, "switched", switched, "keep track of what I eat for lunch", "the house is freezing", "send a message to my team")
+}
+
+// sameHits fails t unless indexes a and b (named na and nb in the
+// messages) give every query the same first five hits with the same
+// scores.
+func sameHits(t *testing.T, na string, a *Index, nb string, b *Index, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		ha, hb := a.Search(q, 5, nil), b.Search(q, 5, nil)
+		if len(ha) != len(hb) {
+			t.Fatalf("%q: %d hits %s, %d %s", q, len(ha), na, len(hb), nb)
 		}
-		for i := range a {
-			if a[i].Entry.ID != b[i].Entry.ID || a[i].Score != b[i].Score {
-				t.Errorf("%q hit %d: built %s %.6f, switched %s %.6f", q, i, a[i].Entry.ID, a[i].Score, b[i].Entry.ID, b[i].Score)
+		for i := range ha {
+			if ha[i].Entry.ID != hb[i].Entry.ID || ha[i].Score != hb[i].Score {
+				t.Errorf("%q hit %d: %s %s %.6f, %s %s %.6f", q, i, na, ha[i].Entry.ID, ha[i].Score, nb, hb[i].Entry.ID, hb[i].Score)
 			}
 		}
+	}
+}
+
+// SetSignals ([tool_search] semantic and dense) sets each signal it is
+// given at its default weight or 0 and leaves the other as it is.
+func TestSetSignals(t *testing.T) {
+	c := New("__", nil, []UpstreamInfo{{Name: "a", Prefix: "a"}})
+	params := func() RankParams { return c.index.Params() }
+	def := DefaultRankParams()
+	if p := params(); p.Semantic != def.Semantic || p.Dense != def.Dense {
+		t.Fatalf("defaults: semantic %v dense %v", p.Semantic, p.Dense)
+	}
+	off, on := false, true
+	c.SetSignals(nil, &off)
+	if p := params(); p.Semantic != def.Semantic || p.Dense != 0 {
+		t.Errorf("dense off: semantic %v dense %v", p.Semantic, p.Dense)
+	}
+	c.SetSignals(&off, &on)
+	if p := params(); p.Semantic != 0 || p.Dense != DefaultDenseWeight {
+		t.Errorf("semantic off, dense on: semantic %v dense %v", p.Semantic, p.Dense)
+	}
+	c.SetSignals(nil, nil)
+	if p := params(); p.Semantic != 0 || p.Dense != DefaultDenseWeight {
+		t.Errorf("nil, nil changed them: semantic %v dense %v", p.Semantic, p.Dense)
 	}
 }
 
@@ -119,17 +151,7 @@ func TestDenseReplaceEqualsBuild(t *testing.T) {
 		}
 	}
 	fresh := NewIndexWithParams(append(want, home...), p)
-	for _, q := range []string{"the house is freezing", "I want to fly to Rome next week", "keep track of what I eat for lunch"} {
-		a, b := ix.Search(q, 5, nil), fresh.Search(q, 5, nil)
-		if len(a) != len(b) {
-			t.Fatalf("%q: %d hits after With, %d fresh", q, len(a), len(b))
-		}
-		for i := range a {
-			if a[i].Entry.ID != b[i].Entry.ID || a[i].Score != b[i].Score {
-				t.Errorf("%q hit %d: after With %s %.6f, fresh %s %.6f", q, i, a[i].Entry.ID, a[i].Score, b[i].Entry.ID, b[i].Score)
-			}
-		}
-	}
+	sameHits(t, "after With", ix, "fresh", fresh, "the house is freezing", "I want to fly to Rome next week", "keep track of what I eat for lunch")
 }
 
 // The bulk build's integer sums (denseBulk, one table look-up per distinct

@@ -45,15 +45,6 @@ func TestServerNamedBeforeItsCopy(t *testing.T) {
 	if without == 0 || on < without*(1+p.ServerNamed/2) {
 		t.Errorf("github's create_issue scores %.4f with the rule, %.4f without: want about ×%.2f", on, without, 1+p.ServerNamed)
 	}
-	for _, q := range []string{"open an issue about the crash", "ingest issues into the index"} {
-		a, b := ix.Search(q, 5, nil), ixOff.Search(q, 5, nil)
-		if len(a) != len(b) {
-			t.Fatalf("%q: %d hits, %d without the rule", q, len(a), len(b))
-		}
-		for i := range a {
-			if a[i].Entry.ID != b[i].Entry.ID || a[i].Score != b[i].Score {
-				t.Errorf("%q names no upstream, yet hit %d is %s %.4f, without the rule %s %.4f", q, i, a[i].Entry.ID, a[i].Score, b[i].Entry.ID, b[i].Score)
-			}
-		}
-	}
+	// A request that names no upstream ranks as without the rule.
+	sameHits(t, "with the rule", ix, "without it", ixOff, "open an issue about the crash", "ingest issues into the index")
 }
