@@ -67,16 +67,23 @@ func TestDenseFindsParaphrase(t *testing.T) {
 // Switching the signal on for an index built without it computes the
 // vectors the documents lack; the result equals a build with it on.
 func TestDenseSwitchEqualsBuild(t *testing.T) {
-	var es []*Entry
-	for _, d := range testIndex(t, denseTools).docs {
-		es = append(es, d.e)
-	}
+	es := denseEntries(t)
 	p := DefaultRankParams()
 	p.Dense = 0.3
 	built := NewIndexWithParams(es, p)
 	p.Dense = 0
 	switched := NewIndexWithParams(es, p).withDense(0.3)
 	sameHits(t, "built", built, "switched", switched, "keep track of what I eat for lunch", "the house is freezing", "send a message to my team")
+}
+
+// denseEntries returns the entries of the test catalog denseTools as
+// testIndex names them.
+func denseEntries(t *testing.T) []*Entry {
+	var es []*Entry
+	for _, d := range testIndex(t, denseTools).docs {
+		es = append(es, d.e)
+	}
+	return es
 }
 
 // sameHits fails t unless indexes a and b (named na and nb in the
@@ -135,10 +142,7 @@ func BenchmarkDenseTableLoad(b *testing.B) {
 // With the signal on, replacing an upstream's tools gives the results a
 // fresh build over the same tools gives (vectors follow the documents).
 func TestDenseReplaceEqualsBuild(t *testing.T) {
-	var es []*Entry
-	for _, d := range testIndex(t, denseTools).docs {
-		es = append(es, d.e)
-	}
+	es := denseEntries(t)
 	p := DefaultRankParams()
 	p.Dense = 0.3
 	ix := NewIndexWithParams(es, p)
