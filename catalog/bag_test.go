@@ -20,10 +20,7 @@ func TestBagTipsNearTwins(t *testing.T) {
 			`{"type":"object","properties":{"latitude":{"type":"number","description":"Degrees north."},"longitude":{"type":"number","description":"Degrees east."},"system":{"type":"string"}}}`},
 		{"geo:distance", "Distance between two points given by latitude and longitude.", ""},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Semantic = 0
 	q := "convert the coordinates latitude 48.85 longitude 2.35 to UTM"
@@ -46,10 +43,7 @@ func TestPairsFollowWording(t *testing.T) {
 		{"a:rates_tool", "Convert currency rates to a report.", ""},
 		{"b:rates_tool", "Report rates: convert to currency.", ""},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Semantic = 0
 	for q, want := range map[string]string{

@@ -36,10 +36,7 @@ var denseTools = append([][3]string{
 // table off, which relates some of these words) the tool is not in the
 // first three hits.
 func TestDenseFindsParaphrase(t *testing.T) {
-	var es []*Entry
-	for _, d := range testIndex(t, denseTools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, denseTools)
 	for q, want := range map[string]string{
 		"keep track of what I eat for lunch": "mcp:health:nutrition_log",
 		"the house is freezing":              "mcp:home:thermostat",
@@ -67,23 +64,13 @@ func TestDenseFindsParaphrase(t *testing.T) {
 // Switching the signal on for an index built without it computes the
 // vectors the documents lack; the result equals a build with it on.
 func TestDenseSwitchEqualsBuild(t *testing.T) {
-	es := denseEntries(t)
+	es := testEntries(t, denseTools)
 	p := DefaultRankParams()
 	p.Dense = 0.3
 	built := NewIndexWithParams(es, p)
 	p.Dense = 0
 	switched := NewIndexWithParams(es, p).withDense(0.3)
 	sameHits(t, "built", built, "switched", switched, "keep track of what I eat for lunch", "the house is freezing", "send a message to my team")
-}
-
-// denseEntries returns the entries of the test catalog denseTools as
-// testIndex names them.
-func denseEntries(t *testing.T) []*Entry {
-	var es []*Entry
-	for _, d := range testIndex(t, denseTools).docs {
-		es = append(es, d.e)
-	}
-	return es
 }
 
 // sameHits fails t unless indexes a and b (named na and nb in the
@@ -142,7 +129,7 @@ func BenchmarkDenseTableLoad(b *testing.B) {
 // With the signal on, replacing an upstream's tools gives the results a
 // fresh build over the same tools gives (vectors follow the documents).
 func TestDenseReplaceEqualsBuild(t *testing.T) {
-	es := denseEntries(t)
+	es := testEntries(t, denseTools)
 	p := DefaultRankParams()
 	p.Dense = 0.3
 	ix := NewIndexWithParams(es, p)
@@ -176,10 +163,7 @@ func TestDenseBulkEqualsDoc(t *testing.T) {
 	tools := append([][3]string{
 		{"big:everything", strings.Join(words, " ") + " " + strings.Join(words[:500], " "), `{"type":"object","properties":{"city":{"type":"string","description":"the city to look up"}}}`},
 	}, denseTools...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Dense = DefaultDenseWeight
 	ix := NewIndexWithParams(es, p)
@@ -293,10 +277,7 @@ func TestDenseCompoundQuery(t *testing.T) {
 		{"zip:compress", "Compress files into a zip archive.", ""},
 		{"geo:find_address", "Find the postal address of a place and my current location.", ""},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Dense = DefaultDenseWeight
 	ix := NewIndexWithParams(es, p)

@@ -52,10 +52,7 @@ func TestDeprecatedRanksBelowReplacement(t *testing.T) {
 			`{"type":"object","properties":{"path":{"type":"string"},"tail":{"description":"If provided, returns only the last N lines of the file","type":"number"},"head":{"description":"If provided, returns only the first N lines of the file","type":"number"}},"required":["path"]}`},
 		{"filesystem:list_directory", "Get a detailed listing of all files and directories in a specified path.", `{"type":"object","properties":{"path":{"type":"string"}}}`},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	hits := top(NewIndexWithParams(es, p), "read a file", 5)
 	at := func(id string) int { return slices.Index(hits, id) }

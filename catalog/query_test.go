@@ -13,6 +13,13 @@ import (
 
 func testIndex(t *testing.T, tools [][3]string) *Index {
 	t.Helper()
+	return NewIndex(testEntries(t, tools))
+}
+
+// testEntries returns the entries of tools ({"upstream:name",
+// description, input schema or ""}) as testIndex indexes them.
+func testEntries(t *testing.T, tools [][3]string) []*Entry {
+	t.Helper()
 	var es []*Entry
 	for _, tl := range tools {
 		e := &Entry{ID: "mcp:" + tl[0], Upstream: strings.Split(tl[0], ":")[0], Name: strings.Split(tl[0], ":")[1], Description: tl[1]}
@@ -22,7 +29,7 @@ func testIndex(t *testing.T, tools [][3]string) *Index {
 		e.Exposed = e.Upstream + "__" + e.Name
 		es = append(es, e)
 	}
-	return NewIndex(es)
+	return es
 }
 
 // filler tools give the idf statistics a realistic spread.
@@ -306,10 +313,7 @@ func TestClauseMixFindsEachTask(t *testing.T) {
 		{"fx:convert_currency", "Convert an amount between currencies.", ""},
 	}, filler...)
 	q := "I'm going to Lisbon next week: what is the weather forecast, the hourly weather and are there weather alerts for the city? Also convert 200 dollars."
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Semantic = 0 // the lexical signal only: what the clauses change
 	if got := top(NewIndexWithParams(es, p), q, 5); !slices.Contains(got, "mcp:fx:convert_currency") {
@@ -483,10 +487,7 @@ func TestOverviewIsNoTask(t *testing.T) {
 		{"team:get_team_members", "Get the members of a team.", ""},
 		{"team:get_team_info", "Get the name and the projects of a team.", ""},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Semantic = 0
 	ix := NewIndexWithParams(es, p)

@@ -21,10 +21,7 @@ func TestVariantsLinkWordForms(t *testing.T) {
 		{"db:table_stats", "Row counts and sizes of the tables (stats).", ""},
 		{"rail:list_departures", "List departures of a train station.", ""},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Semantic = 0 // the variants only, not the WordNet table
 	ix := NewIndexWithParams(es, p)
@@ -103,10 +100,7 @@ func TestCoverageFavoursWholeMatch(t *testing.T) {
 		{"ling:detect_language", "Detect the language of a text.", ""},
 		{"ling:spell_check", "Check the spelling of a text.", ""},
 	}, filler...)
-	var es []*Entry
-	for _, d := range testIndex(t, tools).docs {
-		es = append(es, d.e)
-	}
+	es := testEntries(t, tools)
 	p := DefaultRankParams()
 	p.Semantic = 0
 	p.Dense = 0
