@@ -43,6 +43,8 @@ import (
 	mcpgotransport "github.com/mark3labs/mcp-go/client/transport"
 	mcpgo "github.com/mark3labs/mcp-go/mcp"
 	gosdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/testport"
 )
 
 // Fail-safe bounds: they stop a hung test, they are not assertions on speed.
@@ -489,15 +491,12 @@ func waitsMostly(t *testing.T) {
 	t.Parallel()
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+// freePort returns a TCP port on 127.0.0.1 for a server process the test
+// starts (testport.Free: outside the ephemeral range, so no connection of
+// a test running beside it takes it first).
 func freePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testport.Free(t)
 }
 
 // writeConfig writes tomlText to config.toml in a fresh temp dir of the test

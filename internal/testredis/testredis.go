@@ -23,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-toolsearch/mcp-toolsearch/internal/testport"
 )
 
 // Server is one redis-server process.
@@ -65,7 +67,7 @@ func Start(t testing.TB, o Options) *Server {
 		}
 		t.Skip(msg)
 	}
-	s := &Server{t: t, bin: bin, dir: t.TempDir(), Port: freePort(t), Password: o.Password, TLS: o.TLS, Persist: o.Persist}
+	s := &Server{t: t, bin: bin, dir: t.TempDir(), Port: testport.Free(t), Password: o.Password, TLS: o.TLS, Persist: o.Persist}
 	if o.TLS {
 		s.makeCerts()
 	}
@@ -157,15 +159,6 @@ func (s *Server) Stop() {
 	_ = s.cmd.Process.Kill()
 	_ = s.cmd.Wait()
 	s.cmd = nil
-}
-
-func freePort(t testing.TB) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
 }
 
 // makeCerts writes a CA (ca.pem, CAFile) and a server certificate for
