@@ -73,10 +73,10 @@ for p in "$@"; do
 	# "fork/exec ...: Internal error.", Wine's answer when the new process died before it ran;
 	# 1 run in dozens, never the same test). So the failed tests, and only they, run once
 	# more; a test that passes then is counted as passed and listed as FLAKY with its first
-	# failure, one that fails again fails. A package that failed without a failing test (a
-	# panic, a timeout) is not rerun.
+	# failure, one that fails again fails. Only a run that ended as failing tests end (exit 1)
+	# is rerun: a panic (2) or a timeout (124) fails the package whatever a rerun says.
 	flaky=
-	if [ "$nf" != 0 ] && ! grep -q '^(exit' "$out/$name.fails"; then
+	if [ "$rc" = 1 ] && [ "$nf" != 0 ]; then
 		re=$(paste -sd'|' "$out/$name.fails")
 		(cd "$root/$p" && timeout "${WINE_TEST_TIMEOUT:-900}" wine64 "$out/$name.test.exe" -test.v -test.short -test.run "^($re)\$" >"$out/$name.rerun.log" 2>&1)
 		for f in $(cat "$out/$name.fails"); do
