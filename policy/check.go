@@ -261,27 +261,48 @@ func anyMatch(m *matcher, cands []*cand, safe bool) bool {
 // meant: the ones whose exposed name, id or name on its upstream contains
 // it, is contained in it, or is within a few edits of it.
 func meant(pat string, tools []Tool) string {
-	var hits []string
+	type hit struct {
+		text string
+		dist int // the closest of the tool's names to pat
+	}
+	var hits []hit
 	for _, t := range tools {
+		near, dist := false, -1
 		for _, n := range []string{t.Exposed, t.Name, t.ID} {
 			l := strings.ToLower(n)
 			if l == "" {
 				continue
 			}
-			if strings.Contains(l, pat) || strings.Contains(pat, l) || editDistance(l, pat) <= max(2, len(pat)/4) {
-				hits = append(hits, fmt.Sprintf("%q (%s)", t.Exposed, t.ID))
-				break
+			d := editDistance(l, pat)
+			if strings.Contains(l, pat) || strings.Contains(pat, l) || d <= max(2, len(pat)/4) {
+				near = true
+			}
+			if dist < 0 || d < dist {
+				dist = d
 			}
 		}
+		if near {
+			hits = append(hits, hit{fmt.Sprintf("%q (%s)", t.Exposed, t.ID), dist})
+		}
 	}
-	sort.Strings(hits)
+	// Closest first, so that "or N more" leaves out the least likely.
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].dist != hits[j].dist {
+			return hits[i].dist < hits[j].dist
+		}
+		return hits[i].text < hits[j].text
+	})
+	texts := make([]string, len(hits))
+	for i, h := range hits {
+		texts[i] = h.text
+	}
 	switch {
-	case len(hits) == 0:
+	case len(texts) == 0:
 		return "; no tool has a name close to it"
-	case len(hits) > 3:
-		return fmt.Sprintf("; did you mean %s or %d more?", strings.Join(hits[:3], ", "), len(hits)-3)
+	case len(texts) > 3:
+		return fmt.Sprintf("; did you mean %s or %d more?", strings.Join(texts[:3], ", "), len(texts)-3)
 	}
-	return "; did you mean " + strings.Join(hits, " or ") + "?"
+	return "; did you mean " + strings.Join(texts, " or ") + "?"
 }
 
 // editDistance is the Levenshtein distance of a and b (bytes).

@@ -770,3 +770,17 @@ func TestGroupMemberAndProfileWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestMeantClosestFirst: a deny entry one edit away from a tool's name gets
+// that tool first in its "did you mean", not cut off as "or N more" behind
+// names that merely share a word with it.
+func TestMeantClosestFirst(t *testing.T) {
+	var tools []Tool
+	for _, n := range []string{"edit_file", "move_file", "read_file", "write_file", "list_directory"} {
+		tools = append(tools, Tool{ID: "mcp:filesystem:" + n, Exposed: "filesystem__" + n, Base: "filesystem__" + n, Name: n})
+	}
+	got := meant("filesystem__writefile", tools)
+	if want := `; did you mean "filesystem__write_file" (mcp:filesystem:write_file), `; !strings.HasPrefix(got, want) || !strings.HasSuffix(got, " or 1 more?") {
+		t.Errorf("meant = %s\nwant it to start %s and end with 1 more", got, want)
+	}
+}
