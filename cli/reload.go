@@ -144,7 +144,7 @@ func (c *common) reload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, w
 	log.Info("config reloaded", "trigger", why, "added", strings.Join(rep.Added, ","), "removed", strings.Join(rep.Removed, ","),
 		"restarted", strings.Join(rep.Changed, ","), "policy_changed", rep.Policy, "mode", rep.Mode, "ms", time.Since(start).Milliseconds())
 	if len(rep.NeedsRestart) > 0 {
-		log.Warn("reload: these changes need a restart and were not applied", "sections", strings.Join(rep.NeedsRestart, ", "))
+		log.Warn("reload: these changes need a restart and were not applied", "keys", strings.Join(rep.NeedsRestart, ", "))
 	}
 }
 

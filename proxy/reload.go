@@ -160,6 +160,26 @@ func (p *Proxy) Reload(ctx context.Context, next *config.Config) (ReloadReport, 
 	return rep, nil
 }
 
+// changedKeys names the keys of one config section (a and b: two values
+// of its struct, whose fields are all exported) whose values differ, as
+// "section.key" (the toml name).
+func changedKeys(section string, a, b any) []string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	var out []string
+	for i := range va.NumField() {
+		if reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			continue
+		}
+		f := va.Type().Field(i)
+		key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if key == "" {
+			key = f.Name
+		}
+		out = append(out, section+"."+key)
+	}
+	return out
+}
+
 // keepRunning is next with the parts a reload cannot change (they need a
 // restart) at their running values from prev, each named in
 // rep.NeedsRestart: [server] (but a bearer token that stays set rotates),
@@ -174,9 +194,7 @@ func (p *Proxy) keepRunning(prev, next *config.Config, rep *ReloadReport) *confi
 	// the routes check, which is fixed at start.
 	ps, ns := prev.Server, next.Server
 	ps.BearerToken, ns.BearerToken = "", ""
-	if !reflect.DeepEqual(ps, ns) {
-		rep.NeedsRestart = append(rep.NeedsRestart, "server")
-	}
+	rep.NeedsRestart = append(rep.NeedsRestart, changedKeys("server", ps, ns)...)
 	tok := next.Server.BearerToken
 	next.Server = prev.Server
 	if (tok == "") == (prev.Server.BearerToken == "") {
@@ -184,9 +202,7 @@ func (p *Proxy) keepRunning(prev, next *config.Config, rep *ReloadReport) *confi
 	} else {
 		rep.NeedsRestart = append(rep.NeedsRestart, "server.bearer_token (set or removed)")
 	}
-	if !reflect.DeepEqual(prev.Telemetry, next.Telemetry) {
-		rep.NeedsRestart = append(rep.NeedsRestart, "telemetry")
-	}
+	rep.NeedsRestart = append(rep.NeedsRestart, changedKeys("telemetry", prev.Telemetry, next.Telemetry)...)
 	next.Telemetry = prev.Telemetry
 	p.keepIdentity(prev, next, rep) // [auth], [rate_limits], [audit], credentials (identity.go)
 	eps := map[string]*config.Endpoint{}
