@@ -312,7 +312,9 @@ func (c *common) level() (slog.Level, error) {
 	return l, nil
 }
 
-// load reads the config, printing errors and warnings. ok is false on error.
+// load reads the config, applies the command line's overrides (--mode,
+// serve's c.serverOverrides) and prints errors and the warnings that hold
+// after them. ok is false on error.
 func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 	level, err := c.level()
 	if err != nil {
@@ -343,7 +345,10 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 	redact := cfg.Redact
 	c.redact.Store(&redact)
 	log := logs.New(stderr, level, func(s string) string { return (*c.redact.Load())(s) })
-	for _, w := range cfg.Warnings {
+	if c.serverOverrides != nil {
+		c.serverOverrides(cfg)
+	}
+	for _, w := range cfg.AllWarnings() {
 		log.Warn(w)
 	}
 	return cfg, log, true
@@ -407,10 +412,6 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 	if code, ok := c.parseWithConfig(args, stderr); !ok {
 		return code
 	}
-	cfg, log, ok := c.load(stderr)
-	if !ok {
-		return exitUsage
-	}
 	switch *transport {
 	case "", "stdio", "http":
 	default:
@@ -443,7 +444,10 @@ func runServe(args []string, stdout, stderr io.Writer) (code int) {
 			cfg.Server.StartupWait.Duration = wait
 		}
 	}
-	c.serverOverrides(cfg)
+	cfg, log, ok := c.load(stderr) // applies c.serverOverrides
+	if !ok {
+		return exitUsage
+	}
 	if *listen != "" && cfg.Server.Transport != "http" {
 		// The address was ignored and stdio served.
 		fmt.Fprintf(stderr, "mcp-toolsearch: --listen %q is the HTTP front's address, but server.transport is %q (%s): add --transport http, or set transport = \"http\" in [server] (a stdio front's /metrics and /healthz: [telemetry] metrics_listen)\n", *listen, cfg.Server.Transport, cfg.Path)

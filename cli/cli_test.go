@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,6 +183,33 @@ func TestServeListenNeedsHTTP(t *testing.T) {
 	want := `--listen "127.0.0.1:0" is the HTTP front's address, but server.transport is "stdio" (` + cfg + `): add --transport http`
 	if code != exitUsage || !strings.Contains(out+errs, want) {
 		t.Fatalf("exit %d, output %q; want exit 2 mentioning %q", code, out+errs, want)
+	}
+}
+
+// TestServeHTTPOverrideNoStdioWarning: a bearer token in a stdio config
+// is warned about by check, but not by serve --transport http, whose HTTP
+// front the token guards (the warning was logged at start and at every
+// reload while the token was enforced).
+func TestServeHTTPOverrideNoStdioWarning(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	if err := os.WriteFile(cfg, []byte("[server]\nbearer_token = \"s3cret-token\"\n[upstreams.x]\ncommand = \"true\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const warn = `server.bearer_token: has no effect with server.transport`
+	if _, out, errs := run("check", "--config", cfg); !strings.Contains(out+errs, warn) {
+		t.Errorf("check does not warn %q:\n%s%s", warn, out, errs)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0") // serve stops at its bind, after loading the config
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	code, out, errs := run("serve", "--config", cfg, "--transport", "http", "--listen", busy.Addr().String())
+	if code != exitUsage || !strings.Contains(out+errs, "server.listen") {
+		t.Fatalf("exit %d, output %q; want exit 2 at the bind", code, out+errs)
+	}
+	if strings.Contains(out+errs, "has no effect") {
+		t.Errorf("serve --transport http warns about the token it enforces:\n%s%s", out, errs)
 	}
 }
 

@@ -125,7 +125,7 @@ func (c *common) reload(ctx context.Context, p *proxy.Proxy, log *slog.Logger, w
 	if c.serverOverrides != nil {
 		c.serverOverrides(next)
 	}
-	for _, w := range next.Warnings {
+	for _, w := range next.AllWarnings() {
 		log.Warn(w)
 	}
 	// The logger hides the secrets of both configs: the new one's from

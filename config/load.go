@@ -145,7 +145,21 @@ func Parse(data []byte, path string, getenv func(string) (string, bool)) (*Confi
 	for _, w := range p.warnings {
 		cfg.Warnings = append(cfg.Warnings, cfg.Redact(w.String()))
 	}
+	for _, w := range p.stdioWarnings {
+		cfg.stdioWarnings = append(cfg.stdioWarnings, cfg.Redact(w.String()))
+	}
 	return cfg, nil
+}
+
+// AllWarnings is Warnings and, while Server.Transport is "stdio", the
+// findings that hold only then. Call it after the command line's overrides
+// (serve --transport http): a bearer token has effect on the HTTP front
+// that flag starts.
+func (c *Config) AllWarnings() []string {
+	if c.Server.Transport != "stdio" || len(c.stdioWarnings) == 0 {
+		return c.Warnings
+	}
+	return append(slices.Clone(c.Warnings), c.stdioWarnings...)
 }
 
 // parser carries the state of one Parse call.
@@ -156,7 +170,9 @@ type parser struct {
 	cfg      *Config
 	problems []Problem
 	warnings []Problem
-	unknown  []toml.Key // keys reported unknown or of the wrong type
+	// stdioWarnings: Config.stdioWarnings before formatting.
+	stdioWarnings []Problem
+	unknown       []toml.Key // keys reported unknown or of the wrong type
 }
 
 func (p *parser) result(cfg *Config) error {

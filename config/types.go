@@ -28,6 +28,9 @@ type Config struct {
 
 	// Warnings collects non-fatal findings of Load (clamped values and the like).
 	Warnings []string `toml:"-"`
+	// stdioWarnings are findings that hold only while server.transport is
+	// "stdio" (a bearer token, endpoints); see AllWarnings.
+	stdioWarnings []string
 	// secrets are the values substituted for ${VAR} references; see Redact.
 	secrets []string
 	// fromEnv holds the dotted keys (toml.Key form) whose value came from a

@@ -290,13 +290,12 @@ func (p *parser) validate() {
 	if !reSeparator.MatchString(c.Server.NameSeparator) {
 		p.errf([]string{"server", "name_separator"}, "", "%q must be 1 to 4 characters of [a-zA-Z0-9_-]", c.Server.NameSeparator)
 	}
-	if c.Server.Transport == "stdio" {
-		if c.Server.BearerToken != "" {
-			p.warnf([]string{"server", "bearer_token"}, "has no effect with server.transport = \"stdio\"")
-		}
-		if len(c.Endpoints) > 0 {
-			p.warnf([]string{"endpoints"}, "endpoints are served only with server.transport = \"http\"")
-		}
+	// Kept apart: serve --transport http can make them untrue (AllWarnings).
+	if c.Server.BearerToken != "" {
+		p.stdioWarnings = append(p.stdioWarnings, p.problem([]string{"server", "bearer_token"}, "", "has no effect with server.transport = \"stdio\""))
+	}
+	if len(c.Endpoints) > 0 {
+		p.stdioWarnings = append(p.stdioWarnings, p.problem([]string{"endpoints"}, "", "endpoints are served only with server.transport = \"http\""))
 	}
 	switch m := c.ToolSearch.Mode; m {
 	case "code", "tools", "directory":
