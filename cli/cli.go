@@ -630,7 +630,7 @@ func runDescribe(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer closeProxy(p)
-	d, err := p.API().Describe(p.Env(*client, ""), pos[0], "cli")
+	d, err := p.API().Describe(p.Env(*client, ""), pos[0], modes.ViaCLI)
 	if err != nil {
 		fmt.Fprintln(stderr, "describe:", err)
 		return exitFail
@@ -659,7 +659,7 @@ func runSearch(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	defer closeProxy(p)
-	hits, err := p.API().Search(p.Env(*client, ""), strings.Join(pos, " "), *limit, "cli")
+	hits, err := p.API().Search(p.Env(*client, ""), strings.Join(pos, " "), *limit, modes.ViaCLI)
 	if err != nil {
 		fmt.Fprintln(stderr, "search:", err)
 		return exitUsage

@@ -118,16 +118,17 @@ func (a API) hit(snap *catalog.Snapshot, e *catalog.Entry, score float64) catalo
 }
 
 // Resolve finds the entry ref names among the catalog entries the session
-// may see: an id, an exposed name or a unique original name. Errors list the
-// candidate ids of an ambiguous name, or up to three suggestions. A ref
-// naming a denied tool is unknown, and recorded (DeniedRecorder).
-func (a API) Resolve(env Env, ref string) (*catalog.Entry, error) {
-	return a.resolve(env, ref, ViaTool)
+// may see: an id, an exposed name or a unique original name (via ViaCLI:
+// among the direct-only tools too). Errors list the candidate ids of an
+// ambiguous name, or up to three suggestions. A ref naming a denied tool is
+// unknown, and recorded (DeniedRecorder).
+func (a API) Resolve(env Env, ref, via string) (*catalog.Entry, error) {
+	return a.resolve(env, ref, via)
 }
 
 func (a API) resolve(env Env, ref, via string) (*catalog.Entry, error) {
 	snap := env.Snapshot()
-	keep := func(e *catalog.Entry) bool { return !e.DirectOnly && env.Allowed(e) }
+	keep := func(e *catalog.Entry) bool { return (via == ViaCLI || !e.DirectOnly) && env.Allowed(e) }
 	e, cands := snap.Resolve(ref, keep)
 	if e != nil {
 		return e, nil

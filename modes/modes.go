@@ -38,6 +38,10 @@ const (
 	ViaTool      = "tool"      // tool_search / tool_describe / tool_call
 	ViaBridge    = "bridge"    // openclaw.tools.* inside tool_search_code
 	ViaDirectory = "directory" // a hidden directory name, hydrated
+	// ViaCLI: the command line's describe and call, which stand for a
+	// client's tools/call as much as for tool_call: a direct-only tool
+	// resolves too.
+	ViaCLI = "cli"
 )
 
 // Env is what a surface gets from the proxy for one client session: the

@@ -24,13 +24,14 @@ func (p *Proxy) Config() *config.Config { return p.conf() }
 // API returns the search/describe/call API with this deployment's limits.
 func (p *Proxy) API() modes.API { return p.api }
 
-// CallRef resolves ref (id, exposed name or unique original name) for the
-// CLI and runs it through the call path, returning the upstream's result.
+// CallRef resolves ref (id, exposed name or unique original name, of a
+// catalog or a direct-only tool) for the CLI and runs it through the call
+// path, returning the upstream's result.
 func (p *Proxy) CallRef(ctx context.Context, env modes.Env, ref string, args json.RawMessage) (*catalog.Entry, *mcp.CallToolResult, error) {
-	e, err := p.api.Resolve(env, ref)
+	e, err := p.api.Resolve(env, ref, modes.ViaCLI)
 	if err != nil {
 		return nil, nil, err
 	}
-	res, err := env.Call(ctx, e, args, "cli")
+	res, err := env.Call(ctx, e, args, modes.ViaCLI)
 	return e, res, err
 }
