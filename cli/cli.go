@@ -331,7 +331,7 @@ func (c *common) load(stderr io.Writer) (*config.Config, *slog.Logger, bool) {
 		// say which file was looked for, from where.
 		abs, _ := filepath.Abs(c.config)
 		wd, _ := os.Getwd()
-		fmt.Fprintf(stderr, "mcp-toolsearch: config file not found: %s (working directory %s); pass --config /absolute/path/config.toml\n", abs, wd)
+		fmt.Fprintf(stderr, "mcp-toolsearch: config file not found: %s (working directory %s); pass --config /absolute/path/config.toml, or write a starter config there with: mcp-toolsearch init -o %s\n", abs, wd, pathq.Quote(abs))
 		return nil, nil, false
 	}
 	if err != nil {

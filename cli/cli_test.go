@@ -46,6 +46,7 @@ func TestUsageErrors(t *testing.T) {
 		// with the working directory), two files, a bad --log-level.
 		{[]string{"check", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml") + " (working directory "},
 		{[]string{"list", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
+		{[]string{"list", "/nonexistent/my.toml"}, exitUsage, "or write a starter config there with: mcp-toolsearch init -o "},
 		{[]string{"serve", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
 		{[]string{"/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
 		{[]string{"bench", "surface", "/nonexistent/my.toml"}, exitUsage, "config file not found: " + abs("/nonexistent/my.toml")},
