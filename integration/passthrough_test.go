@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -413,5 +414,56 @@ func TestPassthroughRootsListChanged(t *testing.T) {
 	via := countRoots(nodeClient(t, append([]string{"--quiet", "--caps", "all", "--script", steps, "--"}, proxyCmd(t, cfg)...)...))
 	if direct < 3 || via != direct {
 		t.Fatalf("roots/list requests: %d through the proxy, %d directly (want equal, at least 3)", via, direct)
+	}
+}
+
+// TestResourcesOfUpstreamStartingAtInitialize: in code mode initialize is
+// answered at once, before the upstreams are ready, so the client of a
+// stdio proxy (which connects at start) asks while server-everything (made
+// to start 2 s late here) is still starting. The answer still announces
+// resources and prompts, with listChanged; when the upstream comes up the
+// client is told to list them, and gets everything's. Before, that client
+// never saw a resource or prompt, which a direct connection shows.
+func TestResourcesOfUpstreamStartingAtInitialize(t *testing.T) {
+	waitsMostly(t)
+	ev := npmServer(t, "everything")
+	cfg := writeConfig(t, fmt.Sprintf(`
+[tool_search]
+mode = "code"
+
+[upstreams.everything]
+command = "sh"
+args = ["-c", %q]
+`, "sleep 2; exec "+ev[0]+" "+ev[1]+" stdio"))
+	resChanged, promptChanged := make(chan struct{}, 8), make(chan struct{}, 8)
+	c := gosdk.NewClient(&gosdk.Implementation{Name: "early-client", Version: "1"}, &gosdk.ClientOptions{
+		ResourceListChangedHandler: func(context.Context, *gosdk.ResourceListChangedRequest) { resChanged <- struct{}{} },
+		PromptListChangedHandler:   func(context.Context, *gosdk.PromptListChangedRequest) { promptChanged <- struct{}{} },
+	})
+	cmd := proxyCmd(t, cfg, "--startup-wait", "30s")
+	ctx := context.Background()
+	sess, err := c.Connect(ctx, &gosdk.CommandTransport{Command: exec.Command(cmd[0], cmd[1:]...)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	caps := sess.InitializeResult().Capabilities
+	if caps.Resources == nil || !caps.Resources.ListChanged || caps.Prompts == nil || !caps.Prompts.ListChanged {
+		t.Fatalf("initialize while the upstream starts: resources %+v, prompts %+v; want both with listChanged", caps.Resources, caps.Prompts)
+	}
+	for what, ch := range map[string]chan struct{}{"resources": resChanged, "prompts": promptChanged} {
+		select {
+		case <-ch:
+		case <-time.After(60 * time.Second): // fail-safe bound
+			t.Fatalf("no notifications/%s/list_changed after the upstream came up", what)
+		}
+	}
+	rs, err := sess.ListResources(ctx, nil)
+	if err != nil || len(rs.Resources) == 0 {
+		t.Fatalf("resources/list after the list_changed: %v, %d resources", err, len(rs.Resources))
+	}
+	ps, err := sess.ListPrompts(ctx, nil)
+	if err != nil || len(ps.Prompts) == 0 {
+		t.Fatalf("prompts/list after the list_changed: %v, %d prompts", err, len(ps.Prompts))
 	}
 }

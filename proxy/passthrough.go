@@ -152,6 +152,8 @@ type passthrough struct {
 	// notifyrelay.go: the upstreams' notifications on their way to clients.
 	relay                     relays
 	resChanged, promptChanged *coalescer
+	// readyOn is each upstream's session last seen by upstreamReady.
+	readyOn map[string]*mcp.ClientSession
 }
 
 // route is one upstream's name for something: (upstream, original).
@@ -211,10 +213,25 @@ func (pt *passthrough) upstreamCaps() map[string]*mcp.ServerCapabilities {
 // (with listChanged); resources, prompts, completions and logging only when
 // at least one ready upstream whose features s may see offers them, with
 // subscribe and listChanged set when any of those upstreams sets them (MCP
-// spec basic/lifecycle "Capability Negotiation").
+// spec basic/lifecycle "Capability Negotiation"). While an upstream s may
+// see is not ready (still starting: a search mode answers initialize at
+// once; or failed and retrying) resources and prompts are announced with
+// listChanged too, since it may bring them: when it comes up the client is
+// told to list them (upstreamReady). Without that a client that connects
+// at start, as every stdio client does, never saw an upstream's resources
+// or prompts.
 func (pt *passthrough) capabilities(s *session) *mcp.ServerCapabilities {
 	caps := &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}}
-	for up, c := range pt.upstreamCaps() {
+	ready := pt.upstreamCaps()
+	for _, st := range pt.p.ups.Statuses() {
+		if _, ok := ready[st.Name]; ok || !pt.visible(s, st.Name) {
+			continue
+		}
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true}
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+		break
+	}
+	for up, c := range ready {
 		if !pt.visible(s, up) {
 			continue
 		}
@@ -289,6 +306,32 @@ func (pt *passthrough) handle(ctx context.Context, s *session, method string, re
 		return nil, nil, false
 	}
 	return res, err, true
+}
+
+// upstreamReady tells the client sessions that resources or prompts changed
+// when upstream up's session is a new one (it came up, or was restarted)
+// whose initialize result offers them; called with each listing of up.
+func (pt *passthrough) upstreamReady(up string) {
+	cs, err := pt.p.ups.SessionFor(up)
+	if err != nil || cs.InitializeResult() == nil || cs.InitializeResult().Capabilities == nil {
+		return
+	}
+	pt.mu.Lock()
+	if pt.readyOn == nil {
+		pt.readyOn = map[string]*mcp.ClientSession{}
+	}
+	seen := pt.readyOn[up] == cs
+	pt.readyOn[up] = cs
+	pt.mu.Unlock()
+	if seen {
+		return
+	}
+	if c := cs.InitializeResult().Capabilities; c.Resources != nil {
+		pt.listChanged("resources")
+	}
+	if c := cs.InitializeResult().Capabilities; c.Prompts != nil {
+		pt.listChanged("prompts")
+	}
 }
 
 // listChanged asks for notifications/resources/list_changed or

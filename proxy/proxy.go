@@ -493,6 +493,7 @@ func (p *Proxy) applyListing(up string, tools []*mcp.Tool) {
 		}
 		p.warnToolRefs()     // toolrefs.go
 		p.pt.resubscribe(up) // a new upstream session holds no subscription yet
+		p.pt.upstreamReady(up)
 		if p.startSettled.Load() {
 			// A listing after the start (an upstream that was down, a
 			// list_changed) may leave a deny entry naming no tool.
