@@ -421,8 +421,9 @@ func TestPassthroughRootsListChanged(t *testing.T) {
 // answered at once, before the upstreams are ready, so the client of a
 // stdio proxy (which connects at start) asks while server-everything (made
 // to start 2 s late here) is still starting. The answer still announces
-// resources and prompts, with listChanged; when the upstream comes up the
-// client is told to list them, and gets everything's. Before, that client
+// resources and prompts, with listChanged; a list made at once waits for
+// the upstream (up to startup_wait) and has everything's, and when the
+// upstream comes up the client is told to list them. Before, that client
 // never saw a resource or prompt, which a direct connection shows.
 func TestResourcesOfUpstreamStartingAtInitialize(t *testing.T) {
 	waitsMostly(t)
@@ -451,19 +452,21 @@ args = ["-c", %q]
 	if caps.Resources == nil || !caps.Resources.ListChanged || caps.Prompts == nil || !caps.Prompts.ListChanged {
 		t.Fatalf("initialize while the upstream starts: resources %+v, prompts %+v; want both with listChanged", caps.Resources, caps.Prompts)
 	}
+	// Lists made now wait for the upstream still starting (up to
+	// startup_wait), as a search does.
+	rs, err := sess.ListResources(ctx, nil)
+	if err != nil || len(rs.Resources) == 0 {
+		t.Fatalf("resources/list at once: %v, %d resources", err, len(rs.Resources))
+	}
+	ps, err := sess.ListPrompts(ctx, nil)
+	if err != nil || len(ps.Prompts) == 0 {
+		t.Fatalf("prompts/list at once: %v, %d prompts", err, len(ps.Prompts))
+	}
 	for what, ch := range map[string]chan struct{}{"resources": resChanged, "prompts": promptChanged} {
 		select {
 		case <-ch:
 		case <-time.After(60 * time.Second): // fail-safe bound
 			t.Fatalf("no notifications/%s/list_changed after the upstream came up", what)
 		}
-	}
-	rs, err := sess.ListResources(ctx, nil)
-	if err != nil || len(rs.Resources) == 0 {
-		t.Fatalf("resources/list after the list_changed: %v, %d resources", err, len(rs.Resources))
-	}
-	ps, err := sess.ListPrompts(ctx, nil)
-	if err != nil || len(ps.Prompts) == 0 {
-		t.Fatalf("prompts/list after the list_changed: %v, %d prompts", err, len(ps.Prompts))
 	}
 }

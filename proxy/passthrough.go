@@ -290,6 +290,17 @@ func upstreamError(up, method string, err error) error {
 // false for any other method.
 func (pt *passthrough) handle(ctx context.Context, s *session, method string, req mcp.Request) (res mcp.Result, err error, ok bool) {
 	switch method {
+	case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete":
+	default:
+		return nil, nil, false
+	}
+	// In the start-up window of a search mode (initialize answered before
+	// the upstreams are up) these wait for the upstreams still starting,
+	// as a search does, so that a client's first list has theirs.
+	if s != nil {
+		s.WaitStarting(ctx)
+	}
+	switch method {
 	case "resources/list":
 		res, err = pt.listResources(ctx, s)
 	case "resources/templates/list":
