@@ -654,6 +654,10 @@ func (c *conn) connectWith(ctx context.Context, own *mcp.ClientOptions, ownMW mc
 // Either way it adds what the upstream wrote that is not JSON-RPC
 // (skippedNote, startfail.go).
 func (c *conn) attemptError(l *live, phase string, err error) error {
+	if errors.Is(err, errNoMessages) { // the proxy stopped reading; the child's exit follows from that
+		own := fmt.Sprintf("%s: %v", phase, errNoMessages)
+		return &causeError{msg: own + skippedNote(l), cause: own, err: err}
+	}
 	timedOut := errors.Is(err, context.DeadlineExceeded)
 	if l.child != nil && !timedOut {
 		t := time.NewTimer(exitReasonWait)

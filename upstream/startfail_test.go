@@ -30,6 +30,26 @@ func TestStartupTimeoutNamesCause(t *testing.T) {
 	}
 }
 
+// TestFloodOfNonMessagesEndsAttempt: a program that writes lines that are
+// not JSON-RPC without end fails its attempt once it wrote
+// maxSkippedBeforeMessage of them, naming that, instead of keeping the
+// proxy reading for its whole startup_timeout (1 minute here: the
+// reason would then name the timeout).
+func TestFloodOfNonMessagesEndsAttempt(t *testing.T) {
+	u := stdioUpstream("flood", "flood")
+	u.StartupTimeout.Duration = time.Minute
+	m, _ := startManager(t, []*config.Upstream{u}, Options{Grace: 100 * time.Millisecond, BackoffMin: time.Hour, BackoffMax: time.Hour})
+	st, _ := m.Status("flood")
+	for _, want := range []string{"100000 lines and no JSON-RPC message", "the first: not a JSON-RPC message: not json at all"} {
+		if !strings.Contains(st.Err, want) {
+			t.Errorf("reason %q lacks %q", st.Err, want)
+		}
+	}
+	if strings.Contains(st.Err, "startup_timeout") {
+		t.Errorf("the attempt ran to its startup_timeout: %q", st.Err)
+	}
+}
+
 // An upstream whose cwd does not exist fails naming the cwd, in the log
 // (Err) and for the model (Cause), not "fork/exec COMMAND: no such file
 // or directory".

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"sync"
@@ -71,6 +72,18 @@ var utf8BOM = []byte("\xEF\xBB\xBF")
 // stdioReadBuf is the read buffer of a stdio connection (bytes).
 const stdioReadBuf = 64 << 10
 
+// maxSkippedBeforeMessage is how many lines that are not JSON-RPC messages
+// a stdio upstream may write before its first message. Past it the
+// connection ends (errNoMessages): a program that streams output and is
+// no MCP server (or a server that writes its logs to stdout without
+// end) otherwise kept the proxy reading and skipping at 30-60 % of a core
+// for its whole startup_timeout, again at every retry. A banner or a
+// start-up log is far shorter.
+const maxSkippedBeforeMessage = 100_000
+
+// errNoMessages ends a connection past maxSkippedBeforeMessage.
+var errNoMessages = fmt.Errorf("stdout: %d lines and no JSON-RPC message", maxSkippedBeforeMessage)
+
 // readLoop frames lines and hands their messages to Read until stdout
 // ends. Once the connection is closed it reads on and drops what it
 // reads (Close).
@@ -96,6 +109,7 @@ func (c *stdioConn) readLoop() {
 	oversize := false
 	size := 0
 	first := true
+	delivered := false // a message was read (maxSkippedBeforeMessage)
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if first {
@@ -148,6 +162,14 @@ func (c *stdioConn) readLoop() {
 			msgs = c.oversized(sniff.id(), sniff.sawMethod, size-end)
 		default:
 			msgs = c.decode(frame)
+		}
+		if len(msgs) > 0 {
+			delivered = true
+		} else if !delivered && !c.closed() {
+			if n, _ := c.skippedFrames(); n >= maxSkippedBeforeMessage {
+				c.readErr = errNoMessages
+				return
+			}
 		}
 	deliver:
 		for _, m := range msgs {

@@ -3,6 +3,7 @@ package upstream
 //lint:file-ignore SA1019 sampling, roots and logging are deprecated from protocol 2026-07-28 on; clients and servers of earlier protocols still use them
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -87,6 +88,15 @@ func runTestServer(mode string) {
 		fmt.Println(`{"jsonrpc":"2.0","id":999,"result":{}}`)
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		os.Exit(0)
+	}
+	if hasFlag(mode, "flood") {
+		// Not an MCP server: text lines on stdout until the pipe closes.
+		w := bufio.NewWriter(os.Stdout)
+		for {
+			if _, err := w.WriteString("not json at all\n"); err != nil {
+				os.Exit(0)
+			}
+		}
 	}
 	if hasFlag(mode, "hang") {
 		for {
