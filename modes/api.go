@@ -123,10 +123,6 @@ func (a API) hit(snap *catalog.Snapshot, e *catalog.Entry, score float64) catalo
 // ambiguous name, or up to three suggestions. A ref naming a denied tool is
 // unknown, and recorded (DeniedRecorder).
 func (a API) Resolve(env Env, ref, via string) (*catalog.Entry, error) {
-	return a.resolve(env, ref, via)
-}
-
-func (a API) resolve(env Env, ref, via string) (*catalog.Entry, error) {
 	snap := env.Snapshot()
 	keep := func(e *catalog.Entry) bool { return (via == ViaCLI || !e.DirectOnly) && env.Allowed(e) }
 	e, cands := snap.Resolve(ref, keep)
@@ -193,7 +189,7 @@ const maxSuggestRef = 512
 
 // Describe returns the hit and exact schemas of the tool ref names.
 func (a API) Describe(env Env, ref string, via string) (*Description, error) {
-	e, err := a.resolve(env, ref, via)
+	e, err := a.Resolve(env, ref, via)
 	if err != nil {
 		env.Described(ref, false, via)
 		return nil, err
@@ -249,7 +245,7 @@ type EnvelopeCaller interface {
 // A resolution error or an upstream JSON-RPC error comes back as err; the
 // upstream's isError results come back as envelopes.
 func (a API) Call(ctx context.Context, env Env, ref string, args json.RawMessage, via string) (*Envelope, *mcp.CallToolResult, error) {
-	e, err := a.resolve(env, ref, via)
+	e, err := a.Resolve(env, ref, via)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -272,7 +268,7 @@ func (a API) callEnveloped(ctx context.Context, env Env, ref string, args json.R
 		}
 		return EnvelopeResult(envl, res), nil
 	}
-	e, err := a.resolve(env, ref, ViaTool)
+	e, err := a.Resolve(env, ref, ViaTool)
 	if err != nil {
 		return nil, err
 	}

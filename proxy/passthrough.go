@@ -167,6 +167,7 @@ func newPassthrough(p *Proxy) *passthrough {
 		subs:    map[route]map[*session]bool{},
 		subOn:   map[route]*mcp.ClientSession{},
 		clients: map[*session]*clientState{},
+		readyOn: map[string]*mcp.ClientSession{},
 	}
 	pt.resChanged = newCoalescer(func() { pt.sendListChanged("resources") })
 	pt.promptChanged = newCoalescer(func() { pt.sendListChanged("prompts") })
@@ -290,17 +291,6 @@ func upstreamError(up, method string, err error) error {
 // false for any other method.
 func (pt *passthrough) handle(ctx context.Context, s *session, method string, req mcp.Request) (res mcp.Result, err error, ok bool) {
 	switch method {
-	case "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get", "completion/complete":
-	default:
-		return nil, nil, false
-	}
-	// In the start-up window of a search mode (initialize answered before
-	// the upstreams are up) these wait for the upstreams still starting,
-	// as a search does, so that a client's first list has theirs.
-	if s != nil {
-		s.WaitStarting(ctx)
-	}
-	switch method {
 	case "resources/list":
 		res, err = pt.listResources(ctx, s)
 	case "resources/templates/list":
@@ -328,19 +318,17 @@ func (pt *passthrough) upstreamReady(up string) {
 		return
 	}
 	pt.mu.Lock()
-	if pt.readyOn == nil {
-		pt.readyOn = map[string]*mcp.ClientSession{}
-	}
 	seen := pt.readyOn[up] == cs
 	pt.readyOn[up] = cs
 	pt.mu.Unlock()
 	if seen {
 		return
 	}
-	if c := cs.InitializeResult().Capabilities; c.Resources != nil {
+	c := cs.InitializeResult().Capabilities
+	if c.Resources != nil {
 		pt.listChanged("resources")
 	}
-	if c := cs.InitializeResult().Capabilities; c.Prompts != nil {
+	if c.Prompts != nil {
 		pt.listChanged("prompts")
 	}
 }

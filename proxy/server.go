@@ -144,6 +144,11 @@ func (p *Proxy) middleware(endpoint, transport string) mcp.Middleware {
 				s := p.sessionFor(ss, endpoint, transport)
 				ctx, stop := s.bind(ctx)
 				defer stop()
+				// In a search mode's start-up window (initialize was
+				// answered before the upstreams were up) they wait for
+				// the upstreams still starting, as a search does, so
+				// that a client's first list has theirs.
+				s.WaitStarting(ctx)
 				res, err, _ := p.pt.handle(ctx, s, method, req)
 				return res, err
 			}
